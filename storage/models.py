@@ -1,0 +1,371 @@
+"""Tables: everything quizbot logs, with the lineage to replay and audit it.
+
+The flow they record: a knowledge base holds knowledge points (triplets); generation turns points
+into items (text + answer key + how it was made); a respondent (a person or a model) answers items
+either inside an evaluation run or inside a practice session, and each answer is one response row
+with its raw text and how it was classed. Monitors run models every night; each night is claimed
+once, and drift results and alerts hang off those nights.
+
+Timestamps are timezone-aware UTC (:class:`~storage.types.UTCDateTime`). Enumerations are stored
+as short strings guarded by CHECK constraints, so PostgreSQL and SQLite enforce the same values.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from enum import StrEnum
+from typing import Any
+
+from sqlalchemy import BigInteger, CheckConstraint, Index, Integer, Text, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+from storage.types import JSONType, UTCDateTime, utcnow
+
+# SQLite auto-increments only a column declared exactly INTEGER PRIMARY KEY.
+_BigId = BigInteger().with_variant(Integer(), "sqlite")
+
+__all__ = [
+    "Alert",
+    "DriftResult",
+    "EvalRun",
+    "Item",
+    "KnowledgeBase",
+    "KnowledgePoint",
+    "Monitor",
+    "MonitorNight",
+    "NightStatus",
+    "Outcome",
+    "QuizSession",
+    "Respondent",
+    "RespondentKind",
+    "Response",
+    "RunStatus",
+    "SessionStatus",
+    "Severity",
+]
+
+
+class Outcome(StrEnum):
+    """How an answer was scored. Abstention is an outcome, not a missing row."""
+
+    CORRECT = "correct"
+    INCORRECT = "incorrect"
+    ABSTAINED = "abstained"
+    UNPARSED = "unparsed"
+    ERROR = "error"
+
+
+class RespondentKind(StrEnum):
+    """Who answered: a person, a model behind a provider, or a built-in baseline."""
+
+    HUMAN = "human"
+    MODEL = "model"
+    BASELINE = "baseline"
+
+
+class RunStatus(StrEnum):
+    """Life cycle of an evaluation run; ``interrupted`` runs can be resumed."""
+
+    PENDING = "pending"
+    RUNNING = "running"
+    COMPLETED = "completed"
+    FAILED = "failed"
+    INTERRUPTED = "interrupted"
+
+
+class SessionStatus(StrEnum):
+    """Life cycle of a person's practice session."""
+
+    ACTIVE = "active"
+    FINISHED = "finished"
+    ABANDONED = "abandoned"
+
+
+class NightStatus(StrEnum):
+    """Life cycle of one monitor x model x night; the row is the claim that prevents double runs."""
+
+    CLAIMED = "claimed"
+    COMPLETED = "completed"
+    FAILED = "failed"
+
+
+class Severity(StrEnum):
+    """How loudly an alert should be raised."""
+
+    INFO = "info"
+    WARNING = "warning"
+    CRITICAL = "critical"
+
+
+def _check_in(column: str, enum: type[StrEnum], name: str) -> CheckConstraint:
+    values = ", ".join(f"'{member.value}'" for member in enum)
+    return CheckConstraint(f"{column} IN ({values})", name=name)
+
+
+def _created() -> Any:
+    return Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False)
+
+
+# --------------------------------------------------------------------------------------------
+# Knowledge
+
+
+class KnowledgeBase(SQLModel, table=True):
+    """A named, versioned set of knowledge points (built-in or imported)."""
+
+    __tablename__ = "knowledge_base"
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(max_length=100, unique=True)
+    version: str = Field(max_length=50)
+    title: str = Field(default="", max_length=200)
+    description: str = Field(default="", sa_type=Text)
+    source: str = Field(max_length=50, description="builtin, medlama, triplets, ...")
+    license: str = Field(default="", sa_type=Text, description="licence and acknowledgement text")
+    meta: dict[str, Any] = Field(default_factory=dict, sa_type=JSONType)
+    created_at: datetime = _created()
+    updated_at: datetime = _created()
+
+
+class KnowledgePoint(SQLModel, table=True):
+    """One true triplet (head, relation, tail) of a knowledge base."""
+
+    __tablename__ = "knowledge_point"
+    __table_args__ = (
+        UniqueConstraint("kb_id", "relation", "head", "tail", name="uq_knowledge_point_triplet"),
+        Index("ix_knowledge_point_kb_relation", "kb_id", "relation"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    kb_id: int = Field(foreign_key="knowledge_base.id", ondelete="CASCADE")
+    relation: str = Field(max_length=100)
+    head: str = Field(max_length=500)
+    tail: str = Field(max_length=500)
+    head_type: str = Field(default="", max_length=100)
+    tail_type: str = Field(default="", max_length=100)
+    head_ref: str | None = Field(default=None, max_length=100, description="e.g. a UMLS CUI")
+    tail_ref: str | None = Field(default=None, max_length=100)
+    meta: dict[str, Any] = Field(default_factory=dict, sa_type=JSONType)
+    created_at: datetime = _created()
+
+
+class Item(SQLModel, table=True):
+    """A generated question with its answer key and full lineage.
+
+    ``id`` is a versioned content hash (``i1:<sha256>``), so the same question generated twice is
+    the same row. For a statement ``label`` is the truth value; for a multiple-choice question
+    ``options`` and ``answer_keys`` hold the choices and the correct letters.
+    """
+
+    __tablename__ = "item"
+    __table_args__ = (
+        CheckConstraint("kind IN ('statement', 'choice')", name="ck_item_kind"),
+        CheckConstraint("polarity IN ('positive', 'negative')", name="ck_item_polarity"),
+        Index("ix_item_kb_relation", "kb_id", "relation"),
+    )
+
+    id: str = Field(primary_key=True, max_length=80)
+    kind: str = Field(max_length=20)
+    kb_id: int = Field(foreign_key="knowledge_base.id", ondelete="CASCADE")
+    knowledge_point_id: int | None = Field(
+        default=None, foreign_key="knowledge_point.id", ondelete="SET NULL", index=True
+    )
+    relation: str = Field(max_length=100)
+    head: str = Field(max_length=500)
+    tail: str = Field(max_length=500)
+    polarity: str = Field(default="positive", max_length=10)
+    transform: str | None = Field(default=None, max_length=20)
+    label: bool | None = None
+    text: str = Field(sa_type=Text)
+    prototype: str | None = Field(default=None, sa_type=Text)
+    options: list[str] | None = Field(default=None, sa_type=JSONType)
+    answer_keys: list[str] | None = Field(default=None, sa_type=JSONType)
+    pair_key: str | None = Field(default=None, max_length=80, index=True)
+    rephrase_model: str | None = Field(default=None, max_length=200)
+    generator_version: str = Field(max_length=20)
+    lineage: dict[str, Any] = Field(default_factory=dict, sa_type=JSONType)
+    created_at: datetime = _created()
+
+
+# --------------------------------------------------------------------------------------------
+# Respondents, runs, responses
+
+
+class Respondent(SQLModel, table=True):
+    """Anyone who answers: a person (pseudonym), a model (litellm string) or a baseline."""
+
+    __tablename__ = "respondent"
+    __table_args__ = (
+        UniqueConstraint("kind", "name", name="uq_respondent_kind_name"),
+        _check_in("kind", RespondentKind, "ck_respondent_kind"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    kind: str = Field(max_length=20)
+    name: str = Field(max_length=200)
+    display_name: str = Field(default="", max_length=200)
+    cohort: str | None = Field(default=None, max_length=100, index=True)
+    meta: dict[str, Any] = Field(default_factory=dict, sa_type=JSONType)
+    created_at: datetime = _created()
+
+
+class EvalRun(SQLModel, table=True):
+    """One model (or baseline) answering a set of items with fixed prompt settings."""
+
+    __tablename__ = "eval_run"
+    __table_args__ = (_check_in("status", RunStatus, "ck_eval_run_status"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str | None = Field(default=None, max_length=200)
+    respondent_id: int = Field(foreign_key="respondent.id", ondelete="RESTRICT", index=True)
+    model_requested: str = Field(max_length=200)
+    model_reported: str | None = Field(default=None, max_length=200)
+    config: dict[str, Any] = Field(default_factory=dict, sa_type=JSONType)
+    status: str = Field(default=RunStatus.PENDING.value, max_length=20)
+    n_items: int = Field(default=0)
+    error_text: str | None = Field(default=None, sa_type=Text)
+    created_at: datetime = _created()
+    started_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    finished_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+
+
+class Response(SQLModel, table=True):
+    """One answer to one item, by a model inside a run or by a person inside a session.
+
+    Exactly one of ``run_id`` and ``quiz_session_id`` is set, and an item is answered at most once
+    per run and once per session. ``raw_text`` is what the respondent said, ``parsed_answer`` what
+    it was read as, ``parse_reason`` why, and ``outcome`` how it was scored.
+    """
+
+    __tablename__ = "response"
+    __table_args__ = (
+        UniqueConstraint("run_id", "item_id", name="uq_response_run_item"),
+        UniqueConstraint("quiz_session_id", "item_id", name="uq_response_session_item"),
+        _check_in("outcome", Outcome, "ck_response_outcome"),
+        CheckConstraint(
+            "(run_id IS NULL) <> (quiz_session_id IS NULL)", name="ck_response_one_container"
+        ),
+        Index("ix_response_respondent_created", "respondent_id", "created_at"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True, sa_type=_BigId)
+    run_id: int | None = Field(default=None, foreign_key="eval_run.id", ondelete="CASCADE")
+    quiz_session_id: int | None = Field(
+        default=None, foreign_key="quiz_session.id", ondelete="CASCADE"
+    )
+    item_id: str = Field(foreign_key="item.id", ondelete="RESTRICT", max_length=80, index=True)
+    respondent_id: int = Field(foreign_key="respondent.id", ondelete="RESTRICT")
+    prompt: str | None = Field(default=None, sa_type=Text)
+    raw_text: str | None = Field(default=None, sa_type=Text)
+    parsed_answer: str | None = Field(default=None, max_length=50)
+    parse_reason: str | None = Field(default=None, max_length=200)
+    outcome: str = Field(max_length=20)
+    latency_ms: float | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    total_tokens: int | None = None
+    provider_model: str | None = Field(default=None, max_length=200)
+    cached: bool = Field(default=False)
+    error_text: str | None = Field(default=None, sa_type=Text)
+    created_at: datetime = _created()
+
+
+# --------------------------------------------------------------------------------------------
+# People practising
+
+
+class QuizSession(SQLModel, table=True):
+    """A person's practice session: what they chose and when they practised."""
+
+    __tablename__ = "quiz_session"
+    __table_args__ = (_check_in("status", SessionStatus, "ck_quiz_session_status"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    respondent_id: int = Field(foreign_key="respondent.id", ondelete="CASCADE", index=True)
+    kb_name: str = Field(max_length=100)
+    config: dict[str, Any] = Field(default_factory=dict, sa_type=JSONType)
+    status: str = Field(default=SessionStatus.ACTIVE.value, max_length=20)
+    started_at: datetime = _created()
+    finished_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+
+
+# --------------------------------------------------------------------------------------------
+# Monitoring
+
+
+class Monitor(SQLModel, table=True):
+    """A scheduled monitor as last loaded from the schedules file."""
+
+    __tablename__ = "monitor"
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(max_length=100, unique=True)
+    definition: dict[str, Any] = Field(default_factory=dict, sa_type=JSONType)
+    source_file: str | None = Field(default=None, max_length=500)
+    enabled: bool = Field(default=True)
+    created_at: datetime = _created()
+    updated_at: datetime = _created()
+
+
+class MonitorNight(SQLModel, table=True):
+    """One monitor x model x scheduled date; the unique row is the claim on that night's run."""
+
+    __tablename__ = "monitor_night"
+    __table_args__ = (
+        UniqueConstraint("monitor_id", "model", "scheduled_date", name="uq_monitor_night"),
+        _check_in("status", NightStatus, "ck_monitor_night_status"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    monitor_id: int = Field(foreign_key="monitor.id", ondelete="CASCADE")
+    model: str = Field(max_length=200)
+    scheduled_date: date
+    run_id: int | None = Field(default=None, foreign_key="eval_run.id", ondelete="SET NULL")
+    status: str = Field(default=NightStatus.CLAIMED.value, max_length=20)
+    claimed_by: str = Field(default="", max_length=200)
+    error_text: str | None = Field(default=None, sa_type=Text)
+    created_at: datetime = _created()
+    finished_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+
+
+class DriftResult(SQLModel, table=True):
+    """One statistic or test for one monitor night (e.g. anchor accuracy vs the previous night)."""
+
+    __tablename__ = "drift_result"
+    __table_args__ = (Index("ix_drift_result_night", "monitor_night_id", "scope", "metric"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    monitor_night_id: int = Field(foreign_key="monitor_night.id", ondelete="CASCADE")
+    scope: str = Field(max_length=150, description="overall, anchor, rotating, relation:NAME")
+    metric: str = Field(max_length=100)
+    test: str | None = Field(default=None, max_length=100)
+    value: float | None = None
+    baseline_value: float | None = None
+    effect: float | None = None
+    p_value: float | None = None
+    p_adjusted: float | None = None
+    n: int | None = None
+    compared_run_ids: list[int] = Field(default_factory=list, sa_type=JSONType)
+    created_at: datetime = _created()
+
+
+class Alert(SQLModel, table=True):
+    """A drift finding worth telling someone about, and whether the webhook got it."""
+
+    __tablename__ = "alert"
+    __table_args__ = (_check_in("severity", Severity, "ck_alert_severity"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    monitor_night_id: int = Field(foreign_key="monitor_night.id", ondelete="CASCADE", index=True)
+    drift_result_id: int | None = Field(
+        default=None, foreign_key="drift_result.id", ondelete="SET NULL"
+    )
+    severity: str = Field(max_length=20)
+    metric: str = Field(max_length=100)
+    effect: float | None = None
+    p_value: float | None = None
+    message: str = Field(sa_type=Text)
+    run_ids: list[int] = Field(default_factory=list, sa_type=JSONType)
+    delivered_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    delivery_error: str | None = Field(default=None, sa_type=Text)
+    created_at: datetime = _created()

@@ -1,0 +1,106 @@
+"""Shared fixtures: real databases only.
+
+Every test that asks for ``database_url`` (directly or through ``db``/``empty_db``) runs twice:
+on a fresh SQLite file and on a fresh PostgreSQL database created on the local server
+(``QUIZBOT_TEST_POSTGRES``, default postgresql://postgres@127.0.0.1:5432/test) and dropped after.
+Without a reachable server the PostgreSQL half is skipped with the reason, unless
+``QUIZBOT_REQUIRE_POSTGRES=1`` (set by CI), where it fails instead.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from functools import lru_cache
+from pathlib import Path
+
+import psycopg
+import pytest
+
+from storage import Database, open_database
+
+PG_ADMIN = os.environ.get("QUIZBOT_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test")
+REQUIRE_PG = os.environ.get("QUIZBOT_REQUIRE_POSTGRES", "") in {"1", "true", "yes"}
+BACKENDS = [
+    b.strip() for b in os.environ.get("QUIZBOT_TEST_BACKENDS", "sqlite,postgresql").split(",")
+]
+
+
+@lru_cache(maxsize=1)
+def _pg_unavailable() -> str | None:
+    try:
+        with psycopg.connect(PG_ADMIN, connect_timeout=3) as conn:
+            conn.execute("SELECT 1")
+    except psycopg.Error as exc:
+        return f"PostgreSQL at {PG_ADMIN} is not reachable: {str(exc).strip().splitlines()[0]}"
+    return None
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No test reads the developer's own quizbot settings or data directory."""
+    for key in list(os.environ):
+        if key.startswith("QUIZBOT_") and key not in {
+            "QUIZBOT_TEST_POSTGRES",
+            "QUIZBOT_REQUIRE_POSTGRES",
+            "QUIZBOT_TEST_BACKENDS",
+        }:
+            monkeypatch.delenv(key)
+    monkeypatch.delenv("DATABASE_URL", raising=False)
+    monkeypatch.setenv("QUIZBOT_HOME", str(tmp_path / "home"))
+
+
+def _create_pg_database() -> str:
+    name = f"quizbot_t_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    info = psycopg.conninfo.conninfo_to_dict(PG_ADMIN)
+    user = info.get("user", "postgres")
+    host = info.get("host", "127.0.0.1")
+    port = info.get("port", "5432")
+    return f"postgresql+psycopg://{user}@{host}:{port}/{name}"
+
+
+def _drop_pg_database(url: str) -> None:
+    name = url.rsplit("/", 1)[1]
+    with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(params=BACKENDS)
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """URL of a fresh, empty database: a SQLite file, or a new PostgreSQL database."""
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'quizbot.db'}"
+        return
+    reason = _pg_unavailable()
+    if reason:
+        if REQUIRE_PG:
+            pytest.fail(reason + " (QUIZBOT_REQUIRE_POSTGRES is set)")
+        pytest.skip(reason)
+    url = _create_pg_database()
+    try:
+        yield url
+    finally:
+        _drop_pg_database(url)
+
+
+@pytest.fixture
+def empty_db(database_url: str) -> Iterator[Database]:
+    """A connected database with no schema at all."""
+    database = Database(database_url)
+    try:
+        yield database
+    finally:
+        database.dispose()
+
+
+@pytest.fixture
+def db(database_url: str) -> Iterator[Database]:
+    """A connected database migrated to the newest schema."""
+    database = open_database(database_url)
+    try:
+        yield database
+    finally:
+        database.dispose()

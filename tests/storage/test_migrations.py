@@ -1,0 +1,192 @@
+"""Migrations on both backends: from empty, idempotent, data-preserving, matching the models."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.runtime.migration import MigrationContext
+from sqlalchemy import text
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import SQLModel
+
+from quizbot.errors import SchemaError
+from storage import Database, ensure_schema, head_revision, open_database, schema_status, upgrade
+from storage.repo import count_responses, list_responses, table_counts
+
+EXPECTED_TABLES = {
+    "alert",
+    "drift_result",
+    "eval_run",
+    "item",
+    "knowledge_base",
+    "knowledge_point",
+    "monitor",
+    "monitor_night",
+    "quiz_session",
+    "respondent",
+    "response",
+}
+
+
+def test_upgrade_from_empty_creates_every_table(empty_db: Database) -> None:
+    assert schema_status(empty_db).empty
+    before, after = upgrade(empty_db)
+    assert (before, after) == (None, head_revision())
+    assert set(table_counts(empty_db)) == EXPECTED_TABLES
+
+
+def test_second_upgrade_is_a_no_op(empty_db: Database) -> None:
+    upgrade(empty_db)
+    empty_db.write(
+        lambda s: s.execute(
+            text(
+                "INSERT INTO knowledge_base (name, version, title, description, source, license,"
+                " meta, created_at, updated_at) VALUES ('kb', '1', '', '', 't', '', '{}',"
+                " CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"
+            )
+        )
+    )
+    before, after = upgrade(empty_db)
+    assert before == after == head_revision()
+    assert table_counts(empty_db)["knowledge_base"] == 1
+
+
+def test_migrations_produce_exactly_the_models_schema(empty_db: Database) -> None:
+    upgrade(empty_db)
+    with empty_db.engine.connect() as conn:
+        context = MigrationContext.configure(conn, opts={"compare_type": True})
+        assert compare_metadata(context, SQLModel.metadata) == []
+
+
+_V1_ROWS = [
+    "INSERT INTO knowledge_base (id, name, version, title, description, source, license, meta,"
+    " created_at, updated_at) VALUES (1, 'kb', '1', '', '', 't', '', '{}',"
+    " '2026-01-01 00:00:00', '2026-01-01 00:00:00')",
+    "INSERT INTO item (id, kind, kb_id, relation, head, tail, polarity, transform, label, text,"
+    " generator_version, lineage, created_at) VALUES ('i1:a', 'statement', 1, 'may_treat', 'h',"
+    " 't', 'positive', 'none', true, 'H may treat t.', 'g1', '{}', '2026-01-01 00:00:00')",
+    "INSERT INTO respondent (id, kind, name, display_name, meta, created_at) VALUES"
+    " (1, 'model', 'm', 'm', '{}', '2026-01-01 00:00:00')",
+    "INSERT INTO eval_run (id, respondent_id, model_requested, config, status, n_items,"
+    " created_at) VALUES (1, 1, 'm', '{\"shots\": 5}', 'completed', 1, '2026-01-01 00:00:00')",
+    "INSERT INTO response (id, run_id, item_id, respondent_id, raw_text, parsed_answer, outcome,"
+    " latency_ms, cached, created_at) VALUES (7, 1, 'i1:a', 1, 'True.', 'true', 'correct', 3.5,"
+    " false, '2026-01-01 00:00:00')",
+]
+
+
+def test_upgrade_from_the_previous_migration_keeps_data(empty_db: Database) -> None:
+    upgrade(empty_db, "0001")
+    for statement in _V1_ROWS:
+        empty_db.write(lambda s, st=statement: s.execute(text(st)))
+    upgrade(empty_db)
+    assert count_responses(empty_db) == 1
+    (kept,) = list_responses(empty_db, run_id=1)
+    assert (kept.id, kept.item_id, kept.raw_text, kept.outcome, kept.latency_ms) == (
+        7,
+        "i1:a",
+        "True.",
+        "correct",
+        3.5,
+    )
+    assert kept.quiz_session_id is None
+    config = empty_db.read(lambda s: s.execute(text("SELECT config FROM eval_run")).scalar_one())
+    assert (json.loads(config) if isinstance(config, str) else config) == {"shots": 5}
+    # The new rule holds on migrated data: a response needs exactly one container.
+    with pytest.raises(IntegrityError):
+        empty_db.write(
+            lambda s: s.execute(
+                text(
+                    "INSERT INTO response (item_id, respondent_id, outcome, cached, created_at)"
+                    " VALUES ('i1:a', 1, 'correct', false, '2026-01-02 00:00:00')"
+                )
+            )
+        )
+
+
+@pytest.mark.parametrize(
+    ("statement", "constraint"),
+    [
+        ("UPDATE response SET outcome = 'maybe'", "outcome"),
+        ("UPDATE respondent SET kind = 'robot'", "kind"),
+        ("UPDATE eval_run SET status = 'odd'", "status"),
+        ("UPDATE item SET polarity = 'neutral'", "polarity"),
+        ("UPDATE response SET item_id = 'i1:missing'", "foreign key"),
+    ],
+)
+def test_rules_are_enforced_after_migration(
+    empty_db: Database, statement: str, constraint: str
+) -> None:
+    upgrade(empty_db, "0001")
+    for row in _V1_ROWS:
+        empty_db.write(lambda s, st=row: s.execute(text(st)))
+    upgrade(empty_db)
+    with pytest.raises(IntegrityError):
+        empty_db.write(lambda s: s.execute(text(statement)))
+
+
+def test_ensure_schema_migrates_an_empty_database_only(empty_db: Database) -> None:
+    status = ensure_schema(empty_db)
+    assert status.up_to_date
+
+
+def test_ensure_schema_refuses_an_outdated_database_and_names_the_fix(empty_db: Database) -> None:
+    upgrade(empty_db, "0001")
+    with pytest.raises(SchemaError, match="0001") as info:
+        ensure_schema(empty_db)
+    assert info.value.hint and "quizbot db upgrade" in info.value.hint
+    assert schema_status(empty_db).current == "0001"  # nothing was changed
+
+
+def test_ensure_schema_refuses_a_foreign_database(empty_db: Database) -> None:
+    empty_db.write(lambda s: s.execute(text("CREATE TABLE somebody_elses (x INTEGER)")))
+    with pytest.raises(SchemaError, match="no quizbot schema version"):
+        ensure_schema(empty_db)
+
+
+def test_a_database_from_a_newer_quizbot_is_refused(empty_db: Database) -> None:
+    upgrade(empty_db)
+    empty_db.write(lambda s: s.execute(text("UPDATE alembic_version SET version_num = '9999'")))
+    with pytest.raises(SchemaError, match="newer"):
+        ensure_schema(empty_db)
+    with pytest.raises(SchemaError, match="newer"):
+        upgrade(empty_db)
+
+
+_RACE = """
+import sys
+from storage import Database, upgrade
+db = Database(sys.argv[1])
+before, after = upgrade(db)
+print(before or "empty", after)
+"""
+
+
+@pytest.mark.slow
+def test_two_processes_migrating_an_empty_database_apply_it_once(
+    database_url: str, tmp_path: Path
+) -> None:
+    script = tmp_path / "race.py"
+    script.write_text(_RACE)
+    procs = [
+        subprocess.Popen(
+            [sys.executable, str(script), database_url],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(3)
+    ]
+    results = [p.communicate(timeout=120) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0, 0], [err for _, err in results]
+    lines = sorted(out.strip() for out, _ in results)
+    head = head_revision()
+    assert lines == sorted([f"empty {head}", f"{head} {head}", f"{head} {head}"])
+    db = open_database(database_url)
+    assert set(table_counts(db)) == EXPECTED_TABLES
+    db.dispose()
