@@ -84,7 +84,7 @@ def _emit_json(data: Any) -> None:
     click.echo(json.dumps(data, indent=2, sort_keys=False, default=str))
 
 
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(name="quizbot", cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="quizbot")
 @click.option("--debug", is_flag=True, help="Show tracebacks for unexpected errors.")
 @click.pass_context

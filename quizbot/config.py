@@ -63,6 +63,7 @@ class Settings(BaseSettings):
         extra="ignore",
         frozen=True,
         populate_by_name=True,
+        env_ignore_empty=True,  # `QUIZBOT_DEBUG= quizbot ...` means unset, as in most tools
     )
 
     home: Path = Field(default_factory=default_home, description="Data directory.")

@@ -8,7 +8,7 @@ read (:class:`~quizbot.errors.DuplicateError`, :class:`~quizbot.errors.NotFoundE
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
 from typing import Any
 
@@ -78,7 +78,8 @@ class NewResponse:
         """The values as a row for the ``response`` table."""
         if (self.run_id is None) == (self.quiz_session_id is None):
             raise InputError("a response belongs to exactly one run or one practice session")
-        values = asdict(self)
+        # Shallow on purpose: dataclasses.asdict deep-copies, which costs on the hot path.
+        values = {f.name: getattr(self, f.name) for f in fields(self)}
         values["outcome"] = Outcome(self.outcome).value
         values["created_at"] = self.created_at or utcnow()
         return values

@@ -44,7 +44,7 @@ def build_app(settings: Settings, db: Database) -> gr.Blocks:
         def _status() -> str:
             return render_status(database_report(db))
 
-        app.load(_status, outputs=status)
-        refresh.click(_status, outputs=status)
+        app.load(_status, outputs=status, api_name="status")
+        refresh.click(_status, outputs=status, api_visibility="private")
     blocks: gr.Blocks = app
     return blocks

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Install quizbot with its dev tools (first run only), then lint, type-check and run every test.
+# Tests run on SQLite and, when the local PostgreSQL server answers, on PostgreSQL too
+# (QUIZBOT_REQUIRE_POSTGRES=1 turns a missing server into a failure; CI sets it).
+# Extra arguments go to pytest, e.g. scripts/test.sh -k migrations
+source "$(dirname "${BASH_SOURCE[0]}")/_env.sh"
+ensure_installed "dev"
+cd "$ROOT"
+
+echo ">> ruff" >&2
+"$VENV/bin/ruff" check .
+"$VENV/bin/ruff" format --check .
+echo ">> mypy" >&2
+"$VENV/bin/mypy"
+
+echo ">> pytest" >&2
+set +e
+"$VENV/bin/python" -m pytest -n "${QUIZBOT_TEST_WORKERS:-auto}" "$@"
+status=$?
+set -e
+if [ "$status" -eq 5 ]; then
+    echo "error: pytest collected no tests; that is a failure, not a pass" >&2
+    exit 1
+fi
+exit "$status"

@@ -1,0 +1,30 @@
+"""Helpers for tests that start servers on loopback."""
+
+from __future__ import annotations
+
+import socket
+import time
+import urllib.error
+import urllib.request
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_for_http(url: str, timeout: float = 90.0) -> str:
+    """Poll ``url`` until it answers 200; return the body. Raises TimeoutError."""
+    deadline = time.monotonic() + timeout
+    last: Exception | None = None
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=5) as resp:
+                if resp.status == 200:
+                    return str(resp.read().decode("utf-8", "replace"))
+        except (urllib.error.URLError, ConnectionError, TimeoutError) as exc:
+            last = exc
+        time.sleep(0.3)
+    raise TimeoutError(f"{url} did not answer within {timeout}s (last error: {last})")

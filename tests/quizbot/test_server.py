@@ -1,0 +1,105 @@
+"""`quizbot serve` and `python app.py` start a real server over a real database."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from gradio_client import Client
+
+from storage import head_revision
+from tests.helpers.net import free_port, wait_for_http
+
+ROOT = Path(__file__).resolve().parents[2]
+QUIZBOT = str(Path(sys.executable).with_name("quizbot"))
+
+pytestmark = pytest.mark.slow
+
+
+def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith("QUIZBOT_") and k != "DATABASE_URL"
+    }
+    env.update({"QUIZBOT_HOME": str(tmp_path / "home"), **extra})
+    return env
+
+
+@pytest.mark.parametrize("how", ["quizbot serve", "python app.py"])
+def test_server_starts_migrates_and_reports_the_database(tmp_path: Path, how: str) -> None:
+    port = free_port()
+    command = (
+        [QUIZBOT, "serve", "--port", str(port)]
+        if how == "quizbot serve"
+        else [sys.executable, "app.py", "--port", str(port)]
+    )
+    proc = subprocess.Popen(
+        command,
+        cwd=ROOT,
+        env=_env(tmp_path),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_for_http(f"http://127.0.0.1:{port}/")
+        config = json.loads(wait_for_http(f"http://127.0.0.1:{port}/config"))
+        assert config["title"] == "quizbot"
+        assert config["analytics_enabled"] is False
+        assert "# quizbot" in config["components"][0]["props"]["value"]
+        status = Client(f"http://127.0.0.1:{port}/", verbose=False).predict(api_name="/status")
+        assert f"**Schema version:** `{head_revision()}`, up to date" in status
+        assert "| `response` | 0 |" in status
+        assert (tmp_path / "home" / "quizbot.db").exists()
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            _out, err = proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            _out, err = proc.communicate()
+    assert "Traceback" not in err
+    assert f"on http://127.0.0.1:{port}" in err
+
+
+def test_a_busy_port_is_a_clear_error(tmp_path: Path) -> None:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        sock.listen()
+        port = sock.getsockname()[1]
+        result = subprocess.run(
+            [QUIZBOT, "serve", "--port", str(port)],
+            env=_env(tmp_path),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    assert result.returncode == 78
+    assert f"cannot listen on 127.0.0.1:{port}" in result.stderr
+    assert "--port" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_an_outdated_database_is_not_served(tmp_path: Path) -> None:
+    env = _env(tmp_path)
+    subprocess.run(
+        [QUIZBOT, "db", "upgrade", "--revision", "0001"],
+        env=env,
+        check=True,
+        capture_output=True,
+        timeout=120,
+    )
+    result = subprocess.run(
+        [QUIZBOT, "serve", "--port", str(free_port())],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 69
+    assert "quizbot db upgrade" in result.stderr

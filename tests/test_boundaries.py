@@ -1,0 +1,55 @@
+"""Architectural boundaries, checked on the source: each heavy dependency has one home."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("quizbot", "storage", "schedules")
+
+# library -> the only places allowed to import it
+HOMES: dict[str, tuple[str, ...]] = {
+    "sqlalchemy": ("storage/",),
+    "sqlmodel": ("storage/",),
+    "alembic": ("storage/",),
+    "psycopg": ("storage/",),
+    "gradio": ("quizbot/ui/",),
+    "litellm": ("quizbot/providers/litellm",),
+}
+
+
+def _sources() -> list[Path]:
+    files = [ROOT / "app.py"]
+    for package in PACKAGES:
+        files += sorted((ROOT / package).rglob("*.py"))
+    return files
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module.split(".")[0])
+    return found
+
+
+@pytest.mark.parametrize("library", sorted(HOMES))
+def test_library_is_imported_only_from_its_home(library: str) -> None:
+    offenders = [
+        str(path.relative_to(ROOT))
+        for path in _sources()
+        if library in _imports(path) and not str(path.relative_to(ROOT)).startswith(HOMES[library])
+    ]
+    assert offenders == [], f"{library} imported outside {HOMES[library]}"
+
+
+def test_the_boundary_check_sees_real_imports() -> None:
+    """Guard against the check passing vacuously: storage really imports sqlalchemy."""
+    assert "sqlalchemy" in _imports(ROOT / "storage" / "engine.py")
+    assert "gradio" in _imports(ROOT / "quizbot" / "ui" / "app.py")
