@@ -35,7 +35,9 @@ __all__ = [
     "MonitorNight",
     "NightStatus",
     "Outcome",
+    "PrototypeSetRow",
     "QuizSession",
+    "RephraseCache",
     "Respondent",
     "RespondentKind",
     "Response",
@@ -184,6 +186,39 @@ class Item(SQLModel, table=True):
     rephrase_model: str | None = Field(default=None, max_length=200)
     generator_version: str = Field(max_length=20)
     lineage: dict[str, Any] = Field(default_factory=dict, sa_type=JSONType)
+    created_at: datetime = _created()
+
+
+class PrototypeSetRow(SQLModel, table=True):
+    """An imported prototype file (e.g. the PretexEval paper's), kept verbatim for re-use."""
+
+    __tablename__ = "prototype_set"
+    __table_args__ = (
+        CheckConstraint("format IN ('pool', 'pretex')", name="ck_prototype_set_format"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(max_length=100, unique=True)
+    format: str = Field(max_length=20)
+    digest: str = Field(max_length=64)
+    content: str = Field(sa_type=Text)
+    source_path: str | None = Field(default=None, max_length=500)
+    created_at: datetime = _created()
+
+
+class RephraseCache(SQLModel, table=True):
+    """A validated LLM rephrasing of a statement, reused instead of asking again."""
+
+    __tablename__ = "rephrase_cache"
+    __table_args__ = (
+        UniqueConstraint("model", "statement_hash", name="uq_rephrase_cache_model_statement"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    model: str = Field(max_length=200)
+    statement_hash: str = Field(max_length=64)
+    statement: str = Field(sa_type=Text)
+    text: str = Field(sa_type=Text)
     created_at: datetime = _created()
 
 

@@ -8,11 +8,11 @@ read (:class:`~quizbot.errors.DuplicateError`, :class:`~quizbot.errors.NotFoundE
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
-from sqlalchemy import func, inspect, select
+from sqlalchemy import delete, func, inspect, select, tuple_
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
@@ -26,6 +26,8 @@ from storage.models import (
     KnowledgeBase,
     KnowledgePoint,
     Outcome,
+    PrototypeSetRow,
+    RephraseCache,
     Respondent,
     RespondentKind,
     Response,
@@ -34,21 +36,33 @@ from storage.models import (
 from storage.types import utcnow
 
 __all__ = [
+    "KnowledgeBaseSummary",
+    "NewItem",
+    "NewPoint",
     "NewResponse",
+    "PointRow",
     "answered_item_ids",
     "count_responses",
     "create_knowledge_base",
     "create_run",
     "get_knowledge_base",
     "get_or_create_respondent",
+    "get_prototype_set",
+    "get_rephrasing",
     "get_run",
+    "knowledge_point_ids",
+    "list_knowledge_bases",
     "list_responses",
+    "load_knowledge_points",
+    "put_rephrasing",
     "record_response",
     "record_responses",
     "save_items",
     "save_knowledge_points",
+    "save_prototype_set",
     "table_counts",
     "update_run",
+    "upsert_knowledge_base",
 ]
 
 
@@ -94,28 +108,98 @@ def _integrity(exc: IntegrityError, what: str) -> QuizbotError:
     return InputError(f"{what} breaks a database rule: {str(exc.orig).splitlines()[0]}")
 
 
-def _insert_ignore(session: Session, model: type[SQLModel], rows: list[dict[str, Any]]) -> int:
-    """Insert rows, skipping those that collide with a unique key; return how many were new."""
+def _insert_ignore(session: Session, model: type[SQLModel], rows: Sequence[dict[str, Any]]) -> int:
+    """Insert rows, skipping those that collide with a unique key; return how many were new.
+
+    One executemany per call: the statement is compiled once and sent in batches, and RETURNING
+    yields exactly the rows inserted on both backends (PostgreSQL's rowcount does not).
+    """
     if not rows:
         return 0
     table = model.__table__  # type: ignore[attr-defined]
     maker: Callable[..., Any] = (
         pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
     )
-    total = 0
-    # Keep each statement well under both backends' bound-parameter limits.
-    per_row = len(rows[0])
-    chunk = max(1, 30_000 // max(per_row, 1))
-    for start in range(0, len(rows), chunk):
-        # RETURNING yields only the rows actually inserted, on both backends (rowcount does not).
-        stmt = (
-            maker(table)
-            .values(rows[start : start + chunk])
-            .on_conflict_do_nothing()
-            .returning(*table.primary_key.columns)
-        )
-        total += len(session.execute(stmt).all())
-    return total
+    stmt = maker(table).on_conflict_do_nothing().returning(*table.primary_key.columns)
+    return len(session.execute(stmt, list(rows)).all())
+
+
+def _upsert_points(session: Session, rows: Sequence[dict[str, Any]]) -> None:
+    """Insert points; a point already stored gets the given types, refs and meta."""
+    if not rows:
+        return
+    table = KnowledgePoint.__table__  # type: ignore[attr-defined]
+    maker: Callable[..., Any] = (
+        pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
+    )
+    stmt = maker(table)
+    stmt = stmt.on_conflict_do_update(
+        index_elements=["kb_id", "relation", "head", "tail"],
+        set_={
+            name: getattr(stmt.excluded, name)
+            for name in ("head_type", "tail_type", "head_ref", "tail_ref", "meta")
+        },
+    )
+    session.execute(stmt, list(rows))
+
+
+@dataclass(frozen=True, slots=True)
+class NewPoint:
+    """A knowledge point to store (cheap to build in bulk, unlike a table object)."""
+
+    relation: str
+    head: str
+    tail: str
+    head_type: str = ""
+    tail_type: str = ""
+    head_ref: str | None = None
+    tail_ref: str | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def row(self, kb_id: int, now: datetime) -> dict[str, Any]:
+        """The values as a row for the ``knowledge_point`` table."""
+        return {
+            "kb_id": kb_id,
+            "relation": self.relation,
+            "head": self.head,
+            "tail": self.tail,
+            "head_type": self.head_type,
+            "tail_type": self.tail_type,
+            "head_ref": self.head_ref,
+            "tail_ref": self.tail_ref,
+            "meta": self.meta,
+            "created_at": now,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class NewItem:
+    """A generated item to store, with its lineage."""
+
+    id: str
+    kind: str
+    relation: str
+    head: str
+    tail: str
+    text: str
+    generator_version: str
+    knowledge_point_id: int | None = None
+    polarity: str = "positive"
+    transform: str | None = None
+    label: bool | None = None
+    prototype: str | None = None
+    options: list[str] | None = None
+    answer_keys: list[str] | None = None
+    pair_key: str | None = None
+    rephrase_model: str | None = None
+    lineage: dict[str, Any] = field(default_factory=dict)
+
+    def row(self, kb_id: int, now: datetime) -> dict[str, Any]:
+        """The values as a row for the ``item`` table."""
+        values = {f.name: getattr(self, f.name) for f in fields(self)}
+        values["kb_id"] = kb_id
+        values["created_at"] = now
+        return values
 
 
 # --------------------------------------------------------------------------------------------
@@ -171,28 +255,250 @@ def get_knowledge_base(db: Database, name: str) -> KnowledgeBase:
     return kb
 
 
-def save_knowledge_points(db: Database, points: Iterable[KnowledgePoint]) -> int:
+def save_knowledge_points(db: Database, kb_id: int, points: Iterable[NewPoint]) -> int:
     """Store knowledge points; ones already present (same kb, relation, head, tail) are skipped.
 
     Returns how many were new.
     """
-    rows = [p.model_dump(exclude={"id"}) for p in points]
+    now = utcnow()
+    rows = [p.row(kb_id, now) for p in points]
     try:
         return db.write(lambda s: _insert_ignore(s, KnowledgePoint, rows))
     except IntegrityError as exc:
         raise _integrity(exc, "a knowledge point") from None
 
 
-def save_items(db: Database, items: Iterable[Item]) -> int:
+def save_items(db: Database, kb_id: int, items: Iterable[NewItem]) -> int:
     """Store generated items; an item already stored (same content-hash id) is kept as it is.
 
     Returns how many were new.
     """
-    rows = [item.model_dump() for item in items]
+    now = utcnow()
+    rows = [item.row(kb_id, now) for item in items]
     try:
         return db.write(lambda s: _insert_ignore(s, Item, rows))
     except IntegrityError as exc:
         raise _integrity(exc, "an item") from None
+
+
+@dataclass(frozen=True)
+class KnowledgeBaseSummary:
+    """A knowledge base with its size, for listings."""
+
+    kb: KnowledgeBase
+    n_points: int
+    relations: dict[str, int]
+
+
+def upsert_knowledge_base(
+    db: Database,
+    *,
+    name: str,
+    version: str,
+    source: str,
+    points: Sequence[NewPoint],
+    title: str = "",
+    description: str = "",
+    license: str = "",
+    meta: dict[str, Any] | None = None,
+    prune: bool = False,
+) -> tuple[KnowledgeBase, int, int]:
+    """Create or update a knowledge base and its points in ONE transaction.
+
+    Points already present are kept; with ``prune`` points no longer given are deleted (items keep
+    their text; their link to the point becomes empty). Returns (kb, points added, points removed).
+    Either everything is written or nothing is.
+    """
+
+    def _do(session: Session) -> tuple[KnowledgeBase, int, int]:
+        kb = session.execute(
+            select(KnowledgeBase).where(col(KnowledgeBase.name) == name)
+        ).scalar_one_or_none()
+        now = utcnow()
+        if kb is None:
+            kb = KnowledgeBase(name=name, version=version, source=source)
+        kb.version, kb.source, kb.title = version, source, title
+        kb.description, kb.license, kb.meta, kb.updated_at = description, license, meta or {}, now
+        session.add(kb)
+        session.flush()
+        assert kb.id is not None
+        rows = [p.row(kb.id, now) for p in points]
+        key_cols = (
+            col(KnowledgePoint.relation),
+            col(KnowledgePoint.head),
+            col(KnowledgePoint.tail),
+        )
+        before = {
+            tuple(r)
+            for r in session.execute(
+                select(*key_cols).where(col(KnowledgePoint.kb_id) == kb.id)
+            ).all()
+        }
+        added = sum((r["relation"], r["head"], r["tail"]) not in before for r in rows)
+        _upsert_points(session, rows)
+        removed = 0
+        if prune:
+            keep = {(r["relation"], r["head"], r["tail"]) for r in rows}
+            existing = session.execute(
+                select(
+                    col(KnowledgePoint.id),
+                    col(KnowledgePoint.relation),
+                    col(KnowledgePoint.head),
+                    col(KnowledgePoint.tail),
+                ).where(col(KnowledgePoint.kb_id) == kb.id)
+            ).all()
+            stale = [row[0] for row in existing if (row[1], row[2], row[3]) not in keep]
+            for start in range(0, len(stale), 1000):
+                session.execute(
+                    delete(KnowledgePoint).where(
+                        col(KnowledgePoint.id).in_(stale[start : start + 1000])
+                    )
+                )
+            removed = len(stale)
+        return kb, added, removed
+
+    try:
+        return db.write(_do)
+    except IntegrityError as exc:
+        raise _integrity(exc, f"knowledge base {name!r}") from None
+
+
+def list_knowledge_bases(db: Database) -> list[KnowledgeBaseSummary]:
+    """Every knowledge base in the database with its point counts, by name."""
+
+    def _do(session: Session) -> list[KnowledgeBaseSummary]:
+        kbs = session.execute(select(KnowledgeBase).order_by(col(KnowledgeBase.name))).scalars()
+        counts: dict[int, dict[str, int]] = {}
+        for kb_id, relation, n in session.execute(
+            select(col(KnowledgePoint.kb_id), col(KnowledgePoint.relation), func.count()).group_by(
+                col(KnowledgePoint.kb_id), col(KnowledgePoint.relation)
+            )
+        ).all():
+            counts.setdefault(int(kb_id), {})[str(relation)] = int(n)
+        result = []
+        for kb in kbs:
+            relations = dict(sorted(counts.get(kb.id or -1, {}).items()))
+            result.append(KnowledgeBaseSummary(kb, sum(relations.values()), relations))
+        return result
+
+    return db.read(_do)
+
+
+class PointRow(NamedTuple):
+    """A stored knowledge point, read without ORM overhead (KBs hold tens of thousands)."""
+
+    id: int
+    relation: str
+    head: str
+    tail: str
+    head_type: str
+    tail_type: str
+    head_ref: str | None
+    tail_ref: str | None
+    meta: dict[str, Any]
+
+
+def load_knowledge_points(db: Database, kb_id: int) -> list[PointRow]:
+    """Every point of a knowledge base, in insertion order."""
+    columns = [getattr(KnowledgePoint, name) for name in PointRow._fields]
+    stmt = (
+        select(*columns).where(col(KnowledgePoint.kb_id) == kb_id).order_by(col(KnowledgePoint.id))
+    )
+    return db.read(lambda s: [PointRow(*row) for row in s.execute(stmt).all()])
+
+
+def knowledge_point_ids(
+    db: Database, kb_id: int, keys: Iterable[tuple[str, str, str]] | None = None
+) -> dict[tuple[str, str, str], int]:
+    """Database ids of a KB's points by (relation, head, tail); only ``keys`` if given."""
+    wanted = list(set(keys)) if keys is not None else None
+
+    def _do(session: Session) -> dict[tuple[str, str, str], int]:
+        cols = (
+            col(KnowledgePoint.relation),
+            col(KnowledgePoint.head),
+            col(KnowledgePoint.tail),
+            col(KnowledgePoint.id),
+        )
+        base = select(*cols).where(col(KnowledgePoint.kb_id) == kb_id)
+        found: dict[tuple[str, str, str], int] = {}
+        batches = (
+            [None] if wanted is None else [wanted[i : i + 500] for i in range(0, len(wanted), 500)]
+        )
+        for batch in batches:
+            stmt = base
+            if batch is not None:
+                stmt = base.where(tuple_(*cols[:3]).in_(batch))
+            for relation, head, tail, pid in session.execute(stmt).all():
+                found[(relation, head, tail)] = int(pid)
+        return found
+
+    return db.read(_do)
+
+
+def save_prototype_set(
+    db: Database, *, name: str, format: str, digest: str, content: str, source_path: str | None
+) -> tuple[PrototypeSetRow, bool]:
+    """Store an imported prototype file; returns (row, created).
+
+    The same name with the same content is a no-op; the same name with other content is a
+    :class:`DuplicateError` (pick another name), so nothing is silently replaced.
+    """
+
+    def _do(session: Session) -> tuple[PrototypeSetRow, bool]:
+        row = session.execute(
+            select(PrototypeSetRow).where(col(PrototypeSetRow.name) == name)
+        ).scalar_one_or_none()
+        if row is not None:
+            if row.digest != digest:
+                raise DuplicateError(
+                    f"a different prototype set is already named {name!r}",
+                    hint="import it under another --name",
+                )
+            return row, False
+        row = PrototypeSetRow(
+            name=name, format=format, digest=digest, content=content, source_path=source_path
+        )
+        session.add(row)
+        session.flush()
+        return row, True
+
+    return db.write(_do)
+
+
+def get_prototype_set(db: Database, name: str) -> PrototypeSetRow | None:
+    """The imported prototype set called ``name``, if any."""
+    return db.read(
+        lambda s: s.execute(
+            select(PrototypeSetRow).where(col(PrototypeSetRow.name) == name)
+        ).scalar_one_or_none()
+    )
+
+
+def get_rephrasing(db: Database, model: str, statement_hash: str) -> str | None:
+    """A cached, validated rephrasing, if one exists."""
+    return db.read(
+        lambda s: s.execute(
+            select(col(RephraseCache.text)).where(
+                col(RephraseCache.model) == model,
+                col(RephraseCache.statement_hash) == statement_hash,
+            )
+        ).scalar_one_or_none()
+    )
+
+
+def put_rephrasing(
+    db: Database, model: str, statement_hash: str, statement: str, text: str
+) -> None:
+    """Cache a validated rephrasing (a second put for the same key is ignored)."""
+    row = {
+        "model": model,
+        "statement_hash": statement_hash,
+        "statement": statement,
+        "text": text,
+        "created_at": utcnow(),
+    }
+    db.write(lambda s: _insert_ignore(s, RephraseCache, [row]))
 
 
 # --------------------------------------------------------------------------------------------

@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from storage import Database
-from storage.models import Item, Outcome, RespondentKind
+from storage.models import Outcome, RespondentKind
 from storage.repo import (
+    NewItem,
     NewResponse,
     create_knowledge_base,
     create_run,
@@ -25,13 +26,12 @@ class RunFixture:
     item_ids: list[str]
 
 
-def make_items(kb_id: int, n: int, prefix: str = "t") -> list[Item]:
-    """``n`` distinct true/false statement items in one knowledge base."""
+def make_items(n: int, prefix: str = "t") -> list[NewItem]:
+    """``n`` distinct true/false statement items."""
     return [
-        Item(
+        NewItem(
             id=f"i1:{prefix}{i:08d}",
             kind="statement",
-            kb_id=kb_id,
             relation="may_treat",
             head=f"drug {i}",
             tail=f"disease {i}",
@@ -50,8 +50,8 @@ def make_run(
     """A knowledge base with ``n_items`` items, a model respondent and a run over them."""
     kb = create_knowledge_base(db, kb_name, version="1", source="test")
     assert kb.id is not None
-    items = make_items(kb.id, n_items, prefix=kb_name)
-    save_items(db, items)
+    items = make_items(n_items, prefix=kb_name)
+    save_items(db, kb.id, items)
     respondent = get_or_create_respondent(db, RespondentKind.MODEL, model)
     assert respondent.id is not None
     run = create_run(db, respondent_id=respondent.id, model_requested=model, n_items=n_items)

@@ -27,7 +27,9 @@ EXPECTED_TABLES = {
     "knowledge_point",
     "monitor",
     "monitor_night",
+    "prototype_set",
     "quiz_session",
+    "rephrase_cache",
     "respondent",
     "response",
 }

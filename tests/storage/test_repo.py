@@ -8,8 +8,9 @@ import pytest
 
 from quizbot.errors import DuplicateError, InputError, NotFoundError
 from storage import Database
-from storage.models import KnowledgePoint, Outcome, RespondentKind, RunStatus
+from storage.models import Outcome, RespondentKind, RunStatus
 from storage.repo import (
+    NewPoint,
     NewResponse,
     answered_item_ids,
     count_responses,
@@ -42,21 +43,18 @@ def test_knowledge_base_names_are_unique(db: Database) -> None:
 def test_saving_knowledge_points_twice_adds_nothing(db: Database) -> None:
     kb = create_knowledge_base(db, "kb", version="1", source="test")
     assert kb.id is not None
-    points = [
-        KnowledgePoint(kb_id=kb.id, relation="may_treat", head=f"d{i}", tail="t", meta={"i": i})
-        for i in range(50)
-    ]
-    assert save_knowledge_points(db, points) == 50
-    assert save_knowledge_points(db, points) == 0
+    points = [NewPoint("may_treat", f"d{i}", "t", meta={"i": i}) for i in range(50)]
+    assert save_knowledge_points(db, kb.id, points) == 50
+    assert save_knowledge_points(db, kb.id, points) == 0
     assert table_counts(db)["knowledge_point"] == 50
 
 
 def test_saving_items_twice_adds_nothing(db: Database) -> None:
     kb = create_knowledge_base(db, "kb", version="1", source="test")
     assert kb.id is not None
-    items = make_items(kb.id, 30)
-    assert save_items(db, items) == 30
-    assert save_items(db, items[:10] + make_items(kb.id, 35)[30:]) == 5
+    items = make_items(30)
+    assert save_items(db, kb.id, items) == 30
+    assert save_items(db, kb.id, items[:10] + make_items(35)[30:]) == 5
     assert table_counts(db)["item"] == 35
 
 
