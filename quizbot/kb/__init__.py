@@ -1,0 +1,1 @@
+"""Knowledge bases: their model, the built-in sources and the importers."""

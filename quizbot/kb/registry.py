@@ -1,0 +1,217 @@
+"""Where knowledge bases come from and how they reach the database.
+
+Built-in KBs (``clinical-core``, ``hpo``) are read from files installed with quizbot and written
+to the database on first use; imported KBs live only in the database. Either way callers get a
+:class:`~quizbot.kb.model.KnowledgeBaseData` from :func:`get_kb` and never touch storage.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from quizbot.errors import NotFoundError
+from quizbot.kb.clinical import load_clinical_core
+from quizbot.kb.model import KnowledgeBaseData, Relation, Triplet
+from storage import Database
+from storage.repo import (
+    NewPoint,
+    get_knowledge_base,
+    list_knowledge_bases,
+    load_knowledge_points,
+    upsert_knowledge_base,
+)
+
+__all__ = [
+    "BUILTINS",
+    "DEFAULT_KB",
+    "InstallResult",
+    "KbListing",
+    "content_digest",
+    "get_kb",
+    "install",
+    "kb_listing",
+    "load_builtin",
+]
+
+
+def _load_hpo() -> KnowledgeBaseData:
+    from quizbot.kb.hpo import load_hpo  # noqa: PLC0415 - parses ~60 MB; only when asked
+
+    return load_hpo()
+
+
+DEFAULT_KB = "clinical-core"
+
+BUILTINS: dict[str, Callable[[], KnowledgeBaseData]] = {
+    "clinical-core": load_clinical_core,
+    "hpo": _load_hpo,
+}
+
+
+@lru_cache(maxsize=4)
+def load_builtin(name: str) -> KnowledgeBaseData:
+    """A built-in KB read from its packaged files (cached for the process)."""
+    if name not in BUILTINS:
+        raise NotFoundError(f"no built-in knowledge base named {name!r}")
+    return BUILTINS[name]()
+
+
+def content_digest(kb: KnowledgeBaseData) -> str:
+    """A digest of a KB's facts and schema: equal digests mean nothing to re-import."""
+    h = hashlib.sha256()
+    for r in sorted(kb.relations.values(), key=lambda r: r.name):
+        h.update(f"R\x1f{r.name}\x1f{r.label}\x1f{r.head_type}\x1f{r.tail_type}\x1e".encode())
+    for t in sorted(kb.triplets, key=lambda t: (t.relation, t.head, t.tail)):
+        h.update(f"T\x1f{t.relation}\x1f{t.head}\x1f{t.tail}\x1f{t.group or ''}\x1e".encode())
+    return h.hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class InstallResult:
+    """What writing a KB to the database did."""
+
+    name: str
+    kb_id: int
+    added: int
+    removed: int
+    unchanged: bool
+
+
+def _point_rows(kb: KnowledgeBaseData) -> list[NewPoint]:
+    rows = []
+    for t in kb.triplets:
+        rel = kb.relations[t.relation]
+        meta: dict[str, Any] = dict(t.meta)
+        if t.group is not None:
+            meta["group"] = t.group
+        rows.append(
+            NewPoint(
+                relation=t.relation,
+                head=t.head,
+                tail=t.tail,
+                head_type=rel.head_type,
+                tail_type=rel.tail_type,
+                head_ref=t.head_ref,
+                tail_ref=t.tail_ref,
+                meta=meta,
+            )
+        )
+    return rows
+
+
+def install(db: Database, kb: KnowledgeBaseData, *, prune: bool = False) -> InstallResult:
+    """Write ``kb`` to the database in one transaction; a no-op if the same content is there."""
+    digest = content_digest(kb)
+    try:
+        existing = get_knowledge_base(db, kb.name)
+    except NotFoundError:
+        existing = None
+    if existing is not None and existing.meta.get("digest") == digest:
+        assert existing.id is not None
+        return InstallResult(kb.name, existing.id, 0, 0, unchanged=True)
+    meta = {
+        **{k: v for k, v in kb.meta.items() if _jsonable(v)},
+        "digest": digest,
+        "relations": {
+            r.name: {"label": r.label, "head_type": r.head_type, "tail_type": r.tail_type}
+            for r in kb.relations.values()
+        },
+    }
+    row, added, removed = upsert_knowledge_base(
+        db,
+        name=kb.name,
+        version=kb.version,
+        source=kb.source,
+        points=_point_rows(kb),
+        title=kb.title,
+        description=kb.description,
+        license=kb.license,
+        meta=meta,
+        prune=prune,
+    )
+    assert row.id is not None
+    return InstallResult(kb.name, row.id, added, removed, unchanged=False)
+
+
+def _jsonable(value: Any) -> bool:
+    return isinstance(value, str | int | float | bool | list | dict) or value is None
+
+
+def get_kb(db: Database, name: str) -> tuple[KnowledgeBaseData, int]:
+    """A KB by name, with its database id; built-ins are installed on first use."""
+    if name in BUILTINS:
+        kb = load_builtin(name)
+        return kb, install(db, kb, prune=True).kb_id
+    try:
+        row = get_knowledge_base(db, name)
+    except NotFoundError:
+        raise NotFoundError(
+            f"no knowledge base named {name!r}",
+            hint=f"built-in: {', '.join(BUILTINS)}; see `quizbot kb list`, or import one with "
+            "`quizbot kb import`",
+        ) from None
+    assert row.id is not None
+    relations = {
+        n: Relation(n, r["label"], r["head_type"], r["tail_type"])
+        for n, r in row.meta.get("relations", {}).items()
+    }
+    triplets = []
+    for p in load_knowledge_points(db, row.id):
+        meta = dict(p.meta)
+        group = meta.pop("group", None)
+        triplets.append(Triplet(p.head, p.relation, p.tail, p.head_ref, p.tail_ref, group, meta))
+        relations.setdefault(p.relation, Relation(p.relation, p.relation, p.head_type, p.tail_type))
+    kb = KnowledgeBaseData(
+        name=row.name,
+        version=row.version,
+        source=row.source,
+        relations=relations,
+        triplets=tuple(triplets),
+        title=row.title,
+        description=row.description,
+        license=row.license,
+        meta=row.meta,
+    )
+    return kb, row.id
+
+
+@dataclass(frozen=True)
+class KbListing:
+    """One line of ``quizbot kb list``."""
+
+    name: str
+    version: str | None
+    source: str
+    installed: bool
+    points: int
+    relations: dict[str, int]
+    license: str
+
+    def as_json(self) -> dict[str, Any]:
+        """The listing as a JSON object."""
+        return {
+            "name": self.name,
+            "version": self.version,
+            "source": self.source,
+            "installed": self.installed,
+            "points": self.points,
+            "relations": self.relations,
+            "license": self.license,
+        }
+
+
+def kb_listing(db: Database) -> list[KbListing]:
+    """Every KB in the database, plus built-ins not installed yet."""
+    listed = [
+        KbListing(s.kb.name, s.kb.version, s.kb.source, True, s.n_points, s.relations, s.kb.license)
+        for s in list_knowledge_bases(db)
+    ]
+    names = {entry.name for entry in listed}
+    for name in BUILTINS:
+        if name not in names:
+            listed.append(KbListing(name, None, "builtin", False, 0, {}, ""))
+    return sorted(listed, key=lambda e: e.name)
