@@ -1,0 +1,1 @@
+"""Question generation: predicate variants, prototypes, negatives, items, subsets."""

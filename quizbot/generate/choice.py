@@ -1,0 +1,488 @@
+"""Multiple-choice questions in the EBMQA style: every question also offers "I do not know".
+
+Two subtypes:
+
+* ``semantic``: "Which of the following drugs can be used to treat {head}?" One question per
+  (head, relation) among the facts asked. The correct options are the asked fact's tail plus, up
+  to ``max_correct``, other tails the KB lists for that head and relation (chosen by seed); the
+  distractors are tails of the *same* relation (so a drug is offered for a drug) that are
+  verifiably false for the head. The safety rules are those of :mod:`quizbot.generate.negatives`:
+
+  1. never a tail the KB lists for the head under *any* relation (compared ignoring case), nor one
+     the KB's oracle calls plausibly true;
+  2. preferably a tail never seen with the head's group (clinical-core: organ system) under this
+     relation;
+  3. preferably not a tail of a *close neighbour*: another head sharing a specific tail with this
+     one (a tail listed for at most ``_NEIGHBOUR_MAX_FANOUT`` heads). Warfarin and apixaban both
+     prevent ischaemic stroke, so apixaban's "deep vein thrombosis" would be a poor "false" option
+     for warfarin even though the KB does not list it. Rules 2 and 3 are preferences: they order
+     the candidates, rule 1 filters them. Too few safe distractors and the question is skipped.
+
+* ``frequency``: "How often does {head} present with {tail}?" for ``has_phenotype`` facts with an
+  HPO frequency, answered by one of the five HPO frequency bands (always offered in the same
+  order). Facts whose frequency cannot be mapped to a band, or whose KB annotations disagree on
+  the band, are skipped.
+
+Everything random is drawn from a :class:`random.Random` seeded by sha256 of (seed, KB, relation,
+head), so the same inputs give the same questions with the same option order, byte for byte, and
+a question does not depend on which other facts are asked alongside it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from quizbot.items import ChoiceItem
+from quizbot.kb.model import KnowledgeBaseData, Triplet, point_id
+
+__all__ = [
+    "FREQUENCY_BANDS",
+    "I_DO_NOT_KNOW",
+    "SUBTYPES",
+    "choice_questions",
+    "frequency_band",
+    "question_text",
+]
+
+I_DO_NOT_KNOW = "I do not know"
+SUBTYPES = ("semantic", "frequency")
+PHENOTYPE_RELATION = "has_phenotype"
+
+# The HPO frequency bands, in the fixed order they are offered.
+FREQUENCY_BANDS: tuple[str, ...] = (
+    "Very rare (1-4%)",
+    "Occasional (5-29%)",
+    "Frequent (30-79%)",
+    "Very frequent (80-99%)",
+    "Obligate (100%)",
+)
+_VERY_RARE, _OCCASIONAL, _FREQUENT, _VERY_FREQUENT, _OBLIGATE = FREQUENCY_BANDS
+# Bands for which "a frequent feature" is a fair description.
+_FREQUENT_BANDS = frozenset({_FREQUENT, _VERY_FREQUENT, _OBLIGATE})
+
+_BY_TERM: Mapping[str, str] = {
+    "HP:0040280": _OBLIGATE,
+    "HP:0040281": _VERY_FREQUENT,
+    "HP:0040282": _FREQUENT,
+    "HP:0040283": _OCCASIONAL,
+    "HP:0040284": _VERY_RARE,
+}
+_BY_LABEL: Mapping[str, str] = {
+    "obligate": _OBLIGATE,
+    "very frequent": _VERY_FREQUENT,
+    "frequent": _FREQUENT,
+    "occasional": _OCCASIONAL,
+    "very rare": _VERY_RARE,
+}
+_BY_RANGE: Mapping[str, str] = {
+    "100%": _OBLIGATE,
+    "80-99%": _VERY_FREQUENT,
+    "30-79%": _FREQUENT,
+    "5-29%": _OCCASIONAL,
+    "1-4%": _VERY_RARE,
+}
+_RATIO = re.compile(r"(\d+)\s*/\s*(\d+)")
+_PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s*%")
+_DASHES = re.compile(r"\s*[-\u2010-\u2015]\s*")
+
+_LETTERS = "ABCDEFGHIJ"  # ChoiceItem.text letters its options with these
+# A shared tail held by at most this many heads marks the heads as close neighbours (rule 3);
+# hub tails such as "fever" are shared too widely to say anything.
+_NEIGHBOUR_MAX_FANOUT = 10
+# Relations with more tails than this first try a few random draws before sorting every tail.
+_QUICK_POOL = 1000
+_QUICK_DRAWS = 64
+
+
+@dataclass(frozen=True, slots=True)
+class _Template:
+    singular: str
+    plural: str
+
+
+_TEMPLATES: Mapping[str, _Template] = {
+    "has_symptom": _Template(
+        "Which of the following is a recognised clinical feature of {head}?",
+        "Which of the following are recognised clinical features of {head}? Select all that apply.",
+    ),
+    "affects_site": _Template(
+        "Which of the following sites can {head} affect?",
+        "Which of the following sites can {head} affect? Select all that apply.",
+    ),
+    "treated_with_drug": _Template(
+        "Which of the following drugs can be used to treat {head}?",
+        "Which of the following drugs can be used to treat {head}? Select all that apply.",
+    ),
+    "treated_with_procedure": _Template(
+        "Which of the following procedures can be used to manage {head}?",
+        "Which of the following procedures can be used to manage {head}? Select all that apply.",
+    ),
+    "prevents": _Template(
+        "Which of the following can {head} help to prevent?",
+        "Which of the following can {head} help to prevent? Select all that apply.",
+    ),
+    "has_phenotype": _Template(
+        "Which of the following is a frequent feature of {head}?",
+        "Which of the following are frequent features of {head}? Select all that apply.",
+    ),
+    "associated_gene": _Template(
+        "Which of the following genes is associated with {head}?",
+        "Which of the following genes are associated with {head}? Select all that apply.",
+    ),
+    "has_inheritance": _Template(
+        "What is a recognised mode of inheritance of {head}?",
+        "Which of the following are recognised modes of inheritance of {head}? "
+        "Select all that apply.",
+    ),
+}
+# has_phenotype when some correct phenotype is not known to be frequent (< 30 % or unannotated).
+_PHENOTYPE_ANY = _Template(
+    "Which of the following is a recognised feature of {head}?",
+    "Which of the following are recognised features of {head}? Select all that apply.",
+)
+_FALLBACK = _Template(
+    "Which of the following is linked to {head} by the relation '{label}'?",
+    "Which of the following are linked to {head} by the relation '{label}'? Select all that apply.",
+)
+_FREQUENCY_QUESTION = "How often does {head} present with {tail}?"
+
+
+def _capitalise(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def question_text(
+    relation: str, head: str, *, label: str | None = None, plural: bool = False
+) -> str:
+    """The semantic question for ``relation`` about ``head``; ``plural`` for several answers.
+
+    Unknown relations (e.g. MedLAMA's) get a generic question quoting ``label`` (default: the
+    relation name with spaces for underscores).
+    """
+    template = _TEMPLATES.get(relation)
+    if template is None:
+        template = _FALLBACK
+    text = template.plural if plural else template.singular
+    shown = label if label is not None else relation.replace("_", " ")
+    return _capitalise(text.format(head=head, label=shown))
+
+
+def _fraction_band(fraction: float) -> str | None:
+    """The band of a fraction in [0, 1]; ``None`` for 0 (excluded) or nonsense."""
+    if not 0 < fraction <= 1:
+        return None
+    percent = round(fraction * 100, 6)  # 3/10 as a float is 29.999...: round it first
+    if percent >= 100:
+        return _OBLIGATE
+    if percent >= 80:
+        return _VERY_FREQUENT
+    if percent >= 30:
+        return _FREQUENT
+    if percent >= 5:
+        return _OCCASIONAL
+    return _VERY_RARE
+
+
+def _raw_band(raw: str) -> str | None:
+    """The band of an HPO frequency as written in phenotype.hpoa: a term, ``n/m`` or ``x%``."""
+    raw = raw.strip()
+    if raw.upper().startswith("HP:"):
+        return _BY_TERM.get(raw.upper())
+    ratio = _RATIO.fullmatch(raw)
+    if ratio:
+        num, den = int(ratio.group(1)), int(ratio.group(2))
+        return _fraction_band(num / den) if den > 0 and num <= den else None
+    percent = _PERCENT.fullmatch(raw)
+    if percent:
+        return _fraction_band(float(percent.group(1)) / 100)
+    return None
+
+
+def _meta_bands(meta: Mapping[str, Any]) -> set[str]:
+    """Every band the frequency fields of one triplet's meta map to (several = inconsistent)."""
+    bands: set[str | None] = set()
+    raw = meta.get("frequency")
+    if isinstance(raw, str) and raw.strip():
+        bands.add(_raw_band(raw))
+    label = meta.get("frequency_label")
+    if isinstance(label, str) and label.strip():
+        bands.add(_BY_LABEL.get(" ".join(label.split()).casefold()))
+    band = meta.get("frequency_band")
+    if isinstance(band, str) and band.strip():
+        bands.add(_BY_RANGE.get(_DASHES.sub("-", band.strip()).replace(" ", "")))
+    fraction = meta.get("frequency_fraction")
+    if isinstance(fraction, int | float) and not isinstance(fraction, bool):
+        bands.add(_fraction_band(float(fraction)))
+    if None in bands:  # a field we cannot read: do not guess from the others
+        return set()
+    return {b for b in bands if b is not None}
+
+
+def frequency_band(meta: Mapping[str, Any]) -> str | None:
+    """The HPO frequency band (one of :data:`FREQUENCY_BANDS`) a triplet's meta describes.
+
+    Reads ``frequency`` (an HPO term such as ``HP:0040281``, ``7/9`` or ``45%``),
+    ``frequency_label`` ("Very frequent"), ``frequency_band`` ("80-99%") and
+    ``frequency_fraction`` (0.78). ``None`` when there is nothing to map, a field cannot be mapped
+    (e.g. "Excluded"), or the fields disagree with one another.
+    """
+    bands = _meta_bands(meta)
+    return next(iter(bands)) if len(bands) == 1 else None
+
+
+def _rng(seed: str, kb: str, relation: str, head: str) -> random.Random:
+    key = "\x1f".join((seed, kb, relation, head))
+    return random.Random(int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big"))
+
+
+def _lazy_shuffle(items: Sequence[str], rng: random.Random) -> Iterator[str]:
+    """``items`` in a seeded random order, drawing only as many random numbers as items taken."""
+    pool = list(items)
+    for i in range(len(pool)):
+        j = rng.randrange(i, len(pool))
+        pool[i], pool[j] = pool[j], pool[i]
+        yield pool[i]
+
+
+class _Index:
+    """What the generator needs to know about a KB, computed once per call."""
+
+    def __init__(self, kb: KnowledgeBaseData) -> None:
+        self.kb = kb
+        true: dict[str, set[str]] = defaultdict(set)
+        tails: dict[tuple[str, str], dict[str, None]] = defaultdict(dict)
+        head_groups: dict[tuple[str, str], set[str]] = defaultdict(set)
+        tail_groups: dict[tuple[str, str], set[str]] = defaultdict(set)
+        heads_of: dict[tuple[str, str], set[str]] = defaultdict(set)
+        phenotype_meta: dict[tuple[str, str], list[Mapping[str, Any]]] = defaultdict(list)
+        for t in kb.triplets:
+            true[t.head].add(t.tail)
+            tails[(t.head, t.relation)][t.tail] = None
+            if t.group is not None:
+                head_groups[(t.head, t.relation)].add(t.group)
+                tail_groups[(t.relation, t.tail)].add(t.group)
+            heads_of[(t.relation, t.tail)].add(t.head)
+            if t.relation == PHENOTYPE_RELATION:
+                phenotype_meta[(t.head, t.tail)].append(t.meta)
+        all_tails = {tail for ts in true.values() for tail in ts}
+        self.folded = {tail: tail.casefold() for tail in all_tails}
+        # head -> casefolded tails true for it under any relation
+        self.true = {head: {self.folded[t] for t in ts} for head, ts in true.items()}
+        self.tails = {key: list(ts) for key, ts in tails.items()}  # KB order
+        self.head_groups = dict(head_groups)
+        self.tail_groups = dict(tail_groups)
+        self.heads_of = dict(heads_of)
+        pool: dict[str, set[str]] = defaultdict(set)
+        for relation, tail in heads_of:
+            pool[relation].add(tail)
+        self.pool = {relation: sorted(ts) for relation, ts in pool.items()}
+        self.phenotype_meta = dict(phenotype_meta)
+
+    def fold(self, tail: str) -> str:
+        """``tail`` casefolded (cached for KB tails)."""
+        folded = self.folded.get(tail)
+        return folded if folded is not None else tail.casefold()
+
+    def neighbour_tails(self, head: str, relation: str) -> set[str]:
+        """Tails of heads sharing a specific tail with ``head`` under ``relation`` (rule 3)."""
+        near: set[str] = set()
+        for tail in self.tails.get((head, relation), []):
+            heads = self.heads_of.get((relation, tail), set())
+            if len(heads) <= _NEIGHBOUR_MAX_FANOUT:
+                near.update(heads)
+        near.discard(head)
+        return {tail for other in near for tail in self.tails[(other, relation)]}
+
+    def same_group(self, groups: set[str], relation: str, tail: str) -> bool:
+        """Whether ``tail`` is seen under ``relation`` with a head of one of ``groups``."""
+        return bool(groups) and not groups.isdisjoint(self.tail_groups.get((relation, tail), ()))
+
+    def safe(self, head: str, relation: str, tail: str) -> bool:
+        """Rule 1: ``tail`` is no tail of ``head`` under any relation, nor plausibly true."""
+        if self.fold(tail) in self.true.get(head, ()) or tail.strip() == I_DO_NOT_KNOW:
+            return False
+        oracle = self.kb.oracle
+        return not (oracle is not None and oracle.plausibly_true(head, relation, tail))
+
+
+def _distractors(
+    index: _Index, fact: Triplet, correct: Sequence[str], need: int, rng: random.Random
+) -> list[str] | None:
+    """``need`` safe distractors for (fact.head, fact.relation), most preferred first, or None.
+
+    Candidates fall in four tiers by (same group, close neighbour); a tier is used only once the
+    better ones are exhausted. Fast path for big KBs (HPO): up to ``_QUICK_DRAWS`` random draws
+    from the relation's tails, keeping only best-tier ones; if they do not suffice, every tail is
+    sorted into its tier and the tiers are walked in a seeded order.
+    """
+    head, relation = fact.head, fact.relation
+    if need <= 0:
+        return []
+    groups = set(index.head_groups.get((head, relation), set()))
+    if fact.group is not None:
+        groups.add(fact.group)
+    seen = {index.fold(c) for c in correct}
+    near = index.neighbour_tails(head, relation)
+    pool = index.pool.get(relation, [])
+    chosen: list[str] = []
+
+    def take(tail: str) -> bool:
+        folded = index.fold(tail)
+        if folded in seen or not index.safe(head, relation, tail):
+            return False
+        chosen.append(tail)
+        seen.add(folded)
+        return len(chosen) == need
+
+    if len(pool) > _QUICK_POOL:
+        for _ in range(_QUICK_DRAWS):
+            tail = pool[rng.randrange(len(pool))]
+            if tail not in near and not index.same_group(groups, relation, tail) and take(tail):
+                return chosen
+    tiers: list[list[str]] = [[], [], [], []]
+    for tail in pool:  # rule 1 (and the oracle) is checked only for the tails taken
+        tiers[2 * index.same_group(groups, relation, tail) + (tail in near)].append(tail)
+    for tier in tiers:
+        for tail in _lazy_shuffle(tier, rng):
+            if take(tail):
+                return chosen
+    return None
+
+
+def _semantic(
+    index: _Index, fact: Triplet, seed: str, n_options: int, max_correct: int
+) -> ChoiceItem | None:
+    kb = index.kb
+    head, relation = fact.head, fact.relation
+    rng = _rng(seed, kb.name, relation, head)
+    others = [t for t in index.tails.get((head, relation), []) if t != fact.tail]
+    target = min(max_correct, n_options - 1)
+    correct = [fact.tail]
+    for tail in _lazy_shuffle(others, rng):
+        if len(correct) >= target:
+            break
+        if tail.casefold() not in {c.casefold() for c in correct}:
+            correct.append(tail)
+    distractors = _distractors(index, fact, correct, n_options - len(correct), rng)
+    if distractors is None:
+        return None
+    content = [*correct, *distractors]
+    rng.shuffle(content)
+    keys = tuple(sorted(_LETTERS[content.index(c)] for c in correct))
+    template_relation = relation
+    if relation == PHENOTYPE_RELATION and not all(
+        _phenotype_band(index, fact, tail) in _FREQUENT_BANDS for tail in correct
+    ):
+        template_relation = ""  # not known to be frequent: ask for a recognised feature
+    plural = len(correct) > 1
+    if template_relation:
+        known = kb.relations.get(relation)
+        question = question_text(
+            relation, head, label=known.label if known else None, plural=plural
+        )
+    else:
+        template = _PHENOTYPE_ANY.plural if plural else _PHENOTYPE_ANY.singular
+        question = _capitalise(template.format(head=head))
+    meta: dict[str, Any] = {"correct_tails": correct, "distractors": distractors}
+    if fact.group is not None:
+        meta["group"] = fact.group
+    return ChoiceItem(
+        kb=kb.name,
+        kb_version=kb.version,
+        relation=relation,
+        head=head,
+        question=question,
+        options=(*content, I_DO_NOT_KNOW),
+        answer_keys=keys,
+        subtype="semantic",
+        knowledge_point_ids=tuple(point_id(kb.name, relation, head, c) for c in correct),
+        meta=meta,
+    )
+
+
+def _phenotype_band(index: _Index, fact: Triplet, tail: str) -> str | None:
+    """The one band every annotation of (head, has_phenotype, tail) maps to, else ``None``."""
+    metas = list(index.phenotype_meta.get((fact.head, tail), []))
+    if tail == fact.tail:
+        metas.append(fact.meta)
+    bands: set[str] = set()
+    for meta in metas:
+        bands |= _meta_bands(meta)
+    return next(iter(bands)) if len(bands) == 1 else None
+
+
+def _frequency(index: _Index, fact: Triplet) -> ChoiceItem | None:
+    band = _phenotype_band(index, fact, fact.tail)
+    if band is None:
+        return None
+    kb = index.kb
+    meta: dict[str, Any] = {"tail": fact.tail, "band": band}
+    for key in ("frequency", "frequency_label", "frequency_band", "frequency_fraction"):
+        if key in fact.meta:
+            meta[key] = fact.meta[key]
+    return ChoiceItem(
+        kb=kb.name,
+        kb_version=kb.version,
+        relation=fact.relation,
+        head=fact.head,
+        question=_capitalise(_FREQUENCY_QUESTION.format(head=fact.head, tail=fact.tail)),
+        options=(*FREQUENCY_BANDS, I_DO_NOT_KNOW),
+        answer_keys=(_LETTERS[FREQUENCY_BANDS.index(band)],),
+        subtype="frequency",
+        knowledge_point_ids=(point_id(kb.name, fact.relation, fact.head, fact.tail),),
+        meta=meta,
+    )
+
+
+def choice_questions(
+    kb: KnowledgeBaseData,
+    facts: Sequence[Triplet],
+    *,
+    seed: int | str = 0,
+    n_options: int = 4,
+    max_correct: int = 2,
+    subtypes: Iterable[str] = SUBTYPES,
+) -> list[ChoiceItem]:
+    """Multiple-choice questions about ``facts`` (triplets of ``kb``), in the order of ``facts``.
+
+    Per fact, in order: the semantic question of its (head, relation), if that pair has not been
+    asked yet, then (for ``has_phenotype`` with a mappable frequency) its frequency question.
+    Semantic questions offer ``n_options`` options of which ``min(max_correct, tails the KB lists
+    for the head and relation)`` are correct, plus "I do not know" last; a question without
+    enough safe distractors is skipped rather than weakened. Same inputs, same questions.
+    """
+    wanted = tuple(subtypes)
+    unknown = sorted(set(wanted) - set(SUBTYPES))
+    if unknown:
+        raise ValueError(f"unknown subtypes {unknown}; expected some of {list(SUBTYPES)}")
+    if not 2 <= n_options <= len(_LETTERS) - 1:
+        raise ValueError(f"n_options must be between 2 and {len(_LETTERS) - 1}")
+    if not 1 <= max_correct < n_options:
+        raise ValueError("max_correct must be at least 1 and less than n_options")
+    index = _Index(kb)
+    key = str(seed)
+    asked: set[tuple[str, str]] = set()
+    timed: set[tuple[str, str]] = set()
+    items: list[ChoiceItem] = []
+    for fact in facts:
+        if "semantic" in wanted and (fact.head, fact.relation) not in asked:
+            asked.add((fact.head, fact.relation))
+            item = _semantic(index, fact, key, n_options, max_correct)
+            if item is not None:
+                items.append(item)
+        if (
+            "frequency" in wanted
+            and fact.relation == PHENOTYPE_RELATION
+            and (fact.head, fact.tail) not in timed
+        ):
+            timed.add((fact.head, fact.tail))
+            item = _frequency(index, fact)
+            if item is not None:
+                items.append(item)
+    return items

@@ -1,0 +1,410 @@
+"""Generation as a service: what ``quizbot generate`` and the app call.
+
+Resolves the KB, the prototype set and the knowledge points, generates the items, stores them in
+the database (so every response can point at its item and lineage) and writes JSONL.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal
+
+from orjson import OPT_SORT_KEYS as SORT_KEYS
+from orjson import dumps
+
+from quizbot.errors import InputError
+from quizbot.generate.negatives import NegativeSampler
+from quizbot.generate.points import candidate_points, stratified
+from quizbot.generate.prototypes import (
+    PrototypeSet,
+    default_prototypes,
+    load_pool_csv,
+    load_pretex_csv,
+)
+from quizbot.generate.rephrase import Rephraser, ScriptedCompleter, statement_key
+from quizbot.generate.statements import PointPlan, statements
+from quizbot.items import GENERATOR_VERSION, ChoiceItem, StatementItem
+from quizbot.kb.importers import read_prototypes
+from quizbot.kb.model import KnowledgeBaseData, Triplet
+from quizbot.kb.registry import get_kb
+from storage import Database
+from storage.repo import (
+    NewItem,
+    get_prototype_set,
+    get_rephrasing,
+    knowledge_point_ids,
+    put_rephrasing,
+    save_items,
+)
+
+__all__ = [
+    "DbRephraseCache",
+    "GenerateRequest",
+    "Generation",
+    "GenerationSummary",
+    "load_script",
+    "prepare",
+    "read_points_file",
+    "resolve_prototypes",
+    "resolve_rephraser",
+    "store_items",
+    "write",
+]
+
+Progress = Callable[[int], None]
+
+
+@dataclass(frozen=True)
+class GenerateRequest:
+    """Everything ``quizbot generate`` can ask for."""
+
+    kb: str
+    relations: Sequence[str] | None = None
+    points: int | None = None
+    seed: int | str = 0
+    prototypes: str | None = None  # a file path or the name of an imported set
+    format: Literal["statements", "choice"] = "statements"
+    points_file: Path | None = None
+    store: bool = True
+    rephrase: str | None = None  # "scripted:FILE.jsonl" until model providers land
+
+
+@dataclass
+class Generation:
+    """A resolved generation: the KB, prototypes and points; items are produced on demand."""
+
+    request: GenerateRequest
+    kb: KnowledgeBaseData
+    kb_id: int
+    prototypes: PrototypeSet
+    facts: list[Triplet]
+    plans: list[PointPlan]
+    skipped_no_negative: int = 0
+    notes: list[str] = field(default_factory=list)
+    rephraser: Rephraser | None = None
+
+    @property
+    def expected_items(self) -> int | None:
+        """How many items :meth:`items` will yield, when known in advance."""
+        if self.request.format != "statements":
+            return None
+        return sum(16 if p.negative_tail is not None else 8 for p in self.plans)
+
+    def items(self) -> Iterator[StatementItem | ChoiceItem]:
+        """Generate the items (streams; nothing is held in memory)."""
+        if self.request.format == "choice":
+            from quizbot.generate.choice import choice_questions  # noqa: PLC0415 - optional
+
+            yield from choice_questions(self.kb, self.facts, seed=self.request.seed)
+        elif self.rephraser is None:
+            yield from statements(self.kb, self.plans, self.prototypes)
+        else:
+            rephraser = self.rephraser
+            for made in statements(self.kb, self.plans, self.prototypes):
+                done = rephraser.rephrase(
+                    made.text, head=made.head, tail=made.tail, negated=made.transform.negated
+                )
+                if done.rephrased:
+                    yield made._replace(text=done.text, rephrase_model=done.model)
+                else:
+                    yield made
+
+
+@dataclass(frozen=True)
+class GenerationSummary:
+    """What writing a generation produced."""
+
+    n_items: int
+    stored_new: int
+
+
+class DbRephraseCache:
+    """Validated rephrasings kept in the database, shared by every run and process."""
+
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    def get(self, model: str, statement: str) -> str | None:
+        """A cached rephrasing, if any."""
+        return get_rephrasing(self.db, model, statement_key(statement))
+
+    def put(self, model: str, statement: str, text: str) -> None:
+        """Remember a validated rephrasing."""
+        put_rephrasing(self.db, model, statement_key(statement), statement, text)
+
+
+def load_script(path: Path) -> dict[str, str]:
+    """A scripted rephraser's answers: JSONL objects ``{"statement", "rephrased"}``."""
+    script: dict[str, str] = {}
+    label = str(path)
+    try:
+        lines = path.read_text(encoding="utf-8-sig").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read ({exc})", path=label) from None
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            record: Any = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"not valid JSON ({exc.msg})", path=label, line=number) from None
+        for key in ("statement", "rephrased"):
+            if not isinstance(record, dict) or not isinstance(record.get(key), str):
+                raise InputError("missing or not text", path=label, line=number, field=key)
+        script[record["statement"]] = record["rephrased"]
+    return script
+
+
+def resolve_rephraser(db: Database, spec: str | None) -> Rephraser | None:
+    """The rephrasing stage for ``--rephrase``, or ``None`` without it."""
+    if spec is None:
+        return None
+    if spec.startswith("scripted:"):
+        path = Path(spec.removeprefix("scripted:")).expanduser()
+        script = load_script(path)
+        # A statement the script does not cover is offered back unchanged, which the validator
+        # declines quietly (counted as "unchanged"), rather than logged as a failure.
+        completer = ScriptedCompleter(
+            lambda statement: script.get(statement, statement), model=f"scripted/{path.stem}"
+        )
+        return Rephraser(completer, DbRephraseCache(db))
+    raise InputError(
+        f"cannot rephrase with {spec!r}: model providers are not part of this build yet",
+        hint='use --rephrase scripted:FILE.jsonl (lines of {"statement", "rephrased"}) '
+        "or leave rephrasing out",
+    )
+
+
+def resolve_prototypes(db: Database, spec: str | None) -> PrototypeSet:
+    """The default pool, a prototype file, or an imported set by name."""
+    if spec is None:
+        return default_prototypes()
+    path = Path(spec).expanduser()
+    if path.is_file():
+        return read_prototypes(path, path.name)[0]
+    row = get_prototype_set(db, spec)
+    if row is None:
+        raise InputError(
+            f"no prototype file or imported prototype set named {spec!r}",
+            hint="give a path to a CSV, or import one with "
+            "`quizbot kb import --format prototypes PATH --name NAME`",
+        )
+    load = load_pool_csv if row.format == "pool" else load_pretex_csv
+    return load(text=row.content, name=row.name, source=f"imported set {row.name!r}")
+
+
+def read_points_file(path: Path, kb: KnowledgeBaseData) -> list[PointPlan]:
+    """Explicit points, one JSON object per line: head, relation, tail, optional negative_tail."""
+    plans: list[PointPlan] = []
+    sampler = NegativeSampler(kb)
+    label = str(path)
+    try:
+        lines = path.read_text(encoding="utf-8-sig").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read ({exc})", path=label) from None
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        try:
+            record: Any = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise InputError(f"not valid JSON ({exc.msg})", path=label, line=number) from None
+        if not isinstance(record, dict):
+            raise InputError("each line must be a JSON object", path=label, line=number)
+        for key in ("head", "relation", "tail"):
+            if not isinstance(record.get(key), str) or not record[key].strip():
+                raise InputError("missing or not text", path=label, line=number, field=key)
+        negative = record.get("negative_tail")
+        if negative is not None and (not isinstance(negative, str) or not negative.strip()):
+            raise InputError(
+                "must be non-empty text", path=label, line=number, field="negative_tail"
+            )
+        fact = Triplet(record["head"].strip(), record["relation"].strip(), record["tail"].strip())
+        plans.append(PointPlan(fact, negative.strip() if negative else sampler.negative(fact)))
+    if not plans:
+        raise InputError("no points", path=label)
+    return plans
+
+
+def _select_facts(kb: KnowledgeBaseData, request: GenerateRequest) -> list[Triplet]:
+    relations = list(request.relations) if request.relations else None
+    if relations:
+        unknown = sorted(set(relations) - set(kb.relations))
+        if unknown:
+            raise InputError(
+                f"knowledge base {kb.name!r} has no relation {unknown[0]!r}",
+                hint=f"its relations: {', '.join(sorted(kb.relations))}",
+            )
+    pool = candidate_points(kb, relations)
+    if request.points is None:
+        return pool  # every point, in KB order
+    return stratified(kb.name, pool, f"seed\x1f{request.seed}")[: request.points]
+
+
+def prepare(db: Database, request: GenerateRequest) -> Generation:
+    """Resolve a request: KB, prototypes, points and their negatives. Raises on bad input."""
+    kb, kb_id = get_kb(db, request.kb)
+    prototypes = resolve_prototypes(db, request.prototypes)
+    notes: list[str] = []
+    if request.points_file is not None:
+        plans = read_points_file(request.points_file, kb)
+        facts = [p.fact for p in plans]
+    else:
+        uncovered = prototypes.missing(kb.relations) if request.format == "statements" else []
+        if uncovered and not request.relations:
+            # Like the paper with MedLAMA: state only the relations the prototypes cover.
+            request = replace(request, relations=sorted(set(kb.relations) - set(uncovered)))
+            notes.append(f"skipped relations the prototypes do not cover: {', '.join(uncovered)}")
+        facts = _select_facts(kb, request)
+        if not facts:
+            raise InputError(f"knowledge base {kb.name!r} has no points for that selection")
+        plans = []
+    if request.format == "statements":
+        missing = prototypes.missing({f.relation for f in facts})
+        if missing:
+            raise InputError(
+                f"prototype set {prototypes.name!r} has no prototypes for: {', '.join(missing)}",
+                hint="choose relations it covers (--relations) or another --prototypes file",
+            )
+        if not plans:
+            sampler = NegativeSampler(kb, request.seed)
+            plans = [PointPlan(f, sampler.negative(f)) for f in facts]
+    generation = Generation(
+        request,
+        kb,
+        kb_id,
+        prototypes,
+        facts,
+        plans,
+        notes=notes,
+        rephraser=resolve_rephraser(db, request.rephrase),
+    )
+    generation.skipped_no_negative = sum(p.negative_tail is None for p in plans)
+    return generation
+
+
+def write(
+    db: Database,
+    generation: Generation,
+    out: Path | None,
+    progress: Progress | None = None,
+    chunk: int = 5000,
+) -> GenerationSummary:
+    """Stream a generation's items to a JSONL file (atomically) and, if asked, the database."""
+    n = stored = 0
+    buffer: list[StatementItem | ChoiceItem] = []
+
+    def flush() -> None:
+        nonlocal stored
+        if generation.request.store and buffer:
+            stored += store_items(db, generation.kb, generation.kb_id, buffer)
+        if progress is not None:
+            progress(len(buffer))
+        buffer.clear()
+
+    tmp = out.with_name(out.name + ".tmp") if out is not None else None
+    try:
+        handle = tmp.open("w", encoding="utf-8") if tmp is not None else None
+    except OSError as exc:
+        raise InputError(f"cannot write ({exc.strerror})", path=str(out)) from None
+    try:
+        for item in generation.items():
+            if handle is not None:
+                handle.write(dumps(item.to_json(), option=SORT_KEYS).decode("utf-8"))
+                handle.write("\n")
+            buffer.append(item)
+            n += 1
+            if len(buffer) >= chunk:
+                flush()
+        flush()
+        if handle is not None:
+            handle.close()
+            handle = None
+            assert tmp is not None and out is not None
+            tmp.replace(out)
+    except OSError as exc:
+        raise InputError(f"cannot write ({exc.strerror})", path=str(out)) from None
+    finally:
+        if handle is not None:
+            handle.close()
+        if tmp is not None:
+            tmp.unlink(missing_ok=True)
+    return GenerationSummary(n, stored)
+
+
+def _lineage(item: StatementItem | ChoiceItem) -> dict[str, Any]:
+    if isinstance(item, StatementItem):
+        return {
+            "kb_version": item.kb_version,
+            "prototype_set": item.prototype_set,
+            "knowledge_point_id": item.knowledge_point_id,
+            "fact_id": item.fact_id,
+            "positive_tail": item.positive_tail,
+            "meta": dict(item.meta),
+        }
+    return {
+        "kb_version": item.kb_version,
+        "subtype": item.subtype,
+        "knowledge_point_ids": list(item.knowledge_point_ids),
+        "meta": dict(item.meta),
+    }
+
+
+def store_items(
+    db: Database, kb: KnowledgeBaseData, kb_id: int, items: Iterable[StatementItem | ChoiceItem]
+) -> int:
+    """Write items to the database (idempotent by content id); return how many were new."""
+    items = list(items)
+    keys = {
+        (i.relation, i.head, i.positive_tail or i.tail)
+        for i in items
+        if isinstance(i, StatementItem)
+    }
+    ids = knowledge_point_ids(db, kb_id, keys) if keys else {}
+    rows: list[NewItem] = []
+    for item in items:
+        if isinstance(item, StatementItem):
+            rows.append(
+                NewItem(
+                    id=item.id,
+                    kind=item.kind,
+                    knowledge_point_id=ids.get(
+                        (item.relation, item.head, item.positive_tail or item.tail)
+                    ),
+                    relation=item.relation,
+                    head=item.head,
+                    tail=item.tail,
+                    polarity=item.polarity,  # a StrEnum is already a str
+                    transform=item.transform,
+                    label=item.label,
+                    text=item.text,
+                    prototype=item.prototype,
+                    pair_key=item.pair_id,
+                    rephrase_model=item.rephrase_model,
+                    generator_version=GENERATOR_VERSION,
+                    lineage=_lineage(item),
+                )
+            )
+        else:
+            rows.append(
+                NewItem(
+                    id=item.id,
+                    kind=item.kind,
+                    relation=item.relation,
+                    head=item.head,
+                    tail="",
+                    polarity="positive",
+                    text=item.text,
+                    options=list(item.options),
+                    answer_keys=list(item.answer_keys),
+                    generator_version=GENERATOR_VERSION,
+                    lineage=_lineage(item),
+                )
+            )
+    new = 0
+    for start in range(0, len(rows), 5000):
+        new += save_items(db, kb_id, rows[start : start + 5000])
+    return new

@@ -1,0 +1,59 @@
+"""Point selection and rotating subsets: deterministic, stratified, anchors fixed."""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import date
+
+import pytest
+
+from quizbot.generate.points import candidate_points, select, stratified
+from quizbot.kb.clinical import load_clinical_core
+from quizbot.kb.model import KnowledgeBaseData, Relation, Triplet
+
+
+def test_anchors_are_shared_and_the_rotation_changes_by_date() -> None:
+    kb = load_clinical_core()
+    nights = [select(kb, date(2026, 11, d), size=25, anchor_size=6) for d in (1, 2, 3)]
+    assert all(n.anchors == nights[0].anchors for n in nights)
+    assert len(nights[0].anchors) == 6 and len(nights[0].rotating) == 19
+    for night in nights:
+        assert not set(night.anchors) & set(night.rotating)
+    assert nights[0].rotating != nights[1].rotating != nights[2].rotating
+    assert select(kb, date(2026, 11, 2), 25, 6) == nights[1]  # same inputs, same subset
+    assert select(kb, "2026-11-02", 25, 6) == nights[1]  # a date or its ISO string
+
+
+def test_selection_is_stratified_by_relation() -> None:
+    kb = load_clinical_core()
+    subset = select(kb, 42, size=50, anchor_size=10)
+    counts = Counter(t.relation for t in subset.points)
+    assert set(counts) == set(kb.relations)
+    assert max(counts.values()) - min(counts.values()) <= 2
+    only = select(kb, 42, size=10, anchor_size=0, relations=["prevents"])
+    assert {t.relation for t in only.points} == {"prevents"}
+
+
+def test_bad_sizes_are_refused() -> None:
+    with pytest.raises(ValueError, match="anchor_size"):
+        select(load_clinical_core(), 1, size=3, anchor_size=5)
+
+
+def test_only_primary_gold_tails_are_points() -> None:
+    rel = {"r": Relation("r", "r", "a", "b")}
+    kb = KnowledgeBaseData(
+        "k", "1", "test", rel,
+        (
+            Triplet("h", "r", "first", meta={"primary": True}),
+            Triplet("h", "r", "second", meta={"primary": False}),
+            Triplet("g", "r", "only"),
+        ),
+    )  # fmt: skip
+    assert [t.tail for t in candidate_points(kb)] == ["first", "only"]
+
+
+def test_stratified_order_depends_only_on_the_key() -> None:
+    kb = load_clinical_core()
+    pool = list(kb.triplets)
+    assert stratified(kb.name, pool, "a") == stratified(kb.name, list(reversed(pool)), "a")
+    assert stratified(kb.name, pool, "a") != stratified(kb.name, pool, "b")

@@ -1,0 +1,598 @@
+"""The rephrasing validator (on real prototypes) and the rephrasing driver."""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import NamedTuple
+
+import pytest
+
+from quizbot.generate.prototypes import default_prototypes
+from quizbot.generate.rephrase import (
+    DEMONSTRATIONS,
+    CompletionText,
+    JsonlRephraseCache,
+    MemoryRephraseCache,
+    Rephraser,
+    RephraseResult,
+    RephraseStats,
+    ScriptedCompleter,
+    build_prompt,
+    clean_candidate,
+    negation_cues,
+    validate_rephrasing,
+)
+from quizbot.generate.transforms import TRANSFORMS, Transform
+
+
+class Case(NamedTuple):
+    relation: str
+    transform: Transform
+    head: str
+    tail: str
+    original: str
+    paraphrase: str
+
+
+# Real prototypes from prototypes.csv, instantiated; each with a faithful paraphrase.
+FAITHFUL = [
+    Case(
+        "may_treat",
+        Transform.NONE,
+        "floxacillin",
+        "Bacterial Infections",
+        "Floxacillin may be used to treat Bacterial Infections.",
+        "Floxacillin can be used in the treatment of Bacterial Infections.",
+    ),
+    Case(
+        "may_treat",
+        Transform.DN,
+        "floxacillin",
+        "Bacterial Infections",
+        "Floxacillin cannot be used to treat Bacterial Infections.",
+        "Floxacillin can't be used as a treatment for Bacterial Infections.",
+    ),
+    Case(
+        "has_symptom",
+        Transform.INS,
+        "community-acquired pneumonia",
+        "productive cough",
+        "A patient with community-acquired pneumonia can develop productive cough.",
+        "A person with community-acquired pneumonia may develop productive cough.",
+    ),
+    Case(
+        "has_symptom",
+        Transform.INV_INS_DN,
+        "community-acquired pneumonia",
+        "productive cough",
+        "In a patient presenting with productive cough, the differential diagnosis does not "
+        "include community-acquired pneumonia.",
+        "For a patient who presents with productive cough, the differential diagnosis does not "
+        "contain community-acquired pneumonia.",
+    ),
+    Case(
+        "associated_gene",
+        Transform.NONE,
+        "Marfan syndrome",
+        "FBN1",
+        "Marfan syndrome is associated with the gene FBN1.",
+        "Marfan syndrome is linked to the gene FBN1.",
+    ),
+    Case(
+        "associated_gene",
+        Transform.INV_DN,
+        "Marfan syndrome",
+        "FBN1",
+        "Variants in the gene FBN1 are not associated with Marfan syndrome.",
+        "Variants of the gene FBN1 have no association with Marfan syndrome.",
+    ),
+    Case(
+        "associated_morphology_of",
+        Transform.INV,
+        "Embryonal carcinoma",
+        "Neoplasms, Germ Cell and Embryonal",
+        "The disorder Neoplasms, Germ Cell and Embryonal is characterised by the morphology "
+        "Embryonal carcinoma.",
+        "The disorder Neoplasms, Germ Cell and Embryonal is marked by the morphology "
+        "Embryonal carcinoma.",
+    ),
+    Case(
+        "treated_with_drug",
+        Transform.INS_DN,
+        "viral pharyngitis",
+        "amoxicillin/clavulanic acid",
+        "A patient with viral pharyngitis is not a candidate for treatment with "
+        "amoxicillin/clavulanic acid.",
+        "A patient who has viral pharyngitis should not be considered for treatment with "
+        "amoxicillin/clavulanic acid.",
+    ),
+    Case(
+        "has_phenotype",
+        Transform.INV_INS,
+        "Marfan syndrome",
+        "Arachnodactyly",
+        "In a patient who shows Arachnodactyly, the underlying diagnosis may be Marfan syndrome.",
+        "When a patient shows Arachnodactyly, the underlying diagnosis could be Marfan syndrome.",
+    ),
+    Case(
+        "may_prevent",
+        Transform.INV_INS_DN,
+        "amoxicillin",
+        "Influenza",
+        "A patient at risk of Influenza cannot be protected by receiving amoxicillin.",
+        "A patient at risk of Influenza will not be protected by taking amoxicillin.",
+    ),
+    Case(
+        "gene_encodes_gene_product",
+        Transform.INV,
+        "FBN1",
+        "Fibrillin-1",
+        "The gene product Fibrillin-1 is encoded by FBN1.",
+        "The gene product Fibrillin-1 is coded for by FBN1.",
+    ),
+    Case(
+        "may_treat",
+        Transform.NONE,
+        "St. John's wort (Hypericum perforatum)",
+        "Depressive disorder",
+        "St. John's wort (Hypericum perforatum) may be used to treat Depressive disorder.",
+        "St. John's wort (Hypericum perforatum) can be used in the treatment of Depressive "
+        "disorder.",
+    ),
+    # Negation words inside entities are not negation cues.
+    Case(
+        "gene_associated_with_disease",
+        Transform.NONE,
+        "EGFR",
+        "Non-small cell lung carcinoma",
+        "EGFR is associated with the disease Non-small cell lung carcinoma.",
+        "EGFR has an association with the disease Non-small cell lung carcinoma.",
+    ),
+    Case(
+        "affects_site",
+        Transform.DN,
+        "Non-Hodgkin lymphoma",
+        "lymph nodes",
+        "Non-Hodgkin lymphoma cannot affect the lymph nodes.",
+        "Non-Hodgkin lymphoma is unable to affect the lymph nodes.",
+    ),
+    Case(
+        "has_phenotype",
+        Transform.INS,
+        "No Known Allergy syndrome",
+        "Hypotonia",
+        "A patient with No Known Allergy syndrome can show Hypotonia.",
+        "A patient who has No Known Allergy syndrome may show Hypotonia.",
+    ),
+]
+
+
+def _ids(case: Case) -> str:
+    return f"{case.relation}/{case.transform.value}"
+
+
+@pytest.mark.parametrize("case", FAITHFUL, ids=_ids)
+def test_faithful_paraphrase_of_a_real_prototype_is_accepted(case: Case) -> None:
+    verdict = validate_rephrasing(
+        case.original,
+        case.paraphrase,
+        head=case.head,
+        tail=case.tail,
+        negated=case.transform.negated,
+    )
+    assert verdict.ok, verdict.reason
+    assert verdict.reason == "accepted"
+
+
+def test_table_originals_are_what_the_pool_renders() -> None:
+    pool = default_prototypes()
+    for case in FAITHFUL:
+        rendered = pool.render(case.relation, case.transform, case.head, case.tail)
+        assert rendered == case.original, _ids(case)
+
+
+def test_every_pool_prototype_reads_with_its_transforms_polarity() -> None:
+    """The negation lexicon agrees with every shipped template, even with tricky entities."""
+    pool = default_prototypes()
+    head, tail = "Non-Hodgkin lymphoma", "No Known Allergy"
+    relations = {relation for relation, _ in pool.prototypes}
+    assert len(relations) > 20
+    for relation in relations:
+        for transform in TRANSFORMS:
+            text = pool.render(relation, transform, head, tail)
+            cues = negation_cues(text, mask=(head, tail))
+            assert len(cues) % 2 == int(transform.negated), (relation, transform, text, cues)
+
+
+# (original case, candidate, expected category)
+BASE = FAITHFUL[0]  # floxacillin / Bacterial Infections, affirmative
+BASE_DN = FAITHFUL[1]
+PNEUMONIA = FAITHFUL[2]
+MARFAN = FAITHFUL[4]
+MARFAN_INV_DN = FAITHFUL[5]
+
+REJECTED = [
+    # entity dropped / altered
+    (BASE, "Floxacillin may be used to treat infections caused by bacteria.", "entity missing"),
+    (BASE, "Floxacillin can be used to treat Bacterial Infection.", "entity missing"),
+    (BASE, "Flucloxacillin can be used to treat Bacterial Infections.", "entity missing"),
+    (MARFAN, "Marfan syndrome is linked to the gene FBN12.", "entity missing"),
+    (
+        PNEUMONIA,
+        "A person with community acquired pneumonia may develop productive cough.",
+        "entity missing",
+    ),
+    (
+        BASE,
+        "Floxacillin is used to treat Bacterial Infections, as floxacillin kills them.",
+        "entity duplicated",
+    ),
+    # negation
+    (BASE, "Floxacillin can not be used to treat Bacterial Infections.", "negation flipped"),
+    (BASE, "Floxacillin is never used to treat Bacterial Infections.", "negation flipped"),
+    (BASE, "Floxacillin fails to treat Bacterial Infections.", "negation flipped"),
+    (BASE, "Floxacillin is seldom used to treat Bacterial Infections.", "negation flipped"),
+    (MARFAN, "Marfan syndrome is rarely associated with the gene FBN1.", "negation flipped"),
+    (BASE_DN, "Floxacillin can be used to treat Bacterial Infections.", "negation flipped"),
+    (BASE_DN, "Floxacillin is a possible treatment for Bacterial Infections.", "negation flipped"),
+    (
+        BASE_DN,
+        "It is not true that floxacillin cannot treat Bacterial Infections.",
+        "negation flipped",
+    ),
+    # a hedge swapped in for the negation keeps the parity but weakens the claim
+    (
+        MARFAN_INV_DN,
+        "Variants in the gene FBN1 are rarely associated with Marfan syndrome.",
+        "claim strength changed",
+    ),
+    # order / roles
+    (BASE, "Bacterial Infections may be used to treat floxacillin.", "order swapped"),
+    (BASE, "Bacterial Infections may be treated with floxacillin.", "order swapped"),
+    # over-claiming
+    (BASE, "Floxacillin is always used to treat Bacterial Infections.", "claim strength changed"),
+    (BASE, "Only floxacillin can be used to treat Bacterial Infections.", "claim strength changed"),
+    (BASE, "Floxacillin is guaranteed to treat Bacterial Infections.", "claim strength changed"),
+    (BASE, "Floxacillin must be used to treat Bacterial Infections.", "claim strength changed"),
+    (
+        PNEUMONIA,
+        "Every patient with community-acquired pneumonia can develop productive cough.",
+        "claim strength changed",
+    ),
+    (
+        MARFAN,
+        "Marfan syndrome is associated with all variants of the gene FBN1.",
+        "claim strength changed",
+    ),
+    (
+        PNEUMONIA,
+        "A patient with community-acquired pneumonia usually develops productive cough.",
+        "claim strength changed",
+    ),
+    # shape
+    (BASE, "", "empty"),
+    (BASE, '""', "empty"),
+    (
+        BASE,
+        "Floxacillin may be used to treat Bacterial Infections. It is a penicillin.",
+        "multiple sentences",
+    ),
+    (BASE, "Can floxacillin be used to treat Bacterial Infections?", "question"),
+    (BASE, "Floxacillin can be used\nto treat Bacterial Infections.", "newline"),
+    (BASE, "Sure, floxacillin can be used to treat Bacterial Infections.", "instruction echo"),
+    (BASE, "Here is the statement: Floxacillin treats Bacterial Infections.", "instruction echo"),
+    (
+        BASE,
+        "Floxacillin treats Bacterial Infections. Statement: Aspirin treats pain.",
+        "instruction echo",
+    ),
+    (BASE, "floxacillin  may be used to treat  bacterial infections", "unchanged"),
+    (
+        BASE,
+        "Floxacillin, a narrow-spectrum beta-lactam antibiotic of the penicillin class that "
+        "resists penicillinase, may be used in clinical practice to treat Bacterial Infections.",
+        "length changed",
+    ),
+    (
+        Case(
+            "has_symptom",
+            Transform.INV_INS_DN,
+            "flu",
+            "fever",
+            "In a patient presenting with fever, the differential diagnosis does not include flu.",
+            "",
+        ),
+        "Fever does not mean flu.",
+        "length changed",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("case", "candidate", "category"),
+    REJECTED,
+    ids=[f"{c}:{cand[:30]}" for _, cand, c in REJECTED],
+)
+def test_bad_rephrasing_is_rejected_with_its_reason(
+    case: Case, candidate: str, category: str
+) -> None:
+    verdict = validate_rephrasing(
+        case.original, candidate, head=case.head, tail=case.tail, negated=case.transform.negated
+    )
+    assert not verdict.ok
+    assert verdict.category == category, verdict.reason
+    assert verdict.reason.startswith(f"{category}: ")
+
+
+def test_original_whose_cues_contradict_negated_rejects_everything() -> None:
+    verdict = validate_rephrasing(
+        BASE.original, BASE.paraphrase, head=BASE.head, tail=BASE.tail, negated=True
+    )
+    assert verdict.category == "negation unclear"
+
+
+@pytest.mark.parametrize(
+    "wrapped",
+    [
+        '"Floxacillin can be used in the treatment of Bacterial Infections."',
+        '"Floxacillin can be used in the treatment of Bacterial Infections".',
+        "“Floxacillin can be used in the treatment of Bacterial Infections.”",
+        "Rephrased: Floxacillin can be used in the treatment of Bacterial Infections.",
+        'Rewritten statement: "Floxacillin can be used in the treatment of Bacterial Infections."',
+        "  Paraphrase:   Floxacillin can be used in the treatment of Bacterial Infections.  ",
+    ],
+)
+def test_wrapping_quotes_and_label_are_stripped_then_accepted(wrapped: str) -> None:
+    assert clean_candidate(wrapped) == BASE.paraphrase
+    verdict = validate_rephrasing(
+        BASE.original, wrapped, head=BASE.head, tail=BASE.tail, negated=False
+    )
+    assert verdict.ok, verdict.reason
+
+
+def test_quote_stripping_keeps_apostrophes_and_inner_quotes() -> None:
+    assert clean_candidate("'Crohn's disease can present with diarrhoea.'") == (
+        "Crohn's disease can present with diarrhoea."
+    )
+    inner = '"Floxacillin" can treat "Bacterial Infections"'
+    assert clean_candidate(inner) == inner
+
+
+def test_doubly_quoted_text_is_rejected() -> None:
+    verdict = validate_rephrasing(
+        BASE.original,
+        "\"'Floxacillin can be used in the treatment of Bacterial Infections.'\"",
+        head=BASE.head,
+        tail=BASE.tail,
+        negated=False,
+    )
+    assert verdict.category == "instruction echo"
+
+
+def test_entity_match_ignores_case_and_whitespace() -> None:
+    verdict = validate_rephrasing(
+        "The disorder Neoplasms, Germ Cell and Embryonal is characterised by the morphology "
+        "Embryonal carcinoma.",
+        "The disorder neoplasms,  germ cell and EMBRYONAL is marked by the morphology "
+        "embryonal carcinoma.",
+        head="Embryonal carcinoma",
+        tail="Neoplasms, Germ Cell and Embryonal",
+        negated=False,
+    )
+    assert verdict.ok, verdict.reason
+
+
+def test_negation_cues_mask_entities_and_count_neither_nor_once() -> None:
+    assert (
+        negation_cues("Non-Hodgkin lymphoma can affect the spleen.", mask=("Non-Hodgkin lymphoma",))
+        == ()
+    )
+    assert negation_cues("Non-Hodgkin lymphoma can affect the spleen.") == ("non-hodgkin",)
+    assert negation_cues("X doesn't cause Y.") == ("doesn't",)
+    assert len(negation_cues("Neither X nor Z causes Y.")) == 1
+    assert negation_cues("X fails  to cause Y.") == ("fails to",)
+
+
+def test_demonstrations_pass_the_validator() -> None:
+    assert any(negated for *_, negated in DEMONSTRATIONS)
+    for statement, rewritten, head, tail, negated in DEMONSTRATIONS:
+        verdict = validate_rephrasing(statement, rewritten, head=head, tail=tail, negated=negated)
+        assert verdict.ok, (statement, verdict.reason)
+
+
+def test_prompt_is_few_shot_and_ends_with_the_statement() -> None:
+    prompt = build_prompt(BASE.original)
+    assert prompt.endswith(f"Statement: {BASE.original}\nRewritten:")
+    assert prompt.count("Statement: ") == 4
+    assert prompt.count("Rewritten: ") == 3
+    assert prompt.startswith("Rewrite each medical statement")
+
+
+# ---------------------------------------------------------------------------------------------
+# Driver
+# ---------------------------------------------------------------------------------------------
+
+
+def _rephrase(rephraser: Rephraser, case: Case = BASE) -> RephraseResult:
+    return rephraser.rephrase(
+        case.original, head=case.head, tail=case.tail, negated=case.transform.negated
+    )
+
+
+def test_accepted_rephrasing_is_cached_and_a_hit_avoids_the_completer() -> None:
+    completer = ScriptedCompleter({BASE.original: " " + BASE.paraphrase})
+    cache = MemoryRephraseCache()
+    rephraser = Rephraser(completer, cache)
+    first = _rephrase(rephraser)
+    assert (first.text, first.rephrased, first.model, first.attempts) == (
+        BASE.paraphrase,
+        True,
+        "scripted/rephraser",
+        1,
+    )
+    assert cache.get("scripted/rephraser", BASE.original) == BASE.paraphrase
+    second = _rephrase(rephraser)
+    assert completer.calls == 1
+    assert (second.text, second.reason, second.attempts) == (BASE.paraphrase, "cache hit", 0)
+    assert rephraser.stats.summary() == "rephrased 2 of 2 (cache 1)"
+
+
+def test_prefilled_cache_is_used_without_asking() -> None:
+    completer = ScriptedCompleter({})
+    cache = MemoryRephraseCache()
+    cache.put("scripted/rephraser", BASE.original, BASE.paraphrase)
+    result = _rephrase(Rephraser(completer, cache))
+    assert result.rephrased and result.text == BASE.paraphrase
+    assert completer.calls == 0
+
+
+def test_cache_is_per_model() -> None:
+    cache = MemoryRephraseCache()
+    cache.put("other/model", BASE.original, BASE.paraphrase)
+    completer = ScriptedCompleter({BASE.original: BASE.paraphrase})
+    _rephrase(Rephraser(completer, cache))
+    assert completer.calls == 1
+
+
+def test_cached_text_that_no_longer_validates_is_asked_again() -> None:
+    cache = MemoryRephraseCache()
+    cache.put("scripted/rephraser", BASE.original, "Floxacillin never treats Bacterial Infections.")
+    completer = ScriptedCompleter({BASE.original: BASE.paraphrase})
+    result = _rephrase(Rephraser(completer, cache))
+    assert completer.calls == 1
+    assert result.text == BASE.paraphrase and result.reason == "accepted"
+
+
+def test_invalid_output_falls_back_with_reason_and_caches_nothing() -> None:
+    bad = "Floxacillin cannot be used to treat Bacterial Infections."
+    completer = ScriptedCompleter({BASE.original: bad})
+    cache = MemoryRephraseCache()
+    rephraser = Rephraser(completer, cache)
+    result = _rephrase(rephraser)
+    assert result.text == BASE.original
+    assert (result.rephrased, result.model, result.attempts) == (False, None, 2)
+    assert result.reason.startswith("negation flipped: ")
+    assert completer.calls == 2
+    assert len(cache) == 0
+    assert rephraser.stats.rejected == Counter({"negation flipped": 2})
+    assert rephraser.stats.summary() == "rephrased 0 of 1 (cache 0); rejected: negation flipped 2"
+
+
+def test_retry_succeeds_on_second_attempt_with_the_same_prompt() -> None:
+    answers: Iterator[str] = iter(["Sure! Here you go.", BASE.paraphrase])
+    completer = ScriptedCompleter(lambda _statement: next(answers))
+    cache = MemoryRephraseCache()
+    result = _rephrase(Rephraser(completer, cache))
+    assert (result.text, result.rephrased, result.attempts) == (BASE.paraphrase, True, 2)
+    assert completer.prompts[0] == completer.prompts[1] == build_prompt(BASE.original)
+    assert cache.get("scripted/rephraser", BASE.original) == BASE.paraphrase
+
+
+def test_max_attempts_bounds_the_calls() -> None:
+    completer = ScriptedCompleter(lambda _s: "")
+    result = _rephrase(Rephraser(completer, MemoryRephraseCache(), max_attempts=3))
+    assert completer.calls == 3 and result.attempts == 3 and result.reason.startswith("empty")
+    with pytest.raises(ValueError, match="max_attempts"):
+        Rephraser(completer, MemoryRephraseCache(), max_attempts=0)
+
+
+def test_only_the_first_line_of_a_base_model_completion_is_used() -> None:
+    completion = f" {BASE.paraphrase}\n\nStatement: Aspirin treats pain.\nRewritten: Pain..."
+    completer = ScriptedCompleter({BASE.original: completion})
+    result = _rephrase(Rephraser(completer, MemoryRephraseCache()))
+    assert result.text == BASE.paraphrase and result.rephrased
+
+
+class _Exploding:
+    model = "broken/model"
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def complete(self, prompt: str) -> CompletionText:
+        self.calls += 1
+        raise TimeoutError("provider timed out")
+
+
+def test_completer_exception_falls_back_with_a_warning(caplog: pytest.LogCaptureFixture) -> None:
+    completer = _Exploding()
+    cache = MemoryRephraseCache()
+    rephraser = Rephraser(completer, cache)
+    with caplog.at_level(logging.WARNING, logger="quizbot.generate.rephrase"):
+        result = _rephrase(rephraser)
+    assert result.text == BASE.original and not result.rephrased
+    assert result.reason == "completer error: TimeoutError: provider timed out"
+    assert completer.calls == 1
+    assert len(cache) == 0
+    assert "provider timed out" in caplog.text
+    assert rephraser.stats.summary() == "rephrased 0 of 1 (cache 0); completer errors 1"
+
+
+def test_scripted_completer_without_an_answer_is_a_fallback_not_a_crash() -> None:
+    result = _rephrase(Rephraser(ScriptedCompleter({}), MemoryRephraseCache()))
+    assert not result.rephrased and result.reason.startswith("completer error: LookupError")
+
+
+def test_stats_summary_format() -> None:
+    stats = RephraseStats(
+        requested=1600,
+        rephrased=1234,
+        cache_hits=900,
+        rejected=Counter({"negation flipped": 12, "entity missing": 30}),
+    )
+    assert stats.summary() == (
+        "rephrased 1,234 of 1,600 (cache 900); rejected: entity missing 30, negation flipped 12"
+    )
+    assert stats.kept_original == 366
+
+
+# ---------------------------------------------------------------------------------------------
+# JSONL cache
+# ---------------------------------------------------------------------------------------------
+
+
+def test_jsonl_cache_survives_reopen(tmp_path: Path) -> None:
+    path = tmp_path / "cache" / "rephrase.jsonl"
+    cache = JsonlRephraseCache(path)
+    cache.put("m1", "Statement one.", "Rewritten one.")
+    cache.put("m1", "Statement one.", "Rewritten one.")  # already stored: no second line
+    cache.put("m2", "Statement one.", "Rewritten by m2.")
+    assert len(path.read_text("utf-8").splitlines()) == 2
+    again = JsonlRephraseCache(path)
+    assert again.get("m1", "Statement one.") == "Rewritten one."
+    assert again.get("m2", "Statement one.") == "Rewritten by m2."
+    assert again.get("m1", "Statement two.") is None
+    assert "Statement one." not in path.read_text("utf-8")  # keyed by hash
+
+
+def test_jsonl_cache_tolerates_a_truncated_last_line(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "rephrase.jsonl"
+    JsonlRephraseCache(path).put("m", "Statement one.", "Rewritten – one.")
+    with path.open("ab") as handle:
+        handle.write('{"model": "m", "sha256": "ab", "text": "Cut – off'.encode()[:-2])
+    with caplog.at_level(logging.WARNING, logger="quizbot.generate.rephrase"):
+        cache = JsonlRephraseCache(path)
+    assert "skipped 1 unreadable line" in caplog.text
+    assert len(cache) == 1 and cache.get("m", "Statement one.") == "Rewritten – one."
+    cache.put("m", "Statement two.", "Rewritten two.")
+    reopened = JsonlRephraseCache(path)
+    assert len(reopened) == 2
+    assert reopened.get("m", "Statement two.") == "Rewritten two."
+
+
+def test_rephraser_with_jsonl_cache_needs_no_completer_after_restart(tmp_path: Path) -> None:
+    path = tmp_path / "rephrase.jsonl"
+    first = _rephrase(
+        Rephraser(ScriptedCompleter({BASE.original: BASE.paraphrase}), JsonlRephraseCache(path))
+    )
+    assert first.rephrased
+    completer = _Exploding()
+    completer.model = "scripted/rephraser"
+    second = _rephrase(Rephraser(completer, JsonlRephraseCache(path)))
+    assert second.reason == "cache hit" and second.text == BASE.paraphrase
+    assert completer.calls == 0

@@ -1,0 +1,145 @@
+"""Generation through the service, on both databases: JSONL, storage, paper mode, rephrasing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+
+from quizbot.errors import InputError
+from quizbot.generate.service import GenerateRequest, prepare, write
+from storage import Database
+from storage.repo import table_counts
+
+PAPER_FILE = (
+    Path(__file__).resolve().parents[3] / "shared" / "data" / "pretexeval" / "prompts_pretex.csv"
+)
+REQUIRED = {
+    "id", "kind", "kb", "relation", "head", "tail", "polarity", "transform", "label", "text",
+    "prototype", "knowledge_point_id",
+}  # fmt: skip
+
+
+def _lines(path: Path) -> list[dict[str, object]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_generate_writes_jsonl_and_stores_items_once(db: Database, tmp_path: Path) -> None:
+    out = tmp_path / "items.jsonl"
+    request = GenerateRequest(kb="clinical-core", points=6, seed=3)
+    summary = write(db, prepare(db, request), out)
+    records = _lines(out)
+    assert summary.n_items == len(records) == 96
+    assert all(set(r) >= REQUIRED for r in records)
+    assert summary.stored_new == 96
+    assert table_counts(db)["item"] == 96
+    again = tmp_path / "again.jsonl"
+    assert write(db, prepare(db, request), again).stored_new == 0  # same items, same ids
+    assert out.read_bytes() == again.read_bytes()  # deterministic, byte for byte
+    assert table_counts(db)["item"] == 96
+
+
+def test_stored_items_point_at_their_knowledge_point(db: Database, tmp_path: Path) -> None:
+    write(db, prepare(db, GenerateRequest(kb="clinical-core", points=2, seed=1)), tmp_path / "o")
+    rows = db.read(
+        lambda s: s.execute(
+            text(
+                "SELECT i.polarity, i.tail, k.tail FROM item i "
+                "JOIN knowledge_point k ON k.id = i.knowledge_point_id"
+            )
+        ).all()
+    )
+    assert len(rows) == 32  # every item, positive and negative, links to its KB fact
+    for polarity, item_tail, fact_tail in rows:
+        assert (item_tail == fact_tail) == (polarity == "positive")
+
+
+@pytest.mark.skipif(not PAPER_FILE.exists(), reason=f"{PAPER_FILE} not present")
+def test_the_paper_file_and_an_explicit_point_reproduce_the_paper(
+    db: Database, tmp_path: Path
+) -> None:
+    points = tmp_path / "points.jsonl"
+    points.write_text(
+        json.dumps(
+            {"head": "floxacillin", "relation": "may_treat", "tail": "Bacterial Infections",
+             "negative_tail": "Trachoma"}
+        )
+        + "\n"
+    )  # fmt: skip
+    request = GenerateRequest(
+        kb="clinical-core", points_file=points, prototypes=str(PAPER_FILE), store=False
+    )
+    out = tmp_path / "paper.jsonl"
+    write(db, prepare(db, request), out)
+    got = {(r["polarity"], r["transform"]): (r["text"], r["label"]) for r in _lines(out)}
+    # From the paper's released statements (shared/data/README.md), whitespace as released.
+    assert got[("positive", "none")] == ("floxacillin might treat Bacterial Infections .", True)
+    assert got[("positive", "dn")] == (
+        "floxacillin is not able to treat Bacterial Infections .",
+        False,
+    )
+    assert got[("positive", "inv+ins+dn")] == (
+        "A patient that suffers from Bacterial Infections  has no need to take floxacillin.",
+        False,
+    )
+    assert got[("negative", "none")] == ("floxacillin might treat Trachoma .", False)
+    assert got[("negative", "inv+ins+dn")][1] is True
+    assert table_counts(db)["item"] == 0  # store=False
+
+
+def test_unknown_relations_and_uncovered_prototypes_are_clear_errors(db: Database) -> None:
+    with pytest.raises(InputError, match="no relation 'may_treat'") as info:
+        prepare(db, GenerateRequest(kb="clinical-core", relations=["may_treat"]))
+    assert info.value.hint and "has_symptom" in info.value.hint
+    with pytest.raises(InputError, match="no prototype file or imported prototype set"):
+        prepare(db, GenerateRequest(kb="clinical-core", prototypes="nope"))
+
+
+def test_points_files_are_validated_with_line_and_field(db: Database, tmp_path: Path) -> None:
+    bad = tmp_path / "points.jsonl"
+    bad.write_text('{"head": "a", "relation": "has_symptom", "tail": "b"}\n{"head": "a"}\n')
+    with pytest.raises(InputError) as info:
+        prepare(db, GenerateRequest(kb="clinical-core", points_file=bad))
+    assert (info.value.line, info.value.field) == (2, "relation")
+    bad.write_text("not json\n")
+    with pytest.raises(InputError, match="not valid JSON") as info:
+        prepare(db, GenerateRequest(kb="clinical-core", points_file=bad))
+    assert info.value.line == 1
+
+
+def test_rephrasing_is_validated_recorded_and_cached(db: Database, tmp_path: Path) -> None:
+    request = GenerateRequest(kb="clinical-core", points=1, seed=3, store=False)
+    plain = tmp_path / "plain.jsonl"
+    write(db, prepare(db, request), plain)
+    records = _lines(plain)
+    good, flipped = records[0], records[1]
+    script = tmp_path / "script.jsonl"
+    lines = [
+        {"statement": good["text"], "rephrased": str(good["text"]).replace("can", "may", 1)},
+        {
+            "statement": flipped["text"],
+            "rephrased": str(flipped["text"]).replace("can", "cannot", 1),
+        },
+    ]
+    script.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    rephrased = tmp_path / "rephrased.jsonl"
+    generation = prepare(db, GenerateRequest(kb="clinical-core", points=1, seed=3, store=False,
+                                             rephrase=f"scripted:{script}"))  # fmt: skip
+    write(db, generation, rephrased)
+    after = _lines(rephrased)
+    assert after[0]["text"] == str(good["text"]).replace("can", "may", 1)
+    assert after[0]["rephrase_model"] == "scripted/script"
+    assert after[0]["id"] != good["id"]
+    assert after[1]["text"] == flipped["text"] and after[1]["rephrase_model"] is None  # rejected
+    assert [a["text"] for a in after[2:]] == [r["text"] for r in records[2:]]
+    assert generation.rephraser is not None
+    assert "negation flipped" in generation.rephraser.stats.summary()
+    assert table_counts(db)["rephrase_cache"] == 1  # only the validated one is cached
+
+
+def test_other_rephrasing_models_say_what_this_build_offers(db: Database) -> None:
+    with pytest.raises(InputError, match="not part of this build") as info:
+        prepare(db, GenerateRequest(kb="clinical-core", points=1, rephrase="openai/gpt-4o"))
+    assert info.value.hint and "scripted:" in info.value.hint
