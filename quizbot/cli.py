@@ -13,17 +13,23 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, NoReturn
 
 import click
 
 from quizbot import __version__
 from quizbot.config import Settings, load_settings
-from quizbot.errors import QuizbotError
+from quizbot.errors import DuplicateError, QuizbotError
+from quizbot.generate.service import GenerateRequest, prepare, write
+from quizbot.kb.importers import read_medlama, read_prototypes, read_triplets
+from quizbot.kb.registry import BUILTINS, content_digest, install, kb_listing
 from quizbot.logs import configure_logging
+from quizbot.progress import progress_bar
 from quizbot.server import serve
 from quizbot.status import database_report
-from storage import Database, upgrade
+from storage import Database, open_database, upgrade
+from storage.repo import get_knowledge_base, save_prototype_set
 
 __all__ = ["cli", "main"]
 
@@ -157,6 +163,225 @@ def db_info(app: _App, as_json: bool) -> None:
         click.echo("rows:")
         for table, n in report.counts.items():
             click.echo(f"  {table:<{width}}  {n:>10,}")
+
+
+# ------------------------------------------------------------------------------------- kb
+
+
+def _open(app: _App) -> Database:
+    settings = app.settings
+    settings.ensure_home()
+    return open_database(settings.effective_database_url, settings.engine_options())
+
+
+@cli.group(cls=_Group)
+def kb() -> None:
+    """Knowledge bases: list them and import new ones."""
+
+
+@kb.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print the list as JSON.")
+@click.pass_obj
+def kb_list(app: _App, as_json: bool) -> None:
+    """List knowledge bases: built-in ones and those imported into the database."""
+    database = _open(app)
+    try:
+        listing = kb_listing(database)
+    finally:
+        database.dispose()
+    if as_json:
+        _emit_json({"knowledge_bases": [entry.as_json() for entry in listing]})
+        return
+    for entry in listing:
+        state = f"{entry.points:,} points" if entry.installed else "built in, loads on first use"
+        click.echo(f"{entry.name:<20} {entry.source:<9} {entry.version or '-':<22} {state}")
+        for relation, n in entry.relations.items():
+            click.echo(f"    {relation:<45} {n:>8,}")
+
+
+@kb.command("import")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["medlama", "triplets", "prototypes"]),
+    required=True,
+    help="medlama: a MedLAMA folder; triplets: CSV or JSONL of head,relation,tail; "
+    "prototypes: a prototype CSV (quizbot's or the PretexEval paper's format).",
+)
+@click.argument("path", type=click.Path(exists=True, path_type=Path))
+@click.option("--name", required=True, help="Name to import it under.")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.pass_obj
+def kb_import(app: _App, fmt: str, path: Path, name: str, as_json: bool) -> None:
+    """Import a knowledge base or a prototype file. A bad file is rejected whole."""
+    database = _open(app)
+    try:
+        if fmt == "prototypes":
+            protos, kind, text = read_prototypes(path, name)
+            relations = sorted({r for r, _ in protos.prototypes})
+            _row, created = save_prototype_set(
+                database,
+                name=name,
+                format=kind,
+                digest=protos.digest,
+                content=text,
+                source_path=str(path),
+            )
+            result: dict[str, Any] = {
+                "name": name,
+                "kind": "prototypes",
+                "format": kind,
+                "relations": len(relations),
+                "created": created,
+            }
+            message = (
+                f"imported prototype set {name!r} ({kind} format, {len(relations)} relations)"
+                if created
+                else f"prototype set {name!r} is already imported; nothing to do"
+            )
+        else:
+            if name in BUILTINS:
+                raise DuplicateError(
+                    f"{name!r} is a built-in knowledge base", hint="pick another --name"
+                )
+            data = read_medlama(path, name) if fmt == "medlama" else read_triplets(path, name)
+            try:
+                existing = get_knowledge_base(database, name)
+            except QuizbotError:
+                existing = None
+            if existing is not None and existing.meta.get("digest") != content_digest(data):
+                raise DuplicateError(
+                    f"a different knowledge base is already named {name!r}",
+                    hint="import it under another --name",
+                )
+            outcome = install(database, data)
+            primary = sum(1 for t in data.triplets if t.meta.get("primary", True))
+            result = {
+                "name": name,
+                "kind": "knowledge_base",
+                "format": fmt,
+                "triplets": len(data.triplets),
+                "points": primary,
+                "relations": len(data.relations),
+                "added": outcome.added,
+                "created": not outcome.unchanged,
+            }
+            message = (
+                f"imported {name!r}: {len(data.triplets):,} triplets "
+                f"({primary:,} knowledge points) in {len(data.relations)} relations"
+                if not outcome.unchanged
+                else f"{name!r} is already imported; nothing to do"
+            )
+    finally:
+        database.dispose()
+    if as_json:
+        _emit_json(result)
+    else:
+        click.echo(message)
+
+
+# ------------------------------------------------------------------------------- generate
+
+
+def _split(value: str | None) -> list[str] | None:
+    return [v.strip() for v in value.split(",") if v.strip()] if value else None
+
+
+@cli.command("generate")
+@click.option("--kb", "kb_name", required=True, help="Knowledge base name (see `quizbot kb list`).")
+@click.option("--relations", help="Comma-separated relations to use [default: all].")
+@click.option(
+    "--points", type=click.IntRange(min=1), help="Number of knowledge points [default: all]."
+)
+@click.option(
+    "--seed", default="0", show_default=True, help="Seed for point and negative selection."
+)
+@click.option("--prototypes", help="Prototype CSV file, or the name of an imported prototype set.")
+@click.option(
+    "--rephrase", metavar="MODEL", help="Rephrase statements with this model (validated)."
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["statements", "choice"]),
+    default="statements",
+    show_default=True,
+    help="True/false statements or multiple-choice questions.",
+)
+@click.option(
+    "--points-file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help='JSONL of explicit points: {"head", "relation", "tail", "negative_tail"}.',
+)
+@click.option(
+    "--out", required=True, type=click.Path(dir_okay=False, path_type=Path), help="Output JSONL."
+)
+@click.option("--no-store", is_flag=True, help="Do not store the items in the database.")
+@click.option("--json", "as_json", is_flag=True, help="Print a summary as JSON.")
+@click.pass_obj
+def generate_cmd(
+    app: _App,
+    kb_name: str,
+    relations: str | None,
+    points: int | None,
+    seed: str,
+    prototypes: str | None,
+    rephrase: str | None,
+    fmt: str,
+    points_file: Path | None,
+    out: Path,
+    no_store: bool,
+    as_json: bool,
+) -> None:
+    """Generate questions from a knowledge base and write them as JSONL."""
+    request = GenerateRequest(
+        kb=kb_name,
+        relations=_split(relations),
+        points=points,
+        seed=seed,
+        prototypes=prototypes,
+        format="choice" if fmt == "choice" else "statements",
+        points_file=points_file,
+        store=not no_store,
+        rephrase=rephrase,
+    )
+    database = _open(app)
+    try:
+        generation = prepare(database, request)
+        with progress_bar("generating", generation.expected_items) as advance:
+            written = write(database, generation, out, advance)
+    finally:
+        database.dispose()
+    n = written.n_items
+    summary = {
+        "out": str(out),
+        "kb": generation.kb.name,
+        "kb_version": generation.kb.version,
+        "prototypes": f"{generation.prototypes.name}@{generation.prototypes.digest}",
+        "points": len(generation.facts),
+        "items": n,
+        "stored_new": written.stored_new,
+        "points_without_negative": generation.skipped_no_negative,
+        "notes": generation.notes,
+        "rephrase": generation.rephraser.stats.summary() if generation.rephraser else None,
+    }
+    if as_json:
+        _emit_json(summary)
+        return
+    click.echo(
+        f"wrote {n:,} items from {len(generation.facts):,} knowledge points "
+        f"of {generation.kb.name!r} to {out}"
+    )
+    if generation.skipped_no_negative:
+        click.echo(
+            f"  {generation.skipped_no_negative} points had no safe negative (positive side only)"
+        )
+    for note in generation.notes:
+        click.echo(f"  {note}")
+    if generation.rephraser is not None:
+        click.echo(f"  {generation.rephraser.stats.summary()}")
+    if generation.kb.license:
+        click.echo(f"  {generation.kb.license}")
 
 
 # ---------------------------------------------------------------------------------- serve

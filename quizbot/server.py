@@ -8,6 +8,7 @@ import socket
 from quizbot import __version__
 from quizbot.config import Settings
 from quizbot.errors import ConfigError
+from quizbot.kb.registry import DEFAULT_KB, get_kb
 from storage import open_database
 
 __all__ = ["serve"]
@@ -34,6 +35,8 @@ def serve(settings: Settings, *, host: str | None = None, port: int | None = Non
     settings.ensure_home()
     db = open_database(settings.effective_database_url, settings.engine_options())
     _check_port_free(host, port)
+    kb, _kb_id = get_kb(db, DEFAULT_KB)  # the embedded KB is ready offline from the first start
+    log.info("knowledge base %s %s ready", kb.name, kb.version)
     # gradio takes seconds to import: only `serve` pays for it, not every CLI command.
     from quizbot.ui.app import build_app  # noqa: PLC0415
 

@@ -10,10 +10,23 @@ import gradio as gr
 
 from quizbot import __version__
 from quizbot.config import Settings
+from quizbot.kb.registry import KbListing, kb_listing
 from quizbot.status import DatabaseReport, database_report
 from storage import Database
 
-__all__ = ["build_app", "render_status"]
+__all__ = ["build_app", "render_knowledge_bases", "render_status"]
+
+
+def render_knowledge_bases(listing: list[KbListing]) -> str:
+    """Knowledge bases with their size and licence or acknowledgement, as Markdown."""
+    lines = ["| knowledge base | version | points |", "|---|---|---:|"]
+    notes = []
+    for entry in listing:
+        points = f"{entry.points:,}" if entry.installed else "loads on first use"
+        lines.append(f"| `{entry.name}` | {entry.version or '-'} | {points} |")
+        if entry.installed and entry.license:
+            notes.append(f"*{entry.name}*: {entry.license}")
+    return "\n".join(lines) + ("\n\n" + "\n\n".join(notes) if notes else "")
 
 
 def render_status(report: DatabaseReport) -> str:
@@ -34,15 +47,22 @@ def build_app(settings: Settings, db: Database) -> gr.Blocks:
         gr.Markdown(
             f"# quizbot {__version__}\n"
             "Medical knowledge quizzing for students and knowledge monitoring for language models."
-            "\n\nThis build provides the storage foundation; the practice quiz, model runs and the "
-            "nightly monitor are added on top of it."
+            "\n\nThis build provides storage and question generation (`quizbot generate`); the "
+            "practice quiz, model runs and the nightly monitor are added on top of it."
         )
         with gr.Tab("Status"):
             status = gr.Markdown(elem_id="quizbot-status")
+            kbs = gr.Markdown(elem_id="quizbot-kbs")
             refresh = gr.Button("Refresh", size="sm")
 
         def _status() -> str:
             return render_status(database_report(db))
+
+        def _kbs() -> str:
+            return render_knowledge_bases(kb_listing(db))
+
+        app.load(_kbs, outputs=kbs, api_name="knowledge_bases")
+        refresh.click(_kbs, outputs=kbs, api_visibility="private")
 
         app.load(_status, outputs=status, api_name="status")
         refresh.click(_status, outputs=status, api_visibility="private")

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from gradio_client import Client
 
+from quizbot.kb.clinical import load_clinical_core
 from storage import head_revision
 from tests.helpers.net import free_port, wait_for_http
 
@@ -52,9 +53,15 @@ def test_server_starts_migrates_and_reports_the_database(tmp_path: Path, how: st
         assert config["title"] == "quizbot"
         assert config["analytics_enabled"] is False
         assert "# quizbot" in config["components"][0]["props"]["value"]
-        status = Client(f"http://127.0.0.1:{port}/", verbose=False).predict(api_name="/status")
+        client = Client(f"http://127.0.0.1:{port}/", verbose=False)
+        status = client.predict(api_name="/status")
         assert f"**Schema version:** `{head_revision()}`, up to date" in status
         assert "| `response` | 0 |" in status
+        # The embedded knowledge base is installed at start, offline.
+        kbs = client.predict(api_name="/knowledge_bases")
+        core = load_clinical_core()
+        assert f"| `clinical-core` | {core.version} | {len(core.triplets):,} |" in kbs
+        assert "| `hpo` | - | loads on first use |" in kbs
         assert (tmp_path / "home" / "quizbot.db").exists()
     finally:
         proc.send_signal(signal.SIGINT)

@@ -1,0 +1,74 @@
+"""`quizbot generate` through the command line, on both databases."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from quizbot.cli import cli
+
+
+@pytest.fixture
+def runner(monkeypatch: pytest.MonkeyPatch, database_url: str) -> CliRunner:
+    monkeypatch.setenv("DATABASE_URL", database_url)
+    return CliRunner()
+
+
+def test_generate_statements_prints_a_json_summary(runner: CliRunner, tmp_path: Path) -> None:
+    out = tmp_path / "items.jsonl"
+    args = ["generate", "--kb", "clinical-core", "--points", "3", "--seed", "9"]
+    result = runner.invoke(cli, [*args, "--out", str(out), "--json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert (summary["points"], summary["items"], summary["stored_new"]) == (3, 48, 48)
+    lines = out.read_text().splitlines()
+    assert len(lines) == 48
+    first = json.loads(lines[0])
+    assert first["kind"] == "statement" and first["kb"] == "clinical-core"
+    assert sum(json.loads(line)["label"] for line in lines) == 24  # half of 16 per point are true
+
+
+def test_generate_choice_questions_end_with_i_do_not_know(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    out = tmp_path / "mcq.jsonl"
+    args = ["generate", "--kb", "clinical-core", "--points", "5", "--format", "choice"]
+    result = runner.invoke(cli, [*args, "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert records
+    for record in records:
+        assert record["kind"] == "choice"
+        assert record["options"][-1] == "I do not know"
+        assert {"question", "options", "answer_keys"} <= set(record)
+        letters = "ABCDEFGHIJ"[: len(record["options"]) - 1]
+        assert set(record["answer_keys"]) <= set(letters)  # never the "I do not know" letter
+
+
+def test_bad_input_exits_65_and_writes_no_output(runner: CliRunner, tmp_path: Path) -> None:
+    points = tmp_path / "points.jsonl"
+    points.write_text('{"head": "asthma", "relation": "has_symptom"}\n')
+    out = tmp_path / "never.jsonl"
+    result = runner.invoke(
+        cli, ["generate", "--kb", "clinical-core", "--points-file", str(points), "--out", str(out)]
+    )
+    assert result.exit_code == 65
+    assert f"{points}, line 1, field 'tail'" in result.stderr
+    assert "Traceback" not in result.output
+    assert not out.exists() and not (tmp_path / "never.jsonl.tmp").exists()
+
+
+def test_unknown_kb_and_unavailable_rephraser_are_clear(runner: CliRunner, tmp_path: Path) -> None:
+    out = str(tmp_path / "o.jsonl")
+    missing = runner.invoke(cli, ["generate", "--kb", "nope", "--out", out])
+    assert missing.exit_code == 1
+    assert (
+        "no knowledge base named 'nope'" in missing.stderr and "quizbot kb list" in missing.stderr
+    )
+    args = ["generate", "--kb", "clinical-core", "--points", "1", "--out", out]
+    model = runner.invoke(cli, [*args, "--rephrase", "openai/x"])
+    assert model.exit_code == 65
+    assert "scripted:FILE.jsonl" in model.stderr
