@@ -16,12 +16,14 @@ from types import MappingProxyType
 from typing import Any, ClassVar, NamedTuple
 
 from quizbot.generate.transforms import Polarity, Transform
+from quizbot.kb.model import point_id
 
 __all__ = [
     "GENERATOR_VERSION",
     "ITEM_ID_VERSION",
     "ChoiceItem",
     "StatementItem",
+    "StatementSide",
     "item_from_json",
 ]
 
@@ -29,19 +31,15 @@ ITEM_ID_VERSION = "i1"
 GENERATOR_VERSION = "g1"
 
 
-_NO_META: Mapping[str, Any] = MappingProxyType({})
-
-
 def _hash(*parts: str) -> str:
     return hashlib.sha256("\x1f".join(parts).encode("utf-8")).hexdigest()
 
 
-class StatementItem(NamedTuple):
-    """A true/false statement about one triplet under one transform.
+class StatementSide(NamedTuple):
+    """What the eight statements about one triplet share (one side: the fact or its negative).
 
-    A NamedTuple rather than a dataclass: immutable like one, but about four times cheaper to
-    build, which matters when a KB yields hundreds of thousands of statements. ``id`` and
-    ``pair_id`` are computed when asked for.
+    Immutable; a NamedTuple because bulk generation builds one per triplet side and a frozen
+    dataclass costs ten times more to construct.
     """
 
     kb: str
@@ -50,16 +48,91 @@ class StatementItem(NamedTuple):
     head: str
     tail: str
     polarity: Polarity
+    prototype_set: str
+    positive_tail: str | None = None  # for negatives: the true tail it replaced
+    meta: Mapping[str, Any] = MappingProxyType({})
+
+    @property
+    def knowledge_point_id(self) -> str:
+        """The triplet asked about (a negative triplet is its own point)."""
+        return point_id(self.kb, self.relation, self.head, self.tail)
+
+    @property
+    def fact_id(self) -> str:
+        """The KB fact this side comes from (the point itself for a positive)."""
+        return point_id(self.kb, self.relation, self.head, self.positive_tail or self.tail)
+
+
+class StatementItem(NamedTuple):
+    """A true/false statement about one triplet under one transform.
+
+    Immutable. The eight statements of a triplet side share one :class:`StatementSide`, so an
+    item is a 6-field tuple: about four times cheaper to build than a dataclass of all fields,
+    which matters when a KB yields hundreds of thousands of statements. ``id`` and ``pair_id``
+    are computed when asked for.
+    """
+
+    side: StatementSide
     transform: Transform
     label: bool
     text: str
     prototype: str
-    prototype_set: str
-    knowledge_point_id: str  # the triplet asked about (a negative triplet has its own)
-    fact_id: str  # the KB fact it comes from (same as knowledge_point_id for positives)
-    positive_tail: str | None = None  # for negatives: the true tail it replaced
     rephrase_model: str | None = None
-    meta: Mapping[str, Any] = _NO_META
+
+    @property
+    def kb(self) -> str:
+        """KB name."""
+        return self.side.kb
+
+    @property
+    def kb_version(self) -> str:
+        """KB version."""
+        return self.side.kb_version
+
+    @property
+    def relation(self) -> str:
+        """Relation."""
+        return self.side.relation
+
+    @property
+    def head(self) -> str:
+        """Head entity."""
+        return self.side.head
+
+    @property
+    def tail(self) -> str:
+        """Tail entity (the false one, for a negative)."""
+        return self.side.tail
+
+    @property
+    def polarity(self) -> Polarity:
+        """The fact itself or its negative."""
+        return self.side.polarity
+
+    @property
+    def prototype_set(self) -> str:
+        """Prototype set name and digest."""
+        return self.side.prototype_set
+
+    @property
+    def knowledge_point_id(self) -> str:
+        """The triplet asked about."""
+        return self.side.knowledge_point_id
+
+    @property
+    def fact_id(self) -> str:
+        """The KB fact it comes from."""
+        return self.side.fact_id
+
+    @property
+    def positive_tail(self) -> str | None:
+        """For a negative: the true tail it replaced."""
+        return self.side.positive_tail
+
+    @property
+    def meta(self) -> Mapping[str, Any]:
+        """Extra facts about the point (e.g. an HPO frequency)."""
+        return self.side.meta
 
     @property
     def kind(self) -> str:
@@ -69,13 +142,14 @@ class StatementItem(NamedTuple):
     @property
     def id(self) -> str:
         """Versioned content hash."""
+        side = self.side
         digest = _hash(
             "statement",
-            self.kb,
-            self.relation,
-            self.head,
-            self.tail,
-            self.polarity.value,
+            side.kb,
+            side.relation,
+            side.head,
+            side.tail,
+            side.polarity.value,
             self.transform.value,
             self.text,
             "T" if self.label else "F",
@@ -86,31 +160,32 @@ class StatementItem(NamedTuple):
     def pair_id(self) -> str:
         """Shared with its double-negation partner (the SDAK factual/counterfactual pair)."""
         base = self.transform if not self.transform.negated else self.transform.partner
-        return f"pr1:{_hash(self.knowledge_point_id, base.value)[:24]}"
+        return f"pr1:{_hash(self.side.knowledge_point_id, base.value)[:24]}"
 
     def to_json(self) -> dict[str, Any]:
         """One JSONL record."""
+        side = self.side
         return {
             "id": self.id,
             "kind": "statement",
-            "kb": self.kb,
-            "kb_version": self.kb_version,
-            "relation": self.relation,
-            "head": self.head,
-            "tail": self.tail,
-            "polarity": self.polarity.value,
+            "kb": side.kb,
+            "kb_version": side.kb_version,
+            "relation": side.relation,
+            "head": side.head,
+            "tail": side.tail,
+            "polarity": side.polarity.value,
             "transform": self.transform.value,
             "label": self.label,
             "text": self.text,
             "prototype": self.prototype,
-            "prototype_set": self.prototype_set,
-            "knowledge_point_id": self.knowledge_point_id,
-            "fact_id": self.fact_id,
+            "prototype_set": side.prototype_set,
+            "knowledge_point_id": side.knowledge_point_id,
+            "fact_id": side.fact_id,
             "pair_id": self.pair_id,
-            "positive_tail": self.positive_tail,
+            "positive_tail": side.positive_tail,
             "rephrase_model": self.rephrase_model,
             "generator_version": GENERATOR_VERSION,
-            "meta": dict(self.meta),
+            "meta": dict(side.meta),
         }
 
 
@@ -189,21 +264,22 @@ def item_from_json(record: Mapping[str, Any]) -> StatementItem | ChoiceItem:
         )
     if record["kind"] != "statement":
         raise ValueError(f"unknown item kind {record['kind']!r}")
-    return StatementItem(
+    side = StatementSide(
         kb=record["kb"],
         kb_version=record["kb_version"],
         relation=record["relation"],
         head=record["head"],
         tail=record["tail"],
         polarity=Polarity(record["polarity"]),
-        transform=Transform(record["transform"]),
-        label=bool(record["label"]),
-        text=record["text"],
-        prototype=record["prototype"],
         prototype_set=record["prototype_set"],
-        knowledge_point_id=record["knowledge_point_id"],
-        fact_id=record["fact_id"],
         positive_tail=record.get("positive_tail"),
-        rephrase_model=record.get("rephrase_model"),
         meta=record.get("meta", {}),
+    )
+    return StatementItem(
+        side,
+        Transform(record["transform"]),
+        bool(record["label"]),
+        record["text"],
+        record["prototype"],
+        record.get("rephrase_model"),
     )

@@ -10,8 +10,8 @@ from typing import Any
 from quizbot.generate.negatives import NegativeSampler
 from quizbot.generate.prototypes import PrototypeSet
 from quizbot.generate.transforms import TRANSFORMS, Polarity, label_for
-from quizbot.items import StatementItem
-from quizbot.kb.model import KnowledgeBaseData, Triplet, point_id
+from quizbot.items import StatementItem, StatementSide
+from quizbot.kb.model import KnowledgeBaseData, Triplet
 
 __all__ = ["PointPlan", "plan_points", "statements"]
 
@@ -56,7 +56,7 @@ def _batches(
     name, version = kb.name, kb.version
     positive, negative = Polarity.POSITIVE, Polarity.NEGATIVE
     new = tuple.__new__  # skips the NamedTuple constructor's Python frame
-    cls = StatementItem
+    cls, Side = StatementItem, StatementSide  # noqa: N806 - class aliases for the hot loop
     tables: dict[
         str, tuple[Callable[[str, str], tuple[str, ...]], tuple[Any, ...], tuple[Any, ...]]
     ]
@@ -73,18 +73,18 @@ def _batches(
                 tuple(zip(TRANSFORMS, _NEGATIVE_LABELS, templates, strict=True)),
             )
         render8, pos_spec, neg_spec = table
-        fact_id = point_id(name, relation, head, tail)
         meta = fact.meta
+        side = new(
+            Side, (name, version, relation, head, tail, positive, proto_name, None, meta)
+        )  # fmt: skip
         yield [
-            new(cls, (name, version, relation, head, tail, positive, tr, label, text, proto,
-                      proto_name, fact_id, fact_id, None, None, meta))
+            new(cls, (side, tr, label, text, proto, None))
             for (tr, label, proto), text in zip(pos_spec, render8(head, tail), strict=True)
-        ]  # fmt: skip
+        ]
         neg = plan.negative_tail
         if neg is not None:
-            neg_id = point_id(name, relation, head, neg)
+            side = new(Side, (name, version, relation, head, neg, negative, proto_name, tail, meta))
             yield [
-                new(cls, (name, version, relation, head, neg, negative, tr, label, text, proto,
-                          proto_name, neg_id, fact_id, tail, None, meta))
+                new(cls, (side, tr, label, text, proto, None))
                 for (tr, label, proto), text in zip(neg_spec, render8(head, neg), strict=True)
-            ]  # fmt: skip
+            ]

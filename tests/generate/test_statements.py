@@ -69,7 +69,8 @@ def test_ids_are_versioned_content_hashes() -> None:
     assert all(i.id.startswith("i1:") and len(i.id) == 67 for i in first)
     changed = first[0]._replace(text=first[0].text + " ")
     assert changed.id != first[0].id
-    assert first[0]._replace(meta={"x": 1}).id == first[0].id  # meta is not content
+    with_meta = first[0]._replace(side=first[0].side._replace(meta={"x": 1}))
+    assert with_meta.id == first[0].id  # meta is lineage, not content
 
 
 def test_json_records_round_trip_and_carry_the_required_fields() -> None:
