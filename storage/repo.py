@@ -7,7 +7,7 @@ read (:class:`~quizbot.errors.DuplicateError`, :class:`~quizbot.errors.NotFoundE
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any, NamedTuple
@@ -108,6 +108,12 @@ def _integrity(exc: IntegrityError, what: str) -> QuizbotError:
     return InputError(f"{what} breaks a database rule: {str(exc.orig).splitlines()[0]}")
 
 
+def _insert(session: Session, table: Any) -> Any:
+    """An INSERT for this session's dialect (both support ON CONFLICT)."""
+    dialect = session.get_bind().dialect.name
+    return (pg_insert if dialect == "postgresql" else sqlite_insert)(table)
+
+
 def _insert_ignore(session: Session, model: type[SQLModel], rows: Sequence[dict[str, Any]]) -> int:
     """Insert rows, skipping those that collide with a unique key; return how many were new.
 
@@ -117,10 +123,7 @@ def _insert_ignore(session: Session, model: type[SQLModel], rows: Sequence[dict[
     if not rows:
         return 0
     table = model.__table__  # type: ignore[attr-defined]
-    maker: Callable[..., Any] = (
-        pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
-    )
-    stmt = maker(table).on_conflict_do_nothing().returning(*table.primary_key.columns)
+    stmt = _insert(session, table).on_conflict_do_nothing().returning(*table.primary_key.columns)
     return len(session.execute(stmt, list(rows)).all())
 
 
@@ -128,11 +131,7 @@ def _upsert_points(session: Session, rows: Sequence[dict[str, Any]]) -> None:
     """Insert points; a point already stored gets the given types, refs and meta."""
     if not rows:
         return
-    table = KnowledgePoint.__table__  # type: ignore[attr-defined]
-    maker: Callable[..., Any] = (
-        pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
-    )
-    stmt = maker(table)
+    stmt = _insert(session, KnowledgePoint.__table__)  # type: ignore[attr-defined]
     stmt = stmt.on_conflict_do_update(
         index_elements=["kb_id", "relation", "head", "tail"],
         set_={

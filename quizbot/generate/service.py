@@ -6,7 +6,6 @@ the database (so every response can point at its item and lineage) and writes JS
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -27,6 +26,7 @@ from quizbot.generate.prototypes import (
 from quizbot.generate.rephrase import Rephraser, ScriptedCompleter, statement_key
 from quizbot.generate.statements import PointPlan, statements
 from quizbot.items import GENERATOR_VERSION, ChoiceItem, StatementItem
+from quizbot.jsonl import read_objects
 from quizbot.kb.importers import read_prototypes
 from quizbot.kb.model import KnowledgeBaseData, Triplet
 from quizbot.kb.registry import get_kb
@@ -140,19 +140,9 @@ def load_script(path: Path) -> dict[str, str]:
     """A scripted rephraser's answers: JSONL objects ``{"statement", "rephrased"}``."""
     script: dict[str, str] = {}
     label = str(path)
-    try:
-        lines = path.read_text(encoding="utf-8-sig").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read ({exc})", path=label) from None
-    for number, raw in enumerate(lines, start=1):
-        if not raw.strip():
-            continue
-        try:
-            record: Any = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"not valid JSON ({exc.msg})", path=label, line=number) from None
+    for number, record in read_objects(path):
         for key in ("statement", "rephrased"):
-            if not isinstance(record, dict) or not isinstance(record.get(key), str):
+            if not isinstance(record.get(key), str):
                 raise InputError("missing or not text", path=label, line=number, field=key)
         script[record["statement"]] = record["rephrased"]
     return script
@@ -201,19 +191,7 @@ def read_points_file(path: Path, kb: KnowledgeBaseData) -> list[PointPlan]:
     plans: list[PointPlan] = []
     sampler = NegativeSampler(kb)
     label = str(path)
-    try:
-        lines = path.read_text(encoding="utf-8-sig").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read ({exc})", path=label) from None
-    for number, raw in enumerate(lines, start=1):
-        if not raw.strip():
-            continue
-        try:
-            record: Any = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"not valid JSON ({exc.msg})", path=label, line=number) from None
-        if not isinstance(record, dict):
-            raise InputError("each line must be a JSON object", path=label, line=number)
+    for number, record in read_objects(path):
         for key in ("head", "relation", "tail"):
             if not isinstance(record.get(key), str) or not record[key].strip():
                 raise InputError("missing or not text", path=label, line=number, field=key)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
-import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +22,7 @@ from quizbot.generate.prototypes import (
     load_pool_csv,
     load_pretex_csv,
 )
+from quizbot.jsonl import read_objects
 from quizbot.kb.model import KnowledgeBaseData, Relation, Triplet
 
 __all__ = ["read_medlama", "read_prototypes", "read_triplets"]
@@ -180,16 +180,7 @@ def _triplet_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     except (OSError, UnicodeDecodeError) as exc:
         raise InputError(f"cannot read ({exc})", path=label) from None
     if path.suffix.lower() in {".jsonl", ".ndjson"}:
-        for line, raw in enumerate(text.splitlines(), start=1):
-            if not raw.strip():
-                continue
-            try:
-                record = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"not valid JSON ({exc.msg})", path=label, line=line) from None
-            if not isinstance(record, dict):
-                raise InputError("each line must be a JSON object", path=label, line=line)
-            yield line, record
+        yield from read_objects(path)
         return
     reader = csv.DictReader(io.StringIO(text, newline=""))
     for field in ("head", "relation", "tail"):
