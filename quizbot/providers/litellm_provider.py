@@ -1,0 +1,134 @@
+"""Any model litellm can reach: the only module in quizbot that imports litellm.
+
+Endpoints and keys: an explicit ``api_base`` (from settings or ``--api-base``), the name of an
+environment variable holding the key (keys are read from the environment only, never stored), or
+litellm's own environment variables (``OPENAI_API_BASE``, ``OPENAI_API_KEY`` for ``openai/...``,
+``ANTHROPIC_API_KEY``...), which keep working untouched. litellm's own retries are off: quizbot's
+retry policy (quizbot/providers/retry.py) applies to every provider alike.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Mapping
+from typing import Any
+
+# quizbot/__init__.py (always imported before this submodule) has already forced
+# LITELLM_LOCAL_MODEL_COST_MAP, so importing litellm here makes no network call.
+import litellm
+from litellm import exceptions as llm_errors
+
+from quizbot.errors import ConfigError
+from quizbot.providers.base import Completion, ProviderError, Request
+
+__all__ = ["LiteLLMProvider"]
+
+litellm.suppress_debug_info = True  # no "Give Feedback" banners on every failed call
+litellm.telemetry = False
+
+_RETRYABLE_TYPES: tuple[type[BaseException], ...] = (
+    llm_errors.RateLimitError,
+    llm_errors.Timeout,
+    llm_errors.APIConnectionError,
+    llm_errors.InternalServerError,
+    llm_errors.ServiceUnavailableError,
+)
+
+
+class LiteLLMProvider:
+    """A model reached through ``litellm.acompletion`` (chat) or ``atext_completion``."""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        api_base: str | None = None,
+        api_key_env: str | None = None,
+        timeout: float = 60.0,
+        max_concurrency: int = 8,
+        extra: Mapping[str, Any] | None = None,
+    ) -> None:
+        self._name = model
+        self.api_base = api_base
+        self.api_key_env = api_key_env
+        self.timeout = timeout
+        self._max_concurrency = max_concurrency
+        self.extra = dict(extra or {})
+        if api_key_env and not os.environ.get(api_key_env):
+            raise ConfigError(
+                f"model {model!r} reads its API key from {api_key_env}, which is not set",
+                hint=f"export {api_key_env}=... before running",
+            )
+
+    @property
+    def name(self) -> str:
+        """The litellm model string."""
+        return self._name
+
+    @property
+    def max_concurrency(self) -> int:
+        """Requests in flight at once for this model."""
+        return self._max_concurrency
+
+    def _kwargs(self, request: Request) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {
+            "model": self._name,
+            "max_tokens": request.max_tokens,
+            "temperature": request.temperature,
+            "timeout": self.timeout,
+            "num_retries": 0,
+            **self.extra,
+        }
+        if request.stop:
+            kwargs["stop"] = list(request.stop)
+        if self.api_base:
+            kwargs["api_base"] = self.api_base
+        if self.api_key_env:
+            kwargs["api_key"] = os.environ[self.api_key_env]
+        elif (
+            self.api_base
+            and self._name.startswith("openai/")
+            and not os.environ.get("OPENAI_API_KEY")
+        ):
+            # A local OpenAI-compatible server (llama.cpp, the stub) takes no key, but the
+            # OpenAI client refuses to send a request without one.
+            kwargs["api_key"] = "no-key-needed"
+        return kwargs
+
+    async def complete(self, request: Request) -> Completion:
+        """One call, classified into quizbot's errors; no retries here."""
+        kwargs = self._kwargs(request)
+        started = time.perf_counter()
+        try:
+            if request.style == "completion":
+                response: Any = await litellm.atext_completion(prompt=request.text, **kwargs)
+                text = response.choices[0].text or ""
+            else:
+                messages = [dict(m) for m in request.messages] or [
+                    {"role": "user", "content": request.text}
+                ]
+                response = await litellm.acompletion(messages=messages, **kwargs)
+                text = response.choices[0].message.content or ""
+        except Exception as exc:
+            raise _classify(exc) from exc
+        latency = (time.perf_counter() - started) * 1000
+        usage = getattr(response, "usage", None)
+        return Completion(
+            text=text,
+            model=str(getattr(response, "model", None) or self._name),
+            latency_ms=latency,
+            prompt_tokens=getattr(usage, "prompt_tokens", None),
+            completion_tokens=getattr(usage, "completion_tokens", None),
+            total_tokens=getattr(usage, "total_tokens", None),
+        )
+
+
+def _classify(exc: Exception) -> ProviderError:
+    status = getattr(exc, "status_code", None)
+    status = status if isinstance(status, int) else None
+    retryable = isinstance(exc, _RETRYABLE_TYPES) or status == 429 or (status or 0) >= 500
+    if isinstance(exc, llm_errors.AuthenticationError) or "missing credentials" in str(exc).lower():
+        retryable = False  # litellm reports a missing key as a 500; retrying cannot help
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return ProviderError(f"{type(exc).__name__}: {first[:300]}", retryable=retryable, status=status)
