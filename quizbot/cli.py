@@ -8,6 +8,7 @@ alone; logs and progress go to stderr.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
@@ -20,16 +21,21 @@ import click
 
 from quizbot import __version__
 from quizbot.config import Settings, load_settings
-from quizbot.errors import DuplicateError, QuizbotError
+from quizbot.errors import DuplicateError, InputError, QuizbotError
 from quizbot.generate.service import GenerateRequest, prepare, write
+from quizbot.items import ChoiceItem, StatementItem, item_from_json
+from quizbot.jsonl import read_objects
 from quizbot.kb.importers import read_medlama, read_prototypes, read_triplets
 from quizbot.kb.registry import BUILTINS, content_digest, install, kb_listing
 from quizbot.logs import configure_logging
 from quizbot.progress import progress_bar
+from quizbot.providers import ModelSettings, get_provider
+from quizbot.reporting import compare_report, run_report
+from quizbot.runner import RunConfig, execute, prepare_run
 from quizbot.server import serve
 from quizbot.status import database_report
 from storage import Database, open_database, upgrade
-from storage.repo import get_knowledge_base, save_prototype_set
+from storage.repo import get_knowledge_base, get_run, list_runs, save_prototype_set
 
 __all__ = ["cli", "main"]
 
@@ -382,6 +388,225 @@ def generate_cmd(
         click.echo(f"  {generation.rephraser.stats.summary()}")
     if generation.kb.license:
         click.echo(f"  {generation.kb.license}")
+
+
+# ----------------------------------------------------------------------------------- eval
+
+
+def _read_items(path: Path) -> list[StatementItem | ChoiceItem]:
+    items: list[StatementItem | ChoiceItem] = []
+    for line, record in read_objects(path):
+        try:
+            items.append(item_from_json(record))
+        except (KeyError, ValueError, TypeError) as exc:
+            raise InputError(f"not an item ({exc})", path=str(path), line=line) from None
+    if not items:
+        raise InputError("no items", path=str(path))
+    return items
+
+
+def _print_report(report: dict[str, Any]) -> None:
+    metrics, intervals = report.get("metrics", {}), report.get("intervals", {})
+    click.echo(
+        f"run {report['run_id']}: {report['model']} "
+        f"(reported: {report.get('model_reported') or '-'}), {report['status']}, "
+        f"{report.get('answered', 0)}/{report['n_items']} answered items stored"
+    )
+    for name, value in metrics.items():
+        if value is None:
+            click.echo(f"  {name:<28} -")
+            continue
+        low_high = intervals.get(name)
+        ci = (
+            f"  [{low_high[0]:.3f}, {low_high[1]:.3f}]" if low_high and None not in low_high else ""
+        )
+        click.echo(f"  {name:<28} {value:6.3f}{ci}")
+    if report.get("n_errors"):
+        click.echo(f"  errors (excluded from the metrics): {report['n_errors']}")
+
+
+@cli.command("eval")
+@click.option("--model", help="litellm model string or baseline/..., e.g. openai/gpt-4o-mini.")
+@click.option("--items", "items_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="JSONL of items from `quizbot generate`.")  # fmt: skip
+@click.option("--kb", "kb_name", help="Generate the items from this knowledge base instead.")
+@click.option("--relations", help="With --kb: comma-separated relations.")
+@click.option("--points", type=click.IntRange(min=1), help="With --kb: number of knowledge points.")
+@click.option("--format", "fmt", type=click.Choice(["statements", "choice"]), default="statements",
+              show_default=True, help="With --kb: item format.")  # fmt: skip
+@click.option("--prototypes", help="With --kb: prototype file or imported set.")
+@click.option("--seed", default="0", show_default=True, help="Seed for items and demonstrations.")
+@click.option("--shots", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Demonstrations per question (few-shot).")  # fmt: skip
+@click.option("--idk", is_flag=True, help='Offer "I do not know" as an answer.')
+@click.option("--style", type=click.Choice(["chat", "completion"]), default="chat",
+              show_default=True, help="Chat messages, or completion (base models).")  # fmt: skip
+@click.option("--max-tokens", type=click.IntRange(min=1), default=16, show_default=True)
+@click.option("--concurrency", type=click.IntRange(min=1, max=512), default=8, show_default=True)
+@click.option("--api-base", help="Endpoint for the model, e.g. http://127.0.0.1:8080/v1.")
+@click.option("--api-key-env", help="Name of the environment variable holding the API key.")
+@click.option("--timeout", type=float, default=60.0, show_default=True, help="Seconds per request.")
+@click.option("--name", help="A name for the run.")
+@click.option("--resume", "resume", type=int, metavar="RUN", help="Continue an interrupted run.")
+@click.option("--retry-errors", is_flag=True, help="With --resume: ask failed items again.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (stdout only).")
+@click.pass_obj
+def eval_cmd(
+    app: _App,
+    model: str | None,
+    items_file: Path | None,
+    kb_name: str | None,
+    relations: str | None,
+    points: int | None,
+    fmt: str,
+    prototypes: str | None,
+    seed: str,
+    shots: int,
+    idk: bool,
+    style: str,
+    max_tokens: int,
+    concurrency: int,
+    api_base: str | None,
+    api_key_env: str | None,
+    timeout: float,
+    name: str | None,
+    resume: int | None,
+    retry_errors: bool,
+    as_json: bool,
+) -> None:
+    """Ask a model (or a baseline) every item and score the answers. Resumable."""
+    database = _open(app)
+    try:
+        if resume is not None:
+            run = get_run(database, resume)
+            config = RunConfig.from_json(run.config)
+            run_id = resume
+        else:
+            if not model:
+                raise InputError("--model is required", hint="e.g. --model baseline/random")
+            if (items_file is None) == (kb_name is None):
+                raise InputError("give exactly one of --items FILE and --kb NAME")
+            if retry_errors:
+                raise InputError("--retry-errors goes with --resume RUN")
+            if items_file is not None:
+                items = _read_items(items_file)
+            else:
+                assert kb_name is not None
+                request = GenerateRequest(
+                    kb=kb_name,
+                    relations=_split(relations),
+                    points=points,
+                    seed=seed,
+                    prototypes=prototypes,
+                    format="choice" if fmt == "choice" else "statements",
+                )
+                items = list(prepare(database, request).items())
+            config = RunConfig(
+                model=model,
+                shots=shots,
+                idk=idk,
+                style="chat" if style == "chat" else "completion",
+                max_tokens=max_tokens,
+                concurrency=concurrency,
+                seed=seed,
+                api_base=api_base,
+            )
+            run_id = prepare_run(database, items, config, name=name)
+        majority = "True"
+        provider = get_provider(
+            config.model,
+            ModelSettings(api_base=api_base or config.api_base, api_key_env=api_key_env,
+                          timeout=timeout, max_concurrency=config.concurrency),
+            seed=config.seed, majority_answer=majority,
+        )  # fmt: skip
+        total = get_run(database, run_id).n_items
+        click.echo(f"run {run_id}: {config.model}", err=True)
+        with progress_bar(f"run {run_id}", total) as advance:
+            try:
+                summary = asyncio.run(
+                    execute(database, run_id, provider, retry_errors=retry_errors, progress=advance)
+                )
+            except KeyboardInterrupt:
+                raise QuizbotError(
+                    f"run {run_id} interrupted; answers so far are stored",
+                    hint=f"continue with `quizbot eval --resume {run_id}`",
+                ) from None
+        report = run_report(database, summary.run_id)
+    finally:
+        database.dispose()
+    if as_json:
+        _emit_json(report)
+    else:
+        _print_report(report)
+
+
+@cli.group(cls=_Group)
+def runs() -> None:
+    """Evaluation runs."""
+
+
+@runs.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print the list as JSON.")
+@click.pass_obj
+def runs_list(app: _App, as_json: bool) -> None:
+    """List recent runs, newest first."""
+    database = _open(app)
+    try:
+        rows = list_runs(database)
+    finally:
+        database.dispose()
+    data: list[dict[str, Any]] = [
+        {
+            "run_id": run.id, "name": run.name, "model": run.model_requested,
+            "model_reported": run.model_reported, "status": run.status, "n_items": run.n_items,
+            "responses": n, "created_at": run.created_at.isoformat(),
+        }
+        for run, n in rows
+    ]  # fmt: skip
+    if as_json:
+        _emit_json({"runs": data})
+        return
+    for row in data:
+        click.echo(
+            f"{row['run_id']:>5}  {row['status']:<11} {row['responses']:>6}/{row['n_items']:<6} "
+            f"{row['model']}  {row['created_at'][:16]}"
+        )
+
+
+@cli.command("report")
+@click.argument("run_id", type=int, metavar="RUN")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.pass_obj
+def report_cmd(app: _App, run_id: int, as_json: bool) -> None:
+    """Metrics of one run with 95% intervals, by relation and transform."""
+    database = _open(app)
+    try:
+        report = run_report(database, run_id)
+    finally:
+        database.dispose()
+    if as_json:
+        _emit_json(report)
+    else:
+        _print_report(report)
+
+
+@cli.command("compare")
+@click.argument("run_a", type=int, metavar="RUN_A")
+@click.argument("run_b", type=int, metavar="RUN_B")
+@click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
+@click.pass_obj
+def compare_cmd(app: _App, run_a: int, run_b: int, as_json: bool) -> None:
+    """Compare two runs: McNemar's exact test on shared items, else a two-proportion test."""
+    database = _open(app)
+    try:
+        result = compare_report(database, run_a, run_b)
+    finally:
+        database.dispose()
+    if as_json:
+        _emit_json(result)
+        return
+    for key, value in result.items():
+        click.echo(f"{key:<24} {value}")
 
 
 # ---------------------------------------------------------------------------------- serve

@@ -36,6 +36,7 @@ from storage.models import (
 from storage.types import utcnow
 
 __all__ = [
+    "ItemRow",
     "KnowledgeBaseSummary",
     "NewItem",
     "NewPoint",
@@ -45,6 +46,8 @@ __all__ = [
     "count_responses",
     "create_knowledge_base",
     "create_run",
+    "delete_error_responses",
+    "get_items",
     "get_knowledge_base",
     "get_or_create_respondent",
     "get_prototype_set",
@@ -53,6 +56,7 @@ __all__ = [
     "knowledge_point_ids",
     "list_knowledge_bases",
     "list_responses",
+    "list_runs",
     "load_knowledge_points",
     "put_rephrasing",
     "record_response",
@@ -632,6 +636,78 @@ def record_responses(db: Database, responses: Sequence[NewResponse]) -> list[int
         return db.write(_do)
     except IntegrityError as exc:
         raise _integrity(exc, "an answer to this item in this run or session") from None
+
+
+class ItemRow(NamedTuple):
+    """A stored item with its KB's name, as needed to rebuild it."""
+
+    id: str
+    kind: str
+    kb: str
+    relation: str
+    head: str
+    tail: str
+    polarity: str
+    transform: str | None
+    label: bool | None
+    text: str
+    prototype: str | None
+    options: list[str] | None
+    answer_keys: list[str] | None
+    rephrase_model: str | None
+    lineage: dict[str, Any]
+
+
+def get_items(db: Database, ids: Sequence[str]) -> list[ItemRow]:
+    """Stored items by id, in the order asked; :class:`NotFoundError` if any is missing."""
+    wanted = list(dict.fromkeys(ids))
+    columns = [col(KnowledgeBase.name)] + [getattr(Item, f) for f in ItemRow._fields if f != "kb"]
+
+    def _do(session: Session) -> dict[str, ItemRow]:
+        found: dict[str, ItemRow] = {}
+        for start in range(0, len(wanted), 500):
+            stmt = (
+                select(*columns)
+                .join(KnowledgeBase, col(KnowledgeBase.id) == col(Item.kb_id))
+                .where(col(Item.id).in_(wanted[start : start + 500]))
+            )
+            for row in session.execute(stmt).all():
+                kb_name, item_id, *rest = row
+                found[item_id] = ItemRow(item_id, rest[0], kb_name, *rest[1:])
+        return found
+
+    found = db.read(_do)
+    missing = [i for i in wanted if i not in found]
+    if missing:
+        raise NotFoundError(f"{len(missing)} item(s) not in the database, e.g. {missing[0]}")
+    return [found[i] for i in ids]
+
+
+def delete_error_responses(db: Database, run_id: int) -> int:
+    """Remove a run's ``error`` responses so those items can be asked again; return how many."""
+    stmt = delete(Response).where(
+        col(Response.run_id) == run_id, col(Response.outcome) == Outcome.ERROR.value
+    )
+    return int(db.write(lambda s: s.execute(stmt).rowcount or 0))  # type: ignore[attr-defined]
+
+
+def list_runs(db: Database, limit: int = 100) -> list[tuple[EvalRun, int]]:
+    """Recent runs, newest first, with how many responses each has."""
+
+    def _do(session: Session) -> list[tuple[EvalRun, int]]:
+        counts = dict(
+            session.execute(
+                select(col(Response.run_id), func.count())
+                .where(col(Response.run_id).is_not(None))
+                .group_by(col(Response.run_id))
+            ).all()
+        )
+        runs = session.execute(
+            select(EvalRun).order_by(col(EvalRun.id).desc()).limit(limit)
+        ).scalars()
+        return [(run, int(counts.get(run.id, 0))) for run in runs]
+
+    return db.read(_do)
 
 
 def answered_item_ids(db: Database, run_id: int) -> set[str]:

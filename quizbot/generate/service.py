@@ -25,14 +25,17 @@ from quizbot.generate.prototypes import (
 )
 from quizbot.generate.rephrase import Rephraser, ScriptedCompleter, statement_key
 from quizbot.generate.statements import PointPlan, statements
-from quizbot.items import GENERATOR_VERSION, ChoiceItem, StatementItem
+from quizbot.generate.transforms import Polarity, Transform
+from quizbot.items import GENERATOR_VERSION, ChoiceItem, StatementItem, StatementSide
 from quizbot.jsonl import read_objects
 from quizbot.kb.importers import read_prototypes
 from quizbot.kb.model import KnowledgeBaseData, Triplet
 from quizbot.kb.registry import get_kb
 from storage import Database
 from storage.repo import (
+    ItemRow,
     NewItem,
+    get_items,
     get_prototype_set,
     get_rephrasing,
     knowledge_point_ids,
@@ -45,6 +48,8 @@ __all__ = [
     "GenerateRequest",
     "Generation",
     "GenerationSummary",
+    "item_from_row",
+    "load_items",
     "load_script",
     "prepare",
     "read_points_file",
@@ -325,10 +330,53 @@ def _lineage(item: StatementItem | ChoiceItem) -> dict[str, Any]:
         }
     return {
         "kb_version": item.kb_version,
+        "question": item.question,
         "subtype": item.subtype,
         "knowledge_point_ids": list(item.knowledge_point_ids),
         "meta": dict(item.meta),
     }
+
+
+def item_from_row(row: ItemRow) -> StatementItem | ChoiceItem:
+    """Rebuild a generated item from its database row (the inverse of :func:`store_items`)."""
+    lineage = row.lineage
+    if row.kind == "choice":
+        return ChoiceItem(
+            kb=row.kb,
+            kb_version=lineage.get("kb_version", ""),
+            relation=row.relation,
+            head=row.head,
+            question=lineage.get("question") or row.text.split("\n", 1)[0],
+            options=tuple(row.options or ()),
+            answer_keys=tuple(row.answer_keys or ()),
+            subtype=lineage.get("subtype", "semantic"),
+            knowledge_point_ids=tuple(lineage.get("knowledge_point_ids", ())),
+            meta=lineage.get("meta", {}),
+        )
+    side = StatementSide(
+        kb=row.kb,
+        kb_version=lineage.get("kb_version", ""),
+        relation=row.relation,
+        head=row.head,
+        tail=row.tail,
+        polarity=Polarity(row.polarity),
+        prototype_set=lineage.get("prototype_set", ""),
+        positive_tail=lineage.get("positive_tail"),
+        meta=lineage.get("meta", {}),
+    )
+    return StatementItem(
+        side,
+        Transform(row.transform or "none"),
+        bool(row.label),
+        row.text,
+        row.prototype or "",
+        row.rephrase_model,
+    )
+
+
+def load_items(db: Database, ids: Sequence[str]) -> list[StatementItem | ChoiceItem]:
+    """Stored items by id, rebuilt, in the order asked."""
+    return [item_from_row(row) for row in get_items(db, ids)]
 
 
 def store_items(

@@ -1,0 +1,348 @@
+"""Prompts for asking items of language models: the PretexEval format, zero- and k-shot.
+
+A true/false statement is asked in the PretexEval paper's words::
+
+    <statement>, is the statement above true or false? Please answer True or False.
+
+The statement keeps its own trailing period, so the prompt reads "... blood pressure., is the
+statement above ...", exactly as in the paper. A multiple-choice item lists its lettered options
+(the last is always "I do not know") and asks for the letters of the correct ones.
+
+Two styles carry the same content:
+
+* ``completion``, for base models (e.g. Gemma 3 270M): plain few-shot text, one block per
+  demonstration (question, then ``Answer: True``), blank lines between, ending with the question
+  and ``Answer:`` for the model to continue. ``messages`` holds that text as one user message.
+* ``chat``, for instruction-tuned models: alternating user/assistant messages, one pair per
+  demonstration, then the question as the last user message. ``text`` lays the same content out
+  as completion blocks without the final ``Answer:`` cue (for logging and caching).
+
+Demonstrations are other items with their gold answers, drawn from a pool the caller keeps apart
+from the evaluated set (:func:`select_demonstrations`): same relation and transform first, then
+same relation, then any; labels balanced; ordered by hashing the seed with item ids, never by a
+process-wide random state, so the same inputs give the same prompt byte for byte. Rendering uses
+langchain-core templates; nothing here touches the network or a model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import string
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from langchain_core.messages import BaseMessage
+from langchain_core.prompts import (
+    ChatPromptTemplate,
+    FewShotChatMessagePromptTemplate,
+    FewShotPromptTemplate,
+    PromptTemplate,
+)
+
+from quizbot.generate.choice import I_DO_NOT_KNOW
+from quizbot.items import ChoiceItem, StatementItem
+
+__all__ = [
+    "ANSWER_CUE",
+    "CHOICE_INSTRUCTION",
+    "CHOICE_TEMPLATE",
+    "DEFAULT_K",
+    "EXAMPLE_SEPARATOR",
+    "FALSE_ANSWER",
+    "STATEMENT_IDK_TEMPLATE",
+    "STATEMENT_TEMPLATE",
+    "STYLES",
+    "TRUE_ANSWER",
+    "Item",
+    "Prompt",
+    "Style",
+    "build_prompt",
+    "build_prompts",
+    "prompt_key",
+    "select_demonstrations",
+]
+
+Item = StatementItem | ChoiceItem
+Style = Literal["completion", "chat"]
+STYLES: tuple[Style, ...] = ("completion", "chat")
+DEFAULT_K = 5
+
+# The PretexEval sentence; ``{statement}`` is the item text verbatim, its own period included.
+STATEMENT_TEMPLATE = (
+    "{statement}, is the statement above true or false? Please answer True or False."
+)
+# The same question when the model may decline ("idk" setting).
+STATEMENT_IDK_TEMPLATE = (
+    "{statement}, is the statement above true or false? Please answer True, False or I do not know."
+)
+TRUE_ANSWER = "True"
+FALSE_ANSWER = "False"
+
+CHOICE_INSTRUCTION = (
+    "Answer with the letter of the correct option; if more than one option is correct, "
+    "give all their letters separated by commas."
+)
+CHOICE_TEMPLATE = "{question}\n{options}\n" + CHOICE_INSTRUCTION
+OPTION_TEMPLATE = "{letter}. {option}"
+OPTION_LETTERS = string.ascii_uppercase
+ANSWER_KEY_SEPARATOR = ", "
+
+# Completion layout: demonstration blocks, blank line between, the question, then the cue.
+ANSWER_CUE = "Answer:"
+EXAMPLE_TEMPLATE = "{question}\n" + ANSWER_CUE + " {answer}"
+COMPLETION_SUFFIX = "{question}\n" + ANSWER_CUE
+CHAT_TEXT_SUFFIX = "{question}"
+EXAMPLE_SEPARATOR = "\n\n"
+
+# Bump when the key's payload layout changes (cached model calls then miss, as they must).
+PROMPT_KEY_VERSION = 1
+
+_STATEMENT_PROMPT = PromptTemplate.from_template(STATEMENT_TEMPLATE)
+_STATEMENT_IDK_PROMPT = PromptTemplate.from_template(STATEMENT_IDK_TEMPLATE)
+_CHOICE_PROMPT = PromptTemplate.from_template(CHOICE_TEMPLATE)
+_OPTION_PROMPT = PromptTemplate.from_template(OPTION_TEMPLATE)
+_EXAMPLE_PROMPT = PromptTemplate.from_template(EXAMPLE_TEMPLATE)
+_CHAT_EXAMPLE_PROMPT = ChatPromptTemplate.from_messages(
+    [("human", "{question}"), ("ai", "{answer}")]
+)
+_ROLES = {"system": "system", "human": "user", "ai": "assistant"}
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """A rendered prompt: ``messages`` for chat APIs, ``text`` for completion APIs and logs.
+
+    Both are always filled. In completion style ``messages`` is ``text`` as one user message; in
+    chat style ``text`` is the messages' content as completion blocks (see the module docstring).
+    """
+
+    text: str
+    messages: tuple[dict[str, str], ...]
+
+
+def _rank(key: str, item_id: str) -> bytes:
+    return hashlib.sha256(f"{key}\x1f{item_id}".encode()).digest()
+
+
+def _tier(item: Item, candidate: Item) -> int:
+    """0: same relation and transform (choice: subtype), 1: same relation, 2: anything else."""
+    if candidate.relation != item.relation:
+        return 2
+    if isinstance(item, StatementItem) and isinstance(candidate, StatementItem):
+        return 0 if candidate.transform is item.transform else 1
+    if isinstance(item, ChoiceItem) and isinstance(candidate, ChoiceItem):
+        return 0 if candidate.subtype == item.subtype else 1
+    return 1
+
+
+def _same_knowledge(item: Item, candidate: Item) -> bool:
+    """True when ``candidate`` is about the same fact as ``item`` (it would give the answer away).
+
+    Statements: the same KB fact (either side, any transform). Choice items: the same relation
+    and head, or a shared knowledge point.
+    """
+    if isinstance(item, StatementItem) and isinstance(candidate, StatementItem):
+        return candidate.fact_id == item.fact_id or (
+            candidate.knowledge_point_id == item.knowledge_point_id
+        )
+    if isinstance(item, ChoiceItem) and isinstance(candidate, ChoiceItem):
+        return (candidate.kb, candidate.relation, candidate.head) == (
+            item.kb,
+            item.relation,
+            item.head,
+        ) or not set(candidate.knowledge_point_ids).isdisjoint(item.knowledge_point_ids)
+    return False
+
+
+def select_demonstrations(
+    item: Item,
+    pool: Iterable[Item],
+    k: int = DEFAULT_K,
+    seed: int | str = 0,
+    exclude_ids: Collection[str] = (),
+) -> tuple[Item, ...]:
+    """Up to ``k`` demonstrations for ``item`` from ``pool``, deterministic for ``seed``.
+
+    Skipped: items of the other kind, ``item`` itself, any id in ``exclude_ids`` (pass the
+    evaluated set), duplicates, and items about the same fact as ``item``. Among the rest, those
+    with the same relation and transform (choice items: subtype) come first, then the same
+    relation, then any; within a tier the order is a hash of the seed, ``item``'s id and the
+    candidate's id (so the pool's order does not matter, and each item gets its own draw).
+
+    Statement demonstrations are balanced by label: ``k // 2`` of one and the rest of the other,
+    which label gets the extra one for odd ``k`` also decided by the hash (k=5: 3/2 either way).
+    Balance takes precedence over tier, and when one label runs short the other fills the gap.
+    The chosen demonstrations are returned in a hashed order, so labels are not grouped.
+    """
+    if k < 0:
+        raise ValueError(f"k must be >= 0, got {k}")
+    if k == 0:
+        return ()
+    item_id = item.id
+    key = f"{seed}\x1f{item_id}"
+    excluded = set(exclude_ids)
+    excluded.add(item_id)
+    ranked: list[tuple[int, bytes, Item]] = []
+    for candidate in pool:
+        if type(candidate) is not type(item):
+            continue
+        candidate_id = candidate.id
+        if candidate_id in excluded or _same_knowledge(item, candidate):
+            continue
+        excluded.add(candidate_id)  # skips later duplicates
+        ranked.append((_tier(item, candidate), _rank(key, candidate_id), candidate))
+    ranked.sort(key=lambda entry: entry[:2])
+    ordered = [entry[2] for entry in ranked]
+
+    if isinstance(item, StatementItem):
+        trues = [c for c in ordered if isinstance(c, StatementItem) and c.label]
+        falses = [c for c in ordered if isinstance(c, StatementItem) and not c.label]
+        extra_to_true = _rank(key, "label-split")[0] & 1 == 1
+        n_true = k // 2 + (k % 2 if extra_to_true else 0)
+        n_true = min(n_true, len(trues))
+        n_false = min(k - n_true, len(falses))
+        n_true = min(k - n_false, len(trues))
+        chosen: list[Item] = [*trues[:n_true], *falses[:n_false]]
+    else:
+        chosen = ordered[:k]
+    order_key = f"{key}\x1forder"
+    return tuple(sorted(chosen, key=lambda c: _rank(order_key, c.id)))
+
+
+def _choice_question(item: ChoiceItem) -> str:
+    if not item.options or item.options[-1] != I_DO_NOT_KNOW:
+        raise ValueError(f"choice item {item.id}: the last option must be {I_DO_NOT_KNOW!r}")
+    if len(item.options) > len(OPTION_LETTERS):
+        raise ValueError(f"choice item {item.id}: more than {len(OPTION_LETTERS)} options")
+    options = "\n".join(
+        _OPTION_PROMPT.format(letter=letter, option=option)
+        for letter, option in zip(OPTION_LETTERS, item.options, strict=False)
+    )
+    return _CHOICE_PROMPT.format(question=item.question, options=options)
+
+
+def _question(item: Item, *, idk: bool) -> str:
+    """The item as asked: the PretexEval sentence, or the question with lettered options."""
+    if isinstance(item, ChoiceItem):
+        return _choice_question(item)
+    template = _STATEMENT_IDK_PROMPT if idk else _STATEMENT_PROMPT
+    return template.format(statement=item.text)
+
+
+def _answer(item: Item) -> str:
+    """The gold answer as a model should give it: ``True``/``False`` or letters ``A, C``."""
+    if isinstance(item, ChoiceItem):
+        letters = OPTION_LETTERS[: len(item.options)]
+        if not item.answer_keys or any(key not in letters for key in item.answer_keys):
+            raise ValueError(f"choice item {item.id}: bad answer keys {item.answer_keys!r}")
+        return ANSWER_KEY_SEPARATOR.join(item.answer_keys)
+    return TRUE_ANSWER if item.label else FALSE_ANSWER
+
+
+def _escape(value: str) -> str:
+    """Protect braces: FewShotPromptTemplate re-parses the formatted examples as a template."""
+    return value.replace("{", "{{").replace("}", "}}")
+
+
+def _blocks(examples: Sequence[Mapping[str, str]], question: str, suffix: str) -> str:
+    template = FewShotPromptTemplate(
+        examples=[{k: _escape(v) for k, v in example.items()} for example in examples],
+        example_prompt=_EXAMPLE_PROMPT,
+        suffix=suffix,
+        example_separator=EXAMPLE_SEPARATOR,
+    )
+    return template.format(question=question)
+
+
+def _message(message: BaseMessage) -> dict[str, str]:
+    content: Any = message.content
+    if not isinstance(content, str):  # pragma: no cover - text templates give text content
+        raise TypeError(f"unexpected non-text message content: {content!r}")
+    return {"role": _ROLES[message.type], "content": content}
+
+
+def build_prompt(
+    item: Item,
+    *,
+    demonstrations: Sequence[Item] = (),
+    idk: bool = False,
+    style: Style = "completion",
+    evaluated_ids: Collection[str] = (),
+) -> Prompt:
+    """Render ``item`` as a prompt, zero-shot or with ``demonstrations`` (answers shown).
+
+    ``idk`` asks a statement as "True, False or I do not know"; demonstrations keep the plain
+    True/False wording (their answers are True or False). Choice items always offer "I do not
+    know" as their last option, so ``idk`` does not change them.
+
+    Raises ValueError for an unknown style, a demonstration of the other kind, a demonstration
+    that is ``item`` itself or whose id is in ``evaluated_ids`` (pass the evaluated set), or a
+    malformed choice item.
+    """
+    if style not in STYLES:
+        raise ValueError(f"unknown prompt style {style!r}; expected one of {STYLES}")
+    for demo in demonstrations:
+        if type(demo) is not type(item):
+            raise ValueError(f"demonstration {demo.id} is a {demo.kind}, item is a {item.kind}")
+        if demo.id == item.id or demo.id in evaluated_ids:
+            raise ValueError(f"demonstration {demo.id} is in the evaluated set")
+    question = _question(item, idk=idk)
+    examples = [{"question": _question(d, idk=False), "answer": _answer(d)} for d in demonstrations]
+    if style == "completion":
+        text = _blocks(examples, question, COMPLETION_SUFFIX)
+        return Prompt(text=text, messages=({"role": "user", "content": text},))
+    chat = ChatPromptTemplate.from_messages(
+        [
+            FewShotChatMessagePromptTemplate(
+                examples=examples, example_prompt=_CHAT_EXAMPLE_PROMPT
+            ),
+            ("human", "{question}"),
+        ]
+    )
+    messages = tuple(_message(m) for m in chat.format_messages(question=question))
+    return Prompt(text=_blocks(examples, question, CHAT_TEXT_SUFFIX), messages=messages)
+
+
+def build_prompts(
+    items: Sequence[Item],
+    pool: Sequence[Item],
+    *,
+    k: int = DEFAULT_K,
+    seed: int | str = 0,
+    idk: bool = False,
+    style: Style = "completion",
+) -> list[Prompt]:
+    """Prompts for the evaluated ``items``, each with ``k`` demonstrations drawn from ``pool``.
+
+    Pool items that are also evaluated are never used (see :func:`select_demonstrations`).
+    """
+    evaluated = {item.id for item in items}
+    return [
+        build_prompt(
+            item,
+            demonstrations=select_demonstrations(item, pool, k, seed, exclude_ids=evaluated),
+            idk=idk,
+            style=style,
+            evaluated_ids=evaluated,
+        )
+        for item in items
+    ]
+
+
+def prompt_key(prompt: Prompt, settings: Mapping[str, Any]) -> str:
+    """Stable sha256 hex of the prompt text and the call settings (model, temperature, ...).
+
+    Settings are serialised as JSON with sorted keys, so their order does not matter; values must
+    be JSON-serialisable (TypeError otherwise) so the key never depends on a ``repr``. The text
+    determines the messages for either style, so it alone stands for the prompt.
+    """
+    payload = json.dumps(
+        {"v": PROMPT_KEY_VERSION, "text": prompt.text, "settings": dict(settings)},
+        sort_keys=True,
+        ensure_ascii=False,
+        separators=(",", ":"),
+        allow_nan=False,
+    )
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()

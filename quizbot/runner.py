@@ -1,0 +1,244 @@
+"""Evaluation runs: put items to a provider, score every answer, store it as it arrives.
+
+A run is a model + items + prompt settings, recorded before the first call (items, demonstration
+pool and settings in the run's config), so it can be resumed after Ctrl-C, SIGKILL or a crash:
+:func:`execute` asks only the items that have no stored response. A call that still fails after
+the retry policy is stored as an ``error`` outcome and the run completes; ``retry_errors`` asks
+those again. Model calls are never served from a cache here: runs measure the model as it is now.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+from quizbot.errors import InputError
+from quizbot.generate.choice import choice_questions
+from quizbot.generate.points import candidate_points, stratified
+from quizbot.generate.service import load_items, store_items
+from quizbot.generate.statements import plan_points, statements
+from quizbot.items import ChoiceItem, StatementItem
+from quizbot.kb.registry import get_kb
+from quizbot.parse import parse_and_score
+from quizbot.prompts import build_prompt, select_demonstrations
+from quizbot.providers import Provider, ProviderError, Request
+from quizbot.providers.retry import call_with_retries
+from storage import Database
+from storage.models import Outcome, RespondentKind, RunStatus
+from storage.repo import (
+    NewResponse,
+    answered_item_ids,
+    create_run,
+    delete_error_responses,
+    get_or_create_respondent,
+    get_run,
+    record_response,
+    update_run,
+)
+
+__all__ = ["RunConfig", "RunSummary", "demonstration_pool", "execute", "prepare_run"]
+
+log = logging.getLogger(__name__)
+
+Item = StatementItem | ChoiceItem
+Progress = Callable[[int], None]
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """Prompt and call settings of a run (stored with it; no secrets)."""
+
+    model: str
+    shots: int = 0
+    idk: bool = False
+    style: Literal["chat", "completion"] = "chat"
+    max_tokens: int = 16
+    concurrency: int = 8
+    seed: str = "0"
+    api_base: str | None = None
+    attempts: int = 6
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RunConfig:
+        """Rebuild from a run's stored config."""
+        fields = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
+        return cls(**fields)
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """What a call to :func:`execute` did."""
+
+    run_id: int
+    model: str
+    n_items: int
+    asked: int
+    errors: int
+    status: str
+    model_reported: str | None
+
+
+def demonstration_pool(
+    db: Database, items: Sequence[Item], seed: str, n_points: int = 40
+) -> list[Item]:
+    """Demonstration items from KB facts outside the evaluated items (stored, for resume)."""
+    if not items:
+        return []
+    kb, kb_id = get_kb(db, items[0].kb)
+    asked = {(i.relation, i.head) for i in items}
+    relations = {i.relation for i in items}
+    others = [t for t in candidate_points(kb, relations) if (t.relation, t.head) not in asked]
+    chosen = stratified(kb.name, others, f"demos\x1f{seed}")[:n_points]
+    pool: list[Item]
+    if isinstance(items[0], ChoiceItem):
+        pool = list(choice_questions(kb, chosen, seed=seed))
+    else:
+        from quizbot.generate.prototypes import default_prototypes  # noqa: PLC0415
+
+        protos = default_prototypes()
+        plans = [p for p in plan_points(kb, chosen, seed) if protos.covers(p.fact.relation)]
+        pool = list(statements(kb, plans, protos))
+    store_items(db, kb, kb_id, pool)
+    return pool
+
+
+def prepare_run(
+    db: Database,
+    items: Sequence[Item],
+    config: RunConfig,
+    *,
+    name: str | None = None,
+    demonstrations: Sequence[Item] | None = None,
+) -> int:
+    """Record a run (items, demonstrations, settings) before anything is asked; return its id."""
+    if not items:
+        raise InputError("no items to evaluate")
+    by_kb: dict[str, list[Item]] = {}
+    for item in items:
+        by_kb.setdefault(item.kb, []).append(item)
+    for kb_name, kb_items in by_kb.items():
+        kb, kb_id = get_kb(db, kb_name)
+        store_items(db, kb, kb_id, kb_items)
+    demos = (
+        list(demonstrations)
+        if demonstrations is not None
+        else (demonstration_pool(db, items, config.seed) if config.shots else [])
+    )
+    kind = RespondentKind.BASELINE if config.model.startswith("baseline/") else RespondentKind.MODEL
+    respondent = get_or_create_respondent(db, kind, config.model)
+    assert respondent.id is not None
+    stored = {
+        **asdict(config),
+        "item_ids": [i.id for i in items],
+        "demo_ids": [d.id for d in demos],
+    }
+    run = create_run(
+        db,
+        respondent_id=respondent.id,
+        model_requested=config.model,
+        config=stored,
+        n_items=len(items),
+        name=name,
+    )
+    assert run.id is not None
+    return run.id
+
+
+def _request(item: Item, demos: Sequence[Item], config: RunConfig, evaluated: set[str]) -> Request:
+    chosen = (
+        select_demonstrations(item, demos, config.shots, config.seed, exclude_ids=evaluated)
+        if config.shots
+        else ()
+    )
+    prompt = build_prompt(item, demonstrations=chosen, idk=config.idk, style=config.style)
+    options: tuple[str, ...] = ()
+    if isinstance(item, ChoiceItem):
+        options = tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZ"[: len(item.options) - 1])
+    return Request(
+        text=prompt.text,
+        messages=prompt.messages,
+        style=config.style,
+        max_tokens=config.max_tokens,
+        options=options,
+    )
+
+
+async def execute(
+    db: Database,
+    run_id: int,
+    provider: Provider,
+    *,
+    retry_errors: bool = False,
+    progress: Progress | None = None,
+) -> RunSummary:
+    """Ask every item of the run that has no stored response; store each answer as it comes."""
+    run = get_run(db, run_id)
+    config = RunConfig.from_json(run.config)
+    items = load_items(db, run.config["item_ids"])
+    demos = load_items(db, run.config.get("demo_ids", []))
+    if retry_errors:
+        cleared = await asyncio.to_thread(delete_error_responses, db, run_id)
+        log.info("run %d: asking %d failed item(s) again", run_id, cleared)
+    done = await asyncio.to_thread(answered_item_ids, db, run_id)
+    todo = [item for item in items if item.id not in done]
+    evaluated = {i.id for i in items}
+    update_run(db, run_id, status=RunStatus.RUNNING)
+    limit = asyncio.Semaphore(max(1, min(config.concurrency, provider.max_concurrency)))
+    reported: Counter[str] = Counter()
+    errors = 0
+
+    async def ask(item: Item) -> None:
+        nonlocal errors
+        request = _request(item, demos, config, evaluated)
+        async with limit:
+            try:
+                completion = await call_with_retries(
+                    lambda: provider.complete(request), attempts=config.attempts
+                )
+            except ProviderError as exc:
+                errors += 1
+                response = NewResponse(
+                    item_id=item.id,
+                    respondent_id=run.respondent_id,
+                    run_id=run_id,
+                    outcome=Outcome.ERROR,
+                    prompt=request.text,
+                    error_text=exc.message,
+                )
+            else:
+                parsed, outcome = parse_and_score(completion.text, item, idk_offered=config.idk)
+                reported[completion.model] += 1
+                response = NewResponse(
+                    item_id=item.id,
+                    respondent_id=run.respondent_id,
+                    run_id=run_id,
+                    outcome=outcome,
+                    prompt=request.text,
+                    raw_text=completion.text,
+                    parsed_answer="idk" if parsed.abstained else parsed.answer,
+                    parse_reason=parsed.reason,
+                    latency_ms=completion.latency_ms,
+                    prompt_tokens=completion.prompt_tokens,
+                    completion_tokens=completion.completion_tokens,
+                    total_tokens=completion.total_tokens,
+                    provider_model=completion.model,
+                    cached=completion.cached,
+                )
+        await asyncio.to_thread(record_response, db, response)
+        if progress is not None:
+            progress(1)
+
+    try:
+        await asyncio.gather(*(ask(item) for item in todo))
+    except BaseException:
+        update_run(db, run_id, status=RunStatus.INTERRUPTED)
+        raise
+    model_reported = reported.most_common(1)[0][0] if reported else run.model_reported
+    finished = update_run(db, run_id, status=RunStatus.COMPLETED, model_reported=model_reported)
+    return RunSummary(
+        run_id, config.model, len(items), len(todo), errors, finished.status, model_reported
+    )
