@@ -1,7 +1,9 @@
 """Evaluation runs: put items to a provider, score every answer, store it as it arrives.
 
 A run is a model + items + prompt settings, recorded before the first call (items, demonstration
-pool and settings in the run's config), so it can be resumed after Ctrl-C, SIGKILL or a crash:
+pool and settings in the run's config). Each answer is committed as soon as the single writer is
+free (answers that arrive together share a transaction), so it can be resumed after Ctrl-C,
+SIGKILL or a crash, losing at most the answers in flight:
 :func:`execute` asks only the items that have no stored response. A call that still fails after
 the retry policy is stored as an ``error`` outcome and the run completes; ``retry_errors`` asks
 those again. Model calls are never served from a cache here: runs measure the model as it is now.
@@ -36,7 +38,7 @@ from storage.repo import (
     delete_error_responses,
     get_or_create_respondent,
     get_run,
-    record_response,
+    record_responses,
     update_run,
 )
 
@@ -45,6 +47,7 @@ __all__ = ["RunConfig", "RunSummary", "demonstration_pool", "execute", "prepare_
 log = logging.getLogger(__name__)
 
 Item = StatementItem | ChoiceItem
+_MAX_BATCH = 256
 Progress = Callable[[int], None]
 
 
@@ -228,13 +231,38 @@ async def execute(
                     provider_model=completion.model,
                     cached=completion.cached,
                 )
-        await asyncio.to_thread(record_response, db, response)
-        if progress is not None:
-            progress(1)
+        queue.put_nowait(response)
 
+    # One writer drains the queue: each response is written as soon as the writer is free, and
+    # whatever arrived meanwhile goes in the same transaction (group commit). One thread doing
+    # the writes, instead of one per response, keeps the event loop free of GIL contention.
+    queue: asyncio.Queue[NewResponse | None] = asyncio.Queue()
+
+    async def writer() -> None:
+        done = False
+        while not done:
+            batch: list[NewResponse] = []
+            first = await queue.get()
+            if first is None:
+                break
+            batch.append(first)
+            while not queue.empty() and len(batch) < _MAX_BATCH:
+                nxt = queue.get_nowait()
+                if nxt is None:
+                    done = True
+                    break
+                batch.append(nxt)
+            await asyncio.to_thread(record_responses, db, batch)
+            if progress is not None:
+                progress(len(batch))
+
+    writing = asyncio.create_task(writer())
     try:
         await asyncio.gather(*(ask(item) for item in todo))
+        queue.put_nowait(None)
+        await writing
     except BaseException:
+        writing.cancel()
         update_run(db, run_id, status=RunStatus.INTERRUPTED)
         raise
     model_reported = reported.most_common(1)[0][0] if reported else run.model_reported
