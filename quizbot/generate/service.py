@@ -6,6 +6,8 @@ the database (so every response can point at its item and lineage) and writes JS
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -23,7 +25,12 @@ from quizbot.generate.prototypes import (
     load_pool_csv,
     load_pretex_csv,
 )
-from quizbot.generate.rephrase import Rephraser, ScriptedCompleter, statement_key
+from quizbot.generate.rephrase import (
+    CompletionText,
+    Rephraser,
+    ScriptedCompleter,
+    statement_key,
+)
 from quizbot.generate.statements import PointPlan, statements
 from quizbot.generate.transforms import Polarity, Transform
 from quizbot.items import GENERATOR_VERSION, ChoiceItem, StatementItem, StatementSide
@@ -31,6 +38,8 @@ from quizbot.jsonl import read_objects
 from quizbot.kb.importers import read_prototypes
 from quizbot.kb.model import KnowledgeBaseData, Triplet
 from quizbot.kb.registry import get_kb
+from quizbot.providers import Provider, ProviderError, Request, get_provider
+from quizbot.providers.retry import call_with_retries
 from storage import Database
 from storage.repo import (
     ItemRow,
@@ -48,6 +57,7 @@ __all__ = [
     "GenerateRequest",
     "Generation",
     "GenerationSummary",
+    "ProviderCompleter",
     "item_from_row",
     "load_items",
     "load_script",
@@ -153,6 +163,56 @@ def load_script(path: Path) -> dict[str, str]:
     return script
 
 
+class ProviderCompleter:
+    """Rephrasing through any provider of the evaluation seam (litellm models, local servers).
+
+    The rephraser is synchronous; provider calls are async. One event loop in a background
+    thread serves every call, so connection pools live as long as the completer.
+    """
+
+    def __init__(self, provider: Provider, *, attempts: int = 3, give_up_after: int = 3) -> None:
+        self.provider = provider
+        self.model = provider.name
+        self.attempts = attempts
+        self.give_up_after = give_up_after
+        self._failures = 0  # consecutive; past give_up_after the model is taken as unavailable
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+        self._thread.start()
+
+    def complete(self, prompt: str) -> CompletionText:
+        """One rephrasing, with the shared retry policy and a circuit breaker.
+
+        After ``give_up_after`` failed statements in a row the model is taken as unavailable and
+        further calls fail at once, so an unreachable model costs seconds, not the full retry
+        schedule for every statement (the rephraser then keeps the prototype statements).
+        """
+        if self._failures >= self.give_up_after:
+            raise ProviderError(
+                f"{self.model} failed {self._failures} times in a row; not asked again",
+                retryable=False,
+            )
+        request = Request(
+            text=prompt, messages=({"role": "user", "content": prompt},), max_tokens=120
+        )
+        future = asyncio.run_coroutine_threadsafe(
+            call_with_retries(lambda: self.provider.complete(request), attempts=self.attempts),
+            self._loop,
+        )
+        try:
+            completion = future.result()
+        except Exception:
+            self._failures += 1
+            raise
+        self._failures = 0
+        return CompletionText(completion.text, completion.model)
+
+    def close(self) -> None:
+        """Stop the background loop."""
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=5)
+
+
 def resolve_rephraser(db: Database, spec: str | None) -> Rephraser | None:
     """The rephrasing stage for ``--rephrase``, or ``None`` without it."""
     if spec is None:
@@ -166,11 +226,7 @@ def resolve_rephraser(db: Database, spec: str | None) -> Rephraser | None:
             lambda statement: script.get(statement, statement), model=f"scripted/{path.stem}"
         )
         return Rephraser(completer, DbRephraseCache(db))
-    raise InputError(
-        f"cannot rephrase with {spec!r}: model providers are not part of this build yet",
-        hint='use --rephrase scripted:FILE.jsonl (lines of {"statement", "rephrased"}) '
-        "or leave rephrasing out",
-    )
+    return Rephraser(ProviderCompleter(get_provider(spec)), DbRephraseCache(db))
 
 
 def resolve_prototypes(db: Database, spec: str | None) -> PrototypeSet:

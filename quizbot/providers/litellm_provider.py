@@ -87,8 +87,8 @@ class LiteLLMProvider:
         if self.api_key_env:
             kwargs["api_key"] = os.environ[self.api_key_env]
         elif (
-            self.api_base
-            and self._name.startswith("openai/")
+            self._name.startswith("openai/")
+            and (self.api_base or os.environ.get("OPENAI_API_BASE"))
             and not os.environ.get("OPENAI_API_KEY")
         ):
             # A local OpenAI-compatible server (llama.cpp, the stub) takes no key, but the

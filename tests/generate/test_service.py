@@ -7,11 +7,14 @@ from pathlib import Path
 
 import pytest
 from sqlalchemy import text
+from tenacity import wait_none
 
 from quizbot.errors import InputError
-from quizbot.generate.service import GenerateRequest, prepare, write
+from quizbot.generate.service import GenerateRequest, ProviderCompleter, prepare, write
+from quizbot.providers import retry as retry_module
 from storage import Database
 from storage.repo import table_counts
+from tests.helpers.stub import stub_server
 
 PAPER_FILE = (
     Path(__file__).resolve().parents[3] / "shared" / "data" / "pretexeval" / "prompts_pretex.csv"
@@ -139,7 +142,39 @@ def test_rephrasing_is_validated_recorded_and_cached(db: Database, tmp_path: Pat
     assert table_counts(db)["rephrase_cache"] == 1  # only the validated one is cached
 
 
-def test_other_rephrasing_models_say_what_this_build_offers(db: Database) -> None:
-    with pytest.raises(InputError, match="not part of this build") as info:
-        prepare(db, GenerateRequest(kb="clinical-core", points=1, rephrase="openai/gpt-4o"))
-    assert info.value.hint and "scripted:" in info.value.hint
+def test_rephrasing_through_a_model_over_http(
+    db: Database, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A real provider call per statement; this stub answers "True", which no validator accepts."""
+    monkeypatch.setattr(retry_module, "WAIT", wait_none())
+    log = tmp_path / "stub.jsonl"
+    with stub_server("--answer", "true", "--log", str(log)) as base:
+        monkeypatch.setenv("OPENAI_API_BASE", base)
+        request = GenerateRequest(
+            kb="clinical-core", points=1, seed=3, store=False, rephrase="openai/rephraser"
+        )
+        generation = prepare(db, request)
+        out = tmp_path / "r.jsonl"
+        write(db, generation, out)
+    assert len(log.read_text().splitlines()) == 2 * 16  # asked twice per statement, then gave up
+    records = _lines(out)
+    assert all(r["rephrase_model"] is None for r in records)  # every prototype kept
+    assert generation.rephraser is not None
+    assert "rephrased 0 of 16" in generation.rephraser.stats.summary()
+    assert table_counts(db)["rephrase_cache"] == 0
+
+
+def test_an_unreachable_rephrasing_model_falls_back_quickly(
+    db: Database, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(retry_module, "WAIT", wait_none())
+    monkeypatch.setenv("OPENAI_API_BASE", "http://127.0.0.1:1/v1")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    request = GenerateRequest(kb="clinical-core", points=1, store=False, rephrase="openai/gone")
+    generation = prepare(db, request)
+    write(db, generation, tmp_path / "o.jsonl")
+    assert generation.rephraser is not None
+    completer = generation.rephraser.completer  # type: ignore[attr-defined]
+    assert isinstance(completer, ProviderCompleter)
+    assert completer._failures >= completer.give_up_after  # the breaker opened
+    assert all(r["rephrase_model"] is None for r in _lines(tmp_path / "o.jsonl"))

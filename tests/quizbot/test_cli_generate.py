@@ -61,7 +61,7 @@ def test_bad_input_exits_65_and_writes_no_output(runner: CliRunner, tmp_path: Pa
     assert not out.exists() and not (tmp_path / "never.jsonl.tmp").exists()
 
 
-def test_unknown_kb_and_unavailable_rephraser_are_clear(runner: CliRunner, tmp_path: Path) -> None:
+def test_unknown_kb_and_bad_rephrasing_model_are_clear(runner: CliRunner, tmp_path: Path) -> None:
     out = str(tmp_path / "o.jsonl")
     missing = runner.invoke(cli, ["generate", "--kb", "nope", "--out", out])
     assert missing.exit_code == 1
@@ -69,6 +69,6 @@ def test_unknown_kb_and_unavailable_rephraser_are_clear(runner: CliRunner, tmp_p
         "no knowledge base named 'nope'" in missing.stderr and "quizbot kb list" in missing.stderr
     )
     args = ["generate", "--kb", "clinical-core", "--points", "1", "--out", out]
-    model = runner.invoke(cli, [*args, "--rephrase", "openai/x"])
+    model = runner.invoke(cli, [*args, "--rephrase", "gpt-4o"])
     assert model.exit_code == 65
-    assert "scripted:FILE.jsonl" in model.stderr
+    assert "needs a provider prefix" in model.stderr
