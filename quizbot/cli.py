@@ -13,7 +13,8 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -174,10 +175,16 @@ def db_info(app: _App, as_json: bool) -> None:
 # ------------------------------------------------------------------------------------- kb
 
 
-def _open(app: _App) -> Database:
+@contextmanager
+def _database(app: _App) -> Iterator[Database]:
+    """The configured database, migrated if empty, closed afterwards."""
     settings = app.settings
     settings.ensure_home()
-    return open_database(settings.effective_database_url, settings.engine_options())
+    database = open_database(settings.effective_database_url, settings.engine_options())
+    try:
+        yield database
+    finally:
+        database.dispose()
 
 
 @cli.group(cls=_Group)
@@ -190,11 +197,8 @@ def kb() -> None:
 @click.pass_obj
 def kb_list(app: _App, as_json: bool) -> None:
     """List knowledge bases: built-in ones and those imported into the database."""
-    database = _open(app)
-    try:
+    with _database(app) as database:
         listing = kb_listing(database)
-    finally:
-        database.dispose()
     if as_json:
         _emit_json({"knowledge_bases": [entry.as_json() for entry in listing]})
         return
@@ -220,8 +224,7 @@ def kb_list(app: _App, as_json: bool) -> None:
 @click.pass_obj
 def kb_import(app: _App, fmt: str, path: Path, name: str, as_json: bool) -> None:
     """Import a knowledge base or a prototype file. A bad file is rejected whole."""
-    database = _open(app)
-    try:
+    with _database(app) as database:
         if fmt == "prototypes":
             protos, kind, text = read_prototypes(path, name)
             relations = sorted({r for r, _ in protos.prototypes})
@@ -278,8 +281,6 @@ def kb_import(app: _App, fmt: str, path: Path, name: str, as_json: bool) -> None
                 if not outcome.unchanged
                 else f"{name!r} is already imported; nothing to do"
             )
-    finally:
-        database.dispose()
     if as_json:
         _emit_json(result)
     else:
@@ -351,13 +352,10 @@ def generate_cmd(
         store=not no_store,
         rephrase=rephrase,
     )
-    database = _open(app)
-    try:
+    with _database(app) as database:
         generation = prepare(database, request)
         with progress_bar("generating", generation.expected_items) as advance:
             written = write(database, generation, out, advance)
-    finally:
-        database.dispose()
     n = written.n_items
     summary = {
         "out": str(out),
@@ -475,8 +473,7 @@ def eval_cmd(
     as_json: bool,
 ) -> None:
     """Ask a model (or a baseline) every item and score the answers. Resumable."""
-    database = _open(app)
-    try:
+    with _database(app) as database:
         if resume is not None:
             run = get_run(database, resume)
             config = RunConfig.from_json(run.config)
@@ -532,8 +529,6 @@ def eval_cmd(
                     hint=f"continue with `quizbot eval --resume {run_id}`",
                 ) from None
         report = run_report(database, summary.run_id)
-    finally:
-        database.dispose()
     if as_json:
         _emit_json(report)
     else:
@@ -550,11 +545,8 @@ def runs() -> None:
 @click.pass_obj
 def runs_list(app: _App, as_json: bool) -> None:
     """List recent runs, newest first."""
-    database = _open(app)
-    try:
+    with _database(app) as database:
         rows = list_runs(database)
-    finally:
-        database.dispose()
     data: list[dict[str, Any]] = [
         {
             "run_id": run.id, "name": run.name, "model": run.model_requested,
@@ -579,11 +571,8 @@ def runs_list(app: _App, as_json: bool) -> None:
 @click.pass_obj
 def report_cmd(app: _App, run_id: int, as_json: bool) -> None:
     """Metrics of one run with 95% intervals, by relation and transform."""
-    database = _open(app)
-    try:
+    with _database(app) as database:
         report = run_report(database, run_id)
-    finally:
-        database.dispose()
     if as_json:
         _emit_json(report)
     else:
@@ -597,11 +586,8 @@ def report_cmd(app: _App, run_id: int, as_json: bool) -> None:
 @click.pass_obj
 def compare_cmd(app: _App, run_a: int, run_b: int, as_json: bool) -> None:
     """Compare two runs: McNemar's exact test on shared items, else a two-proportion test."""
-    database = _open(app)
-    try:
+    with _database(app) as database:
         result = compare_report(database, run_a, run_b)
-    finally:
-        database.dispose()
     if as_json:
         _emit_json(result)
         return
