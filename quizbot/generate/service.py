@@ -208,7 +208,8 @@ class ProviderCompleter:
         return CompletionText(completion.text, completion.model)
 
     def close(self) -> None:
-        """Stop the background loop."""
+        """Release the provider's connections and stop the background loop."""
+        asyncio.run_coroutine_threadsafe(self.provider.aclose(), self._loop).result(timeout=10)
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(timeout=5)
 

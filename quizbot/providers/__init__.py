@@ -50,6 +50,14 @@ def get_provider(
         if model == "baseline/majority":
             return Majority(majority_answer)
         raise InputError(f"unknown baseline {model!r}", hint=f"one of: {', '.join(BASELINES)}")
+    if model.startswith("local/"):
+        # quizbot's local llama.cpp server (quizbot local-model start): OpenAI-compatible.
+        if not settings.api_base:
+            raise InputError(
+                f"{model} needs the local model server's address",
+                hint="start it with `quizbot local-model start`",
+            )
+        model = "openai/" + model.removeprefix("local/")
     if "/" not in model:
         raise InputError(
             f"model {model!r} needs a provider prefix",

@@ -68,3 +68,7 @@ class Provider(Protocol):
     async def complete(self, request: Request) -> Completion:
         """Answer one request; raise :class:`ProviderError` on failure."""
         ...
+
+    async def aclose(self) -> None:
+        """Release connections; called when a run is done with the provider."""
+        ...

@@ -32,6 +32,9 @@ class _Baseline:
     def answer(self, request: Request) -> str:
         raise NotImplementedError
 
+    async def aclose(self) -> None:
+        """Nothing to release."""
+
     async def complete(self, request: Request) -> Completion:
         """The baseline's answer, reported under its own name."""
         return Completion(text=self.answer(request), model=self._name, latency_ms=0.0)

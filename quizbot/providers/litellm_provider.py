@@ -18,6 +18,7 @@ from typing import Any
 # LITELLM_LOCAL_MODEL_COST_MAP, so importing litellm here makes no network call.
 import litellm
 from litellm import exceptions as llm_errors
+from litellm.llms.custom_httpx.async_client_cleanup import close_litellm_async_clients
 
 from quizbot.errors import ConfigError
 from quizbot.providers.base import Completion, ProviderError, Request
@@ -95,6 +96,10 @@ class LiteLLMProvider:
             # OpenAI client refuses to send a request without one.
             kwargs["api_key"] = "no-key-needed"
         return kwargs
+
+    async def aclose(self) -> None:
+        """Close litellm's pooled HTTP clients (else aiohttp warns at exit)."""
+        await close_litellm_async_clients()  # type: ignore[no-untyped-call]
 
     async def complete(self, request: Request) -> Completion:
         """One call, classified into quizbot's errors; no retries here."""

@@ -50,6 +50,9 @@ class ScriptedProvider:
         """How many calls were made (including failed ones)."""
         return len(self.requests)
 
+    async def aclose(self) -> None:
+        """Nothing to release."""
+
     async def complete(self, request: Request) -> Completion:
         """The scripted answer (or the scripted failure)."""
         number = len(self.requests)

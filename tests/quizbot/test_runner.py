@@ -20,7 +20,7 @@ from quizbot.providers import ProviderError, get_provider
 from quizbot.providers import retry as retry_module
 from quizbot.providers.scripted import ScriptedProvider
 from quizbot.reporting import run_report
-from quizbot.runner import RunConfig, execute, prepare_run
+from quizbot.runner import RunConfig, execute, majority_answer, prepare_run
 from storage import Database
 from storage.models import RunStatus
 from storage.repo import count_responses, get_run, list_responses
@@ -56,6 +56,16 @@ def test_a_baseline_run_scores_every_item(db: Database) -> None:
         report["metrics"]["sycophancy_rate"] == 1.0
     )  # agrees with every statement and its negation
     assert report["model_reported"] == "baseline/always-true"
+
+
+def test_the_majority_baseline_answers_the_most_frequent_key(db: Database) -> None:
+    items = _items(db, points=2)
+    true_items = [i for i in items if i.label]
+    skewed = true_items + [i for i in items if not i.label][:3]  # 16 true, 3 false
+    assert majority_answer(skewed) == "True"
+    assert majority_answer([i for i in items if not i.label]) == "False"
+    run_id = prepare_run(db, skewed, RunConfig(model="baseline/majority"))
+    assert get_run(db, run_id).config["majority_answer"] == "True"
 
 
 def test_failures_are_stored_as_errors_and_retried_on_request(db: Database) -> None:
@@ -151,5 +161,7 @@ def test_an_eval_killed_mid_run_resumes_without_asking_again(
     assert report["n_items"] == 160 and report["status"] == "completed"
     assert report["metrics"]["average_accuracy"] == 0.5
     asked = len(log.read_text().splitlines())
-    # Every item answered once; at most the 2 requests in flight at the kill were asked twice.
-    assert 160 <= asked <= 162
+    # Every stored answer is kept and never asked again (30+ were stored at the kill). Asked twice:
+    # only answers not yet committed at the kill, i.e. the 2 requests in flight plus at most a
+    # writer batch of as many again.
+    assert 160 <= asked <= 160 + 2 * 2
