@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from sqlalchemy import delete, func, inspect, select, tuple_
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -205,6 +205,23 @@ class NewItem:
         return values
 
 
+_Row = TypeVar("_Row", bound=SQLModel)
+
+
+def _add(db: Database, row: _Row, what: str) -> _Row:
+    """Insert one table object and return it with its id; constraint errors become user errors."""
+
+    def _do(session: Session) -> _Row:
+        session.add(row)
+        session.flush()
+        return row
+
+    try:
+        return db.write(_do)
+    except IntegrityError as exc:
+        raise _integrity(exc, what) from None
+
+
 # --------------------------------------------------------------------------------------------
 # Knowledge bases, points, items
 
@@ -231,15 +248,7 @@ def create_knowledge_base(
         meta=meta or {},
     )
 
-    def _do(session: Session) -> KnowledgeBase:
-        session.add(kb)
-        session.flush()
-        return kb
-
-    try:
-        return db.write(_do)
-    except IntegrityError as exc:
-        raise _integrity(exc, f"knowledge base {name!r}") from None
+    return _add(db, kb, f"knowledge base {name!r}")
 
 
 def get_knowledge_base(db: Database, name: str) -> KnowledgeBase:
@@ -556,15 +565,7 @@ def create_run(
         name=name,
     )
 
-    def _do(session: Session) -> EvalRun:
-        session.add(run)
-        session.flush()
-        return run
-
-    try:
-        return db.write(_do)
-    except IntegrityError as exc:
-        raise _integrity(exc, f"run for {model_requested!r}") from None
+    return _add(db, run, f"run for {model_requested!r}")
 
 
 def get_run(db: Database, run_id: int) -> EvalRun:
