@@ -108,6 +108,13 @@ _CHAT_EXAMPLE_PROMPT = ChatPromptTemplate.from_messages(
     [("human", "{question}"), ("ai", "{answer}")]
 )
 _ROLES = {"system": "system", "human": "user", "ai": "assistant"}
+# Zero-shot prompts need no few-shot machinery: these give the same text and messages as the
+# few-shot templates with no examples, built once instead of per item (most of a run's CPU).
+_ZERO_SHOT_TEXT = {
+    "completion": PromptTemplate.from_template(COMPLETION_SUFFIX),
+    "chat": PromptTemplate.from_template(CHAT_TEXT_SUFFIX),
+}
+_ZERO_SHOT_CHAT = ChatPromptTemplate.from_messages([("human", "{question}")])
 
 
 @dataclass(frozen=True)
@@ -289,6 +296,12 @@ def build_prompt(
         if demo.id == item.id or demo.id in evaluated_ids:
             raise ValueError(f"demonstration {demo.id} is in the evaluated set")
     question = _question(item, idk=idk)
+    if not demonstrations:
+        text = _ZERO_SHOT_TEXT[style].format(question=question)
+        if style == "completion":
+            return Prompt(text=text, messages=({"role": "user", "content": text},))
+        chat_messages = _ZERO_SHOT_CHAT.format_messages(question=question)
+        return Prompt(text=text, messages=tuple(_message(m) for m in chat_messages))
     examples = [{"question": _question(d, idk=False), "answer": _answer(d)} for d in demonstrations]
     if style == "completion":
         text = _blocks(examples, question, COMPLETION_SUFFIX)
