@@ -30,13 +30,12 @@ from quizbot.jsonl import read_objects
 from quizbot.kb.importers import read_medlama, read_prototypes, read_triplets
 from quizbot.kb.registry import BUILTINS, content_digest, install, kb_listing
 from quizbot.localmodel import LOCAL_MODEL
-from quizbot.localmodel import endpoint as local_endpoint
 from quizbot.localmodel import start as local_start_server
 from quizbot.localmodel import status as local_server_status
 from quizbot.localmodel import stop as local_stop_server
 from quizbot.logs import configure_logging
 from quizbot.progress import progress_bar
-from quizbot.providers import ModelSettings, get_provider
+from quizbot.providers import get_provider, resolve_model_settings
 from quizbot.reporting import compare_report, run_report
 from quizbot.runner import RunConfig, execute, prepare_run
 from quizbot.server import serve
@@ -359,7 +358,7 @@ def generate_cmd(
         rephrase=rephrase,
     )
     with _database(app) as database:
-        generation = prepare(database, request)
+        generation = prepare(database, request, app.settings)
         with progress_bar("generating", generation.expected_items) as advance:
             written = write(database, generation, out, advance)
     n = written.n_items
@@ -447,10 +446,18 @@ def _print_report(report: dict[str, Any]) -> None:
               help="Chat messages, or text completion [default: completion for local/ models "
               "(base models), chat otherwise].")  # fmt: skip
 @click.option("--max-tokens", type=click.IntRange(min=1), default=16, show_default=True)
-@click.option("--concurrency", type=click.IntRange(min=1, max=512), default=8, show_default=True)
+@click.option(
+    "--concurrency",
+    type=click.IntRange(min=1, max=512),
+    help="Requests in flight [default: the model's QUIZBOT_MODEL_SETTINGS entry, else 8].",
+)
 @click.option("--api-base", help="Endpoint for the model, e.g. http://127.0.0.1:8080/v1.")
 @click.option("--api-key-env", help="Name of the environment variable holding the API key.")
-@click.option("--timeout", type=float, default=60.0, show_default=True, help="Seconds per request.")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    help="Seconds per request [default: the model's settings entry, else 60].",
+)
 @click.option("--name", help="A name for the run.")
 @click.option("--resume", "resume", type=int, metavar="RUN", help="Continue an interrupted run.")
 @click.option("--retry-errors", is_flag=True, help="With --resume: ask failed items again.")
@@ -470,10 +477,10 @@ def eval_cmd(
     idk: bool,
     style: str,
     max_tokens: int,
-    concurrency: int,
+    concurrency: int | None,
     api_base: str | None,
     api_key_env: str | None,
-    timeout: float,
+    timeout: float | None,
     name: str | None,
     resume: int | None,
     retry_errors: bool,
@@ -504,29 +511,30 @@ def eval_cmd(
                     prototypes=prototypes,
                     format="choice" if fmt == "choice" else "statements",
                 )
-                items = list(prepare(database, request).items())
-            style = style or ("completion" if model.startswith("local/") else "chat")
+                items = list(prepare(database, request, app.settings).items())
+            reach = resolve_model_settings(
+                model, app.settings, api_base=api_base, api_key_env=api_key_env,
+                timeout=timeout, max_concurrency=concurrency,
+            )  # fmt: skip
+            style = style or reach.style or ("completion" if model.startswith("local/") else "chat")
             config = RunConfig(
                 model=model,
                 shots=shots,
                 idk=idk,
                 style="chat" if style == "chat" else "completion",
                 max_tokens=max_tokens,
-                concurrency=concurrency,
+                concurrency=reach.max_concurrency,
                 seed=seed,
                 api_base=api_base,
             )
             run_id = prepare_run(database, items, config, name=name)
         majority = get_run(database, run_id).config.get("majority_answer", "True")
-        base = api_base or config.api_base
-        if config.model.startswith("local/") and not base:
-            base = local_endpoint(app.settings.home)
-        provider = get_provider(
-            config.model,
-            ModelSettings(api_base=base, api_key_env=api_key_env,
-                          timeout=timeout, max_concurrency=config.concurrency),
-            seed=config.seed, majority_answer=majority,
+        reach = resolve_model_settings(
+            config.model, app.settings, api_base=api_base or config.api_base,
+            api_key_env=api_key_env, timeout=timeout,
+            max_concurrency=concurrency or config.concurrency,
         )  # fmt: skip
+        provider = get_provider(config.model, reach, seed=config.seed, majority_answer=majority)
         total = get_run(database, run_id).n_items
         click.echo(f"run {run_id}: {config.model}", err=True)
         with progress_bar(f"run {run_id}", total) as advance:

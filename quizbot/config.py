@@ -7,18 +7,28 @@ environment variable and how to fix it, so nothing fails later in the middle of 
 
 from __future__ import annotations
 
+import json
 import os
+from fnmatch import fnmatchcase
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
-from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+)
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from quizbot.errors import ConfigError
 from storage.engine import EngineOptions, normalize_database_url
 
-__all__ = ["Settings", "default_home", "get_settings", "load_settings"]
+__all__ = ["ModelOptions", "Settings", "default_home", "get_settings", "load_settings"]
 
 ENV_PREFIX = "QUIZBOT_"
 
@@ -42,6 +52,10 @@ _HINTS: dict[str, str] = {
     "milliseconds between 100 and 600000",
     "db_pool_size": "set QUIZBOT_DB_POOL_SIZE to a whole number between 1 and 100",
     "admin_password": "set QUIZBOT_ADMIN_PASSWORD to a non-empty password, or unset it",
+    "model_settings": "set QUIZBOT_MODEL_SETTINGS to a JSON object from model string (or pattern "
+    'such as "ollama/*") to options, e.g. {"openai/gpt-4o-mini": {"api_key_env": "WORK_KEY", '
+    '"max_concurrency": 16, "timeout": 30}}; options: api_base, api_key_env, timeout, '
+    "max_concurrency, style",
 }
 
 
@@ -53,6 +67,21 @@ def default_home() -> Path:
     """
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "quizbot"
+
+
+class ModelOptions(BaseModel):
+    """How to reach one model (or every model matching a pattern); unset fields fall through.
+
+    Keys are never settings: ``api_key_env`` names the environment variable that holds the key.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    api_base: str | None = Field(default=None, pattern=r"^https?://\S+$")
+    api_key_env: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    timeout: float | None = Field(default=None, gt=0, le=3600)
+    max_concurrency: int | None = Field(default=None, ge=1, le=512)
+    style: Literal["chat", "completion"] | None = None
 
 
 class Settings(BaseSettings):
@@ -84,6 +113,25 @@ class Settings(BaseSettings):
     sqlite_busy_timeout_ms: int = Field(default=30_000, ge=100, le=600_000)
     db_pool_size: int = Field(default=10, ge=1, le=100)
     admin_password: SecretStr | None = None
+    model_settings: Annotated[dict[str, ModelOptions], NoDecode] = Field(
+        default_factory=dict, description="Per-model endpoint, key variable and limits (JSON)."
+    )
+
+    @field_validator("model_settings", mode="before")
+    @classmethod
+    def _parse_model_settings(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            try:
+                value = json.loads(value)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"not valid JSON ({exc.msg} at character {exc.pos})") from None
+            if not isinstance(value, dict):
+                raise ValueError("must be a JSON object of model -> options")
+        if isinstance(value, dict):
+            for key in value:
+                if not isinstance(key, str) or not key.strip() or any(c.isspace() for c in key):
+                    raise ValueError(f"model key {key!r} must be a model string without spaces")
+        return value
 
     @field_validator("log_level", "sqlite_synchronous", mode="before")
     @classmethod
@@ -158,6 +206,17 @@ class Settings(BaseSettings):
             pool_size=self.db_pool_size,
         )
 
+    def model_options(self, model: str) -> ModelOptions:
+        """The options for ``model``: its exact entry, else the most specific matching pattern.
+
+        Patterns use shell wildcards (``ollama/*``, ``openai/gpt-4o*``); the longest matching
+        pattern wins. A model with no entry gets empty options (defaults apply).
+        """
+        if model in self.model_settings:
+            return self.model_settings[model]
+        matches = [p for p in self.model_settings if fnmatchcase(model, p)]
+        return self.model_settings[max(matches, key=len)] if matches else ModelOptions()
+
     def ensure_home(self) -> Path:
         """Create the data directory if needed and return it."""
         try:
@@ -191,7 +250,12 @@ def load_settings(**overrides: Any) -> Settings:
             shown = err.get("input")
             value = f"={shown!r}" if isinstance(shown, str | int | float) else ""
             msg = str(err["msg"]).removeprefix("Value error, ")
-            problems.append(f"{_env_name(field)}{value}: {msg}")
+            # Inside a nested setting, name the entry and key: QUIZBOT_MODEL_SETTINGS["m"].timeout
+            where = "".join(
+                f".{part}" if i % 2 else f"[{json.dumps(part)}]"
+                for i, part in enumerate(err["loc"][1:])
+            )
+            problems.append(f"{_env_name(field)}{where}{value}: {msg}")
             if field in _HINTS and _HINTS[field] not in hints:
                 hints.append(_HINTS[field])
         raise ConfigError(

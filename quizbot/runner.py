@@ -7,7 +7,8 @@ SIGKILL or a crash, losing at most the answers not yet committed (requests in fl
 writer's current batch, about twice the concurrency at most):
 :func:`execute` asks only the items that have no stored response. A call that still fails after
 the retry policy is stored as an ``error`` outcome and the run completes; ``retry_errors`` asks
-those again. Model calls are never served from a cache here: runs measure the model as it is now.
+those again. Model calls are never served from a cache here unless the caller allows it for an
+interactive batch: runs measure the model as it is now.
 """
 
 from __future__ import annotations
@@ -15,11 +16,11 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-from quizbot.errors import InputError
+from quizbot.errors import ConfigError, InputError
 from quizbot.generate.choice import choice_questions
 from quizbot.generate.points import candidate_points, stratified
 from quizbot.generate.service import load_items, store_items
@@ -29,6 +30,7 @@ from quizbot.kb.registry import get_kb
 from quizbot.parse import parse_and_score
 from quizbot.prompts import build_prompt, select_demonstrations
 from quizbot.providers import Provider, ProviderError, Request
+from quizbot.providers.cache import is_caching
 from quizbot.providers.retry import call_with_retries
 from storage import Database
 from storage.models import Outcome, RespondentKind, RunStatus
@@ -135,8 +137,12 @@ def prepare_run(
     *,
     name: str | None = None,
     demonstrations: Sequence[Item] | None = None,
+    extra: Mapping[str, Any] | None = None,
 ) -> int:
-    """Record a run (items, demonstrations, settings) before anything is asked; return its id."""
+    """Record a run (items, demonstrations, settings) before anything is asked; return its id.
+
+    ``extra`` is stored with the run's config (e.g. a monitor's night and anchor item ids).
+    """
     if not items:
         raise InputError("no items to evaluate")
     by_kb: dict[str, list[Item]] = {}
@@ -158,6 +164,7 @@ def prepare_run(
         "item_ids": [i.id for i in items],
         "demo_ids": [d.id for d in demos],
         "majority_answer": majority_answer(items),
+        **(extra or {}),
     }
     run = create_run(
         db,
@@ -199,8 +206,18 @@ async def execute(
     *,
     retry_errors: bool = False,
     progress: Progress | None = None,
+    allow_cache: bool = False,
 ) -> RunSummary:
-    """Ask every item of the run that has no stored response; store each answer as it comes."""
+    """Ask every item of the run that has no stored response; store each answer as it comes.
+
+    A caching provider is refused unless ``allow_cache`` (interactive batches in the app); the
+    CLI and monitoring never allow it, so their runs measure the model as it answers now.
+    """
+    if is_caching(provider) and not allow_cache:
+        raise ConfigError(
+            f"run {run_id}: {provider.name} answers from a cache, which runs do not allow",
+            hint="evaluate with the provider itself; caching is for interactive questions only",
+        )
     run = get_run(db, run_id)
     config = RunConfig.from_json(run.config)
     items = load_items(db, run.config["item_ids"])

@@ -31,6 +31,7 @@ __all__ = [
     "Item",
     "KnowledgeBase",
     "KnowledgePoint",
+    "ModelCallCache",
     "Monitor",
     "MonitorNight",
     "NightStatus",
@@ -222,6 +223,26 @@ class RephraseCache(SQLModel, table=True):
     created_at: datetime = _created()
 
 
+class ModelCallCache(SQLModel, table=True):
+    """A model's answer to one exact prompt and settings, for interactive reuse only.
+
+    Evaluation and monitoring runs never read it (a drift run served from cache would measure
+    nothing); the app's "Ask a model" may, and marks such answers as cached.
+    """
+
+    __tablename__ = "model_call_cache"
+
+    id: int | None = Field(default=None, primary_key=True)
+    key: str = Field(max_length=64, unique=True, description="sha256 of model + prompt + settings")
+    model: str = Field(max_length=200)
+    text: str = Field(sa_type=Text)
+    provider_model: str = Field(max_length=200)
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    total_tokens: int | None = None
+    created_at: datetime = _created()
+
+
 # --------------------------------------------------------------------------------------------
 # Respondents, runs, responses
 
@@ -358,6 +379,10 @@ class MonitorNight(SQLModel, table=True):
     run_id: int | None = Field(default=None, foreign_key="eval_run.id", ondelete="SET NULL")
     status: str = Field(default=NightStatus.CLAIMED.value, max_length=20)
     claimed_by: str = Field(default="", max_length=200)
+    provider_model: str | None = Field(default=None, max_length=200)
+    summary: dict[str, Any] | None = Field(
+        default=None, sa_type=JSONType, description="the night's metrics with intervals"
+    )
     error_text: str | None = Field(default=None, sa_type=Text)
     created_at: datetime = _created()
     finished_at: datetime | None = Field(default=None, sa_type=UTCDateTime)

@@ -25,6 +25,7 @@ from storage.models import (
     Item,
     KnowledgeBase,
     KnowledgePoint,
+    ModelCallCache,
     Outcome,
     PrototypeSetRow,
     RephraseCache,
@@ -47,6 +48,7 @@ __all__ = [
     "create_knowledge_base",
     "create_run",
     "delete_error_responses",
+    "get_cached_call",
     "get_items",
     "get_knowledge_base",
     "get_or_create_respondent",
@@ -58,6 +60,7 @@ __all__ = [
     "list_responses",
     "list_runs",
     "load_knowledge_points",
+    "put_cached_call",
     "put_rephrasing",
     "record_response",
     "record_responses",
@@ -511,6 +514,21 @@ def put_rephrasing(
         "created_at": utcnow(),
     }
     db.write(lambda s: _insert_ignore(s, RephraseCache, [row]))
+
+
+def get_cached_call(db: Database, key: str) -> ModelCallCache | None:
+    """The cached model call stored under ``key``, if any (interactive use only)."""
+    return db.read(
+        lambda s: s.execute(
+            select(ModelCallCache).where(col(ModelCallCache.key) == key)
+        ).scalar_one_or_none()
+    )
+
+
+def put_cached_call(db: Database, row: ModelCallCache) -> None:
+    """Cache a model call (a second put for the same key is ignored)."""
+    data = row.model_dump(exclude={"id"})
+    db.write(lambda s: _insert_ignore(s, ModelCallCache, [data]))
 
 
 # --------------------------------------------------------------------------------------------

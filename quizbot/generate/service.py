@@ -16,6 +16,7 @@ from typing import Any, Literal
 from orjson import OPT_SORT_KEYS as SORT_KEYS
 from orjson import dumps
 
+from quizbot.config import Settings
 from quizbot.errors import InputError
 from quizbot.generate.negatives import NegativeSampler
 from quizbot.generate.points import candidate_points, stratified
@@ -38,7 +39,13 @@ from quizbot.jsonl import read_objects
 from quizbot.kb.importers import read_prototypes
 from quizbot.kb.model import KnowledgeBaseData, Triplet
 from quizbot.kb.registry import get_kb
-from quizbot.providers import Provider, ProviderError, Request, get_provider
+from quizbot.providers import (
+    Provider,
+    ProviderError,
+    Request,
+    get_provider,
+    resolve_model_settings,
+)
 from quizbot.providers.retry import call_with_retries
 from storage import Database
 from storage.repo import (
@@ -63,6 +70,7 @@ __all__ = [
     "load_script",
     "prepare",
     "read_points_file",
+    "rephrased",
     "resolve_prototypes",
     "resolve_rephraser",
     "store_items",
@@ -117,15 +125,16 @@ class Generation:
         elif self.rephraser is None:
             yield from statements(self.kb, self.plans, self.prototypes)
         else:
-            rephraser = self.rephraser
-            for made in statements(self.kb, self.plans, self.prototypes):
-                done = rephraser.rephrase(
-                    made.text, head=made.head, tail=made.tail, negated=made.transform.negated
-                )
-                if done.rephrased:
-                    yield made._replace(text=done.text, rephrase_model=done.model)
-                else:
-                    yield made
+            yield from rephrased(self.rephraser, statements(self.kb, self.plans, self.prototypes))
+
+
+def rephrased(rephraser: Rephraser, items: Iterable[StatementItem]) -> Iterator[StatementItem]:
+    """``items`` with each text replaced by its validated rephrasing, where there is one."""
+    for made in items:
+        done = rephraser.rephrase(
+            made.text, head=made.head, tail=made.tail, negated=made.transform.negated
+        )
+        yield made._replace(text=done.text, rephrase_model=done.model) if done.rephrased else made
 
 
 @dataclass(frozen=True)
@@ -214,8 +223,13 @@ class ProviderCompleter:
         self._thread.join(timeout=5)
 
 
-def resolve_rephraser(db: Database, spec: str | None) -> Rephraser | None:
-    """The rephrasing stage for ``--rephrase``, or ``None`` without it."""
+def resolve_rephraser(
+    db: Database, spec: str | None, settings: Settings | None = None
+) -> Rephraser | None:
+    """The rephrasing stage for ``--rephrase``, or ``None`` without it.
+
+    A model is reached as :func:`~quizbot.providers.resolve_model_settings` says for ``settings``.
+    """
     if spec is None:
         return None
     if spec.startswith("scripted:"):
@@ -227,7 +241,8 @@ def resolve_rephraser(db: Database, spec: str | None) -> Rephraser | None:
             lambda statement: script.get(statement, statement), model=f"scripted/{path.stem}"
         )
         return Rephraser(completer, DbRephraseCache(db))
-    return Rephraser(ProviderCompleter(get_provider(spec)), DbRephraseCache(db))
+    provider = get_provider(spec, resolve_model_settings(spec, settings))
+    return Rephraser(ProviderCompleter(provider), DbRephraseCache(db))
 
 
 def resolve_prototypes(db: Database, spec: str | None) -> PrototypeSet:
@@ -284,8 +299,11 @@ def _select_facts(kb: KnowledgeBaseData, request: GenerateRequest) -> list[Tripl
     return stratified(kb.name, pool, f"seed\x1f{request.seed}")[: request.points]
 
 
-def prepare(db: Database, request: GenerateRequest) -> Generation:
-    """Resolve a request: KB, prototypes, points and their negatives. Raises on bad input."""
+def prepare(db: Database, request: GenerateRequest, settings: Settings | None = None) -> Generation:
+    """Resolve a request: KB, prototypes, points and their negatives. Raises on bad input.
+
+    ``settings`` tell how to reach a rephrasing model (see :func:`resolve_rephraser`).
+    """
     kb, kb_id = get_kb(db, request.kb)
     prototypes = resolve_prototypes(db, request.prototypes)
     notes: list[str] = []
@@ -320,7 +338,7 @@ def prepare(db: Database, request: GenerateRequest) -> Generation:
         facts,
         plans,
         notes=notes,
-        rephraser=resolve_rephraser(db, request.rephrase),
+        rephraser=resolve_rephraser(db, request.rephrase, settings),
     )
     generation.skipped_no_negative = sum(p.negative_tail is None for p in plans)
     return generation

@@ -2,13 +2,19 @@
 
 :func:`get_provider` turns a model string into a provider: ``baseline/...`` for the built-in
 baselines, anything else for litellm (``openai/...``, ``anthropic/...``, ``ollama/...``,
-``local/...`` for quizbot's local llama.cpp server).
+``local/...`` for quizbot's local llama.cpp server). :func:`resolve_model_settings` is the one
+place that decides how a model is reached: command-line values, then the per-model entry of
+``QUIZBOT_MODEL_SETTINGS``, then the local server's address for ``local/...``, then defaults.
+Whatever stays unset is left to litellm's own environment variables (``OPENAI_API_BASE``,
+``OPENAI_API_KEY``, ...).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
+from quizbot.config import Settings
 from quizbot.errors import InputError
 from quizbot.providers.base import Completion, Provider, ProviderError, Request
 from quizbot.providers.baselines import BASELINES, AlwaysTrue, Majority, RandomBaseline
@@ -20,6 +26,7 @@ __all__ = [
     "ProviderError",
     "Request",
     "get_provider",
+    "resolve_model_settings",
 ]
 
 
@@ -31,6 +38,42 @@ class ModelSettings:
     api_key_env: str | None = None
     timeout: float = 60.0
     max_concurrency: int = 8
+    style: Literal["chat", "completion"] | None = None  # None: chat, completion for local/
+
+
+DEFAULT_TIMEOUT = 60.0
+DEFAULT_CONCURRENCY = 8
+
+
+def resolve_model_settings(
+    model: str,
+    settings: Settings | None = None,
+    *,
+    api_base: str | None = None,
+    api_key_env: str | None = None,
+    timeout: float | None = None,
+    max_concurrency: int | None = None,
+) -> ModelSettings:
+    """How to reach ``model``: explicit values win, then settings, then the local server.
+
+    ``local/...`` models with no configured address use the running ``quizbot local-model``
+    server (:class:`~quizbot.errors.ConfigError` naming the fix when none runs).
+    """
+    options = settings.model_options(model) if settings is not None else None
+    base = api_base or (options.api_base if options else None)
+    if model.startswith("local/") and not base and settings is not None:
+        from quizbot.localmodel import endpoint  # noqa: PLC0415 - only local models need it
+
+        base = endpoint(settings.home)
+    return ModelSettings(
+        api_base=base,
+        api_key_env=api_key_env or (options.api_key_env if options else None),
+        timeout=timeout or (options.timeout if options else None) or DEFAULT_TIMEOUT,
+        max_concurrency=max_concurrency
+        or (options.max_concurrency if options else None)
+        or DEFAULT_CONCURRENCY,
+        style=options.style if options else None,
+    )
 
 
 def get_provider(

@@ -10,8 +10,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from tenacity import wait_none
 
+from quizbot.config import load_settings
 from quizbot.errors import ConfigError, InputError
-from quizbot.providers import ModelSettings, ProviderError, Request, get_provider
+from quizbot.providers import (
+    ModelSettings,
+    ProviderError,
+    Request,
+    get_provider,
+    resolve_model_settings,
+)
 from quizbot.providers import retry as retry_module
 from quizbot.providers.retry import call_with_retries
 from quizbot.providers.scripted import ScriptedProvider
@@ -163,3 +170,52 @@ def test_baselines() -> None:
     choice = Request("Which?", options=("A", "B", "C"))
     assert asyncio.run(get_provider("baseline/random").complete(choice)).text in {"A", "B", "C"}
     assert asyncio.run(get_provider("baseline/always-true").complete(choice)).text == "A"
+
+
+def test_explicit_values_beat_settings_which_beat_defaults(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(
+        "QUIZBOT_MODEL_SETTINGS",
+        '{"openai/m": {"api_base": "http://a:1/v1", "api_key_env": "K", "timeout": 5,'
+        ' "max_concurrency": 3, "style": "completion"}}',
+    )
+    settings = load_settings()
+    configured = resolve_model_settings("openai/m", settings)
+    assert configured == ModelSettings("http://a:1/v1", "K", 5.0, 3, "completion")
+    explicit = resolve_model_settings(
+        "openai/m", settings, api_base="http://b:2/v1", timeout=9, max_concurrency=7
+    )
+    assert (explicit.api_base, explicit.timeout, explicit.max_concurrency) == (
+        "http://b:2/v1",
+        9,
+        7,
+    )
+    assert explicit.api_key_env == "K"  # what the command line leaves unset still comes through
+    plain = resolve_model_settings("openai/other", settings)
+    assert plain == ModelSettings(None, None, 60.0, 8, None)
+
+
+def test_a_local_model_needs_its_server_unless_an_address_is_configured(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with pytest.raises(ConfigError, match="local model is not running"):
+        resolve_model_settings("local/gemma-3-270m", load_settings())
+    monkeypatch.setenv("QUIZBOT_MODEL_SETTINGS", '{"local/*": {"api_base": "http://h:9/v1"}}')
+    assert resolve_model_settings("local/gemma-3-270m", load_settings()).api_base == "http://h:9/v1"
+
+
+def test_configured_endpoint_and_key_variable_reach_the_server(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Per-model settings, not litellm's variables, route the call (the stub answers)."""
+    monkeypatch.delenv("OPENAI_API_BASE", raising=False)
+    monkeypatch.setenv("TEAM_KEY", "sk-team")
+    with stub_server("--answer", "true") as base:
+        monkeypatch.setenv(
+            "QUIZBOT_MODEL_SETTINGS",
+            f'{{"openai/*": {{"api_base": "{base}", "api_key_env": "TEAM_KEY"}}}}',
+        )
+        reach = resolve_model_settings("openai/configured", load_settings())
+        got = asyncio.run(get_provider("openai/configured", reach).complete(ASK))
+    assert got.text.strip() == "True" and got.model == "configured"

@@ -117,3 +117,40 @@ def test_an_unwritable_home_is_a_config_error(tmp_path: Path) -> None:
     settings = load_settings(home=blocker / "sub")
     with pytest.raises(ConfigError, match="QUIZBOT_HOME"):
         settings.ensure_home()
+
+
+def test_per_model_settings_come_from_json_with_patterns(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(
+        "QUIZBOT_MODEL_SETTINGS",
+        '{"openai/gpt-4o-mini": {"api_key_env": "WORK_KEY", "max_concurrency": 16},'
+        ' "openai/*": {"timeout": 30}, "openai/gpt-4o*": {"timeout": 90, "style": "chat"},'
+        ' "ollama/*": {"api_base": "http://gpu-box:11434"}}',
+    )
+    settings = load_settings()
+    exact = settings.model_options("openai/gpt-4o-mini")
+    assert (exact.api_key_env, exact.max_concurrency, exact.timeout) == ("WORK_KEY", 16, None)
+    assert settings.model_options("openai/gpt-4o").timeout == 90  # the longer pattern wins
+    assert settings.model_options("openai/o3").timeout == 30
+    assert settings.model_options("ollama/llama3").api_base == "http://gpu-box:11434"
+    assert settings.model_options("anthropic/claude").model_dump(exclude_none=True) == {}
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("{not json", "QUIZBOT_MODEL_SETTINGS='{not json': not valid JSON"),
+        ('["openai/x"]', "must be a JSON object"),
+        ('{"openai/x": {"timeout": 0}}', 'QUIZBOT_MODEL_SETTINGS["openai/x"].timeout=0:'),
+        ('{"openai/x": {"api_key": "sk-1"}}', 'QUIZBOT_MODEL_SETTINGS["openai/x"].api_key'),
+        ('{"openai/x": {"api_key_env": "has space"}}', '["openai/x"].api_key_env'),
+        ('{"openai/x": {"api_base": "gpu-box:8000"}}', '["openai/x"].api_base'),
+    ],
+)
+def test_bad_model_settings_name_the_entry_and_key(
+    monkeypatch: pytest.MonkeyPatch, value: str, expected: str
+) -> None:
+    monkeypatch.setenv("QUIZBOT_MODEL_SETTINGS", value)
+    with pytest.raises(ConfigError) as info:
+        load_settings()
+    assert expected in info.value.message
+    assert info.value.hint and "api_key_env" in info.value.hint

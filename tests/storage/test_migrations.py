@@ -16,6 +16,7 @@ from sqlmodel import SQLModel
 
 from quizbot.errors import SchemaError
 from storage import Database, ensure_schema, head_revision, open_database, schema_status, upgrade
+from storage.monitoring import list_nights
 from storage.repo import count_responses, list_responses, table_counts
 
 EXPECTED_TABLES = {
@@ -25,6 +26,7 @@ EXPECTED_TABLES = {
     "item",
     "knowledge_base",
     "knowledge_point",
+    "model_call_cache",
     "monitor",
     "monitor_night",
     "prototype_set",
@@ -192,3 +194,32 @@ def test_two_processes_migrating_an_empty_database_apply_it_once(
     db = open_database(database_url)
     assert set(table_counts(db)) == EXPECTED_TABLES
     db.dispose()
+
+
+def test_nights_stored_before_0004_survive_it_without_a_summary(empty_db: Database) -> None:
+    upgrade(empty_db, "0003")
+    empty_db.write(
+        lambda s: s.execute(
+            text(
+                "INSERT INTO monitor (id, name, definition, enabled, created_at, updated_at)"
+                " VALUES (1, 'm', '{}', TRUE, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"
+            )
+        )
+    )
+    empty_db.write(
+        lambda s: s.execute(
+            text(
+                "INSERT INTO monitor_night (monitor_id, model, scheduled_date, status, claimed_by,"
+                " created_at) VALUES (1, 'baseline/random', '2026-01-02', 'completed', 'x',"
+                " CURRENT_TIMESTAMP)"
+            )
+        )
+    )
+    upgrade(empty_db)
+    (night,) = list_nights(empty_db, 1)
+    assert (night.model, night.status, night.summary, night.provider_model) == (
+        "baseline/random",
+        "completed",
+        None,
+        None,
+    )
