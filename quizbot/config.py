@@ -52,6 +52,7 @@ _HINTS: dict[str, str] = {
     "milliseconds between 100 and 600000",
     "db_pool_size": "set QUIZBOT_DB_POOL_SIZE to a whole number between 1 and 100",
     "admin_password": "set QUIZBOT_ADMIN_PASSWORD to a non-empty password, or unset it",
+    "scheduler": "set QUIZBOT_SCHEDULER to 1 (run the monitors inside `quizbot serve`) or 0",
     "model_settings": "set QUIZBOT_MODEL_SETTINGS to a JSON object from model string (or pattern "
     'such as "ollama/*") to options, e.g. {"openai/gpt-4o-mini": {"api_key_env": "WORK_KEY", '
     '"max_concurrency": 16, "timeout": 30}}; options: api_base, api_key_env, timeout, '
@@ -113,6 +114,9 @@ class Settings(BaseSettings):
     sqlite_busy_timeout_ms: int = Field(default=30_000, ge=100, le=600_000)
     db_pool_size: int = Field(default=10, ge=1, le=100)
     admin_password: SecretStr | None = None
+    scheduler: bool = Field(
+        default=False, description="Run the monitors' scheduler inside `quizbot serve`."
+    )
     model_settings: Annotated[dict[str, ModelOptions], NoDecode] = Field(
         default_factory=dict, description="Per-model endpoint, key variable and limits (JSON)."
     )

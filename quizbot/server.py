@@ -41,10 +41,19 @@ def serve(settings: Settings, *, host: str | None = None, port: int | None = Non
     from quizbot.ui.app import build_app  # noqa: PLC0415
 
     app = build_app(settings, db)
+    scheduler = None
+    if settings.scheduler:
+        from quizbot.scheduler import start  # noqa: PLC0415 - only when asked for
+
+        scheduler, _jobs = start(db, settings)
     log.info("quizbot %s on http://%s:%d (database %s)", __version__, host, port, db.masked_url)
     try:
         app.queue(default_concurrency_limit=16).launch(
             server_name=host, server_port=port, show_error=False, quiet=True
         )
     finally:
+        if scheduler is not None:
+            from quizbot.scheduler import stop  # noqa: PLC0415
+
+            stop(scheduler, wait=False)
         db.dispose()

@@ -1,5 +1,5 @@
-"""Scheduled monitors: definitions as data (``monitors.toml``) and the APScheduler wiring.
+"""Scheduled monitors: definitions as data (``monitors.toml``), checked by :mod:`schedules.config`.
 
-The nightly monitor is built on the evaluation runs; until it lands this package holds only the
-default schedules file, which declares no monitors.
+The nightly work itself (claiming a night, running it, drift statistics, alerts) lives in
+:mod:`quizbot.monitoring`; the APScheduler wiring in :mod:`quizbot.scheduler`.
 """

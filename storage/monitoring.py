@@ -1,0 +1,271 @@
+"""Repository functions for monitors: definitions, the per-night claim, drift results and alerts.
+
+The claim is the ``monitor_night`` row, unique on (monitor, model, scheduled date): whoever
+inserts it runs that night, anyone else gets ``None`` and moves on, on SQLite and PostgreSQL alike
+and across processes. A failed night, or a claim abandoned longer than ``stale_after`` (its
+process died), can be taken over by a single atomic UPDATE, so exactly one taker wins.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from typing import Any
+
+from sqlalchemy import delete, or_, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, col
+
+from quizbot.errors import NotFoundError
+from storage.engine import Database
+from storage.models import Alert, DriftResult, Monitor, MonitorNight, NightStatus
+from storage.types import utcnow
+
+__all__ = [
+    "NewFinding",
+    "claim_night",
+    "finish_night",
+    "get_monitor",
+    "list_alerts",
+    "list_monitors",
+    "list_nights",
+    "mark_alert_delivered",
+    "save_findings",
+    "set_night_run",
+    "upsert_monitor",
+]
+
+DEFAULT_STALE_AFTER = timedelta(hours=6)
+
+
+def upsert_monitor(
+    db: Database,
+    name: str,
+    definition: dict[str, Any],
+    *,
+    source_file: str | None = None,
+    enabled: bool = True,
+) -> Monitor:
+    """Create the monitor row or update its definition (as last loaded from the file)."""
+
+    def _do(session: Session) -> Monitor:
+        row = session.execute(select(Monitor).where(col(Monitor.name) == name)).scalar_one_or_none()
+        if row is None:
+            row = Monitor(
+                name=name, definition=definition, source_file=source_file, enabled=enabled
+            )
+            session.add(row)
+        elif (row.definition, row.source_file, row.enabled) != (definition, source_file, enabled):
+            row.definition, row.source_file, row.enabled = definition, source_file, enabled
+            row.updated_at = utcnow()
+        session.flush()
+        return row
+
+    try:
+        return db.write(_do)
+    except IntegrityError:  # created by another process meanwhile: update that one
+        return db.write(_do)
+
+
+def get_monitor(db: Database, name: str) -> Monitor:
+    """The monitor row called ``name``; :class:`NotFoundError` if it never ran or was synced."""
+    row: Monitor | None = db.read(
+        lambda s: s.execute(select(Monitor).where(col(Monitor.name) == name)).scalar_one_or_none()
+    )
+    if row is None:
+        raise NotFoundError(
+            f"no monitor named {name!r} in the database",
+            hint="`quizbot monitor list` shows the monitors of the schedules file",
+        )
+    return row
+
+
+def list_monitors(db: Database) -> list[Monitor]:
+    """Every monitor row, by name."""
+    return db.read(lambda s: list(s.execute(select(Monitor).order_by(Monitor.name)).scalars()))
+
+
+def claim_night(
+    db: Database,
+    monitor_id: int,
+    model: str,
+    scheduled_date: date,
+    claimed_by: str,
+    *,
+    now: datetime | None = None,
+    stale_after: timedelta = DEFAULT_STALE_AFTER,
+) -> MonitorNight | None:
+    """Claim one monitor x model x night; ``None`` if someone else holds or finished it.
+
+    A ``failed`` night, or a ``claimed`` one older than ``stale_after``, is taken over (its
+    run, if any, is kept so the work resumes rather than restarts).
+    """
+    now = now or utcnow()
+    row = MonitorNight(
+        monitor_id=monitor_id,
+        model=model,
+        scheduled_date=scheduled_date,
+        claimed_by=claimed_by,
+        created_at=now,
+    )
+
+    def _insert(session: Session) -> MonitorNight:
+        session.add(row)
+        session.flush()
+        return row
+
+    try:
+        return db.write(_insert)
+    except IntegrityError:
+        pass
+
+    def _take_over(session: Session) -> MonitorNight | None:
+        taken = session.execute(
+            update(MonitorNight)
+            .where(
+                col(MonitorNight.monitor_id) == monitor_id,
+                col(MonitorNight.model) == model,
+                col(MonitorNight.scheduled_date) == scheduled_date,
+                or_(
+                    col(MonitorNight.status) == NightStatus.FAILED.value,
+                    (col(MonitorNight.status) == NightStatus.CLAIMED.value)
+                    & (col(MonitorNight.created_at) < now - stale_after),
+                ),
+            )
+            .values(
+                status=NightStatus.CLAIMED.value,
+                claimed_by=claimed_by,
+                created_at=now,
+                error_text=None,
+                finished_at=None,
+            )
+            .returning(col(MonitorNight.id))
+        ).scalar_one_or_none()
+        return None if taken is None else session.get(MonitorNight, taken)
+
+    return db.write(_take_over)
+
+
+def set_night_run(db: Database, night_id: int, run_id: int) -> None:
+    """Remember the run a night is using (so a takeover resumes it)."""
+    db.write(
+        lambda s: s.execute(
+            update(MonitorNight).where(col(MonitorNight.id) == night_id).values(run_id=run_id)
+        )
+    )
+
+
+def finish_night(
+    db: Database,
+    night_id: int,
+    *,
+    status: NightStatus,
+    provider_model: str | None = None,
+    summary: dict[str, Any] | None = None,
+    error_text: str | None = None,
+) -> None:
+    """Close a night as completed (with its summary) or failed (with the error)."""
+    values: dict[str, Any] = {"status": status.value, "finished_at": utcnow()}
+    if provider_model is not None:
+        values["provider_model"] = provider_model
+    if summary is not None:
+        values["summary"] = summary
+    values["error_text"] = error_text
+    db.write(
+        lambda s: s.execute(
+            update(MonitorNight).where(col(MonitorNight.id) == night_id).values(**values)
+        )
+    )
+
+
+def list_nights(
+    db: Database,
+    monitor_id: int,
+    model: str | None = None,
+    *,
+    status: NightStatus | None = None,
+    before: date | None = None,
+    limit: int | None = None,
+) -> list[MonitorNight]:
+    """Nights of a monitor (optionally one model), oldest first; ``limit`` keeps the latest."""
+    query = select(MonitorNight).where(col(MonitorNight.monitor_id) == monitor_id)
+    if model is not None:
+        query = query.where(col(MonitorNight.model) == model)
+    if status is not None:
+        query = query.where(col(MonitorNight.status) == status.value)
+    if before is not None:
+        query = query.where(col(MonitorNight.scheduled_date) < before)
+    query = query.order_by(col(MonitorNight.scheduled_date).desc(), col(MonitorNight.model))
+    if limit is not None:
+        query = query.limit(limit)
+    rows = db.read(lambda s: list(s.execute(query).scalars()))
+    rows.reverse()
+    return rows
+
+
+@dataclass(frozen=True)
+class NewFinding:
+    """A drift result to store, and the alert to raise with it (``alert_message`` set)."""
+
+    result: DriftResult
+    severity: str | None = None
+    alert_message: str | None = None
+
+
+def save_findings(db: Database, night_id: int, findings: Sequence[NewFinding]) -> list[Alert]:
+    """Store a night's drift results and their alerts in one transaction; return the alerts."""
+
+    def _do(session: Session) -> list[Alert]:
+        # A re-run of the night replaces its findings, never duplicates them.
+        session.execute(delete(Alert).where(col(Alert.monitor_night_id) == night_id))
+        session.execute(delete(DriftResult).where(col(DriftResult.monitor_night_id) == night_id))
+        alerts: list[Alert] = []
+        for finding in findings:
+            result = finding.result
+            result.monitor_night_id = night_id
+            session.add(result)
+            if finding.severity is None or finding.alert_message is None:
+                continue
+            session.flush()
+            alert = Alert(
+                monitor_night_id=night_id,
+                drift_result_id=result.id,
+                severity=finding.severity,
+                metric=f"{result.scope}:{result.metric}",
+                effect=result.effect,
+                p_value=result.p_adjusted if result.p_adjusted is not None else result.p_value,
+                message=finding.alert_message,
+                run_ids=list(result.compared_run_ids),
+            )
+            session.add(alert)
+            alerts.append(alert)
+        session.flush()
+        return alerts
+
+    return db.write(_do)
+
+
+def list_alerts(
+    db: Database, monitor_id: int, model: str | None = None
+) -> list[tuple[Alert, MonitorNight]]:
+    """A monitor's alerts with their nights, oldest first."""
+    query = (
+        select(Alert, MonitorNight)
+        .join(MonitorNight, col(Alert.monitor_night_id) == col(MonitorNight.id))
+        .where(col(MonitorNight.monitor_id) == monitor_id)
+    )
+    if model is not None:
+        query = query.where(col(MonitorNight.model) == model)
+    query = query.order_by(col(MonitorNight.scheduled_date), col(Alert.id))
+    return db.read(lambda s: [(a, n) for a, n in s.execute(query).all()])
+
+
+def mark_alert_delivered(db: Database, alert_id: int, error: str | None = None) -> None:
+    """Record the webhook delivery (or why it failed)."""
+    values: dict[str, Any] = (
+        {"delivered_at": utcnow(), "delivery_error": None}
+        if error is None
+        else {"delivery_error": error[:2000]}
+    )
+    db.write(lambda s: s.execute(update(Alert).where(col(Alert.id) == alert_id).values(**values)))
