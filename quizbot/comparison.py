@@ -93,6 +93,7 @@ from quizbot.metrics import (
     Report,
     Scored,
     benjamini_hochberg,
+    compare_proportions,
     compare_runs,
     compute_metrics,
 )
@@ -722,17 +723,12 @@ def _slices(group: str, kind: str, run_id: int | None, reports: Sequence[Report]
 
 
 def _independent(a: Sequence[Scored], b: Sequence[Scored]) -> Comparison:
-    """Two-proportion z-test of b's accuracy vs a's, taking the samples as independent.
-
-    compare_runs pairs records by item id; distinct keys on each side leave nothing shared, so
-    it runs its independent-samples test (with Newcombe's interval) on the full samples.
-    """
-    result = compare_runs(
-        [replace(r, item_id=f"a{i}") for i, r in enumerate(a)],
-        [replace(r, item_id=f"b{i}") for i, r in enumerate(b)],
+    """Two-proportion z-test of b's accuracy vs a's, taking the samples as independent."""
+    valid_a = [r for r in a if r.outcome is not Outcome.ERROR]
+    valid_b = [r for r in b if r.outcome is not Outcome.ERROR]
+    return compare_proportions(
+        sum(r.correct for r in valid_a), len(valid_a), sum(r.correct for r in valid_b), len(valid_b)
     )
-    assert result.test == "two_proportion_z"
-    return result
 
 
 def _majority(students: Sequence[_Student], model_items: set[str]) -> list[Scored]:

@@ -120,6 +120,7 @@ from quizbot.metrics import (
     benjamini_hochberg,
     compare_runs,
     compute_metrics,
+    two_proportion_z,
 )
 from storage.models import Outcome, Severity
 
@@ -452,10 +453,7 @@ def _two_proportion(
     k_now: int, n_now: int, k_base: int, n_base: int, dispersion: float
 ) -> tuple[float, float]:
     """Pooled two-proportion z statistic (now − base) and its two-sided p-value; n's > 0."""
-    pooled = (k_now + k_base) / (n_now + n_base)
-    se = math.sqrt(dispersion * pooled * (1 - pooled) * (1 / n_now + 1 / n_base))
-    z = 0.0 if se == 0 else (k_now / n_now - k_base / n_base) / se
-    return z, math.erfc(abs(z) / math.sqrt(2))  # = 2 * (1 - Phi(|z|))
+    return two_proportion_z(k_base, n_base, k_now, n_now, dispersion)
 
 
 def _dispersion(window: Sequence[Night], policy: DriftPolicy) -> tuple[float | None, float, int]:

@@ -72,7 +72,7 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
@@ -90,8 +90,10 @@ __all__ = [
     "Report",
     "Scored",
     "benjamini_hochberg",
+    "compare_proportions",
     "compare_runs",
     "compute_metrics",
+    "two_proportion_z",
     "wilson_interval",
 ]
 
@@ -523,26 +525,44 @@ def compare_runs(a: Sequence[Scored], b: Sequence[Scored]) -> Comparison:
             p_value=min(1.0, p_value),
         )
 
-    n_a, n_b = len(valid_a), len(valid_b)
-    k_a = sum(r.correct for r in valid_a.values())
-    k_b = sum(r.correct for r in valid_b.values())
+    comparison = compare_proportions(
+        sum(r.correct for r in valid_a.values()),
+        len(valid_a),
+        sum(r.correct for r in valid_b.values()),
+        len(valid_b),
+    )
+    return replace(comparison, n_shared=n_shared, b01=b01, b10=b10)
+
+
+def two_proportion_z(
+    k_a: int, n_a: int, k_b: int, n_b: int, dispersion: float = 1.0
+) -> tuple[float, float]:
+    """Pooled two-proportion z statistic of b − a and its two-sided p-value (n_a, n_b > 0).
+
+    ``dispersion`` (quasi-binomial phi >= 1) widens the variance when answers cluster. Both
+    samples all right or all wrong give z = 0, p = 1.
+    """
+    pooled = (k_a + k_b) / (n_a + n_b)
+    se = math.sqrt(dispersion * pooled * (1 - pooled) * (1 / n_a + 1 / n_b))
+    z = 0.0 if se == 0 else (k_b / n_b - k_a / n_a) / se
+    return z, float(2 * stats.norm.sf(abs(z)))
+
+
+def compare_proportions(k_a: int, n_a: int, k_b: int, n_b: int) -> Comparison:
+    """Accuracy b vs a from independent samples: z-test and Newcombe's interval of b − a."""
     z: float | None = None
     p: float | None = None
     difference = low_d = high_d = None
     if n_a and n_b:
-        p_a, p_b = k_a / n_a, k_b / n_b
-        difference = p_b - p_a
-        pooled = (k_a + k_b) / (n_a + n_b)
-        se = math.sqrt(pooled * (1 - pooled) * (1 / n_a + 1 / n_b))
-        z = 0.0 if se == 0 else difference / se  # se = 0: both runs all right or all wrong
-        p = float(2 * stats.norm.sf(abs(z)))
+        difference = k_b / n_b - k_a / n_a
+        z, p = two_proportion_z(k_a, n_a, k_b, n_b)
         low_d, high_d = _independent_newcombe(k_a, n_a, k_b, n_b)
     return Comparison(
         test="two_proportion_z",
         ci_method="newcombe_independent_hybrid_score",
-        n_shared=n_shared,
-        b01=b01,
-        b10=b10,
+        n_shared=0,
+        b01=0,
+        b10=0,
         n_a=n_a,
         n_b=n_b,
         accuracy_a=k_a / n_a if n_a else None,
