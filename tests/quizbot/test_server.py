@@ -6,6 +6,7 @@ import json
 import os
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -110,3 +111,31 @@ def test_an_outdated_database_is_not_served(tmp_path: Path) -> None:
     )
     assert result.returncode == 69
     assert "quizbot db upgrade" in result.stderr
+
+
+def test_serve_runs_the_scheduler_in_process_when_asked(tmp_path: Path) -> None:
+    port = free_port()
+    env = _env(tmp_path, QUIZBOT_SCHEDULER="1")
+    proc = subprocess.Popen(
+        [QUIZBOT, "serve", "--port", str(port)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_for_http(f"http://127.0.0.1:{port}/")
+        # The shipped monitor's job is now stored in the application database.
+        with sqlite3.connect(tmp_path / "home" / "quizbot.db") as conn:
+            jobs = [row[0] for row in conn.execute("SELECT id FROM apscheduler_jobs")]
+        assert jobs == ["monitor:baselines"]
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            _out, err = proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            _out, err = proc.communicate()
+    assert "Traceback" not in err
+    assert "scheduler: 1 monitor job(s): monitor:baselines" in err
