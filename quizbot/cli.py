@@ -800,7 +800,7 @@ def monitor_history(app: _App, name: str, model: str | None, as_json: bool) -> N
     from quizbot.monitoring import history  # noqa: PLC0415
 
     with _database(app) as database:
-        series = history(database, name, model)
+        series = history(database, name, model, by_relation=as_json)
     if as_json:
         for one in series:
             click.echo(json.dumps(one, default=str))

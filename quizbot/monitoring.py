@@ -57,6 +57,7 @@ from storage.monitoring import (
     list_alerts,
     list_nights,
     mark_alert_delivered,
+    night_series,
     save_findings,
     set_night_run,
     upsert_monitor,
@@ -394,37 +395,43 @@ def _alert_json(alert: Alert, night: MonitorNight) -> dict[str, Any]:
     }
 
 
-def history(db: Database, name: str, model: str | None = None) -> list[dict[str, Any]]:
+def history(
+    db: Database, name: str, model: str | None = None, *, by_relation: bool = False
+) -> list[dict[str, Any]]:
     """The time series of a monitor, one object per model (``quizbot monitor history --json``).
 
     Each: ``{"monitor", "model", "nights": [{"date", "run_id", "provider_model", "status",
-    "metrics", "anchor", "rotating", "by_relation"}], "alerts": [...]}``; a night's figures are
-    read from its stored summary, so this costs one query for nights and one for alerts.
+    "metrics", "anchor", "rotating", "error"}], "alerts": [...]}`` (plus each night's
+    ``by_relation`` when asked). Figures come from the summaries stored with the nights, so a
+    year of nights costs one query for the nights and one for the alerts.
     """
     monitor = get_monitor(db, name)
     assert monitor.id is not None
-    nights = list_nights(db, monitor.id, model)
+    parts = ("overall", "anchor", "rotating", *(("by_relation",) if by_relation else ()))
+    nights = night_series(db, monitor.id, model, parts=parts)
     alerts = list_alerts(db, monitor.id, model)
     models = sorted({n.model for n in nights} | ({model} if model else set()))
     if not models:
         models = list(monitor.definition.get("models", []))
     out: list[dict[str, Any]] = []
     for m in models:
-        series = [
-            {
+        series = []
+        for n in nights:
+            if n.model != m:
+                continue
+            night: dict[str, Any] = {
                 "date": n.scheduled_date.isoformat(),
                 "run_id": n.run_id,
                 "provider_model": n.provider_model,
                 "status": n.status,
-                "metrics": (n.summary or {}).get("overall", {}),
-                "anchor": (n.summary or {}).get("anchor", {}),
-                "rotating": (n.summary or {}).get("rotating", {}),
-                "by_relation": (n.summary or {}).get("by_relation", {}),
+                "metrics": n.parts["overall"],
+                "anchor": n.parts["anchor"],
+                "rotating": n.parts["rotating"],
                 "error": n.error_text,
             }
-            for n in nights
-            if n.model == m
-        ]
+            if by_relation:
+                night["by_relation"] = n.parts["by_relation"]
+            series.append(night)
         out.append(
             {
                 "monitor": name,

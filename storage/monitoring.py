@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import delete, or_, select, update
 from sqlalchemy.exc import IntegrityError
@@ -24,6 +24,7 @@ from storage.types import utcnow
 
 __all__ = [
     "NewFinding",
+    "NightRow",
     "claim_night",
     "finish_night",
     "get_monitor",
@@ -31,6 +32,7 @@ __all__ = [
     "list_monitors",
     "list_nights",
     "mark_alert_delivered",
+    "night_series",
     "save_findings",
     "set_night_run",
     "upsert_monitor",
@@ -202,6 +204,58 @@ def list_nights(
     rows = db.read(lambda s: list(s.execute(query).scalars()))
     rows.reverse()
     return rows
+
+
+class NightRow(NamedTuple):
+    """One night as the monitor page shows it: plain values and only the summary parts asked."""
+
+    model: str
+    scheduled_date: date
+    run_id: int | None
+    provider_model: str | None
+    status: str
+    error_text: str | None
+    parts: dict[str, Any]
+
+
+def night_series(
+    db: Database,
+    monitor_id: int,
+    model: str | None = None,
+    *,
+    parts: Sequence[str] = ("overall", "anchor", "rotating"),
+) -> list[NightRow]:
+    """A monitor's nights, oldest first, with only ``parts`` of each stored summary.
+
+    The database extracts the parts (JSON path on SQLite, ``->`` on PostgreSQL), so a year of
+    nights costs one small query instead of decoding every full summary.
+    """
+    summary = col(MonitorNight.summary)
+    query = select(
+        col(MonitorNight.model),
+        col(MonitorNight.scheduled_date),
+        col(MonitorNight.run_id),
+        col(MonitorNight.provider_model),
+        col(MonitorNight.status),
+        col(MonitorNight.error_text),
+        *(summary[part] for part in parts),
+    ).where(col(MonitorNight.monitor_id) == monitor_id)
+    if model is not None:
+        query = query.where(col(MonitorNight.model) == model)
+    query = query.order_by(col(MonitorNight.scheduled_date), col(MonitorNight.model))
+    rows = db.read(lambda s: s.execute(query).all())
+    return [
+        NightRow(
+            model=row[0],
+            scheduled_date=row[1],
+            run_id=row[2],
+            provider_model=row[3],
+            status=row[4],
+            error_text=row[5],
+            parts={part: row[6 + i] or {} for i, part in enumerate(parts)},
+        )
+        for row in rows
+    ]
 
 
 @dataclass(frozen=True)

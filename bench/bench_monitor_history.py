@@ -1,0 +1,210 @@
+"""The monitor page's data for a year of nights, and one night's drift computation.
+
+Seeds one monitor with 365 nights x 3 models (2,000 statements a night: 500 anchor, 1,500
+rotating, 125 points) the way a real night stores them: each night's summary is computed by
+``night_summary`` from its scored answers, with a few alerts. Then it times what the Monitor tab
+and ``quizbot monitor history --json`` compute (:func:`quizbot.monitoring.history`, every model),
+median of several calls, on SQLite and PostgreSQL; and ``detect`` for one night against 60 nights
+of 2,000-statement history (the nightly cost per model).
+
+The page reads one summary row per night, not the 2.19 M responses behind them; the responses
+are therefore not seeded (they would change neither query). Usage:
+
+    .venv/bin/python bench/bench_monitor_history.py [--nights 365] [--items 2000] [--models 3]
+        [--postgres postgresql+psycopg://postgres@127.0.0.1:5432/test]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from datetime import date, timedelta
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import quizbot  # noqa: E402, F401 - sets the offline environment first
+from quizbot.drift import Night, detect, night_summary  # noqa: E402
+from quizbot.metrics import Scored  # noqa: E402
+from quizbot.monitoring import history  # noqa: E402
+from storage import Database, open_database  # noqa: E402
+from storage.models import Alert, MonitorNight, NightStatus, Outcome  # noqa: E402
+from storage.monitoring import upsert_monitor  # noqa: E402
+
+TRANSFORMS = ("none", "inv", "ins", "inv+ins", "dn", "inv+dn", "ins+dn", "inv+ins+dn")
+RELATIONS = (
+    "has_symptom",
+    "affects_site",
+    "treated_with_drug",
+    "treated_with_procedure",
+    "prevents",
+)
+
+
+def _unit(*parts: object) -> float:
+    digest = hashlib.sha256("\x1f".join(map(str, parts)).encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64
+
+
+def _records(
+    night: int, model: int, n_items: int, anchors: int
+) -> tuple[list[Scored], list[Scored]]:
+    accuracy = 0.8 - (0.1 if night > 300 else 0.0) - 0.05 * model
+    out: list[Scored] = []
+    for i in range(n_items):
+        point = i // 16 if i < anchors else 10_000 + night * n_items + i // 16
+        side = (i // 8) % 2
+        item = f"i{point}:{side}:{i % 8}"
+        label = side == 0
+        right = _unit(item, model, night if i >= anchors else 0) < accuracy
+        out.append(
+            Scored(
+                item_id=item,
+                kind="statement",
+                relation=RELATIONS[point % len(RELATIONS)],
+                transform=TRANSFORMS[i % 8],
+                polarity="positive" if label else "negative",
+                label=label,
+                knowledge_point_id=f"kp{point}:{side}",
+                pair_id=f"p{point}:{side}:{i % 4}",
+                outcome=Outcome.CORRECT if right else Outcome.INCORRECT,
+                answer=("true" if label == right else "false"),
+            )
+        )
+    return out[:anchors], out[anchors:]
+
+
+def seed(db: Database, nights: int, n_items: int, models: int) -> float:
+    """Store a year of nights with real summaries; return seconds taken."""
+    started = time.perf_counter()
+    monitor = upsert_monitor(db, "bench", {"points": n_items // 16})
+    assert monitor.id is not None
+    monitor_id = monitor.id
+    anchors = n_items // 4
+    first = date(2025, 1, 1)
+    for m in range(models):
+        rows: list[MonitorNight] = []
+        for n in range(nights):
+            anchor, rotating = _records(n, m, n_items, anchors)
+            summary = night_summary(
+                Night(first + timedelta(days=n), n + 1, f"model-{m}", anchor, rotating)
+            )
+            rows.append(
+                MonitorNight(
+                    monitor_id=monitor_id,
+                    model=f"bench/model-{m}",
+                    scheduled_date=first + timedelta(days=n),
+                    status=NightStatus.COMPLETED.value,
+                    claimed_by="bench",
+                    provider_model=f"model-{m}-v{1 + n // 200}",
+                    summary=summary,
+                )
+            )
+
+        def _store(session: object, rows: list[MonitorNight] = rows) -> None:
+            session.add_all(rows)  # type: ignore[attr-defined]
+            session.flush()  # type: ignore[attr-defined]
+            for row in rows[::30]:  # an alert a month
+                session.add(  # type: ignore[attr-defined]
+                    Alert(
+                        monitor_night_id=row.id or 0,
+                        severity="warning",
+                        metric="rotating:accuracy",
+                        effect=-0.06,
+                        p_value=0.004,
+                        message="rotating-slice accuracy fell 6.0 points",
+                        run_ids=[1, 2],
+                    )
+                )
+
+        db.write(_store)
+    return time.perf_counter() - started
+
+
+def time_history(db: Database, repeats: int = 7) -> tuple[float, int]:
+    """Median seconds of the page's data (every model's series and alerts)."""
+    times = []
+    size = 0
+    for _ in range(repeats):
+        started = time.perf_counter()
+        series = history(db, "bench")
+        times.append(time.perf_counter() - started)
+        size = sum(len(s["nights"]) for s in series)
+    return statistics.median(times), size
+
+
+def time_detect(n_items: int, window: int = 60, repeats: int = 3) -> float:
+    """Median seconds of one night's drift tests against ``window`` nights of history."""
+    anchors = n_items // 4
+    nights = [
+        Night(date(2025, 1, 1) + timedelta(days=n), n + 1, "m", *_records(n, 0, n_items, anchors))
+        for n in range(window + 1)
+    ]
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        detect(nights[:-1], nights[-1])
+        times.append(time.perf_counter() - started)
+    return statistics.median(times)
+
+
+def _postgres(url: str) -> tuple[str, str]:
+    import psycopg
+
+    name = f"bench_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(url.replace("+psycopg", ""), autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return url.rsplit("/", 1)[0] + f"/{name}", name
+
+
+def _drop(url: str, name: str) -> None:
+    import psycopg
+
+    with psycopg.connect(url.replace("+psycopg", ""), autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def main() -> None:
+    """Seed, time, print."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--nights", type=int, default=365)
+    parser.add_argument("--items", type=int, default=2000)
+    parser.add_argument("--models", type=int, default=3)
+    parser.add_argument(
+        "--postgres", default="postgresql+psycopg://postgres@127.0.0.1:5432/test",
+        help="server to create a scratch database on ('' to skip)",
+    )  # fmt: skip
+    args = parser.parse_args()
+    goal = 0.300
+    print(f"{args.nights} nights x {args.items} statements x {args.models} models")
+    backends = [("sqlite", None)] + ([("postgresql", args.postgres)] if args.postgres else [])
+    for backend, server in backends:
+        drop = None
+        if server is None:
+            url = f"sqlite:///{tempfile.mkdtemp()}/bench.db"
+        else:
+            url, drop = _postgres(server)
+        db = open_database(url)
+        try:
+            seeded = seed(db, args.nights, args.items, args.models)
+            page, rows = time_history(db)
+            print(
+                f"{backend:<10} seeded in {seeded:5.1f} s; monitor page data ({rows} nights): "
+                f"{page * 1000:6.1f} ms median  (goal <= {goal * 1000:.0f} ms: "
+                f"{'met' if page <= goal else 'NOT met'}; {page / goal:.2f} of the budget)"
+            )
+        finally:
+            db.dispose()
+            if drop is not None and server is not None:
+                _drop(server, drop)
+    print(f"one night's drift tests vs 60 nights of history: {time_detect(args.items) * 1000:.0f} ms")
+
+
+if __name__ == "__main__":
+    main()
