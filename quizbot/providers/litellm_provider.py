@@ -10,6 +10,7 @@ retry policy (quizbot/providers/retry.py) applies to every provider alike.
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -37,6 +38,11 @@ _RETRYABLE_TYPES: tuple[type[BaseException], ...] = (
 )
 
 
+# Providers constructed and not yet closed, across threads (see LiteLLMProvider.aclose).
+_open_lock = threading.Lock()
+_open_providers = 0
+
+
 class LiteLLMProvider:
     """A model reached through ``litellm.acompletion`` (chat) or ``atext_completion``."""
 
@@ -61,6 +67,10 @@ class LiteLLMProvider:
                 f"model {model!r} reads its API key from {api_key_env}, which is not set",
                 hint=f"export {api_key_env}=... before running",
             )
+        global _open_providers  # noqa: PLW0603 - see aclose
+        with _open_lock:
+            _open_providers += 1
+        self._closed = False
 
     @property
     def name(self) -> str:
@@ -98,8 +108,23 @@ class LiteLLMProvider:
         return kwargs
 
     async def aclose(self) -> None:
-        """Close litellm's pooled HTTP clients (else aiohttp warns at exit)."""
-        await close_litellm_async_clients()  # type: ignore[no-untyped-call]
+        """Release this provider; the last one open in the process closes litellm's clients.
+
+        litellm's HTTP clients are process-wide and cached: closing them while another run (in
+        the app or the scheduler) still uses them breaks its calls, and leaving closed clients
+        in the cache breaks every later call. So only the last open provider closes them, and
+        it empties the cache so the next call builds fresh ones (a CLI run still exits clean).
+        """
+        global _open_providers  # noqa: PLW0603 - a process-wide count is the point
+        if self._closed:
+            return
+        self._closed = True
+        with _open_lock:
+            _open_providers -= 1
+            last = _open_providers == 0
+        if last:
+            await close_litellm_async_clients()  # type: ignore[no-untyped-call]
+            litellm.in_memory_llm_clients_cache.flush_cache()  # type: ignore[no-untyped-call]
 
     async def complete(self, request: Request) -> Completion:
         """One call, classified into quizbot's errors; no retries here."""

@@ -219,3 +219,24 @@ def test_configured_endpoint_and_key_variable_reach_the_server(
         reach = resolve_model_settings("openai/configured", load_settings())
         got = asyncio.run(get_provider("openai/configured", reach).complete(ASK))
     assert got.text.strip() == "True" and got.model == "configured"
+
+
+def test_closing_one_provider_leaves_the_others_and_later_ones_working() -> None:
+    """A long-lived process (the app, the scheduler) asks again after a run has closed."""
+
+    async def scenario(base: str) -> list[str]:
+        first = get_provider("openai/a", ModelSettings(api_base=base))
+        second = get_provider("openai/b", ModelSettings(api_base=base))
+        answers = [(await first.complete(ASK)).text, (await second.complete(ASK)).text]
+        await first.aclose()
+        answers.append((await second.complete(ASK)).text)  # still open: its clients too
+        await second.aclose()  # the last one: clients closed and forgotten
+        third = get_provider("openai/c", ModelSettings(api_base=base))
+        answers.append((await third.complete(ASK)).text)  # same loop, fresh clients
+        await third.aclose()
+        await third.aclose()  # closing twice is harmless
+        return answers
+
+    with stub_server("--answer", "true") as base:
+        answers = asyncio.run(scenario(base))
+    assert [a.strip() for a in answers] == ["True"] * 4
