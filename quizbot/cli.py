@@ -23,12 +23,12 @@ import click
 
 from quizbot import __version__
 from quizbot.config import Settings, load_settings
-from quizbot.errors import DuplicateError, InputError, QuizbotError
+from quizbot.errors import InputError, QuizbotError
 from quizbot.generate.service import GenerateRequest, prepare, write
 from quizbot.items import ChoiceItem, StatementItem, item_from_json
 from quizbot.jsonl import read_objects
 from quizbot.kb.importers import read_medlama, read_prototypes, read_triplets
-from quizbot.kb.registry import BUILTINS, content_digest, install, kb_listing
+from quizbot.kb.registry import check_import_name, import_kb, kb_listing
 from quizbot.localmodel import LOCAL_MODEL
 from quizbot.localmodel import start as local_start_server
 from quizbot.localmodel import status as local_server_status
@@ -41,7 +41,7 @@ from quizbot.runner import RunConfig, execute, prepare_run
 from quizbot.server import serve
 from quizbot.status import database_report
 from storage import Database, open_database, upgrade
-from storage.repo import get_knowledge_base, get_run, list_runs, save_prototype_set
+from storage.repo import get_run, list_runs, save_prototype_set
 
 __all__ = ["cli", "main"]
 
@@ -254,21 +254,9 @@ def kb_import(app: _App, fmt: str, path: Path, name: str, as_json: bool) -> None
                 else f"prototype set {name!r} is already imported; nothing to do"
             )
         else:
-            if name in BUILTINS:
-                raise DuplicateError(
-                    f"{name!r} is a built-in knowledge base", hint="pick another --name"
-                )
+            check_import_name(name)
             data = read_medlama(path, name) if fmt == "medlama" else read_triplets(path, name)
-            try:
-                existing = get_knowledge_base(database, name)
-            except QuizbotError:
-                existing = None
-            if existing is not None and existing.meta.get("digest") != content_digest(data):
-                raise DuplicateError(
-                    f"a different knowledge base is already named {name!r}",
-                    hint="import it under another --name",
-                )
-            outcome = install(database, data)
+            outcome = import_kb(database, data)
             primary = sum(1 for t in data.triplets if t.meta.get("primary", True))
             result = {
                 "name": name,

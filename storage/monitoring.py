@@ -49,7 +49,10 @@ def upsert_monitor(
     source_file: str | None = None,
     enabled: bool = True,
 ) -> Monitor:
-    """Create the monitor row or update its definition (as last loaded from the file)."""
+    """Create the monitor row or update its definition (as last loaded from the file).
+
+    ``source_file=None`` keeps the file already recorded (a night run by hand does not know it).
+    """
 
     def _do(session: Session) -> Monitor:
         row = session.execute(select(Monitor).where(col(Monitor.name) == name)).scalar_one_or_none()
@@ -58,9 +61,11 @@ def upsert_monitor(
                 name=name, definition=definition, source_file=source_file, enabled=enabled
             )
             session.add(row)
-        elif (row.definition, row.source_file, row.enabled) != (definition, source_file, enabled):
-            row.definition, row.source_file, row.enabled = definition, source_file, enabled
-            row.updated_at = utcnow()
+        else:
+            source = source_file if source_file is not None else row.source_file
+            if (row.definition, row.source_file, row.enabled) != (definition, source, enabled):
+                row.definition, row.source_file, row.enabled = definition, source, enabled
+                row.updated_at = utcnow()
         session.flush()
         return row
 

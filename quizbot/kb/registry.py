@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from quizbot.errors import NotFoundError
+from quizbot.errors import DuplicateError, NotFoundError
 from quizbot.kb.clinical import load_clinical_core
 from quizbot.kb.model import KnowledgeBaseData, Relation, Triplet
 from storage import Database
@@ -30,8 +30,10 @@ __all__ = [
     "DEFAULT_KB",
     "InstallResult",
     "KbListing",
+    "check_import_name",
     "content_digest",
     "get_kb",
+    "import_kb",
     "install",
     "kb_listing",
     "load_builtin",
@@ -135,6 +137,34 @@ def install(db: Database, kb: KnowledgeBaseData, *, prune: bool = False) -> Inst
     )
     assert row.id is not None
     return InstallResult(kb.name, row.id, added, removed, unchanged=False)
+
+
+def check_import_name(name: str) -> None:
+    """Refuse a built-in's name for an import (checked before reading any file)."""
+    if name in BUILTINS:
+        raise DuplicateError(
+            f"{name!r} is a built-in knowledge base",
+            hint="import it under another name: another --name on the command line",
+        )
+
+
+def import_kb(db: Database, kb: KnowledgeBaseData) -> InstallResult:
+    """Install an imported (user-supplied) knowledge base under its name, safely.
+
+    Refuses a built-in's name, and a *different* KB under a name already taken
+    (:class:`~quizbot.errors.DuplicateError`); importing the same content again is a no-op.
+    """
+    check_import_name(kb.name)
+    try:
+        existing = get_knowledge_base(db, kb.name)
+    except NotFoundError:
+        existing = None
+    if existing is not None and existing.meta.get("digest") != content_digest(kb):
+        raise DuplicateError(
+            f"a different knowledge base is already named {kb.name!r}",
+            hint="import it under another name: another --name on the command line",
+        )
+    return install(db, kb)
 
 
 def _jsonable(value: Any) -> bool:

@@ -113,3 +113,10 @@ def test_findings_and_alerts_are_stored_together_and_replaced_on_rerun(db: Datab
     mark_alert_delivered(db, alert.id)
     delivered = list_alerts(db, monitor_id)[0][0]
     assert delivered.delivered_at is not None and delivered.delivery_error is None
+
+
+def test_a_run_by_hand_keeps_the_recorded_schedules_file(db: Database) -> None:
+    upsert_monitor(db, "m", {"points": 2}, source_file="/etc/quizbot/monitors.toml")
+    upsert_monitor(db, "m", {"points": 3})  # e.g. run_night, which does not know the file
+    stored = get_monitor(db, "m")
+    assert (stored.source_file, stored.definition) == ("/etc/quizbot/monitors.toml", {"points": 3})
