@@ -203,7 +203,9 @@ def main() -> None:
             db.dispose()
             if drop is not None and server is not None:
                 _drop(server, drop)
-    print(f"one night's drift tests vs 60 nights of history: {time_detect(args.items) * 1000:.0f} ms")
+    print(
+        f"one night's drift tests vs 60 nights of history: {time_detect(args.items) * 1000:.0f} ms"
+    )
 
 
 if __name__ == "__main__":

@@ -48,6 +48,7 @@ from storage.repo import (
 __all__ = [
     "RunConfig",
     "RunSummary",
+    "build_request",
     "demonstration_pool",
     "execute",
     "majority_answer",
@@ -178,7 +179,10 @@ def prepare_run(
     return run.id
 
 
-def _request(item: Item, demos: Sequence[Item], config: RunConfig, evaluated: set[str]) -> Request:
+def build_request(
+    item: Item, demos: Sequence[Item], config: RunConfig, evaluated: set[str]
+) -> Request:
+    """The request a run sends for ``item`` (demonstrations chosen, prompt built, stops set)."""
     chosen = (
         select_demonstrations(item, demos, config.shots, config.seed, exclude_ids=evaluated)
         if config.shots
@@ -235,7 +239,7 @@ async def execute(
 
     async def ask(item: Item) -> None:
         nonlocal errors
-        request = _request(item, demos, config, evaluated)
+        request = build_request(item, demos, config, evaluated)
         async with limit:
             try:
                 completion = await call_with_retries(

@@ -1,7 +1,10 @@
-"""Build the Gradio app.
+"""Build the Gradio app: one tab per audience, each in its own module.
 
-Until the practice, model and monitor tabs land, the app serves a status page: which database is
-in use, its schema version and what it holds. It is a real page over the real database.
+Practice (students, :mod:`quizbot.ui.practice`), Ask a model (:mod:`quizbot.ui.ask`), Humans vs
+models (:mod:`quizbot.ui.compare`), Monitor (:mod:`quizbot.ui.monitor`), Admin
+(:mod:`quizbot.ui.admin`) and Status (here). Whether this browser session is an admin is a
+server-side ``gr.State``; admin controls elsewhere start hidden and are shown on login, and every
+admin action checks the state again on the server.
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ from quizbot import __version__
 from quizbot.config import Settings
 from quizbot.kb.registry import KbListing, kb_listing
 from quizbot.status import DatabaseReport, database_report
+from quizbot.ui import admin, ask, compare, monitor, practice
+from quizbot.ui.context import UiContext
 from storage import Database
 
 __all__ = ["build_app", "render_knowledge_bases", "render_status"]
@@ -43,17 +48,17 @@ def render_status(report: DatabaseReport) -> str:
 
 def build_app(settings: Settings, db: Database) -> gr.Blocks:
     """The quizbot web app for these settings and this database."""
+    ctx = UiContext(settings, db)
     with gr.Blocks(title="quizbot") as app:
         gr.Markdown(
             f"# quizbot {__version__}\n"
-            "Medical knowledge quizzing for students and knowledge monitoring for language models."
-            "\n\nThis build provides storage and question generation (`quizbot generate`); the "
-            "practice quiz, model runs and the nightly monitor are added on top of it."
+            "Medical knowledge practice for students, and knowledge monitoring for language "
+            "models, on the same generated questions."
         )
-        with gr.Tab("Status"):
-            status = gr.Markdown(elem_id="quizbot-status")
-            kbs = gr.Markdown(elem_id="quizbot-kbs")
-            refresh = gr.Button("Refresh", size="sm")
+        # The public status endpoints are registered before any tab, so their API names stay
+        # exactly /status and /knowledge_bases whatever the tabs name their own handlers.
+        status = gr.Markdown(elem_id="quizbot-status", render=False)
+        kbs = gr.Markdown(elem_id="quizbot-kbs", render=False)
 
         def _status() -> str:
             return render_status(database_report(db))
@@ -62,9 +67,24 @@ def build_app(settings: Settings, db: Database) -> gr.Blocks:
             return render_knowledge_bases(kb_listing(db))
 
         app.load(_kbs, outputs=kbs, api_name="knowledge_bases")
-        refresh.click(_kbs, outputs=kbs, api_visibility="private")
-
         app.load(_status, outputs=status, api_name="status")
+
+        is_admin = gr.State(False)
+        with gr.Tab("Practice", id="practice"):
+            practice.build(ctx)
+        with gr.Tab("Ask a model", id="ask"):
+            ask.build(ctx)
+        with gr.Tab("Humans vs models", id="compare"):
+            compare.build(ctx)
+        with gr.Tab("Monitor", id="monitor"):
+            admin_only = monitor.build(ctx, is_admin)
+        with gr.Tab("Admin", id="admin"):
+            admin.build(ctx, is_admin, admin_only)
+        with gr.Tab("Status", id="status"):
+            status.render()  # type: ignore[no-untyped-call]
+            kbs.render()  # type: ignore[no-untyped-call]
+            refresh = gr.Button("Refresh", size="sm")
+        refresh.click(_kbs, outputs=kbs, api_visibility="private")
         refresh.click(_status, outputs=status, api_visibility="private")
     blocks: gr.Blocks = app
     return blocks

@@ -1,0 +1,726 @@
+"""The "Ask a model" tab: put one question to several models side by side, or run a batch.
+
+Three sources of questions, one set of chosen models (``UiContext.models()``: configured litellm
+models, the local Gemma server when it runs, the baselines):
+
+* **Your statement**: a true/false statement typed by the user, with the truth value they pick
+  (or "Unknown", which leaves correctness blank). It is asked exactly like a generated statement
+  (the PretexEval prompt of :func:`quizbot.prompts.build_prompt`), so it is wrapped in a
+  throw-away :class:`~quizbot.items.StatementItem` of knowledge base ``custom``; it is never
+  stored.
+* **Generated question**: "New question" generates one knowledge point of the chosen knowledge
+  base and relation with a fresh random seed (:func:`quizbot.generate.service.prepare`, one
+  point) and picks one of its statements (or its multiple-choice question); "Ask" puts it to the
+  models.
+* **Batch run**: N knowledge points generated the same way and put to every chosen model as real
+  evaluation runs (:func:`quizbot.runner.prepare_run` + :func:`quizbot.runner.execute`, one run
+  per model, logged in the database like ``quizbot eval``), then each run's metrics with their
+  95% intervals from :func:`quizbot.reporting.run_report`.
+
+Single questions go through the same request builder as runs and are parsed and scored by
+:func:`quizbot.parse.parse_and_score`, so the table shows what a run would record. They may be
+answered from the call cache (:class:`~quizbot.providers.cache.CachedProvider`; the table says
+"cached"), and are tried at most :data:`SINGLE_ATTEMPTS` times so a dead endpoint answers
+quickly. A model that cannot be reached gets a row with the error instead of stopping the others.
+Batches never use the cache (runs measure the model as it answers now). ``baseline/majority``
+answers "True" to a single question: the majority of one item would be its own answer.
+
+Everything a handler returns is rendered by the pure helpers here (:func:`answer_table`,
+:func:`describe_item`, :func:`batch_table`, :func:`batch_breakdown`), which the fast tests check.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+import math
+import secrets
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import gradio as gr
+
+from quizbot.errors import InputError, QuizbotError
+from quizbot.generate.service import GenerateRequest, prepare
+from quizbot.generate.transforms import Polarity, Transform
+from quizbot.items import ChoiceItem, StatementItem, StatementSide, item_from_json
+from quizbot.kb.registry import BUILTINS, DEFAULT_KB, kb_listing, load_builtin
+from quizbot.parse import parse_and_score
+from quizbot.providers import (
+    Completion,
+    ModelSettings,
+    Provider,
+    ProviderError,
+    get_provider,
+    resolve_model_settings,
+)
+from quizbot.providers.cache import CachedProvider, DbCallStore
+from quizbot.providers.retry import call_with_retries
+from quizbot.reporting import run_report
+from quizbot.runner import RunConfig, build_request, execute, prepare_run
+from quizbot.ui.context import UiContext, user_message
+from storage import Database
+from storage.models import Outcome
+from storage.repo import get_run
+
+__all__ = [
+    "ALL_RELATIONS",
+    "ANSWER_HEADERS",
+    "BATCH_HEADERS",
+    "BREAKDOWN_HEADERS",
+    "CUSTOM_KB",
+    "MAX_BATCH_POINTS",
+    "MAX_STATEMENT_LENGTH",
+    "SINGLE_ATTEMPTS",
+    "TRUTH_CHOICES",
+    "ModelAnswer",
+    "answer_table",
+    "ask_models",
+    "batch_breakdown",
+    "batch_table",
+    "build",
+    "custom_statement",
+    "describe_item",
+    "format_proportion",
+    "relation_choices",
+    "run_batch",
+    "truth_of",
+]
+
+log = logging.getLogger(__name__)
+
+Item = StatementItem | ChoiceItem
+Format = Literal["statements", "choice"]
+
+CUSTOM_KB = "custom"
+TRUTH_CHOICES = ("True", "False", "Unknown")
+ALL_RELATIONS = ""  # the relation dropdown's value for "every relation"
+MAX_STATEMENT_LENGTH = 1000
+MAX_BATCH_POINTS = 50
+SINGLE_ATTEMPTS = 2
+ANSWER_HEADERS = [
+    "model",
+    "raw answer",
+    "parsed answer",
+    "correct",
+    "source",
+    "latency (ms)",
+    "why",
+]
+BATCH_HEADERS = [
+    "run",
+    "model",
+    "status",
+    "answered",
+    "errors",
+    "accuracy",
+    "joint accuracy",
+    "answer rate",
+    "accuracy (answered)",
+    "sycophancy",
+]
+BREAKDOWN_HEADERS = ["by", "name"]
+_BATCH_METRICS = (
+    "average_accuracy",
+    "joint_accuracy",
+    "answer_rate",
+    "accuracy_answered",
+    "sycophancy_rate",
+)
+_CORRECT_WORDS = {
+    Outcome.CORRECT: "yes",
+    Outcome.INCORRECT: "no",
+    Outcome.ABSTAINED: "no answer",
+    Outcome.UNPARSED: "unreadable",
+}
+
+
+# --------------------------------------------------------------------------------------------
+# Asking
+
+
+@dataclass(frozen=True)
+class ModelAnswer:
+    """What one model said to one question, parsed and (when the truth is known) scored."""
+
+    model: str
+    raw: str | None  # None when the call failed
+    parsed: str | None  # "true"/"false", letters "A,C", "idk", or None when unreadable
+    reason: str  # why the answer was read so (or the error)
+    outcome: Outcome | None  # None when the truth is unknown or the call failed
+    cached: bool = False
+    latency_ms: float | None = None
+    error: str | None = None
+
+
+def truth_of(choice: str | None) -> bool | None:
+    """The truth value picked in the UI: True, False, or None for "Unknown" (or nothing)."""
+    if choice == "True":
+        return True
+    if choice == "False":
+        return False
+    return None
+
+
+def custom_statement(text: str | None, truth: bool | None) -> StatementItem:
+    """A typed statement as an item, so it is asked and parsed like a generated one.
+
+    Raises :class:`InputError` for an empty or over-long statement. With ``truth`` None the
+    label is a placeholder and the caller must not score the answers.
+    """
+    statement = " ".join((text or "").split())
+    if not statement:
+        raise InputError("type a statement first", hint="e.g. Aspirin inhibits platelets.")
+    if len(statement) > MAX_STATEMENT_LENGTH:
+        raise InputError(
+            f"the statement is longer than {MAX_STATEMENT_LENGTH} characters",
+            hint="ask one short statement at a time",
+        )
+    side = StatementSide(
+        kb=CUSTOM_KB,
+        kb_version="",
+        relation=CUSTOM_KB,
+        head="",
+        tail="",
+        polarity=Polarity.NEGATIVE if truth is False else Polarity.POSITIVE,
+        prototype_set=CUSTOM_KB,
+    )
+    return StatementItem(side, Transform.NONE, truth is not False, statement, CUSTOM_KB)
+
+
+def _style(model: str, reach: ModelSettings) -> Literal["chat", "completion"]:
+    """How a model is asked when nothing else says: completion for local base models."""
+    return reach.style or ("completion" if model.startswith("local/") else "chat")
+
+
+async def _ask_one(
+    ctx: UiContext, model: str, item: Item, *, idk: bool, use_cache: bool, scored: bool
+) -> ModelAnswer:
+    try:
+        reach = resolve_model_settings(model, ctx.settings)
+        provider: Provider = get_provider(model, reach)
+    except QuizbotError as exc:
+        return ModelAnswer(model, None, None, exc.message, None, error=str(exc))
+    if use_cache and not model.startswith("baseline/"):
+        provider = CachedProvider(provider, DbCallStore(ctx.db), api_base=reach.api_base)
+    request = build_request(
+        item, (), RunConfig(model=model, idk=idk, style=_style(model, reach)), set()
+    )
+    try:
+        completion: Completion = await call_with_retries(
+            lambda: provider.complete(request), attempts=SINGLE_ATTEMPTS
+        )
+    except ProviderError as exc:
+        return ModelAnswer(model, None, None, exc.message, None, error=exc.message)
+    finally:
+        await provider.aclose()
+    parsed, outcome = parse_and_score(completion.text, item, idk_offered=idk)
+    return ModelAnswer(
+        model=model,
+        raw=completion.text,
+        parsed="idk" if parsed.abstained else parsed.answer,
+        reason=parsed.reason,
+        outcome=outcome if scored else None,
+        cached=completion.cached,
+        latency_ms=completion.latency_ms,
+    )
+
+
+async def ask_models(
+    ctx: UiContext,
+    item: Item,
+    models: Sequence[str],
+    *,
+    idk: bool = False,
+    use_cache: bool = True,
+    scored: bool = True,
+) -> list[ModelAnswer]:
+    """Ask ``item`` of every model at once; one answer per model, in the order given.
+
+    ``scored`` False (a statement of unknown truth) leaves every outcome None. Raises
+    :class:`InputError` when no model is chosen; a model that fails gets an answer with
+    ``error`` set instead.
+    """
+    chosen = list(dict.fromkeys(m for m in models if m))
+    if not chosen:
+        raise InputError("choose at least one model", hint="pick models in the list above")
+    return list(
+        await asyncio.gather(
+            *(_ask_one(ctx, m, item, idk=idk, use_cache=use_cache, scored=scored) for m in chosen)
+        )
+    )
+
+
+def _shown_answer(parsed: str | None) -> str:
+    if parsed is None:
+        return "(unreadable)"
+    if parsed == "idk":
+        return "I do not know"
+    if parsed in ("true", "false"):
+        return parsed.capitalize()
+    return parsed.replace(",", ", ")
+
+
+def answer_table(answers: Sequence[ModelAnswer]) -> dict[str, Any]:
+    """The side-by-side table (``{"headers", "data"}`` for a gr.Dataframe)."""
+    rows: list[list[str]] = []
+    for a in answers:
+        if a.error is not None:
+            rows.append([a.model, "", "", "", "error", "", a.error])
+            continue
+        latency = "" if a.latency_ms is None else f"{a.latency_ms:.0f}"
+        rows.append(
+            [
+                a.model,
+                a.raw or "",
+                _shown_answer(a.parsed),
+                "-" if a.outcome is None else _CORRECT_WORDS.get(a.outcome, a.outcome.value),
+                "cached" if a.cached else "live",
+                latency,
+                a.reason,
+            ]
+        )
+    return {"headers": ANSWER_HEADERS, "data": rows}
+
+
+def describe_item(item: Item, truth_known: bool = True) -> str:
+    """The question as asked, with its answer key, as Markdown."""
+    if isinstance(item, ChoiceItem):
+        options = "\n".join(
+            f"{'ABCDEFGHIJKLMNOPQRSTUVWXYZ'[i]}. {o}" for i, o in enumerate(item.options)
+        )
+        return (
+            f"**Question** ({item.kb}, {item.relation}):\n\n{item.question}\n\n"
+            f"```\n{options}\n```\n\n**Correct:** {', '.join(item.answer_keys)}"
+        )
+    truth = ("True" if item.label else "False") if truth_known else "unknown"
+    where = (
+        "your statement"
+        if item.kb == CUSTOM_KB
+        else f"{item.kb}, {item.relation}, transform {item.transform.value}"
+    )
+    return f"**Statement** ({where}):\n\n> {item.text}\n\n**Truth:** {truth}"
+
+
+# --------------------------------------------------------------------------------------------
+# Batches
+
+
+def _generate(
+    db: Database, ctx: UiContext, kb: str, relation: str, points: int, fmt: Format, seed: str
+) -> list[Item]:
+    request = GenerateRequest(
+        kb=kb or DEFAULT_KB,
+        relations=[relation] if relation else None,
+        points=points,
+        seed=seed,
+        format=fmt,
+    )
+    return list(prepare(db, request, ctx.settings).items())
+
+
+async def run_batch(
+    ctx: UiContext,
+    models: Sequence[str],
+    *,
+    kb: str,
+    relation: str = ALL_RELATIONS,
+    points: int = 5,
+    fmt: Format = "statements",
+    seed: str | None = None,
+    shots: int = 0,
+    idk: bool = False,
+    progress: Callable[[int, int, str], None] | None = None,
+) -> tuple[list[int], list[str]]:
+    """Generate ``points`` knowledge points and evaluate every model on them, one run each.
+
+    Returns the run ids and a message per model that could not be run (e.g. the local server is
+    down). ``progress(done, total, model)`` is called as answers are stored. Raises
+    :class:`InputError` for no models, a bad number of points or nothing to generate.
+    """
+    chosen = list(dict.fromkeys(m for m in models if m))
+    if not chosen:
+        raise InputError("choose at least one model", hint="pick models in the list above")
+    if not 1 <= points <= MAX_BATCH_POINTS:
+        raise InputError(
+            f"a batch has 1 to {MAX_BATCH_POINTS} knowledge points, not {points}",
+            hint="use `quizbot eval` for larger runs",
+        )
+    seed = seed or secrets.token_hex(4)
+    items = await asyncio.to_thread(_generate, ctx.db, ctx, kb, relation, points, fmt, seed)
+    total = len(items) * len(chosen)
+    done = 0
+
+    def tick(n: int, model: str) -> None:
+        nonlocal done
+        done += n
+        if progress is not None:
+            progress(done, total, model)
+
+    run_ids: list[int] = []
+    failures: list[str] = []
+    for model in chosen:
+        try:
+            reach = resolve_model_settings(model, ctx.settings)
+            probe = get_provider(model, reach)  # an unreachable model leaves no empty run
+        except QuizbotError as exc:
+            failures.append(f"{model}: {' '.join(str(exc).split())}")
+            tick(len(items), model)
+            continue
+        await probe.aclose()
+        config = RunConfig(
+            model=model,
+            shots=shots,
+            idk=idk,
+            style=_style(model, reach),
+            concurrency=reach.max_concurrency,
+            seed=seed,
+        )
+        run_id = await asyncio.to_thread(
+            prepare_run, ctx.db, items, config, name=f"app batch: {kb} x{points}"
+        )
+        majority = (await asyncio.to_thread(get_run, ctx.db, run_id)).config["majority_answer"]
+        provider = get_provider(model, reach, seed=seed, majority_answer=majority)
+        await execute(ctx.db, run_id, provider, progress=functools.partial(tick, model=model))
+        run_ids.append(run_id)
+    return run_ids, failures
+
+
+def format_proportion(value: float | None, interval: Sequence[float] | None) -> str:
+    """``0.750 [0.409, 0.929]``; ``-`` when there is no value."""
+    if value is None or not math.isfinite(value):
+        return "-"
+    if not interval or len(interval) != 2 or None in interval:
+        return f"{value:.3f}"
+    return f"{value:.3f} [{interval[0]:.3f}, {interval[1]:.3f}]"
+
+
+def batch_table(reports: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """One row per run report (:func:`quizbot.reporting.run_report`), metrics with intervals."""
+    rows = []
+    for r in reports:
+        metrics, intervals = r.get("metrics", {}), r.get("intervals", {})
+        rows.append(
+            [
+                str(r["run_id"]),
+                str(r["model"]),
+                str(r["status"]),
+                f"{r.get('answered') or 0}/{r['n_items']}",
+                str(r.get("n_errors", 0)),
+                *(format_proportion(metrics.get(m), intervals.get(m)) for m in _BATCH_METRICS),
+            ]
+        )
+    return {"headers": BATCH_HEADERS, "data": rows}
+
+
+def batch_breakdown(reports: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Accuracy [95% CI] (n) by relation, then by transform: a row per name, a column per run."""
+    columns = [f"run {r['run_id']}: {r['model']}" for r in reports]
+    rows = []
+    for by in ("relation", "transform"):
+        names = list(dict.fromkeys(n for r in reports for n in r.get(f"by_{by}", {})))
+        for name in names:
+            row = [by, name]
+            for r in reports:
+                part = r.get(f"by_{by}", {}).get(name)
+                if part is None:
+                    row.append("-")
+                    continue
+                shown = format_proportion(
+                    part["metrics"].get("average_accuracy"),
+                    part["intervals"].get("average_accuracy"),
+                )
+                row.append(f"{shown} (n={part['n']})")
+            rows.append(row)
+    return {"headers": [*BREAKDOWN_HEADERS, *columns], "data": rows}
+
+
+def relation_choices(db: Database, kb: str | None) -> list[tuple[str, str]]:
+    """(label, value) pairs for the relation dropdown: every relation first, then each one.
+
+    Built-in KBs are read from their packaged files (no database write); imported ones from the
+    database listing.
+    """
+    choices = [("All relations", ALL_RELATIONS)]
+    if not kb:
+        return choices
+    if kb in BUILTINS:
+        relations = load_builtin(kb).relations
+        return choices + [(f"{r.label} ({name})", name) for name, r in sorted(relations.items())]
+    for entry in kb_listing(db):
+        if entry.name == kb:
+            return choices + [(name, name) for name in sorted(entry.relations)]
+    return choices
+
+
+# --------------------------------------------------------------------------------------------
+# Layout
+
+
+def _error(exc: Exception) -> str:
+    if not isinstance(exc, QuizbotError):
+        log.exception("ask tab: unexpected error")
+    return f"**Could not do that.** {user_message(exc)}".replace("\n", "  \n")
+
+
+def _kb_picker(ctx: UiContext, prefix: str) -> tuple[Any, Any]:
+    """A knowledge base and a relation dropdown; the relations follow the knowledge base."""
+    with gr.Row():
+        kb = gr.Dropdown(
+            label="Knowledge base",
+            choices=[DEFAULT_KB],
+            value=DEFAULT_KB,
+            elem_id=f"qb-ask-{prefix}-kb",
+        )
+        relation = gr.Dropdown(
+            label="Relation",
+            choices=relation_choices(ctx.db, DEFAULT_KB),
+            value=ALL_RELATIONS,
+            elem_id=f"qb-ask-{prefix}-relation",
+        )
+
+    def relations(name: str | None) -> Any:
+        try:
+            return gr.update(choices=relation_choices(ctx.db, name), value=ALL_RELATIONS)
+        except Exception as exc:
+            log.warning("ask tab: relations of %r: %s", name, user_message(exc))
+            return gr.update(choices=[("All relations", ALL_RELATIONS)], value=ALL_RELATIONS)
+
+    kb.change(relations, inputs=kb, outputs=relation, api_visibility="private")
+
+    def knowledge_bases() -> Any:
+        names = [e.name for e in kb_listing(ctx.db)]
+        return gr.update(choices=names or [DEFAULT_KB])
+
+    gr.on(None, knowledge_bases, outputs=kb, api_visibility="private")
+    return kb, relation
+
+
+def _answer_panel(prefix: str) -> tuple[Any, Any]:
+    """The question as asked and the side-by-side answers table."""
+    asked = gr.Markdown(elem_id=f"qb-ask-{prefix}item")
+    results = gr.Dataframe(
+        headers=ANSWER_HEADERS,
+        label="Answers",
+        interactive=False,
+        wrap=True,
+        elem_id=f"qb-ask-{prefix}results",
+    )
+    return asked, results
+
+
+def build(ctx: UiContext) -> None:
+    """Lay out the tab inside the enclosing gr.Tab."""
+    gr.Markdown(
+        "Put a question to one or several models and compare their answers, or run a small "
+        "evaluation. Baselines need no API key."
+    )
+    offered = ctx.models()
+    with gr.Row():
+        models = gr.Dropdown(
+            label="Models",
+            choices=offered,
+            value=offered[:1],
+            multiselect=True,
+            scale=4,
+            elem_id="qb-ask-models",
+        )
+        idk = gr.Checkbox(label='Offer "I do not know"', value=False, elem_id="qb-ask-idk")
+        use_cache = gr.Checkbox(
+            label="Reuse cached answers (single questions)", value=True, elem_id="qb-ask-cache"
+        )
+    message = gr.Markdown(elem_id="qb-ask-message")
+
+    # The local model server may start or stop while the app runs: offer what runs now.
+    gr.on(None, lambda: gr.update(choices=ctx.models()), outputs=models, api_visibility="private")
+
+    with gr.Tabs():
+        with gr.Tab("Your statement", id="ask-custom"):
+            statement = gr.Textbox(
+                label="Statement",
+                placeholder="e.g. Metformin is used to treat type 2 diabetes.",
+                lines=2,
+                elem_id="qb-ask-statement",
+            )
+            truth = gr.Radio(
+                list(TRUTH_CHOICES),
+                value="Unknown",
+                label="The statement is",
+                elem_id="qb-ask-truth",
+            )
+            ask_custom = gr.Button("Ask the models", variant="primary", elem_id="qb-ask-custom")
+            asked, results = _answer_panel("")
+        with gr.Tab("Generated question", id="ask-generated"):
+            gen_kb, gen_relation = _kb_picker(ctx, "gen")
+            gen_format = gr.Radio(
+                [("True/false statement", "statements"), ("Multiple choice", "choice")],
+                value="statements",
+                label="Format",
+                elem_id="qb-ask-gen-format",
+            )
+            with gr.Row():
+                new_question = gr.Button("New question", elem_id="qb-ask-new")
+                ask_generated = gr.Button(
+                    "Ask the models", variant="primary", elem_id="qb-ask-generated"
+                )
+            gen_asked, gen_results = _answer_panel("gen-")
+        with gr.Tab("Batch run", id="ask-batch"):
+            batch_kb, batch_relation = _kb_picker(ctx, "batch")
+            batch_format = gr.Radio(
+                [("True/false statements", "statements"), ("Multiple choice", "choice")],
+                value="statements",
+                label="Format",
+                elem_id="qb-ask-batch-format",
+            )
+            with gr.Row():
+                points = gr.Number(
+                    label="Knowledge points",
+                    value=5,
+                    minimum=1,
+                    maximum=MAX_BATCH_POINTS,
+                    precision=0,
+                    elem_id="qb-ask-points",
+                )
+                shots = gr.Number(
+                    label="Demonstrations (shots)",
+                    value=0,
+                    minimum=0,
+                    maximum=10,
+                    precision=0,
+                    elem_id="qb-ask-shots",
+                )
+                seed = gr.Textbox(label="Seed (empty: random)", value="", elem_id="qb-ask-seed")
+            run_button = gr.Button("Run the batch", variant="primary", elem_id="qb-ask-batch")
+            batch_summary = gr.Markdown(elem_id="qb-ask-batch-summary")
+            batch_runs = gr.Dataframe(
+                headers=BATCH_HEADERS,
+                label="Runs (95% intervals)",
+                interactive=False,
+                wrap=True,
+                column_widths=["5%", "15%", "9%", "7%", "6%", "12%", "12%", "11%", "12%", "11%"],
+                elem_id="qb-ask-batch-table",
+            )
+            batch_parts = gr.Dataframe(
+                headers=BREAKDOWN_HEADERS,
+                label="Accuracy by relation and transform (95% intervals)",
+                interactive=False,
+                wrap=True,
+                elem_id="qb-ask-batch-breakdown",
+            )
+
+    generated = gr.State(None)  # the generated item, as its JSON record
+
+    async def on_custom(
+        text: str, truth_choice: str, chosen: list[str], offer_idk: bool, cache: bool
+    ) -> tuple[Any, ...]:
+        try:
+            known = truth_of(truth_choice)
+            item = custom_statement(text, known)
+            answers = await ask_models(
+                ctx, item, chosen, idk=offer_idk, use_cache=cache, scored=known is not None
+            )
+        except Exception as exc:
+            return _error(exc), gr.update(), gr.update()
+        return "", describe_item(item, truth_known=known is not None), answer_table(answers)
+
+    ask_custom.click(
+        on_custom,
+        inputs=[statement, truth, models, idk, use_cache],
+        outputs=[message, asked, results],
+        api_visibility="private",
+    )
+
+    def on_new(kb: str, relation: str, fmt: Format) -> tuple[Any, ...]:
+        try:
+            made = _generate(ctx.db, ctx, kb, relation, 1, fmt, secrets.token_hex(4))
+            if not made:
+                raise InputError("no question could be made from that selection")
+            item = secrets.choice(made)
+        except Exception as exc:
+            return _error(exc), gr.update(), gr.update(), gr.update()
+        empty = {"headers": ANSWER_HEADERS, "data": []}
+        return "", describe_item(item), item.to_json(), empty
+
+    new_question.click(
+        on_new,
+        inputs=[gen_kb, gen_relation, gen_format],
+        outputs=[message, gen_asked, generated, gen_results],
+        api_visibility="private",
+    )
+
+    async def on_generated(
+        record: dict[str, Any] | None, chosen: list[str], offer_idk: bool, cache: bool
+    ) -> tuple[Any, ...]:
+        try:
+            if not record:
+                raise InputError("there is no generated question yet", hint='press "New question"')
+            item = item_from_json(record)
+            answers = await ask_models(ctx, item, chosen, idk=offer_idk, use_cache=cache)
+        except Exception as exc:
+            return _error(exc), gr.update()
+        return "", answer_table(answers)
+
+    ask_generated.click(
+        on_generated,
+        inputs=[generated, models, idk, use_cache],
+        outputs=[message, gen_results],
+        api_visibility="private",
+    )
+
+    async def on_batch(
+        chosen: list[str],
+        kb: str,
+        relation: str,
+        fmt: Format,
+        n_points: float | None,
+        n_shots: float | None,
+        seed_text: str,
+        offer_idk: bool,
+        progress: gr.Progress = gr.Progress(),  # noqa: B008 - gradio's documented pattern
+    ) -> tuple[Any, ...]:
+        def report(done: int, total: int, model: str) -> None:
+            progress((done, total), desc=f"asking {model}", unit="answers")
+
+        try:
+            run_ids, failures = await run_batch(
+                ctx,
+                chosen,
+                kb=kb,
+                relation=relation or ALL_RELATIONS,
+                points=int(n_points or 0),
+                fmt=fmt,
+                seed=(seed_text or "").strip() or None,
+                shots=int(n_shots or 0),
+                idk=offer_idk,
+                progress=report,
+            )
+            reports = [await asyncio.to_thread(run_report, ctx.db, r) for r in run_ids]
+        except Exception as exc:
+            return _error(exc), gr.update(), gr.update(), gr.update()
+        lines = []
+        if reports:
+            lines.append(
+                f"Finished {len(reports)} run(s): "
+                + ", ".join(f"run {r['run_id']} ({r['model']})" for r in reports)
+                + ". They are stored like `quizbot eval` runs (`quizbot report RUN`)."
+            )
+        lines += [f"- could not run {f}" for f in failures]
+        return "\n".join(lines), "", batch_table(reports), batch_breakdown(reports)
+
+    run_button.click(
+        on_batch,
+        inputs=[
+            models,
+            batch_kb,
+            batch_relation,
+            batch_format,
+            points,
+            shots,
+            seed,
+            idk,
+        ],
+        outputs=[batch_summary, message, batch_runs, batch_parts],
+        api_visibility="private",
+    )

@@ -1,0 +1,534 @@
+"""The "Humans vs models" tab: students and models on the same items, side by side.
+
+All figures come from :func:`quizbot.comparison.compare` (its docstring defines who is compared,
+on which items, and every figure and test); this module only collects the filters and renders
+the :class:`~quizbot.comparison.HumansVsModels` it returns:
+
+* the groups table: pooled students, each model run and each student, with accuracy, answer
+  rate and joint accuracy and their Wilson 95% intervals;
+* a bar chart of those three figures per group with the intervals as whiskers, and a heat map
+  of accuracy per relation (the topics) and per transform. Both are drawn here as inline SVG /
+  HTML: matplotlib is not a dependency, and gradio's native bar plot cannot draw intervals;
+* the breakdown tables (accuracy by relation and by transform, one column per group);
+* the tests (model vs students and model vs model, raw and Benjamini–Hochberg-adjusted p);
+* each model's percentile within the student cohort;
+* the service's notes, and "Export CSV" (:meth:`~quizbot.comparison.HumansVsModels.to_csv`).
+
+Filters: knowledge base, cohort, a date range of whole UTC days (students only), models (empty:
+every model with a completed run) and the minimum number of shared items for a student to
+count in a percentile. Lists of cohorts, knowledge bases and models are read when the page loads
+and on "Refresh lists".
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import tempfile
+from collections.abc import Sequence
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import gradio as gr
+
+from quizbot.comparison import (
+    DEFAULT_MIN_ITEMS,
+    GroupRow,
+    HumansVsModels,
+    Scope,
+    cohorts,
+    comparable_models,
+    compare,
+)
+from quizbot.errors import InputError, QuizbotError
+from quizbot.kb.registry import kb_listing
+from quizbot.metrics import Proportion
+from quizbot.ui.ask import format_proportion
+from quizbot.ui.context import UiContext, user_message
+
+__all__ = [
+    "ALL",
+    "BAR_METRICS",
+    "CSV_NAME",
+    "GROUP_HEADERS",
+    "PERCENTILE_HEADERS",
+    "TEST_HEADERS",
+    "bar_chart_svg",
+    "breakdown_table",
+    "build",
+    "group_table",
+    "heatmap_html",
+    "notes_markdown",
+    "parse_day",
+    "percentile_table",
+    "significance_table",
+    "write_csv",
+]
+
+log = logging.getLogger(__name__)
+
+ALL = ""  # the value of "all" in the knowledge base and cohort dropdowns
+CSV_NAME = "humans-vs-models.csv"
+GROUP_HEADERS = [
+    "group",
+    "kind",
+    "run",
+    "respondents",
+    "items",
+    "answers",
+    "accuracy",
+    "answer rate",
+    "joint accuracy",
+]
+TEST_HEADERS = [
+    "family",
+    "a",
+    "b",
+    "scope",
+    "test",
+    "n (a / b)",
+    "accuracy (a / b)",
+    "difference b − a [95% CI]",
+    "p",
+    "p (BH)",
+]
+PERCENTILE_HEADERS = [
+    "model",
+    "run",
+    "students counted",
+    "below the model",
+    "tied",
+    "above the model",
+    "percentile (matched)",
+    "model accuracy",
+    "percentile (pooled)",
+]
+# (attribute of GroupRow, legend label, colour)
+BAR_METRICS = (
+    ("accuracy", "accuracy", "#4c72b0"),
+    ("answer_rate", "answer rate", "#55a868"),
+    ("joint_accuracy", "joint accuracy", "#c44e52"),
+)
+MIN_CHART_WIDTH = 560  # room for the legend
+_KINDS = {"students": "students (pooled)", "student": "student", "model": "model"}
+
+
+# --------------------------------------------------------------------------------------------
+# Rendering (pure)
+
+
+def parse_day(text: str | None, what: str) -> date | None:
+    """A day typed or picked as ``YYYY-MM-DD`` (a time part is ignored); None when empty."""
+    value = (text or "").strip()
+    if not value:
+        return None
+    try:
+        return date.fromisoformat(value[:10])
+    except ValueError:
+        raise InputError(
+            f"the {what} date {value!r} is not a date", hint="write it as YYYY-MM-DD"
+        ) from None
+
+
+def _p(p: Proportion) -> str:
+    return format_proportion(p.value, p.interval)
+
+
+def _number(x: float | None, digits: int = 3) -> str:
+    return "-" if x is None else f"{x:.{digits}f}"
+
+
+def _p_value(p: float | None) -> str:
+    if p is None:
+        return "-"
+    return "<0.0001" if p < 1e-4 else f"{p:.4f}"
+
+
+def group_table(result: HumansVsModels) -> dict[str, Any]:
+    """Pooled students, each model run, then each student (``{"headers", "data"}``)."""
+    rows = [
+        [
+            g.group,
+            _KINDS.get(g.kind, g.kind),
+            "" if g.run_id is None else str(g.run_id),
+            str(g.n_respondents),
+            str(g.n_items),
+            str(g.n),
+            _p(g.accuracy),
+            _p(g.answer_rate),
+            _p(g.joint_accuracy),
+        ]
+        for g in (*result.groups, *result.students)
+    ]
+    return {"headers": GROUP_HEADERS, "data": rows}
+
+
+def breakdown_table(result: HumansVsModels, scope: Scope) -> dict[str, Any]:
+    """Accuracy [95% CI] (n) per relation or transform: one row per name, a column per group."""
+    names, keys, _ = result.heatmap(scope)
+    cells = {(s.group, s.key): s.accuracy for s in result.breakdown if s.scope == scope}
+    rows = []
+    for key in keys:
+        row = [key]
+        for name in names:
+            p = cells.get((name, key))
+            row.append("-" if p is None else f"{_p(p)} (n={p.n})")
+        rows.append(row)
+    return {"headers": [scope, *names], "data": rows}
+
+
+def significance_table(result: HumansVsModels) -> dict[str, Any]:
+    """Every test with its difference, interval, raw and Benjamini–Hochberg-adjusted p."""
+    rows = []
+    for t in result.tests:
+        c = t.comparison
+        diff = "-"
+        if c.difference is not None:
+            diff = f"{c.difference:+.3f}"
+            if c.difference_low is not None and c.difference_high is not None:
+                diff += f" [{c.difference_low:+.3f}, {c.difference_high:+.3f}]"
+        scope = t.scope.replace("_", " ") + (f": {t.key}" if t.key else "")
+        rows.append(
+            [
+                t.family.replace("_", " "),
+                t.a,
+                t.b,
+                scope,
+                c.test.replace("_", " "),
+                f"{c.n_a} / {c.n_b}",
+                f"{_number(c.accuracy_a)} / {_number(c.accuracy_b)}",
+                diff,
+                _p_value(c.p_value),
+                _p_value(t.p_adjusted),
+            ]
+        )
+    return {"headers": TEST_HEADERS, "data": rows}
+
+
+def percentile_table(result: HumansVsModels) -> dict[str, Any]:
+    """Each model's place among the students who answered enough of its items."""
+    rows = [
+        [
+            p.model,
+            "" if p.run_id is None else str(p.run_id),
+            str(p.n_students),
+            str(p.below),
+            str(p.tied),
+            str(p.above),
+            _number(p.percentile, 1),
+            _number(p.model_accuracy),
+            _number(p.percentile_pooled, 1),
+        ]
+        for p in result.percentiles
+    ]
+    return {"headers": PERCENTILE_HEADERS, "data": rows}
+
+
+def notes_markdown(result: HumansVsModels) -> str:
+    """The items compared and the service's notes, as Markdown."""
+    lines = [
+        f"**{len(result.item_ids)} item(s) compared.** Students count in a percentile with at "
+        f"least {result.min_items} of the model's items."
+    ]
+    lines += [f"- {note}" for note in result.notes]
+    return "\n".join(lines)
+
+
+def _attr(text: str) -> str:
+    """Escape text for HTML, and the characters gradio's HTML templates would interpret."""
+    return html.escape(text).replace("$", "&#36;").replace("{", "&#123;").replace("}", "&#125;")
+
+
+def _short(text: str, limit: int = 16) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def bar_chart_svg(groups: Sequence[GroupRow]) -> str:
+    """Grouped bars (accuracy, answer rate, joint accuracy) per group, 95% intervals as whiskers.
+
+    An empty string when there are no groups. Each bar carries a ``<title>`` with its k/n and
+    interval, shown when the pointer rests on it.
+    """
+    if not groups:
+        return ""
+    left, top, plot_h, bottom = 46, 34, 220, 46
+    bar, gap, pad = 22, 4, 40
+    group_w = len(BAR_METRICS) * bar + (len(BAR_METRICS) - 1) * gap
+    width = max(MIN_CHART_WIDTH, left + len(groups) * (group_w + pad) + 10)
+    height = top + plot_h + bottom
+
+    def y(v: float) -> float:
+        return top + plot_h * (1 - v)
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="qb-bars" width="{width}" '
+        f'height="{height}" viewBox="0 0 {width} {height}" role="img" '
+        'aria-label="accuracy, answer rate and joint accuracy by group, with 95% intervals" '
+        'font-family="sans-serif" font-size="11">'
+    ]
+    for tick in (0.0, 0.25, 0.5, 0.75, 1.0):
+        ty = y(tick)
+        parts.append(
+            f'<line x1="{left}" x2="{width - 10}" y1="{ty:.1f}" y2="{ty:.1f}" '
+            'stroke="#ddd" stroke-width="1"/>'
+            f'<text x="{left - 6}" y="{ty + 4:.1f}" text-anchor="end" fill="#555">{tick:.2f}</text>'
+        )
+    legend_x = left
+    for _, label, colour in BAR_METRICS:
+        parts.append(
+            f'<rect x="{legend_x}" y="8" width="10" height="10" fill="{colour}"/>'
+            f'<text x="{legend_x + 14}" y="17" fill="#333">{label}</text>'
+        )
+        legend_x += 14 + 7 * len(label) + 16
+    parts.append(f'<text x="{legend_x}" y="17" fill="#777">whiskers: 95% interval</text>')
+    for i, g in enumerate(groups):
+        x0 = left + pad / 2 + i * (group_w + pad)
+        for j, (attr, label, colour) in enumerate(BAR_METRICS):
+            p: Proportion = getattr(g, attr)
+            bx = x0 + j * (bar + gap)
+            cx = bx + bar / 2
+            if p.value is None:
+                parts.append(
+                    f'<text x="{cx:.1f}" y="{y(0) - 4:.1f}" text-anchor="middle" '
+                    'fill="#999">–</text>'
+                )
+                continue
+            tip = f"{_attr(g.group)}: {label} {format_proportion(p.value, p.interval)}, {p.k}/{p.n}"
+            parts.append(
+                f'<rect x="{bx:.1f}" y="{y(p.value):.1f}" width="{bar}" '
+                f'height="{plot_h * p.value:.1f}" fill="{colour}"><title>{tip}</title></rect>'
+            )
+            if p.low is not None and p.high is not None:
+                lo, hi = y(p.low), y(p.high)
+                parts.append(
+                    f'<path d="M{cx:.1f},{lo:.1f}V{hi:.1f}M{cx - 4:.1f},{lo:.1f}H{cx + 4:.1f}'
+                    f'M{cx - 4:.1f},{hi:.1f}H{cx + 4:.1f}" stroke="#222" stroke-width="1.2" '
+                    'fill="none"/>'
+                )
+        centre = x0 + group_w / 2
+        parts.append(
+            f'<text x="{centre:.1f}" y="{top + plot_h + 16}" text-anchor="middle" fill="#222">'
+            f"<title>{_attr(g.group)}</title>{_attr(_short(g.group))}</text>"
+            f'<text x="{centre:.1f}" y="{top + plot_h + 30}" text-anchor="middle" fill="#777">'
+            f"n={g.n}</text>"
+        )
+    parts.append(
+        f'<line x1="{left}" x2="{width - 10}" y1="{y(0):.1f}" y2="{y(0):.1f}" stroke="#888"/>'
+    )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def _cell_style(value: float) -> str:
+    """A blue that darkens with accuracy; white text on the darker half."""
+    lightness = 96 - 52 * max(0.0, min(1.0, value))
+    text = "#fff" if lightness < 62 else "#111"
+    return f"background:hsl(212,65%,{lightness:.0f}%);color:{text}"
+
+
+def heatmap_html(result: HumansVsModels, scope: Scope) -> str:
+    """Accuracy per group (rows) and relation or transform (columns) as a coloured table."""
+    names, keys, grid = result.heatmap(scope)
+    if not names or not keys:
+        return f"<p class='qb-heatmap-empty'>No accuracy by {scope} to show.</p>"
+    counts = {(s.group, s.key): s.accuracy for s in result.breakdown if s.scope == scope}
+    # Let long relation names break after their underscores instead of widening the table.
+    head = "".join(
+        f"<th title='{_attr(k)}'>{_attr(_short(k, 22)).replace('_', '_<wbr/>')}</th>" for k in keys
+    )
+    rows = []
+    for name, values in zip(names, grid, strict=True):
+        cells = []
+        for key, value in zip(keys, values, strict=True):
+            if value is None:
+                cells.append("<td style='background:#eee;color:#999'>–</td>")
+                continue
+            p = counts[(name, key)]
+            tip = f"{name}, {key}: {format_proportion(p.value, p.interval)}, {p.k}/{p.n}"
+            cells.append(f"<td style='{_cell_style(value)}' title='{_attr(tip)}'>{value:.2f}</td>")
+        rows.append(f"<tr><th>{_attr(name)}</th>{''.join(cells)}</tr>")
+    return (
+        "<div style='overflow-x:auto;max-width:100%'>"
+        f"<table class='qb-heatmap' data-scope='{scope}' "
+        "style='border-collapse:collapse;font-size:12px;text-align:center'>"
+        f"<caption style='text-align:left;padding:4px 0'>Accuracy by {scope} "
+        "(darker is more accurate; hover a cell for its interval and n)</caption>"
+        f"<thead><tr><th></th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
+def write_csv(text: str, directory: Path | None = None) -> Path:
+    """Write the comparison's CSV into a fresh temporary folder (or ``directory``)."""
+    folder = directory or Path(tempfile.mkdtemp(prefix="quizbot-compare-"))
+    path = folder / CSV_NAME
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+# --------------------------------------------------------------------------------------------
+# Layout
+
+
+def _error(exc: Exception) -> str:
+    if not isinstance(exc, QuizbotError):
+        log.exception("compare tab: unexpected error")
+    return f"**Could not compare.** {user_message(exc)}".replace("\n", "  \n")
+
+
+def _table(
+    headers: Sequence[str], label: str, elem_id: str, widths: Sequence[str] | None = None
+) -> Any:
+    return gr.Dataframe(
+        headers=list(headers),
+        label=label,
+        interactive=False,
+        wrap=True,
+        column_widths=list(widths) if widths else None,
+        elem_id=elem_id,
+    )
+
+
+def build(ctx: UiContext) -> None:
+    """Lay out the tab inside the enclosing gr.Tab."""
+    gr.Markdown(
+        "Students' practice answers and models' evaluation runs on the same items. Students "
+        "count with their first answer to each item; intervals are Wilson 95%."
+    )
+    with gr.Row():
+        kb = gr.Dropdown(
+            label="Knowledge base (item set)",
+            choices=[("All knowledge bases", ALL)],
+            value=ALL,
+            elem_id="qb-compare-kb",
+        )
+        cohort = gr.Dropdown(
+            label="Cohort",
+            choices=[("All students", ALL)],
+            value=ALL,
+            elem_id="qb-compare-cohort",
+        )
+        since = gr.DateTime(
+            label="From (UTC day)", include_time=False, type="string", elem_id="qb-compare-since"
+        )
+        until = gr.DateTime(
+            label="Until (UTC day)", include_time=False, type="string", elem_id="qb-compare-until"
+        )
+    with gr.Row():
+        models = gr.Dropdown(
+            label="Models (empty: every model with a completed run)",
+            choices=[],
+            value=[],
+            multiselect=True,
+            scale=4,
+            elem_id="qb-compare-models",
+        )
+        min_items = gr.Number(
+            label="Items a student needs for a percentile",
+            value=DEFAULT_MIN_ITEMS,
+            minimum=1,
+            precision=0,
+            elem_id="qb-compare-min-items",
+        )
+    with gr.Row():
+        run = gr.Button("Compare", variant="primary", scale=3, elem_id="qb-compare-run")
+        refresh = gr.Button("Refresh lists", scale=1, elem_id="qb-compare-refresh")
+    message = gr.Markdown(elem_id="qb-compare-message")
+    groups = _table(GROUP_HEADERS, "Groups (95% intervals)", "qb-compare-groups")
+    with gr.Row():
+        chart = gr.HTML(elem_id="qb-compare-chart", min_width=580)
+        heatmap = gr.HTML(elem_id="qb-compare-heatmap")
+    by_relation = _table(["relation"], "Accuracy by relation", "qb-compare-relation")
+    by_transform = _table(["transform"], "Accuracy by transform", "qb-compare-transform")
+    tests = _table(
+        TEST_HEADERS,
+        "Tests (difference b − a; p adjusted with Benjamini–Hochberg within each family)",
+        "qb-compare-tests",
+        ["12%", "11%", "13%", "12%", "9%", "7%", "9%", "15%", "6%", "6%"],
+    )
+    percentiles = _table(PERCENTILE_HEADERS, "Percentile within the cohort", "qb-compare-pct")
+    notes = gr.Markdown(elem_id="qb-compare-notes")
+    with gr.Row():
+        export = gr.Button("Export CSV", elem_id="qb-compare-export")
+        download = gr.File(label="CSV", visible=False, elem_id="qb-compare-file")
+    csv_text = gr.State(None)
+
+    def lists(current: list[str] | None) -> tuple[Any, ...]:
+        try:
+            kbs = [e.name for e in kb_listing(ctx.db) if e.installed]
+            offered = comparable_models(ctx.db)
+            groups_of = cohorts(ctx.db)
+        except Exception as exc:
+            return _error(exc), gr.update(), gr.update(), gr.update()
+        return (
+            "",
+            gr.update(choices=[("All knowledge bases", ALL), *((n, n) for n in kbs)]),
+            gr.update(choices=[("All students", ALL), *((c, c) for c in groups_of)]),
+            gr.update(choices=offered, value=[m for m in (current or []) if m in offered]),
+        )
+
+    list_outputs = [message, kb, cohort, models]
+    gr.on(None, lambda: lists(None), outputs=list_outputs, api_visibility="private")
+    refresh.click(lists, inputs=models, outputs=list_outputs, api_visibility="private")
+
+    def on_compare(
+        kb_name: str | None,
+        cohort_name: str | None,
+        since_text: str | None,
+        until_text: str | None,
+        chosen: list[str] | None,
+        least: float | None,
+    ) -> tuple[Any, ...]:
+        try:
+            result = compare(
+                ctx.db,
+                kb=kb_name or None,
+                cohort=cohort_name or None,
+                since=parse_day(since_text, "start"),
+                until=parse_day(until_text, "end"),
+                models=list(chosen or []),
+                min_items=int(least if least is not None else DEFAULT_MIN_ITEMS),
+            )
+        except Exception as exc:
+            return (_error(exc), *(gr.update() for _ in range(9)))
+        return (
+            "",
+            group_table(result),
+            bar_chart_svg(result.groups),
+            heatmap_html(result, "relation") + heatmap_html(result, "transform"),
+            breakdown_table(result, "relation"),
+            breakdown_table(result, "transform"),
+            significance_table(result),
+            percentile_table(result),
+            notes_markdown(result),
+            result.to_csv(),
+        )
+
+    run.click(
+        on_compare,
+        inputs=[kb, cohort, since, until, models, min_items],
+        outputs=[
+            message,
+            groups,
+            chart,
+            heatmap,
+            by_relation,
+            by_transform,
+            tests,
+            percentiles,
+            notes,
+            csv_text,
+        ],
+        api_visibility="private",
+    ).then(lambda: gr.update(value=None, visible=False), outputs=download, api_visibility="private")
+
+    def on_export(text: str | None) -> tuple[Any, ...]:
+        try:
+            if not text:
+                raise InputError("nothing to export yet", hint='press "Compare" first')
+            path = write_csv(text)
+        except Exception as exc:
+            return _error(exc), gr.update()
+        return "", gr.update(value=str(path), visible=True)
+
+    export.click(on_export, inputs=csv_text, outputs=[message, download], api_visibility="private")

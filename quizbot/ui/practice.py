@@ -1,0 +1,1029 @@
+"""The "Practice" tab: a student answers questions one at a time in a chat, with feedback.
+
+Everything a student does is a call to :mod:`quizbot.practice`; this module only lays out the
+controls, keeps the per-browser state and renders what the service returns.
+
+Design
+    State. The session id, the current :class:`~quizbot.practice.Question`, the chat transcript
+    and the letters selected for a multiple-choice answer live in ``gr.State``, which stays on
+    the server (per browser tab, and per ``gradio_client`` session). The browser receives only
+    rendered text: a question before it is answered (the service's ``Question`` carries no label,
+    key, lineage or item id), and the right answer and the explanation only after the answer is
+    stored. The chat is kept in state rather than read back from the Chatbot so that the
+    ``practice_answer`` endpoint takes nothing but the answer text and a client cannot rewrite
+    the transcript.
+
+    Answering. True/false statements get "True", "False" and "I don't know" buttons; multiple
+    choice gets one toggle button per option letter (most questions say "select all that
+    apply", so a letter button selects rather than submits), a "Submit" button that sends the
+    selected letters, and "I don't know". Only the buttons that fit the current question are
+    shown. Anything can also be typed (true/false, t/f, yes/no, letters such as "A,C", idk);
+    what the service cannot read comes back as an :class:`~quizbot.errors.InputError` whose
+    message and hint are shown in the chat, and nothing is stored.
+
+    Feedback and summary. After each answer the chat shows whether it was right, the right
+    answer and the service's explanation (the fact as head - relation - tail, how the statement
+    was worded, and why a statement about a substituted tail is false), then the next question.
+    At the end (or on "End session") the summary goes below the chat: accuracy, answer rate,
+    joint accuracy per fact, topics and the weakest ones, how every model with stored answers
+    to the same items did, and each answer with its key.
+
+    Progress. "My progress" reads the student's whole history from the database
+    (:func:`quizbot.practice.progress`): per-topic accuracy per day or per session with 95%
+    intervals (a table, and a chart with the interval in each point's tooltip), and the list of
+    sessions. The chart is a scatter plot rather than a line chart: Gradio's line chart draws
+    nothing for a topic seen on a single day, which is every topic of a new student.
+
+    Knowledge base notice. The chosen knowledge base's licence or acknowledgement (from
+    :func:`quizbot.kb.registry.kb_listing`; for HPO the required acknowledgement) is shown under
+    the KB choice and, for the running session, right under the chat.
+
+    Sessions. "Start" and "Review my mistakes" (``review=True``: facts the student missed
+    before) start a session with the settings on the left; starting another one while a session
+    is running in the same tab ends the running one (it becomes ``abandoned``), as "End session"
+    does.
+
+API (for ``gradio_client``; ``gr.State`` is kept per client, so one Client is one student)
+    ``/practice_start`` (student, kb="clinical-core", topic="all", format="statement",
+    length=10, cohort=None) and ``/practice_answer`` (answer) return the six values of
+    :data:`API_OUTPUTS`; the first is a JSON object with ``session``, ``question``,
+    ``feedback``, ``summary`` and ``error`` (each null when it does not apply). The button
+    updates are not part of the API. ``/practice_progress`` (student, kb="all", by="day")
+    returns the overview, the chart data and the two tables.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from functools import partial
+from typing import Any, cast
+
+import gradio as gr
+import pandas as pd
+
+from quizbot import practice
+from quizbot.errors import DuplicateError, InputError, QuizbotError
+from quizbot.generate.choice import I_DO_NOT_KNOW
+from quizbot.kb.registry import BUILTINS, DEFAULT_KB, KbListing, kb_listing
+from quizbot.metrics import MIN_SHARED_FOR_MCNEMAR, Proportion
+from quizbot.practice import Feedback, Progress, Question, Summary
+from quizbot.ui.context import UiContext, user_message
+
+__all__ = [
+    "ALL_TOPICS",
+    "API_OUTPUTS",
+    "IDK",
+    "LETTER_BUTTONS",
+    "SESSION_HEADERS",
+    "TOPIC_HEADERS",
+    "Message",
+    "ProgressView",
+    "Screen",
+    "answer_letters",
+    "build",
+    "error_text",
+    "format_proportion",
+    "kb_note",
+    "md_escape",
+    "progress_view",
+    "render_feedback",
+    "render_question",
+    "render_summary",
+    "topic_choices",
+]
+
+log = logging.getLogger(__name__)
+
+Message = dict[str, str]
+
+ALL_TOPICS = "all"
+IDK = "I don't know"
+LETTER_BUTTONS = "ABCDEFGHI"  # the service letters options A-J; J can only be "I do not know"
+DEFAULT_LENGTH = 10
+FORMATS = [
+    ("True/false statements", "statement"),
+    ("Multiple choice", "choice"),
+    ("Mixed", "mixed"),
+]
+API_OUTPUTS = (
+    "data: JSON {session, question, feedback, summary, error}",
+    "chat: the transcript, a list of {role, content} messages",
+    "status: Markdown line about the session",
+    "summary: Markdown (filled when the session is over)",
+    "knowledge-base notice: Markdown licence or acknowledgement",
+    "answer box: an update (cleared, shown while a question is open)",
+)
+TOPIC_HEADERS = ["knowledge base", "topic", "period", "right / answered", "accuracy", "95% CI"]
+SESSION_HEADERS = [
+    "session",
+    "started (UTC)",
+    "knowledge base",
+    "topic",
+    "format",
+    "status",
+    "answered",
+    "accuracy",
+]
+_OUTCOME_WORDS = {
+    "correct": ("✓", "right"),
+    "incorrect": ("✗", "wrong"),
+    "abstained": ("–", 'not answered ("I don\'t know")'),
+}
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~$])")
+_QUESTION_PREVIEW = 90
+
+
+# --------------------------------------------------------------------------------------------
+# Rendering (pure)
+
+
+def md_escape(text: str) -> str:
+    """``text`` with the characters Markdown (and the chat's LaTeX) would interpret escaped."""
+    return _MD_SPECIAL.sub(r"\\\1", text)
+
+
+def _code(text: str) -> str:
+    """``text`` as inline code (no backslash escapes work there; a pipe is kept for tables)."""
+    return "`" + text.replace("`", "'").replace("|", "\\|") + "`"
+
+
+def _percent(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.0f}%"
+
+
+def format_proportion(p: Proportion) -> str:
+    """ "k/n (value%; 95% CI low–high%)", or "no answers" when n is 0."""
+    if p.n == 0 or p.value is None:
+        return "no answers"
+    return f"{p.k}/{p.n} ({_percent(p.value)}; 95% CI {_percent(p.low)}–{_percent(p.high)})"
+
+
+def error_text(exc: Exception) -> str:
+    """A failed action as Markdown: the message and, on its own line, the fix."""
+    message = user_message(exc)
+    text, _, fix = message.partition("\n  fix: ")
+    shown = f"⚠ {md_escape(text)}"
+    return f"{shown}  \n**Fix:** {md_escape(fix)}" if fix else shown
+
+
+def answer_letters(question: Question | None) -> list[str]:
+    """The option letters that get a button: every option but "I do not know"."""
+    if question is None or question.options is None:
+        return []
+    return [
+        o.letter for o in question.options if o.text != I_DO_NOT_KNOW and o.letter in LETTER_BUTTONS
+    ]
+
+
+def render_question(question: Question) -> str:
+    """A question as a chat message: position, topic, text, options and how to answer."""
+    lines = [
+        f"**Question {question.position} of {question.total}** · *{md_escape(question.topic)}*",
+        "",
+        md_escape(question.text),
+    ]
+    if question.options:
+        lines.append("")
+        lines.extend(f"**{o.letter}.** {md_escape(o.text)}" for o in question.options)
+    lines.extend(["", f"*{md_escape(question.instructions)}*"])
+    return "\n".join(lines)
+
+
+def render_feedback(feedback: Feedback) -> str:
+    """How an answer was scored, the right answer and why, as a chat message."""
+    mark, word = _OUTCOME_WORDS.get(feedback.outcome, ("?", feedback.outcome))
+    e = feedback.explanation
+    lines = [
+        f"{mark} **Answer {feedback.position} of {feedback.total}: {word}.** "
+        f"Your answer: {md_escape(feedback.your_answer)}. "
+        f"Correct answer: **{md_escape(feedback.correct_answer)}**.",
+        "",
+        md_escape(e.text),
+        "",
+        f"**Fact** (head · relation · tail): {md_escape(e.head)} · *{md_escape(e.relation)}* · "
+        f"{md_escape(e.tail)}",
+    ]
+    if e.transform is not None:
+        lines.append(f"**Wording:** {md_escape(e.transform)}")
+    if e.negative and e.substituted_tail is not None:
+        lines.append(
+            f"**Why the claim is false:** it puts '{md_escape(e.substituted_tail)}' where the "
+            f"knowledge base has '{md_escape(e.tail)}'."
+        )
+    return "  \n".join(lines).replace("  \n  \n", "\n\n")
+
+
+def _comparison_text(result: practice.ModelResult) -> str:
+    c = result.comparison
+    if c is None:
+        return f"too few shared questions for a test (needs {MIN_SHARED_FOR_MCNEMAR})"
+    diff, p = c.get("difference"), c.get("p_value")
+    if diff is None or p is None:
+        return "–"
+    return f"{100 * diff:+.0f} points (McNemar p = {p:.2g})"
+
+
+def _preview(text: str) -> str:
+    first = " ".join(text.split("\n", 1)[0].split())
+    return first if len(first) <= _QUESTION_PREVIEW else first[: _QUESTION_PREVIEW - 1] + "…"
+
+
+def render_summary(summary: Summary, offered: Sequence[str] = ()) -> str:
+    """A session's results as Markdown; ``offered`` models without shared answers are named."""
+    s = summary.session
+    ended = "finished" if s.status == "finished" else s.status
+    lines = [
+        f"### Session summary: {md_escape(s.topic_label)} ({md_escape(s.kb)}, {s.format}"
+        f"{', review' if s.review else ''})",
+        f"{summary.n_answered} of {summary.n_items} questions answered; session {ended}.",
+        "",
+        "| measure | result |",
+        "|---|---|",
+        f"| Accuracy (right / answered) | {format_proportion(summary.accuracy)} |",
+        f'| Answer rate (not "I don\'t know") | {format_proportion(summary.answer_rate)} |',
+        f"| Accuracy when you answered | {format_proportion(summary.accuracy_answered)} |",
+        f"| Facts with every question right (joint accuracy) | "
+        f"{format_proportion(summary.joint_accuracy)} |",
+        "",
+    ]
+    if summary.weakest_topics:
+        weak = "; ".join(
+            f"{md_escape(t.label)}: {format_proportion(t.accuracy)}" for t in summary.weakest_topics
+        )
+        lines.append(f"**Weakest topics:** {weak}")
+    else:
+        lines.append("**Weakest topics:** none stands out (a topic needs two answers or more).")
+    if summary.topics:
+        lines.extend(["", "| topic | accuracy |", "|---|---|"])
+        lines.extend(
+            f"| {md_escape(t.label)} | {format_proportion(t.accuracy)} |" for t in summary.topics
+        )
+    lines.extend(["", "**Models on the same questions**", ""])
+    compared = [m for m in summary.models if m.n_shared > 0]
+    if compared:
+        lines.extend(
+            [
+                "| model | shared questions | model accuracy | your accuracy on them | "
+                "model − you |",
+                "|---|---:|---|---|---|",
+            ]
+        )
+        lines.extend(
+            f"| {_code(m.model)} | {m.n_shared} | {format_proportion(m.model_accuracy)} | "
+            f"{format_proportion(m.student_accuracy)} | {_comparison_text(m)} |"
+            for m in compared
+        )
+    else:
+        lines.append("No model has answered these questions yet.")
+    missing = [m for m in offered if m not in {r.model for r in compared}]
+    if missing:
+        lines.append(
+            "\nNot evaluated on these questions yet: " + ", ".join(_code(m) for m in missing) + "."
+        )
+    if summary.answers:
+        lines.extend(
+            [
+                "",
+                "**Your answers**",
+                "",
+                "| # | question | your answer | correct answer | result |",
+                "|---:|---|---|---|---|",
+            ]
+        )
+        lines.extend(
+            f"| {a.position} | {md_escape(_preview(a.text))} | {md_escape(a.your_answer)} | "
+            f"{md_escape(a.correct_answer)} | {_OUTCOME_WORDS.get(a.outcome, ('', a.outcome))[1]} |"
+            for a in summary.answers
+        )
+    return "\n".join(lines)
+
+
+def kb_note(listing: Sequence[KbListing], kb: str) -> str:
+    """The licence or acknowledgement of knowledge base ``kb`` as Markdown ("" if none)."""
+    for entry in listing:
+        if entry.name == kb and entry.license:
+            text = "  \n".join(md_escape(line) for line in entry.license.splitlines())
+            return f"**Knowledge base {_code(kb)}:** {text}"
+    return ""
+
+
+def topic_choices(topics: Sequence[practice.Topic]) -> list[tuple[str, str]]:
+    """Dropdown choices (label, value) for a KB's topics, "All topics" first."""
+    choices = [("All topics", ALL_TOPICS)]
+    for t in topics:
+        prefix = "Organ system: " if t.kind == "system" else ""
+        choices.append((f"{prefix}{t.label} ({t.n_facts:,} facts)", t.key))
+    return choices
+
+
+@dataclass(frozen=True)
+class ProgressView:
+    """A student's progress, ready for the tab's components."""
+
+    overview: str
+    plot: pd.DataFrame
+    topics: list[list[Any]]
+    sessions: list[list[Any]]
+
+
+def _period_value(period: str, by: str) -> Any:
+    return int(period) if by == "session" else pd.Timestamp(period)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def _when(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%d %H:%M")
+
+
+def progress_view(p: Progress) -> ProgressView:
+    """Tables and chart data for :func:`quizbot.practice.progress` (accuracy in percent)."""
+    by_what = "day" if p.by == "day" else "session"
+    overview = (
+        f"**{md_escape(p.student)}**: {_count(p.total_answered, 'answer')} in "
+        f"{_count(len(p.sessions), 'session')}; accuracy {format_proportion(p.accuracy)}. "
+        + ("Per day (UTC)." if p.by == "day" else "Per session.")
+    )
+    series = [("Overall", "", p.timeline)] + [
+        (t.label, t.kb, t.points) for t in p.topics if t.points
+    ]
+    several_kbs = len({t.kb for t in p.topics}) > 1
+    plot_rows = []
+    for label, kb, points in series:
+        name = f"{label} ({kb})" if several_kbs and kb else label
+        for point in points:
+            a = point.accuracy
+            if a.value is None:
+                continue
+            plot_rows.append(
+                {
+                    by_what: _period_value(point.period, p.by),
+                    "accuracy (%)": round(100 * a.value, 1),
+                    "topic": name,
+                    "answered": a.n,
+                    "95% CI": f"{_percent(a.low)}–{_percent(a.high)}",
+                }
+            )
+    plot = pd.DataFrame(plot_rows, columns=[by_what, "accuracy (%)", "topic", "answered", "95% CI"])
+    topic_rows: list[list[Any]] = []
+    for t in p.topics:
+        for period, a in [("all", t.overall)] + [(x.period, x.accuracy) for x in t.points]:
+            topic_rows.append(
+                [
+                    t.kb,
+                    t.label,
+                    period if period == "all" or p.by == "day" else f"session {period}",
+                    f"{a.k}/{a.n}",
+                    _percent(a.value),
+                    f"{_percent(a.low)}–{_percent(a.high)}",
+                ]
+            )
+    session_rows: list[list[Any]] = [
+        [
+            s.id,
+            _when(s.started_at),
+            s.kb,
+            s.topic_label,
+            s.format + (" (review)" if s.review else ""),
+            s.status,
+            f"{s.answered}/{s.total}",
+            format_proportion(s.accuracy),
+        ]
+        for s in sorted(p.sessions, key=lambda s: s.started_at, reverse=True)
+    ]
+    return ProgressView(overview, plot, topic_rows, session_rows)
+
+
+# --------------------------------------------------------------------------------------------
+# The screen after an action
+
+
+@dataclass
+class Screen:
+    """What the chat area shows after an action; ``None`` fields are left as they are."""
+
+    chat: list[Message] | None
+    data: dict[str, Any]
+    session_id: int | None = None
+    question: Question | None = None
+    status: str | None = None
+    summary: str | None = None
+    ack: str | None = None
+    keep_state: bool = False  # leave session, question and selection as they were
+
+
+def _data(
+    *,
+    session: dict[str, Any] | None = None,
+    question: Question | None = None,
+    feedback: Feedback | None = None,
+    summary: Summary | None = None,
+    error: str | None = None,
+) -> dict[str, Any]:
+    return {
+        "session": session,
+        "question": question.as_json() if question is not None else None,
+        "feedback": feedback.as_json() if feedback is not None else None,
+        "summary": summary.as_json() if summary is not None else None,
+        "error": error,
+    }
+
+
+def _keep(value: Any) -> Any:
+    return gr.skip() if value is None else value
+
+
+def _controls(screen: Screen) -> list[Any]:
+    """Updates for True, False, the letters, Submit, I don't know, the answer box, End."""
+    if screen.keep_state:
+        return [gr.skip()] * (len(LETTER_BUTTONS) + 7)
+    q = screen.question
+    statement = q is not None and q.kind == "statement"
+    letters = set(answer_letters(q)) if q is not None and q.kind == "choice" else set()
+    running = q is not None
+    return [
+        gr.update(visible=statement),
+        gr.update(visible=statement),
+        *(gr.update(visible=letter in letters, variant="secondary") for letter in LETTER_BUTTONS),
+        gr.update(visible=bool(letters), value="Submit", interactive=False),
+        gr.update(visible=running),
+        gr.update(value="", visible=running),
+        gr.update(visible=running),
+    ]
+
+
+def _outputs(screen: Screen) -> tuple[Any, ...]:
+    """The screen as values/updates for the tab's output components, states last."""
+    if screen.keep_state:
+        states: list[Any] = [gr.skip(), gr.skip(), _keep(screen.chat), gr.skip()]
+    else:
+        states = [screen.session_id, screen.question, _keep(screen.chat), []]
+    return (
+        screen.data,
+        _keep(screen.chat),
+        _keep(screen.status),
+        _keep(screen.summary),
+        _keep(screen.ack),
+        *_controls(screen),
+        *states,
+    )
+
+
+def _status(view: practice.SessionView, position: int | None) -> str:
+    if position:
+        where = f"question {position} of {view.total}"
+    else:
+        where = "finished" if view.status == "finished" else "ended early"
+    review = ", review of mistakes" if view.review else ""
+    text = (
+        f"**Session {view.id}** · {md_escape(view.student)} · {_code(view.kb)} · "
+        f"{md_escape(view.topic_label)} · {view.format}{review} · {where}"
+    )
+    if view.notes:
+        text += "  \n" + " ".join(f"*{md_escape(n)}*" for n in view.notes)
+    return text
+
+
+def _failure(exc: Exception) -> str:
+    if not isinstance(exc, QuizbotError):
+        log.exception("practice tab: unexpected error")
+    return error_text(exc)
+
+
+# --------------------------------------------------------------------------------------------
+# Actions
+
+
+def _length(value: Any) -> int:
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    raise InputError(
+        "the number of questions must be a whole number", field="length", hint="e.g. 10"
+    )
+
+
+def _finish(
+    ctx: UiContext,
+    session_id: int,
+    chat: list[Message],
+    *,
+    feedback: Feedback | None = None,
+) -> Screen:
+    """The screen once a session has no question left: its summary."""
+    result = practice.summary(ctx.db, session_id)
+    chat = [
+        *chat,
+        {
+            "role": "assistant",
+            "content": f"**Session over.** Accuracy {format_proportion(result.accuracy)}. "
+            "Your summary is below the chat; start another session whenever you like.",
+        },
+    ]
+    return Screen(
+        chat=chat,
+        data=_data(session=result.session.as_json(), feedback=feedback, summary=result),
+        session_id=session_id,
+        question=None,
+        status=_status(result.session, None),
+        summary=render_summary(result, ctx.models()),
+    )
+
+
+def _abandon(ctx: UiContext, session_id: int) -> None:
+    """End the session this tab leaves behind; a failure only costs a stale 'active' mark."""
+    try:
+        practice.end_session(ctx.db, session_id)
+    except QuizbotError as exc:
+        log.warning("practice tab: could not end session %s: %s", session_id, exc)
+
+
+def start(
+    ctx: UiContext,
+    student: str,
+    kb: str,
+    topic: str | None,
+    format: str,
+    length: float,
+    cohort: str | None = None,
+    session_id: int | None = None,
+    *,
+    review: bool = False,
+) -> tuple[Any, ...]:
+    """Start a session and ask its first question (the ``practice_start`` endpoint)."""
+    try:
+        chosen_topic = None if topic in (None, "", ALL_TOPICS) else topic
+        view = practice.start_session(
+            ctx.db,
+            student=student or "",
+            kb=kb or DEFAULT_KB,
+            topic=chosen_topic,
+            format=cast(practice.Format, format or "statement"),
+            length=_length(length),
+            cohort=cohort or None,
+            review=review,
+        )
+        if session_id is not None and session_id != view.id:
+            _abandon(ctx, session_id)
+        question = practice.next_question(ctx.db, view.id)
+        what = "your mistakes" if view.review else md_escape(view.topic_label)
+        intro = (
+            f"Hello {md_escape(view.student)}! {view.total} question(s) on {what} from "
+            f"{_code(view.kb)}. Answer with the buttons or type your answer."
+        )
+        chat: list[Message] = [{"role": "assistant", "content": intro}]
+        ack = kb_note(kb_listing(ctx.db), view.kb)
+        if question is None:  # cannot happen for a new session; shown rather than assumed
+            screen = _finish(ctx, view.id, chat)
+            screen.ack = ack
+            return _outputs(screen)
+        chat.append({"role": "assistant", "content": render_question(question)})
+        return _outputs(
+            Screen(
+                chat=chat,
+                data=_data(session=view.as_json(), question=question),
+                session_id=view.id,
+                question=question,
+                status=_status(view, question.position),
+                summary="",
+                ack=ack,
+            )
+        )
+    except Exception as exc:  # every error becomes a message, never a traceback
+        message = _failure(exc)
+        return _outputs(
+            Screen(chat=None, data=_data(error=user_message(exc)), status=message, keep_state=True)
+        )
+
+
+def submit(
+    ctx: UiContext,
+    answer: str,
+    session_id: int | None,
+    question: Question | None,
+    chat: list[Message] | None,
+) -> tuple[Any, ...]:
+    """Score an answer, show the feedback and the next question (``practice_answer``)."""
+    chat = list(chat or [])
+    typed = answer if isinstance(answer, str) else ""
+    shown = {"role": "user", "content": md_escape(typed.strip()) or "(empty)"}
+    if session_id is None or question is None:
+        error = (
+            "no practice session is running; start one first"
+            if session_id is None
+            else "this practice session is over; start another one"
+        )
+        message = f"⚠ {error[:1].upper()}{error[1:]} (enter a pseudonym and press **Start**)."
+        return _outputs(
+            Screen(
+                chat=[*chat, shown, {"role": "assistant", "content": message}],
+                data=_data(error=error),
+                keep_state=True,
+            )
+        )
+    try:
+        feedback = practice.answer(ctx.db, session_id, question.id, typed)
+    except (InputError, DuplicateError) as exc:
+        # Unreadable input, or a question answered already (a double click): say so; for a
+        # duplicate, move on to whatever is next.
+        chat = [*chat, shown, {"role": "assistant", "content": error_text(exc)}]
+        if isinstance(exc, InputError):
+            return _outputs(
+                Screen(
+                    chat=chat,
+                    data=_data(question=question, error=user_message(exc)),
+                    keep_state=True,
+                )
+            )
+        return _next(ctx, session_id, chat, None, error=user_message(exc))
+    except Exception as exc:
+        chat = [*chat, shown, {"role": "assistant", "content": _failure(exc)}]
+        return _outputs(
+            Screen(
+                chat=chat, data=_data(question=question, error=user_message(exc)), keep_state=True
+            )
+        )
+    chat = [*chat, shown, {"role": "assistant", "content": render_feedback(feedback)}]
+    return _next(ctx, session_id, chat, feedback)
+
+
+def _next(
+    ctx: UiContext,
+    session_id: int,
+    chat: list[Message],
+    feedback: Feedback | None,
+    *,
+    error: str | None = None,
+) -> tuple[Any, ...]:
+    try:
+        question = practice.next_question(ctx.db, session_id)
+        if question is None:
+            screen = _finish(ctx, session_id, chat, feedback=feedback)
+        else:
+            view = practice.session_view(ctx.db, session_id)
+            screen = Screen(
+                chat=[*chat, {"role": "assistant", "content": render_question(question)}],
+                data=_data(question=question, feedback=feedback),
+                session_id=session_id,
+                question=question,
+                status=_status(view, question.position),
+            )
+    except Exception as exc:
+        message = _failure(exc)
+        screen = Screen(
+            chat=[*chat, {"role": "assistant", "content": message}],
+            data=_data(feedback=feedback, error=user_message(exc)),
+            keep_state=True,
+        )
+    if error is not None:
+        screen.data["error"] = error
+    return _outputs(screen)
+
+
+def submit_selection(
+    ctx: UiContext,
+    selected: list[str] | None,
+    session_id: int | None,
+    question: Question | None,
+    chat: list[Message] | None,
+) -> tuple[Any, ...]:
+    """Send the letters selected with the letter buttons as the answer."""
+    return submit(ctx, ", ".join(sorted(selected or [])), session_id, question, chat)
+
+
+def toggle_letter(
+    letter: str, selected: list[str] | None, question: Question | None
+) -> tuple[Any, ...]:
+    """Select or unselect one option letter; the Submit button names the selection."""
+    chosen = set(selected or [])
+    if question is None or letter not in answer_letters(question):
+        return sorted(chosen), gr.skip(), gr.skip()
+    chosen ^= {letter}
+    picked = sorted(chosen)
+    return (
+        picked,
+        gr.update(variant="primary" if letter in chosen else "secondary"),
+        gr.update(
+            value=f"Submit {', '.join(picked)}" if picked else "Submit", interactive=bool(picked)
+        ),
+    )
+
+
+def end(ctx: UiContext, session_id: int | None, chat: list[Message] | None) -> tuple[Any, ...]:
+    """Stop the running session early and show its summary."""
+    chat = list(chat or [])
+    if session_id is None:
+        return _outputs(
+            Screen(chat=None, data=_data(error="no practice session is running"), keep_state=True)
+        )
+    try:
+        practice.end_session(ctx.db, session_id)
+        return _outputs(_finish(ctx, session_id, chat))
+    except Exception as exc:
+        message = _failure(exc)
+        return _outputs(
+            Screen(chat=None, data=_data(error=user_message(exc)), status=message, keep_state=True)
+        )
+
+
+def kb_changed(ctx: UiContext, kb: str) -> tuple[Any, Any]:
+    """The chosen KB's topics (for the dropdown) and its licence note."""
+    try:
+        found = practice.topics(ctx.db, kb or DEFAULT_KB)
+        return (
+            gr.update(choices=topic_choices(found), value=ALL_TOPICS),
+            kb_note(kb_listing(ctx.db), kb or DEFAULT_KB),
+        )
+    except Exception as exc:
+        return gr.update(choices=topic_choices([]), value=ALL_TOPICS), _failure(exc)
+
+
+def show_progress(ctx: UiContext, student: str, kb: str, by: str) -> tuple[Any, ...]:
+    """The student's progress: overview, chart, per-topic table, sessions table."""
+    empty_plot = progress_view_empty()
+    try:
+        result = practice.progress(
+            ctx.db,
+            student or "",
+            kb=None if kb in (None, "", ALL_TOPICS) else kb,
+            by="session" if by == "session" else "day",
+        )
+    except Exception as exc:
+        return (
+            _failure(exc),
+            empty_plot,
+            pd.DataFrame([], columns=TOPIC_HEADERS),
+            pd.DataFrame([], columns=SESSION_HEADERS),
+        )
+    view = progress_view(result)
+    x = "session" if result.by == "session" else "day"
+    return (
+        view.overview,
+        gr.update(value=view.plot, x=x),
+        pd.DataFrame(view.topics, columns=TOPIC_HEADERS),
+        pd.DataFrame(view.sessions, columns=SESSION_HEADERS),
+    )
+
+
+def progress_view_empty() -> pd.DataFrame:
+    """An empty chart frame (nothing to draw)."""
+    return pd.DataFrame({"day": [], "accuracy (%)": [], "topic": []})
+
+
+# --------------------------------------------------------------------------------------------
+# Layout
+
+
+def _kb_names(ctx: UiContext) -> list[str]:
+    names = list(BUILTINS)
+    try:
+        names.extend(e.name for e in kb_listing(ctx.db) if e.name not in names)
+    except QuizbotError as exc:  # the tab still works with the built-in KBs
+        log.warning("practice tab: cannot list knowledge bases: %s", exc)
+    return names
+
+
+def build(ctx: UiContext) -> None:
+    """Lay out the tab inside the enclosing gr.Tab."""
+    kb_names = _kb_names(ctx)
+    with gr.Row(equal_height=False):
+        with gr.Column(scale=1, min_width=280):
+            gr.Markdown(
+                "Practise medical knowledge one question at a time. Use a pseudonym or code "
+                "name: it is how your answers and progress are kept."
+            )
+            student = gr.Textbox(
+                label="Pseudonym or code name",
+                placeholder="e.g. your student code",
+                max_length=practice.MAX_NAME_LENGTH,
+                elem_id="qb-practice-student",
+            )
+            cohort = gr.Textbox(
+                label="Cohort or group (optional)",
+                max_length=practice.MAX_NAME_LENGTH,
+                elem_id="qb-practice-cohort",
+            )
+            kb = gr.Dropdown(
+                choices=kb_names,
+                value=DEFAULT_KB,
+                label="Knowledge base",
+                info="hpo loads on first use (about 20 s)",
+                elem_id="qb-practice-kb",
+            )
+            kb_info = gr.Markdown(elem_id="qb-practice-kb-note")
+            topic = gr.Dropdown(
+                choices=[("All topics", ALL_TOPICS)],
+                value=ALL_TOPICS,
+                label="Topic",
+                allow_custom_value=True,  # choices change with the KB; the service checks
+                elem_id="qb-practice-topic",
+            )
+            fmt = gr.Radio(
+                choices=FORMATS,
+                value="statement",
+                label="Question format",
+                elem_id="qb-practice-format",
+            )
+            length = gr.Slider(
+                minimum=1,
+                maximum=practice.MAX_LENGTH,
+                step=1,
+                value=DEFAULT_LENGTH,
+                label="Number of questions",
+                elem_id="qb-practice-length",
+            )
+            with gr.Row():
+                start_btn = gr.Button("Start", variant="primary", elem_id="qb-practice-start")
+                review_btn = gr.Button("Review my mistakes", elem_id="qb-practice-review")
+        with gr.Column(scale=2, min_width=420):
+            status = gr.Markdown(
+                "Choose your options and press **Start**.", elem_id="qb-practice-status"
+            )
+            chatbot = gr.Chatbot(
+                label="Practice",
+                height=520,
+                feedback_options=None,
+                buttons=["copy_all"],
+                elem_id="qb-practice-chat",
+            )
+            ack = gr.Markdown(elem_id="qb-practice-ack")
+            with gr.Row():
+                true_btn = gr.Button("True", visible=False, elem_id="qb-practice-true")
+                false_btn = gr.Button("False", visible=False, elem_id="qb-practice-false")
+                letter_btns = [
+                    gr.Button(
+                        letter, visible=False, min_width=60, elem_id=f"qb-practice-letter-{letter}"
+                    )
+                    for letter in LETTER_BUTTONS
+                ]
+                submit_btn = gr.Button(
+                    "Submit",
+                    visible=False,
+                    interactive=False,
+                    variant="primary",
+                    elem_id="qb-practice-submit",
+                )
+                idk_btn = gr.Button(IDK, visible=False, elem_id="qb-practice-idk")
+            with gr.Row():
+                answer_box = gr.Textbox(
+                    show_label=False,
+                    placeholder="…or type: true / false, a letter such as A or A,C, or idk; "
+                    "press Enter",
+                    max_length=practice.MAX_ANSWER_LENGTH,
+                    visible=False,
+                    scale=4,
+                    elem_id="qb-practice-answer",
+                )
+                end_btn = gr.Button(
+                    "End session", visible=False, scale=1, elem_id="qb-practice-end"
+                )
+            summary = gr.Markdown(elem_id="qb-practice-summary")
+            data = gr.JSON(visible=False, elem_id="qb-practice-data")
+    with gr.Accordion("My progress", open=False, elem_id="qb-practice-progress") as progress_box:
+        with gr.Row():
+            progress_kb = gr.Dropdown(
+                choices=[("All knowledge bases", ALL_TOPICS), *((n, n) for n in kb_names)],
+                value=ALL_TOPICS,
+                label="Knowledge base",
+            )
+            by = gr.Radio(
+                choices=[("Per day", "day"), ("Per session", "session")],
+                value="day",
+                label="Accuracy",
+            )
+            progress_btn = gr.Button("Show my progress", elem_id="qb-practice-progress-show")
+        progress_text = gr.Markdown(
+            "Enter your pseudonym above, then press **Show my progress**.",
+            elem_id="qb-practice-progress-text",
+        )
+        plot = gr.ScatterPlot(
+            progress_view_empty(),
+            x="day",
+            y="accuracy (%)",
+            color="topic",
+            y_lim=[0, 100],
+            tooltip=["topic", "accuracy (%)", "95% CI", "answered"],
+            label="Accuracy over time",
+            elem_id="qb-practice-progress-plot",
+        )
+        topic_table = gr.Dataframe(
+            headers=TOPIC_HEADERS,
+            label="Per topic (95% Wilson intervals)",
+            interactive=False,
+            elem_id="qb-practice-progress-topics",
+        )
+        session_table = gr.Dataframe(
+            headers=SESSION_HEADERS,
+            label="Sessions",
+            interactive=False,
+            elem_id="qb-practice-progress-sessions",
+        )
+
+    session_state = gr.State(None)
+    question_state = gr.State(None)
+    chat_state = gr.State([])
+    selected_state = gr.State([])
+
+    screen = [
+        data,
+        chatbot,
+        status,
+        summary,
+        ack,
+        true_btn,
+        false_btn,
+        *letter_btns,
+        submit_btn,
+        idk_btn,
+        answer_box,
+        end_btn,
+        session_state,
+        question_state,
+        chat_state,
+        selected_state,
+    ]
+    settings = [student, kb, topic, fmt, length, cohort, session_state]
+    start_btn.click(
+        partial(start, ctx), settings, screen, api_name="practice_start", show_progress="minimal"
+    )
+    review_btn.click(
+        partial(start, ctx, review=True),
+        settings,
+        screen,
+        api_visibility="private",
+        show_progress="minimal",
+    )
+    answer_state = [session_state, question_state, chat_state]
+    gr.on(
+        [answer_box.submit],
+        partial(submit, ctx),
+        [answer_box, *answer_state],
+        screen,
+        api_name="practice_answer",
+        show_progress="minimal",
+    )
+    fixed: list[tuple[Any, str]] = [(true_btn, "True"), (false_btn, "False"), (idk_btn, IDK)]
+    for button, text in fixed:
+        button.click(
+            _fixed_answer(ctx, text),
+            answer_state,
+            screen,
+            api_visibility="private",
+            show_progress="minimal",
+        )
+    for letter, button in zip(LETTER_BUTTONS, letter_btns, strict=True):
+        button.click(
+            partial(toggle_letter, letter),
+            [selected_state, question_state],
+            [selected_state, button, submit_btn],
+            api_visibility="private",
+            show_progress="hidden",
+        )
+    submit_btn.click(
+        partial(submit_selection, ctx),
+        [selected_state, *answer_state],
+        screen,
+        api_visibility="private",
+        show_progress="minimal",
+    )
+    end_btn.click(
+        partial(end, ctx),
+        [session_state, chat_state],
+        screen,
+        api_visibility="private",
+        show_progress="minimal",
+    )
+    gr.on(
+        None,
+        partial(kb_changed, ctx),
+        [kb],
+        [topic, kb_info],
+        api_visibility="private",
+        show_progress="minimal",
+    )
+    progress_outputs = [progress_text, plot, topic_table, session_table]
+    gr.on(
+        [progress_btn.click, progress_box.expand],
+        partial(show_progress, ctx),
+        [student, progress_kb, by],
+        progress_outputs,
+        api_name="practice_progress",
+    )
+
+
+def _fixed_answer(ctx: UiContext, text: str) -> Callable[..., tuple[Any, ...]]:
+    """A handler answering ``text`` (a button's answer) to the current question."""
+
+    def handler(
+        session_id: int | None, question: Question | None, chat: list[Message] | None
+    ) -> tuple[Any, ...]:
+        return submit(ctx, text, session_id, question, chat)
+
+    return handler

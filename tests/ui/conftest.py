@@ -1,0 +1,107 @@
+"""Browser tests: the real app served by `quizbot serve`, driven by Playwright in Debian's Chromium.
+
+``served`` starts the app in a subprocess on 127.0.0.1 over the test's database (SQLite and
+PostgreSQL, like every database test), with the shared OpenAI-compatible stub as a configured
+model ("openai/stub", reached through QUIZBOT_MODEL_SETTINGS) and an admin password. ``page``
+opens it in /usr/bin/chromium (never `playwright install`). Screenshots go to
+tests/artifacts/ (ignored by git) for a person to look at.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.helpers.net import free_port, wait_for_http
+from tests.helpers.stub import stub_server
+
+ROOT = Path(__file__).resolve().parents[2]
+QUIZBOT = str(Path(sys.executable).with_name("quizbot"))
+CHROMIUM = "/usr/bin/chromium"
+ARTIFACTS = ROOT / "tests" / "artifacts"
+ADMIN_PASSWORD = "test-admin-password"
+STUB_MODEL = "openai/stub"
+
+pytestmark = pytest.mark.slow
+
+
+@dataclass(frozen=True)
+class Served:
+    """A running app: its address, database and the stub model's name."""
+
+    url: str
+    database_url: str
+    model: str = STUB_MODEL
+    admin_password: str = ADMIN_PASSWORD
+
+
+@pytest.fixture
+def served(database_url: str, tmp_path: Path) -> Iterator[Served]:
+    """`quizbot serve` on a free port over the test database, with a stub model configured."""
+    with stub_server("--answer", "true") as stub:
+        port = free_port()
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith("QUIZBOT_") and k != "DATABASE_URL"
+        }
+        env.update(
+            {
+                "QUIZBOT_HOME": str(tmp_path / "home"),
+                "DATABASE_URL": database_url,
+                "QUIZBOT_MODELS": STUB_MODEL,
+                "QUIZBOT_MODEL_SETTINGS": f'{{"openai/stub": {{"api_base": "{stub}"}}}}',
+                "QUIZBOT_ADMIN_PASSWORD": ADMIN_PASSWORD,
+            }
+        )
+        log = (tmp_path / "server.log").open("w")
+        proc = subprocess.Popen(
+            [QUIZBOT, "serve", "--port", str(port)], cwd=ROOT, env=env, stdout=log, stderr=log
+        )
+        try:
+            wait_for_http(f"http://127.0.0.1:{port}/")
+            yield Served(f"http://127.0.0.1:{port}/", database_url)
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+            log.close()
+
+
+@pytest.fixture
+def page(served: Served) -> Iterator[object]:
+    """A Chromium page on the served app (skips when Chromium is not installed)."""
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("QUIZBOT_REQUIRE_BROWSER") == "1":
+            pytest.fail(f"{CHROMIUM} is missing (apt-get install chromium)")
+        pytest.skip("Debian's chromium is not installed (.ci/run installs it)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        tab = context.new_page()
+        tab.set_default_timeout(30_000)
+        tab.goto(served.url)
+        tab.get_by_text("quizbot", exact=False).first.wait_for()
+        try:
+            yield tab
+        finally:
+            context.close()
+            browser.close()
+
+
+def screenshot(page: object, name: str) -> Path:
+    """Save a full-page screenshot under tests/artifacts/ and return its path."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)  # type: ignore[attr-defined]
+    return path

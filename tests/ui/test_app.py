@@ -1,0 +1,18 @@
+"""The app's frame in a real browser: every tab is there and the status page shows the database."""
+
+from __future__ import annotations
+
+from tests.ui.conftest import Served, screenshot
+
+
+def test_every_tab_opens_and_the_status_page_reports_the_database(
+    page: object, served: Served
+) -> None:
+    tab = page
+    for name in ("Practice", "Ask a model", "Humans vs models", "Monitor", "Admin", "Status"):
+        assert tab.get_by_role("tab", name=name).count() == 1, name  # type: ignore[attr-defined]
+    tab.get_by_role("tab", name="Status").click()  # type: ignore[attr-defined]
+    status = tab.locator("#quizbot-status")  # type: ignore[attr-defined]
+    status.get_by_text("Schema version").wait_for()
+    assert "up to date" in status.inner_text()
+    screenshot(tab, "status")

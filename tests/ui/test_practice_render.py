@@ -1,0 +1,418 @@
+"""The Practice tab's rendering and handlers without a browser.
+
+Rendering is checked on hand-built service results with the expected text written out here. The
+handlers run against a real database (both backends): their first output is the JSON a client
+reads, the second the chat, and what they store is read back from the database.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from sqlmodel import col, select
+
+from quizbot.config import load_settings
+from quizbot.errors import InputError
+from quizbot.generate.service import load_items
+from quizbot.items import StatementItem
+from quizbot.kb.registry import KbListing
+from quizbot.metrics import Proportion
+from quizbot.practice import (
+    AnswerRecord,
+    Explanation,
+    Feedback,
+    ModelResult,
+    Option,
+    Progress,
+    ProgressPoint,
+    Question,
+    SessionInfo,
+    SessionView,
+    Summary,
+    TopicProgress,
+    TopicScore,
+)
+from quizbot.ui import practice as ui
+from quizbot.ui.context import UiContext
+from storage import Database
+from storage.models import Response
+from storage.sessions import load_session
+
+T0 = datetime(2026, 3, 2, 9, 30, tzinfo=UTC)
+T1 = datetime(2026, 3, 4, 18, 5, tzinfo=UTC)
+
+
+def prop(k: int, n: int, low: float | None = None, high: float | None = None) -> Proportion:
+    """A proportion with a made-up interval (the interval's arithmetic is not under test)."""
+    return Proportion(k, n, k / n if n else None, low, high)
+
+
+def choice_question() -> Question:
+    return Question(
+        session_id=3,
+        id="s3q2",
+        position=2,
+        total=5,
+        kind="choice",
+        text="Which drugs treat gout? Select all that apply.",
+        options=[
+            Option("A", "colchicine"),
+            Option("B", "allopurinol"),
+            Option("C", "insulin"),
+            Option("D", "I do not know"),
+        ],
+        topic="Drug treatment",
+        instructions="Type the letter.",
+        quick_replies=["A", "B", "C", "D"],
+    )
+
+
+def statement_question() -> Question:
+    return Question(
+        session_id=3,
+        id="s3q1",
+        position=1,
+        total=5,
+        kind="statement",
+        text="Gout does not *never* affect the big toe.",
+        options=None,
+        topic="Sites affected",
+        instructions="True or false?",
+        quick_replies=["True", "False", "I don't know"],
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Pure rendering
+
+
+def test_markdown_special_characters_are_escaped() -> None:
+    assert ui.md_escape("a*b_c [x](y) <b> | `z` ~ $1 \\") == (
+        "a\\*b\\_c \\[x\\](y) \\<b\\> \\| \\`z\\` \\~ \\$1 \\\\"
+    )
+    assert ui.md_escape("plain text, 5-10%.") == "plain text, 5-10%."
+
+
+def test_proportions_are_shown_with_their_interval() -> None:
+    assert ui.format_proportion(prop(2, 6, 0.0968, 0.7)) == "2/6 (33%; 95% CI 10%–70%)"
+    assert ui.format_proportion(prop(5, 5, 0.566, 1.0)) == "5/5 (100%; 95% CI 57%–100%)"
+    assert ui.format_proportion(prop(0, 0)) == "no answers"
+
+
+def test_errors_show_the_message_and_the_fix_never_a_traceback() -> None:
+    shown = ui.error_text(InputError("could not read 'x'", hint="type true or false"))
+    assert shown == "⚠ could not read 'x'  \n**Fix:** type true or false"
+    crashed = ui.error_text(KeyError("secret internals"))
+    assert "KeyError" in crashed and "secret internals" not in crashed
+
+
+def test_a_question_lists_its_options_and_letter_buttons_skip_i_do_not_know() -> None:
+    q = choice_question()
+    text = ui.render_question(q)
+    assert text.startswith("**Question 2 of 5** · *Drug treatment*")
+    for line in (
+        "**A.** colchicine",
+        "**B.** allopurinol",
+        "**C.** insulin",
+        "**D.** I do not know",
+    ):
+        assert line in text
+    assert ui.answer_letters(q) == ["A", "B", "C"]
+    assert ui.answer_letters(statement_question()) == []
+    assert ui.answer_letters(None) == []
+    assert "does not \\*never\\* affect" in ui.render_question(statement_question())
+
+
+def explanation(*, negative: bool, transform: str | None) -> Explanation:
+    return Explanation(
+        fact="Gout can affect the big toe.",
+        head="gout",
+        relation="affects site",
+        tail="big toe",
+        transform=transform,
+        negative=negative,
+        substituted_tail="cornea" if negative else None,
+        true_tails=["big toe"],
+        text="The statement is false. Because.",
+    )
+
+
+def feedback(outcome: str, e: Explanation, correct: str = "False") -> Feedback:
+    return Feedback(
+        session_id=3,
+        question_id="s3q1",
+        position=1,
+        total=5,
+        outcome=outcome,
+        your_answer="True",
+        correct_answer=correct,
+        explanation=e,
+        answered=1,
+        finished=False,
+    )
+
+
+def test_feedback_says_right_or_wrong_the_key_the_fact_the_wording_and_the_substitution() -> None:
+    wrong = ui.render_feedback(
+        feedback("incorrect", explanation(negative=True, transform="double negation"))
+    )
+    assert wrong.startswith(
+        "✗ **Answer 1 of 5: wrong.** Your answer: True. Correct answer: **False**."
+    )
+    assert "The statement is false. Because." in wrong
+    assert "**Fact** (head · relation · tail): gout · *affects site* · big toe" in wrong
+    assert "**Wording:** double negation" in wrong
+    assert "puts 'cornea' where the knowledge base has 'big toe'" in wrong
+
+    right = ui.render_feedback(feedback("correct", explanation(negative=False, transform="none")))
+    assert right.startswith("✓ **Answer 1 of 5: right.**")
+    assert "cornea" not in right
+
+    choice = ui.render_feedback(
+        feedback("abstained", explanation(negative=False, transform=None), "A. colchicine")
+    )
+    assert 'not answered ("I don\'t know")' in choice
+    assert "Wording" not in choice and "**A. colchicine**" in choice
+
+
+def session_view(status: str = "finished") -> SessionView:
+    return SessionView(
+        id=3,
+        student="Ada",
+        kb="clinical-core",
+        topic=None,
+        topic_label="All topics",
+        format="mixed",
+        review=False,
+        seed="s",
+        total=4,
+        answered=3,
+        status=status,
+        started_at=T0,
+        finished_at=None,
+    )
+
+
+def test_the_summary_shows_the_numbers_weak_topics_models_and_each_answer() -> None:
+    drugs = TopicScore("relation:treated_with_drug", "relation", "Drug treatment", prop(0, 2))
+    sites = TopicScore("relation:affects_site", "relation", "Sites affected", prop(1, 1))
+    summary = Summary(
+        session=session_view("abandoned"),
+        n_items=4,
+        n_answered=3,
+        accuracy=prop(1, 3, 0.06, 0.79),
+        answer_rate=prop(2, 3, 0.21, 0.94),
+        accuracy_answered=prop(1, 2, 0.09, 0.91),
+        joint_accuracy=prop(0, 1, 0.0, 0.79),
+        topics=[drugs, sites],
+        weakest_topics=[drugs],
+        models=[
+            ModelResult("openai/stub", 3, prop(3, 3), prop(1, 3), None),
+            ModelResult("other/model", 0, prop(0, 0), prop(0, 0), None),
+        ],
+        answers=[
+            AnswerRecord(
+                1, "s3q1", "statement", "A | B", "Sites affected", "correct", "True", "True"
+            )
+        ],
+    )
+    text = ui.render_summary(summary, offered=["openai/stub", "baseline/random"])
+    assert "3 of 4 questions answered; session abandoned." in text
+    assert "| Accuracy (right / answered) | 1/3 (33%; 95% CI 6%–79%) |" in text
+    assert '| Answer rate (not "I don\'t know") | 2/3 (67%; 95% CI 21%–94%) |' in text
+    assert "| Facts with every question right (joint accuracy) | 0/1 (0%; 95% CI 0%–79%) |" in text
+    assert "**Weakest topics:** Drug treatment: 0/2" in text
+    assert "| `openai/stub` | 3 | 3/3" in text and "too few shared questions" in text
+    assert "other/model" not in text.split("Not evaluated")[0].split("| model |")[1]
+    assert "Not evaluated on these questions yet: `baseline/random`." in text
+    assert "| 1 | A \\| B | True | True | right |" in text
+
+
+def test_progress_becomes_a_chart_a_per_topic_table_and_a_session_list() -> None:
+    drugs = TopicProgress(
+        kb="clinical-core",
+        key="relation:treated_with_drug",
+        kind="relation",
+        label="Drug treatment",
+        overall=prop(3, 4, 0.3, 0.95),
+        points=[ProgressPoint("7", prop(1, 2, 0.1, 0.9)), ProgressPoint("9", prop(2, 2, 0.34, 1))],
+    )
+    sessions = [
+        SessionInfo(7, "clinical-core", "All topics", "statement", False, "finished", T0, T0, 2, 2,
+                    prop(1, 2)),
+        SessionInfo(9, "clinical-core", "Drug treatment", "choice", True, "abandoned", T1, T1, 5,
+                    2, prop(2, 2)),
+    ]  # fmt: skip
+    progress = Progress(
+        student="Ada",
+        by="session",
+        total_answered=4,
+        accuracy=prop(3, 4, 0.3, 0.95),
+        timeline=[
+            ProgressPoint("7", prop(1, 2, 0.1, 0.9)),
+            ProgressPoint("9", prop(2, 2, 0.34, 1)),
+        ],
+        topics=[drugs],
+        sessions=sessions,
+    )
+    view = ui.progress_view(progress)
+    assert "**Ada**: 4 answers in 2 sessions; accuracy 3/4 (75%; 95% CI 30%–95%)." in view.overview
+    rows = view.plot.to_dict("records")
+    assert [(r["session"], r["topic"], r["accuracy (%)"]) for r in rows] == [
+        (7, "Overall", 50.0),
+        (9, "Overall", 100.0),
+        (7, "Drug treatment", 50.0),
+        (9, "Drug treatment", 100.0),
+    ]
+    assert rows[1]["95% CI"] == "34%–100%"
+    assert view.topics == [
+        ["clinical-core", "Drug treatment", "all", "3/4", "75%", "30%–95%"],
+        ["clinical-core", "Drug treatment", "session 7", "1/2", "50%", "10%–90%"],
+        ["clinical-core", "Drug treatment", "session 9", "2/2", "100%", "34%–100%"],
+    ]
+    assert [row[0] for row in view.sessions] == [9, 7]  # newest first
+    assert view.sessions[0][1] == "2026-03-04 18:05" and view.sessions[0][4] == "choice (review)"
+
+
+def test_the_knowledge_base_note_shows_the_licence_line_by_line() -> None:
+    listing = [
+        KbListing(
+            "hpo", "2025", "builtin", True, 10, {}, "Uses the HPO.\nLicence: https://x.org/l"
+        ),
+        KbListing("clinical-core", "1", "builtin", True, 10, {}, ""),
+    ]
+    assert ui.kb_note(listing, "hpo") == (
+        "**Knowledge base `hpo`:** Uses the HPO.  \nLicence: https://x.org/l"
+    )
+    assert ui.kb_note(listing, "clinical-core") == ""
+    assert ui.kb_note(listing, "missing") == ""
+
+
+def test_letter_buttons_toggle_a_selection_and_the_submit_button_names_it() -> None:
+    q = choice_question()
+    selected, button, submit = ui.toggle_letter("C", [], q)
+    assert selected == ["C"] and button["variant"] == "primary"
+    assert submit["value"] == "Submit C" and submit["interactive"] is True
+    selected, _, submit = ui.toggle_letter("A", selected, q)
+    assert selected == ["A", "C"] and submit["value"] == "Submit A, C"
+    selected, button, submit = ui.toggle_letter("C", selected, q)
+    assert selected == ["A"] and button["variant"] == "secondary"
+    selected, _, submit = ui.toggle_letter("A", selected, q)
+    assert selected == [] and submit["interactive"] is False
+    # The "I do not know" option has no letter button; a stray click changes nothing.
+    assert ui.toggle_letter("D", ["A"], q)[0] == ["A"]
+
+
+# --------------------------------------------------------------------------------------------
+# Handlers over a real database
+
+N_OUTPUTS = 5 + 2 + len(ui.LETTER_BUTTONS) + 4 + 4  # shown, answer controls, states
+
+
+@pytest.fixture
+def ctx(db: Database) -> Iterator[UiContext]:
+    yield UiContext(load_settings(models=["openai/stub"]), db)
+
+
+def responses(db: Database, session_id: int) -> list[Response]:
+    return db.read(
+        lambda s: list(
+            s.execute(select(Response).where(col(Response.quiz_session_id) == session_id)).scalars()
+        )
+    )
+
+
+def is_skip(value: Any) -> bool:
+    return isinstance(value, dict) and value == {"__type__": "update"}
+
+
+def test_start_answer_and_finish_through_the_handlers(ctx: UiContext, db: Database) -> None:
+    out = ui.start(ctx, "Ada", "clinical-core", "all", "statement", 2.0, "G1", None)
+    assert len(out) == N_OUTPUTS
+    data, chat = out[0], out[1]
+    session_id, question, chat_state = out[-4], out[-3], out[-2]
+    assert data["error"] is None and data["session"]["id"] == session_id
+    assert data["question"]["id"] == question.id == f"s{session_id}q1"
+    assert "label" not in data["question"] and chat == chat_state
+    assert ui.md_escape(question.text) in chat[-1]["content"]
+    loaded = load_session(db, session_id)
+    assert loaded.respondent.cohort == "G1"
+    items = load_items(db, [e["id"] for e in loaded.session.config["items"]])
+    assert all(isinstance(i, StatementItem) for i in items)
+    assert not any(i.id in json.dumps(data) for i in items)
+
+    # Unreadable: the hint is in the chat, the question stays, nothing is stored.
+    out = ui.submit(ctx, "banana", session_id, question, chat_state)
+    assert "could not read 'banana'" in out[0]["error"]
+    assert out[1][-2] == {"role": "user", "content": "banana"}
+    assert "**Fix:**" in out[1][-1]["content"]
+    assert all(is_skip(v) for v in (out[-4], out[-3], out[-1]))
+    assert responses(db, session_id) == []
+
+    first = items[0]
+    assert isinstance(first, StatementItem)
+    out = ui.submit(ctx, "true", session_id, question, out[-2])
+    want = "correct" if first.label else "incorrect"
+    assert out[0]["feedback"]["outcome"] == want
+    assert out[0]["question"]["position"] == 2 and out[0]["summary"] is None
+    assert f"Answer 1 of 2: {'right' if first.label else 'wrong'}" in out[1][-2]["content"]
+
+    second = items[1]
+    assert isinstance(second, StatementItem)
+    out = ui.submit(ctx, ui.IDK, session_id, out[-3], out[-2])
+    assert out[0]["feedback"]["outcome"] == "abstained"
+    assert out[0]["question"] is None and out[0]["summary"]["n_answered"] == 2
+    assert out[-3] is None  # no question left: the buttons go away
+    assert "Session summary" in out[3] and "`openai/stub`" in out[3]
+    stored = sorted(responses(db, session_id), key=lambda r: r.id or 0)
+    assert [(r.item_id, r.raw_text, r.outcome) for r in stored] == [
+        (first.id, "true", want),
+        (second.id, ui.IDK, "abstained"),
+    ]
+
+    late = ui.submit(ctx, "true", session_id, None, out[-2])
+    assert "over" in late[0]["error"] and len(responses(db, session_id)) == 2
+
+
+def test_start_errors_are_messages_and_keep_the_running_session(ctx: UiContext) -> None:
+    out = ui.start(ctx, "  ", "clinical-core", "all", "statement", 3, "", 41)
+    assert "pseudonym" in out[0]["error"] and out[0]["session"] is None
+    assert "⚠" in out[2] and "**Fix:**" in out[2]
+    assert all(is_skip(v) for v in out[-4:])  # session 41 and its chat are left alone
+    out = ui.start(ctx, "Ada", "clinical-core", "no-such-topic", "statement", 3)
+    assert "is not a topic" in out[0]["error"]
+    out = ui.start(ctx, "Ada", "clinical-core", "all", "statement", 2.5)
+    assert "whole number" in out[0]["error"]
+    out = ui.submit(ctx, "true", None, None, [])
+    assert "start one first" in out[0]["error"]
+
+
+def test_review_and_ending_early_and_progress(ctx: UiContext, db: Database) -> None:
+    out = ui.start(ctx, "Bo", "clinical-core", "relation:treated_with_drug", "choice", 3)
+    session_id, question, chat = out[-4], out[-3], out[-2]
+    assert question.kind == "choice"
+    out = ui.submit(ctx, "I don't know", session_id, question, chat)
+    assert out[0]["feedback"]["outcome"] == "abstained"
+    ended = ui.end(ctx, session_id, out[-2])
+    assert ended[0]["summary"]["session"]["status"] == "abandoned"
+    assert "session abandoned" in ended[3]
+    review = ui.start(ctx, "Bo", "clinical-core", "all", "choice", 5, review=True)
+    assert review[0]["session"]["review"] is True and review[0]["session"]["total"] == 1
+    shown, _, topics, sessions = ui.show_progress(ctx, "bo", ui.ALL_TOPICS, "session")
+    assert "1 answer in 2 sessions" in shown
+    assert list(sessions["session"]) == [review[-4], session_id]
+    assert "Drug treatment" in set(topics["topic"])
+    missing, *_ = ui.show_progress(ctx, "nobody", ui.ALL_TOPICS, "day")
+    assert "no practice sessions" in missing
+
+
+def test_starting_again_abandons_the_session_left_behind(ctx: UiContext, db: Database) -> None:
+    first = ui.start(ctx, "Cy", "clinical-core", "all", "statement", 3)[-4]
+    second = ui.start(ctx, "Cy", "clinical-core", "all", "statement", 3, None, first)[-4]
+    assert second != first
+    assert load_session(db, first).session.status == "abandoned"
+    assert load_session(db, second).session.status == "active"
