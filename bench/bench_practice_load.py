@@ -1,0 +1,589 @@
+"""Practice under load: simulated students against `quizbot serve` over a million stored responses.
+
+Every figure comes from this one run. Steps:
+
+1. A fresh database (a SQLite file in a temporary directory, or a new database created on the
+   PostgreSQL server named by ``--database-url`` and dropped afterwards) is seeded with
+   ``--seed-responses`` answers (bench/_seed_responses.py: clinical-core items, students with
+   finished sessions, baseline runs); the seeding time is printed.
+2. ``quizbot serve`` starts in a subprocess on a free port over that database, with the default
+   settings (SQLite ``synchronous=FULL``: a committed answer survives power loss).
+3. ``--students`` simulated students (asyncio tasks in this process, each its own Gradio session,
+   talking plain HTTP to the Practice tab's ``practice_start`` and ``practice_answer`` endpoints
+   exactly as the browser does: ``POST /gradio_api/queue/join`` then the ``/queue/data`` event
+   stream) start a session, answer until it ends (the last answer returns the summary), start
+   another, for ``--duration`` seconds. They log in as the seeded students ``student-0001``...,
+   so they are returning students with a history. Between answers each one "thinks" for a time
+   drawn uniformly from ``--think`` (seconds): real students read the feedback and the next
+   question; ``--think 0,0`` measures saturation instead.
+4. Afterwards every answer a student received feedback for is looked up in the database by its
+   session and question; lost answers (acknowledged, not stored) and errors are counted.
+
+Two times are reported for each answer, both from answer to the next question on screen:
+
+- server: the handler's own time as Gradio measures it around the function call and reports in
+  the ``process_completed`` message (``output.duration``): storing the answer, the feedback,
+  reading the next question (or the session summary after the last answer). It excludes time
+  waiting in Gradio's queue, pre/post-processing and the network.
+- round trip: measured here, from sending the answer to receiving the result; everything the
+  student waits for, including queueing, on a machine where this client shares the cores.
+
+The last answer of a session (its result is the summary, with the comparison to models) and
+session starts are reported on lines of their own; the goal (p95 <= 50 ms) is about the rest.
+The server's and this client's CPU use and the load average are printed with the figures.
+
+Usage:
+
+    .venv/bin/python bench/bench_practice_load.py [--duration 300] [--students 50]
+        [--seed-responses 1000000] [--think 1,5] [--database-url postgresql://...] [--quick]
+
+``--quick`` is a 30 s run over 20,000 seeded responses (each can still be set explicitly).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import httpx  # noqa: E402
+import psycopg  # noqa: E402
+
+from bench._seed_responses import check_references, describe, seed_responses, student_name  # noqa: E402
+from storage import EngineOptions, mask_url, normalize_database_url, open_database  # noqa: E402
+from storage.repo import count_responses  # noqa: E402
+from storage.sessions import load_session  # noqa: E402
+from tests.helpers.net import free_port, wait_for_http  # noqa: E402
+
+QUIZBOT = str(Path(sys.executable).with_name("quizbot"))
+GOAL_P95_MS = 50.0
+CALL_TIMEOUT_S = 120.0
+STATEMENT_ANSWERS = ("True", "False", "I don't know")
+STATEMENT_WEIGHTS = (0.45, 0.45, 0.10)
+
+
+# --------------------------------------------------------------------------------------------
+# The database
+
+
+@contextlib.contextmanager
+def fresh_database(url: str | None, tmp: Path, keep: bool) -> Iterator[str]:
+    """A fresh database URL: a SQLite file under ``tmp``, or a new PostgreSQL database."""
+    if url is None:
+        yield f"sqlite:///{tmp / 'bench.db'}"
+        return
+    normalized = normalize_database_url(url)
+    if normalized.startswith("sqlite"):
+        path = Path(normalized.split("///", 1)[1])
+        if path.exists():
+            raise SystemExit(f"error: {path} exists; the bench needs a fresh database")
+        yield normalized
+        return
+    # PostgreSQL: the URL names a server (and a database to connect to for admin work).
+    admin = normalized.replace("postgresql+psycopg://", "postgresql://")
+    name = f"quizbot_load_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect(admin, autocommit=True, connect_timeout=5) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield f"{normalized.rsplit('/', 1)[0]}/{name}"
+    finally:
+        if keep:
+            print(f"kept database {name}")
+        else:
+            with psycopg.connect(admin, autocommit=True) as conn:
+                conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+# --------------------------------------------------------------------------------------------
+# The server
+
+
+@contextlib.contextmanager
+def served(database_url: str, home: Path) -> Iterator[tuple[str, subprocess.Popen[bytes], Path]]:
+    """`quizbot serve` on a free port over ``database_url``: (base URL, process, log file)."""
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("QUIZBOT_")}
+    env.pop("DATABASE_URL", None)
+    env.update({"QUIZBOT_HOME": str(home), "DATABASE_URL": database_url})
+    log_path = home / "server.log"
+    home.mkdir(parents=True, exist_ok=True)
+    with log_path.open("wb") as log:
+        proc = subprocess.Popen(
+            [QUIZBOT, "serve", "--port", str(port)], cwd=ROOT, env=env, stdout=log, stderr=log
+        )
+        try:
+            try:
+                wait_for_http(f"http://127.0.0.1:{port}/", timeout=180)
+            except TimeoutError:
+                print(log_path.read_text(errors="replace")[-3000:])
+                raise
+            yield f"http://127.0.0.1:{port}", proc, log_path
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time a process has used so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+# --------------------------------------------------------------------------------------------
+# A Gradio client that keeps the server's own timing
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """A named Gradio event: its function index and which of its inputs are server-side state."""
+
+    fn_index: int
+    state_inputs: tuple[bool, ...]
+
+
+def endpoints(config: dict[str, Any], names: tuple[str, ...]) -> dict[str, Endpoint]:
+    """The endpoints called ``names`` in the app's /config."""
+    types = {c["id"]: c.get("type") for c in config["components"]}
+    found: dict[str, Endpoint] = {}
+    for i, dep in enumerate(config["dependencies"]):
+        name = dep.get("api_name")
+        if name in names:
+            states = tuple(types.get(c) == "state" for c in dep["inputs"])
+            found[name] = Endpoint(int(dep.get("id", i)), states)
+    missing = [n for n in names if n not in found]
+    if missing:
+        raise SystemExit(f"error: the app has no endpoint {', '.join(missing)}")
+    return found
+
+
+@dataclass(frozen=True)
+class CallResult:
+    """One call: its outputs, whether Gradio reported success, and both times in ms."""
+
+    outputs: list[Any]
+    success: bool
+    handler_ms: float | None  # Gradio's own measure of the function call
+    processing_ms: float | None  # process_starts -> process_completed, as received here
+    round_trip_ms: float
+    error: str | None = None
+
+
+class Student:
+    """One browser tab: a Gradio session (its state lives on the server) and its calls."""
+
+    def __init__(self, client: httpx.AsyncClient, base: str, eps: dict[str, Endpoint]) -> None:
+        self.client, self.base, self.eps = client, base, eps
+        self.session_hash = uuid.uuid4().hex[:11]
+
+    async def call(self, name: str, values: list[Any]) -> CallResult:
+        """Call endpoint ``name`` with the values of its non-state inputs, in order."""
+        ep = self.eps[name]
+        given = iter(values)
+        data = [None if state else next(given) for state in ep.state_inputs]
+        body = {
+            "data": data,
+            "fn_index": ep.fn_index,
+            "session_hash": self.session_hash,
+            "event_data": None,
+            "trigger_id": None,
+        }
+        started = time.perf_counter()
+        joined = await self.client.post(f"{self.base}/gradio_api/queue/join", json=body)
+        if joined.status_code != 200:
+            return _failed(started, f"join HTTP {joined.status_code}")
+        event_id = joined.json()["event_id"]
+        async with self.client.stream(
+            "GET", f"{self.base}/gradio_api/queue/data", params={"session_hash": self.session_hash}
+        ) as stream:
+            if stream.status_code != 200:
+                return _failed(started, f"data HTTP {stream.status_code}")
+            result: CallResult | None = None
+            processing_from: float | None = None
+            async for line in stream.aiter_lines():
+                if not line.startswith("data:"):
+                    continue
+                msg = json.loads(line[5:])
+                kind = msg.get("msg")
+                if kind == "process_starts" and msg.get("event_id") == event_id:
+                    processing_from = time.perf_counter()
+                elif kind == "process_completed" and msg.get("event_id") == event_id:
+                    output = msg.get("output") or {}
+                    duration = output.get("duration")
+                    result = CallResult(
+                        list(output.get("data") or []),
+                        bool(msg.get("success")),
+                        duration * 1000 if isinstance(duration, int | float) else None,
+                        None if processing_from is None else _ms(processing_from),
+                        _ms(started),
+                        None if msg.get("success") else str(output.get("error"))[:200],
+                    )
+                elif kind == "unexpected_error":
+                    return _failed(started, str(msg.get("message")))
+                elif kind == "close_stream":
+                    break
+        if result is None:
+            return _failed(started, "stream ended without a result")
+        return result
+
+
+def _ms(started: float) -> float:
+    return (time.perf_counter() - started) * 1000
+
+
+def _failed(started: float, why: str) -> CallResult:
+    return CallResult([], False, None, None, _ms(started), why)
+
+
+# --------------------------------------------------------------------------------------------
+# The students
+
+
+@dataclass
+class Timings:
+    """The three times of a kind of call, in ms."""
+
+    handler: list[float] = field(default_factory=list)
+    processing: list[float] = field(default_factory=list)
+    round_trip: list[float] = field(default_factory=list)
+
+    def add(self, result: CallResult) -> None:
+        """Record one successful call."""
+        self.round_trip.append(result.round_trip_ms)
+        if result.handler_ms is not None:
+            self.handler.append(result.handler_ms)
+        if result.processing_ms is not None:
+            self.processing.append(result.processing_ms)
+
+    def lines(self) -> list[str]:
+        """The percentiles of each time, one line each."""
+        return [
+            _line("server: handler (Gradio's duration)", self.handler),
+            _line("server: processing (starts->completed)", self.processing),
+            _line("round trip (this client)", self.round_trip),
+        ]
+
+
+@dataclass
+class Tally:
+    """Everything the students saw."""
+
+    answer: Timings = field(default_factory=Timings)  # answer -> next question
+    last: Timings = field(default_factory=Timings)  # last answer of a session -> summary
+    start: Timings = field(default_factory=Timings)  # start -> first question
+    acknowledged: set[tuple[int, str]] = field(default_factory=set)  # (session, question id)
+    sessions: set[int] = field(default_factory=set)
+    sessions_finished: int = 0
+    errors: list[str] = field(default_factory=list)
+
+
+def _answer_for(question: dict[str, Any], rng: random.Random) -> str:
+    if question.get("kind") == "choice" and question.get("options"):
+        letters = [str(o["letter"]) for o in question["options"]]
+        return rng.choice(letters)
+    return rng.choices(STATEMENT_ANSWERS, STATEMENT_WEIGHTS)[0]
+
+
+async def student_loop(
+    student: Student,
+    name: str,
+    args: argparse.Namespace,
+    deadline: float,
+    tally: Tally,
+    rng: random.Random,
+) -> None:
+    """Practise until the deadline: start a session, answer it to the end, start another."""
+    think_min, think_max = args.think
+
+    async def think() -> None:
+        pause = min(rng.uniform(think_min, think_max), max(0.0, deadline - time.monotonic()))
+        if pause > 0:
+            await asyncio.sleep(pause)
+
+    # Stagger the first clicks over one think time, as people do not all press Start at once.
+    await asyncio.sleep(rng.uniform(0, think_max))
+    while time.monotonic() < deadline:
+        try:
+            started = await student.call(
+                "practice_start", [name, "clinical-core", "all", args.format, args.length, ""]
+            )
+        except (httpx.HTTPError, json.JSONDecodeError) as exc:
+            tally.errors.append(f"start: {type(exc).__name__}: {exc}"[:200])
+            await think()
+            continue
+        data = started.outputs[0] if started.outputs else None
+        if not started.success or not isinstance(data, dict) or data.get("error"):
+            reason = started.error or (data or {}).get("error") or "no data"
+            tally.errors.append(f"start: {reason}"[:200])
+            await think()
+            continue
+        tally.start.add(started)
+        session_id = int(data["session"]["id"])
+        tally.sessions.add(session_id)
+        question = data.get("question")
+        while question is not None and time.monotonic() < deadline:
+            await think()
+            if time.monotonic() >= deadline:
+                break
+            text = _answer_for(question, rng)
+            try:
+                result = await student.call("practice_answer", [text])
+            except (httpx.HTTPError, json.JSONDecodeError) as exc:
+                tally.errors.append(f"answer: {type(exc).__name__}: {exc}"[:200])
+                break  # state unknown: start a new session
+            data = result.outputs[0] if result.outputs else None
+            feedback = data.get("feedback") if isinstance(data, dict) else None
+            if not result.success or not isinstance(data, dict) or data.get("error"):
+                reason = result.error or (data or {}).get("error") or "no data"
+                tally.errors.append(f"answer: {reason}"[:200])
+                break
+            if not feedback or feedback.get("question_id") != question["id"]:
+                tally.errors.append(f"answer: no feedback for {question['id']}")
+                break
+            tally.acknowledged.add((session_id, question["id"]))
+            question = data.get("question")
+            (tally.answer if question is not None else tally.last).add(result)
+            if question is None:
+                if not data.get("summary"):
+                    tally.errors.append(f"answer: session {session_id} ended without a summary")
+                tally.sessions_finished += 1
+        if question is None:
+            await think()
+
+
+async def run_students(base: str, args: argparse.Namespace, tally: Tally) -> float:
+    """All students until the deadline; returns the measured wall time in seconds."""
+    limits = httpx.Limits(max_connections=4 * args.students, max_keepalive_connections=None)
+    timeout = httpx.Timeout(CALL_TIMEOUT_S)
+    async with httpx.AsyncClient(limits=limits, timeout=timeout) as client:
+        config = (await client.get(f"{base}/config")).json()
+        eps = endpoints(config, ("practice_start", "practice_answer"))
+        started = time.monotonic()
+        deadline = started + args.duration
+        await asyncio.gather(
+            *(
+                student_loop(
+                    Student(client, base, eps),
+                    student_name(i + 1),
+                    args,
+                    deadline,
+                    tally,
+                    random.Random(i),
+                )
+                for i in range(args.students)
+            )
+        )
+        return time.monotonic() - started
+
+
+# --------------------------------------------------------------------------------------------
+# Checking and reporting
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The ``q``-th percentile (0-100) by nearest rank; NaN for no values."""
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    rank = max(1, -(-len(ordered) * q // 100))  # ceil(n * q / 100)
+    return ordered[int(rank) - 1]
+
+
+def _line(label: str, values: list[float]) -> str:
+    return (
+        f"  {label:<40} p50 {percentile(values, 50):7.1f}  p95 {percentile(values, 95):7.1f}  "
+        f"p99 {percentile(values, 99):7.1f}  max {max(values, default=float('nan')):7.1f} ms  "
+        f"(n={len(values):,})"
+    )
+
+
+def stored_answers(database_url: str, sessions: set[int]) -> set[tuple[int, str]]:
+    """(session, question id) of every answer stored in the bench's sessions."""
+    db = open_database(database_url, ensure=False)
+    try:
+        found: set[tuple[int, str]] = set()
+        for session_id in sorted(sessions):
+            loaded = load_session(db, session_id)
+            positions = {
+                e["id"]: k for k, e in enumerate(loaded.session.config.get("items", []), start=1)
+            }
+            for a in loaded.answers:
+                found.add((session_id, f"s{session_id}q{positions[a.item_id]}"))
+        return found
+    finally:
+        db.dispose()
+
+
+@dataclass(frozen=True)
+class Usage:
+    """How busy the machine was during the run."""
+
+    wall_s: float
+    server_cpu_s: float
+    client_cpu_s: float
+    load_before: str
+    load_after: str
+
+
+def report(
+    args: argparse.Namespace,
+    tally: Tally,
+    usage: Usage,
+    stored: set[tuple[int, str]],
+    new_rows: int,
+    server_errors: list[str],
+) -> bool:
+    """Print the figures; True when there were no lost answers and no errors."""
+    acked = tally.acknowledged
+    lost = acked - stored
+    unacked = stored - acked
+    n_errors = len(tally.errors) + len(server_errors)
+    print(
+        f"\n{args.students} students, {usage.wall_s:.0f} s: {len(tally.sessions):,} sessions "
+        f"started, {tally.sessions_finished:,} finished"
+    )
+    print(
+        f"  answers acknowledged {len(acked):,} ({len(acked) / usage.wall_s:.1f}/s); stored in "
+        f"the bench's sessions {len(stored):,}; new rows in the database {new_rows:,}"
+    )
+    print(
+        f"  lost answers (acknowledged, not stored): {len(lost)}; stored but not acknowledged "
+        f"(in flight at an error): {len(unacked)}"
+    )
+    print(f"  errors: {len(tally.errors)} seen by students, {len(server_errors)} in the server log")
+    for line in (tally.errors + server_errors)[:5]:
+        print(f"    {line}")
+    for title, timings in (
+        ("answer -> next question", tally.answer),
+        ("last answer of a session -> its summary", tally.last),
+        ("start a session -> first question (history, items)", tally.start),
+    ):
+        print(f"{title}:")
+        for line in timings.lines():
+            print(line)
+    print(f"goal: p95 from answer to next question <= {GOAL_P95_MS:.0f} ms")
+    for label, values in (
+        ("server processing", tally.answer.processing),
+        ("handler alone", tally.answer.handler),
+        ("round trip", tally.answer.round_trip),
+    ):
+        p95 = percentile(values, 95)
+        verdict = "met" if p95 <= GOAL_P95_MS else "NOT met"
+        print(f"  {label:<18} p95 {p95:7.1f} ms: {verdict}")
+    cores = os.cpu_count() or 1
+    print(
+        f"load: server {usage.server_cpu_s / usage.wall_s:.2f} cores, client "
+        f"{usage.client_cpu_s / usage.wall_s:.2f} cores of {cores}; load average "
+        f"{usage.load_before} before, {usage.load_after} after"
+    )
+    return not lost and n_errors == 0
+
+
+def _loadavg() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--duration", type=float, default=None, help="seconds (default 300)")
+    parser.add_argument("--students", type=int, default=50)
+    parser.add_argument("--seed-responses", type=int, default=None, help="default 1,000,000")
+    parser.add_argument(
+        "--think", default="1,5", help="MIN,MAX seconds a student pauses before answering"
+    )
+    parser.add_argument("--length", type=int, default=10, help="questions per session")
+    parser.add_argument("--format", default="statement", choices=("statement", "choice", "mixed"))
+    parser.add_argument(
+        "--database-url", default=None, help="a PostgreSQL server (a fresh database is made)"
+    )
+    parser.add_argument("--quick", action="store_true", help="30 s over 20,000 responses")
+    parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
+    args = parser.parse_args()
+    if args.duration is None:
+        args.duration = 30.0 if args.quick else 300.0
+    if args.seed_responses is None:
+        args.seed_responses = 20_000 if args.quick else 1_000_000
+    low, high = (float(x) for x in args.think.split(","))
+    if not 0 <= low <= high:
+        parser.error("--think needs MIN,MAX with 0 <= MIN <= MAX")
+    args.think = (low, high)
+
+    tmp = Path(tempfile.mkdtemp(prefix="quizbot-load-"))
+    try:
+        with fresh_database(args.database_url, tmp, args.keep) as url:
+            print(f"database {mask_url(url)}")
+            # Seeding only: no fsync per commit, foreign keys checked once at the end.
+            options = EngineOptions(sqlite_synchronous="NORMAL", sqlite_foreign_keys=False)
+            db = open_database(url, options)
+            seeded = seed_responses(db, args.seed_responses, progress=lambda m: print(f"  {m}"))
+            print(describe(seeded))
+            started = time.perf_counter()
+            if check_references(db):
+                took = time.perf_counter() - started
+                print(f"  foreign keys of every row checked in {took:.1f} s")
+            else:
+                print("  foreign keys were enforced while inserting")
+            n_before = count_responses(db)
+            db.dispose()
+            assert n_before == seeded.n_responses, f"{n_before:,} rows, {seeded.n_responses:,}"
+
+            load_before = _loadavg()
+            with served(url, tmp / "home") as (base, proc, log_path):
+                print(
+                    f"serving on {base} (pid {proc.pid}): {args.students} students for "
+                    f"{args.duration:.0f} s, thinking {low:g}-{high:g} s, sessions of "
+                    f"{args.length} {args.format} questions; "
+                    f"{min(args.students, seeded.n_students)} of them returning students "
+                    f"with about {seeded.n_human_answers // max(1, seeded.n_students)} answers "
+                    "of history"
+                )
+                server_cpu0, client_cpu0 = cpu_seconds(proc.pid), time.process_time()
+                tally = Tally()
+                wall = asyncio.run(run_students(base, args, tally))
+                usage = Usage(
+                    wall,
+                    cpu_seconds(proc.pid) - server_cpu0,
+                    time.process_time() - client_cpu0,
+                    load_before,
+                    _loadavg(),
+                )
+            # The server has stopped: whatever it acknowledged must be in the database now.
+            server_errors = [
+                line.strip()
+                for line in log_path.read_text(errors="replace").splitlines()
+                if "Traceback" in line or " ERROR " in line
+            ]
+            stored = stored_answers(url, tally.sessions)
+            db = open_database(url, ensure=False)
+            new_rows = count_responses(db) - n_before
+            db.dispose()
+        ok = report(args, tally, usage, stored, new_rows, server_errors)
+    finally:
+        if args.keep:
+            print(f"kept {tmp}")
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
