@@ -546,11 +546,26 @@ def _rotating_vs_window(window: Sequence[Night], current: Night, phi: float) -> 
     k_now, n_now = current._tally.rotating_k, current._tally.rotating_n
     if not n_now or not n_base:
         return None
+    counts = (k_now, n_now, k_base, n_base)
+    return _pooled_window_test("rotating", "rotating-slice accuracy", counts, window, phi)
+
+
+def _pooled_window_test(
+    scope: str,
+    subject: str,
+    counts: tuple[int, int, int, int],
+    window: Sequence[Night],
+    phi: float,
+    *,
+    relation: bool = False,
+) -> _Test:
+    """Tonight's (k, n) against the window's pooled (k, n): two-proportion z, widened by phi."""
+    k_now, n_now, k_base, n_base = counts
     z, p = _two_proportion(k_now, n_now, k_base, n_base, phi)
     return _Test(
-        scope="rotating",
+        scope=scope,
         test="two_proportion_vs_window",
-        subject="rotating-slice accuracy",
+        subject=subject,
         against=f"the pooled last {len(window)} nights",
         label=f"two-proportion z={z:.2f}",
         value=k_now / n_now,
@@ -559,6 +574,7 @@ def _rotating_vs_window(window: Sequence[Night], current: Night, phi: float) -> 
         p=p,
         n=n_now,
         run_ids=tuple(night.run_id for night in window),
+        relation=relation,
     )
 
 
@@ -575,20 +591,13 @@ def _relations_vs_window(
         k_base, n_base = base.get(name, (0, 0))
         if n_now < policy.min_relation_n or n_base < policy.min_relation_n:
             continue
-        z, p = _two_proportion(k_now, n_now, k_base, n_base, phi)
         tests.append(
-            _Test(
-                scope=f"relation:{name}",
-                test="two_proportion_vs_window",
-                subject=f"accuracy on relation {name!r}",
-                against=f"the pooled last {len(window)} nights",
-                label=f"two-proportion z={z:.2f}",
-                value=k_now / n_now,
-                baseline=k_base / n_base,
-                effect=k_now / n_now - k_base / n_base,
-                p=p,
-                n=n_now,
-                run_ids=tuple(night.run_id for night in window),
+            _pooled_window_test(
+                f"relation:{name}",
+                f"accuracy on relation {name!r}",
+                (k_now, n_now, k_base, n_base),
+                window,
+                phi,
                 relation=True,
             )
         )
