@@ -1,40 +1,51 @@
-"""Start the shared OpenAI-compatible stub server (../shared/tools/stub_openai.py) on loopback."""
+"""Start quizbot's own OpenAI-compatible test model server (tests/helpers/model_server.py).
+
+It lives in the repository so that every HTTP, resume and browser test runs from a bare clone;
+the shared stub under ``../shared/tools/`` is for benchmarks only.
+"""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-import pytest
-
-STUB = Path(__file__).resolve().parents[3] / "shared" / "tools" / "stub_openai.py"
+SERVER = Path(__file__).resolve().with_name("model_server.py")
+START_TIMEOUT = 15.0
 
 
 @contextmanager
 def stub_server(*args: str) -> Iterator[str]:
-    """Run the stub with ``args``; yield its base URL (``http://127.0.0.1:PORT/v1``)."""
-    if not STUB.exists():
-        pytest.skip(f"{STUB} is not present")
+    """Run the test model server with ``args``; yield its base URL (``http://127.0.0.1:PORT/v1``).
+
+    Raises ``RuntimeError`` with the server's stderr if it does not start.
+    """
     proc = subprocess.Popen(
-        [sys.executable, str(STUB), "--port", "0", *args],
+        [sys.executable, str(SERVER), "--port", "0", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
     try:
-        assert proc.stdout is not None
-        first = proc.stdout.readline().strip()
-        if not first.startswith("listening on "):
-            raise RuntimeError(
-                f"stub did not start: {first!r} {proc.stderr.read() if proc.stderr else ''}"
-            )
-        yield f"http://{first.removeprefix('listening on ')}/v1"
+        out = proc.stdout
+        assert out is not None
+        first: list[str] = []
+        reader = threading.Thread(target=lambda: first.append(out.readline()), daemon=True)
+        reader.start()
+        reader.join(START_TIMEOUT)
+        line = first[0].strip() if first else ""
+        if not line.startswith("listening on "):
+            proc.kill()
+            err = proc.stderr.read() if proc.stderr else ""
+            raise RuntimeError(f"test model server did not start: {line!r} {err}")
+        yield f"http://{line.removeprefix('listening on ')}/v1"
     finally:
         proc.terminate()
         try:
             proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             proc.kill()
+            proc.wait(timeout=10)
