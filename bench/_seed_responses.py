@@ -9,11 +9,12 @@ What is seeded, all on clinical-core (the knowledge base the Practice tab offers
   ``answers_per_student`` answers each (a busy term of practice);
 - finished practice sessions of 10, 20 or 30 questions (mostly 10), two variants per fact (one
   from each side of the fact where possible), with a ``config`` shaped like the one
-  :func:`quizbot.practice.start_session` writes (item ids with their fact keys), so a seeded
+  :func:`quizbot.practice.service.start_session` writes (item ids with their fact keys), so a seeded
   student's history is read by the next ``start_session`` exactly like a real one;
 - the answers: each student has an ability between 0.45 and 0.9; an answer is right with that
   probability, "I don't know" with 5 %, wrong otherwise; raw text and parse reason are what
-  :func:`quizbot.parse.parse_human` says of the typed text; sessions are spread over 180 days;
+  :func:`quizbot.evaluation.parse.parse_human` says of the typed text; sessions are spread over 180
+  days;
 - a tenth of the rows are model answers from completed baseline runs (``baseline/always-true``,
   ``baseline/random``, ``baseline/majority``) over random items, with the item as prompt.
 
@@ -40,6 +41,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any, NamedTuple
 
+from quizbot.evaluation.parse import parse_human
 from quizbot.generate.points import candidate_points
 from quizbot.generate.prototypes import default_prototypes
 from quizbot.generate.service import store_items
@@ -47,8 +49,7 @@ from quizbot.generate.statements import plan_points, statements
 from quizbot.items import StatementItem
 from quizbot.kb.model import point_id
 from quizbot.kb.registry import DEFAULT_KB, get_kb
-from quizbot.parse import parse_human
-from quizbot.practice import CANONICAL_SEED, normalise_student, topics
+from quizbot.practice.service import CANONICAL_SEED, normalise_student, topics
 from storage import Database
 from storage.models import (
     EvalRun,

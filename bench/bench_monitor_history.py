@@ -3,7 +3,8 @@
 Seeds one monitor with 365 nights x 3 models (2,000 statements a night: 500 anchor, 1,500
 rotating, 125 points) the way a real night stores them: each night's summary is computed by
 ``night_summary`` from its scored answers, with a few alerts. Then it times what the Monitor tab
-and ``quizbot monitor history --json`` compute (:func:`quizbot.monitoring.history`, every model),
+and ``quizbot monitor history --json`` compute (:func:`quizbot.monitoring.nights.history`, every
+model),
 median of several calls, on SQLite and PostgreSQL; and ``detect`` for one night against 60 nights
 of 2,000-statement history (the nightly cost per model).
 
@@ -30,9 +31,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import quizbot  # noqa: E402, F401 - sets the offline environment first
-from quizbot.drift import Night, detect, night_summary  # noqa: E402
-from quizbot.metrics import Scored  # noqa: E402
-from quizbot.monitoring import history  # noqa: E402
+from quizbot.analysis.metrics import Scored  # noqa: E402
+from quizbot.monitoring.drift import Night, detect, night_summary  # noqa: E402
+from quizbot.monitoring.nights import history  # noqa: E402
 from storage import Database, open_database  # noqa: E402
 from storage.models import Alert, MonitorNight, NightStatus, Outcome  # noqa: E402
 from storage.monitoring import upsert_monitor  # noqa: E402

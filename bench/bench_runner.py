@@ -25,9 +25,9 @@ import quizbot  # noqa: E402, F401, I001 - first: keeps litellm's import offline
 import litellm  # noqa: E402
 
 from quizbot.generate.service import GenerateRequest, prepare  # noqa: E402
-from quizbot.prompts import build_prompt  # noqa: E402
+from quizbot.evaluation.prompts import build_prompt  # noqa: E402
 from quizbot.providers import ModelSettings, get_provider  # noqa: E402
-from quizbot.runner import RunConfig, execute, prepare_run  # noqa: E402
+from quizbot.evaluation.runner import RunConfig, execute, prepare_run  # noqa: E402
 from storage import open_database  # noqa: E402
 from storage.repo import list_responses  # noqa: E402
 from tests.helpers.stub import stub_server  # noqa: E402

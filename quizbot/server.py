@@ -43,7 +43,7 @@ def serve(settings: Settings, *, host: str | None = None, port: int | None = Non
     app = build_app(settings, db)
     scheduler = None
     if settings.scheduler:
-        from quizbot.scheduler import start  # noqa: PLC0415 - only when asked for
+        from quizbot.monitoring.scheduler import start  # noqa: PLC0415 - only when asked for
 
         scheduler, _jobs = start(db, settings)
     log.info("quizbot %s on http://%s:%d (database %s)", __version__, host, port, db.masked_url)
@@ -53,7 +53,7 @@ def serve(settings: Settings, *, host: str | None = None, port: int | None = Non
         )
     finally:
         if scheduler is not None:
-            from quizbot.scheduler import stop  # noqa: PLC0415
+            from quizbot.monitoring.scheduler import stop  # noqa: PLC0415
 
             stop(scheduler, wait=False)
         db.dispose()

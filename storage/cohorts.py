@@ -1,4 +1,4 @@
-"""Queries behind the humans-vs-models comparison (quizbot/comparison.py).
+"""Queries behind the humans-vs-models comparison (quizbot/analysis/comparison.py).
 
 People answer items in practice sessions (``response.quiz_session_id`` set, respondent kind
 ``human``, group in ``respondent.cohort``); models answer them in evaluation runs
@@ -18,6 +18,7 @@ from typing import Any, NamedTuple
 from sqlalchemy import select
 from sqlmodel import Session, col
 
+from quizbot import domain
 from storage.engine import Database
 from storage.models import (
     EvalRun,
@@ -29,6 +30,7 @@ from storage.models import (
     Response,
     RunStatus,
 )
+from storage.records import record_columns
 
 __all__ = [
     "BATCH",
@@ -147,17 +149,17 @@ def human_answers(
     return answers
 
 
-def completed_runs(db: Database, model: str) -> list[EvalRun]:
+def completed_runs(db: Database, model: str) -> list[domain.Run]:
     """Completed runs of ``model`` (as requested), most recently finished first.
 
     Runs are ordered by finish time (creation time when a run has none), then by id.
     """
-    stmt = select(EvalRun).where(
+    stmt = select(*record_columns(domain.Run, EvalRun)).where(
         col(EvalRun.model_requested) == model,
         col(EvalRun.status) == RunStatus.COMPLETED.value,
     )
-    runs: list[EvalRun] = db.read(lambda s: list(s.execute(stmt).scalars()))
-    runs.sort(key=lambda r: (r.finished_at or r.created_at, r.id or 0), reverse=True)
+    runs = db.read(lambda s: [domain.Run(*row) for row in s.execute(stmt).all()])
+    runs.sort(key=lambda r: (r.finished_at or r.created_at, r.id), reverse=True)
     return runs
 
 

@@ -16,9 +16,28 @@ from datetime import date, datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import BigInteger, CheckConstraint, Index, Integer, Text, UniqueConstraint
+from sqlalchemy import (
+    BigInteger,
+    CheckConstraint,
+    Column,
+    Float,
+    Index,
+    Integer,
+    LargeBinary,
+    Text,
+    Unicode,
+    UniqueConstraint,
+)
 from sqlmodel import Field, SQLModel
 
+from quizbot.domain import (
+    NightStatus,
+    Outcome,
+    RespondentKind,
+    RunStatus,
+    SessionStatus,
+    Severity,
+)
 from storage.types import JSONType, UTCDateTime, utcnow
 
 # SQLite auto-increments only a column declared exactly INTEGER PRIMARY KEY.
@@ -43,61 +62,10 @@ __all__ = [
     "RespondentKind",
     "Response",
     "RunStatus",
+    "SchedulerJob",
     "SessionStatus",
     "Severity",
 ]
-
-
-class Outcome(StrEnum):
-    """How an answer was scored. Abstention is an outcome, not a missing row."""
-
-    CORRECT = "correct"
-    INCORRECT = "incorrect"
-    ABSTAINED = "abstained"
-    UNPARSED = "unparsed"
-    ERROR = "error"
-
-
-class RespondentKind(StrEnum):
-    """Who answered: a person, a model behind a provider, or a built-in baseline."""
-
-    HUMAN = "human"
-    MODEL = "model"
-    BASELINE = "baseline"
-
-
-class RunStatus(StrEnum):
-    """Life cycle of an evaluation run; ``interrupted`` runs can be resumed."""
-
-    PENDING = "pending"
-    RUNNING = "running"
-    COMPLETED = "completed"
-    FAILED = "failed"
-    INTERRUPTED = "interrupted"
-
-
-class SessionStatus(StrEnum):
-    """Life cycle of a person's practice session."""
-
-    ACTIVE = "active"
-    FINISHED = "finished"
-    ABANDONED = "abandoned"
-
-
-class NightStatus(StrEnum):
-    """Life cycle of one monitor x model x night; the row is the claim that prevents double runs."""
-
-    CLAIMED = "claimed"
-    COMPLETED = "completed"
-    FAILED = "failed"
-
-
-class Severity(StrEnum):
-    """How loudly an alert should be raised."""
-
-    INFO = "info"
-    WARNING = "warning"
-    CRITICAL = "critical"
 
 
 def _check_in(column: str, enum: type[StrEnum], name: str) -> CheckConstraint:
@@ -429,3 +397,23 @@ class Alert(SQLModel, table=True):
     delivered_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
     delivery_error: str | None = Field(default=None, sa_type=Text)
     created_at: datetime = _created()
+
+
+# --------------------------------------------------------------------------------------------
+# Scheduler
+
+
+class SchedulerJob(SQLModel, table=True):
+    """APScheduler 3's job store (one row per monitor's cron job), in the shape it expects.
+
+    APScheduler reads and writes this table itself (``quizbot.monitoring.scheduler``); it is
+    declared here so migrations, not the library, own the schema.
+    """
+
+    __tablename__ = "apscheduler_jobs"
+
+    id: str = Field(sa_column=Column(Unicode(191), primary_key=True))
+    next_run_time: float | None = Field(
+        default=None, sa_column=Column(Float(25), index=True, nullable=True)
+    )
+    job_state: bytes = Field(sa_column=Column(LargeBinary, nullable=False))

@@ -4,6 +4,9 @@ The claim is the ``monitor_night`` row, unique on (monitor, model, scheduled dat
 inserts it runs that night, anyone else gets ``None`` and moves on, on SQLite and PostgreSQL alike
 and across processes. A failed night, or a claim abandoned longer than ``stale_after`` (its
 process died), can be taken over by a single atomic UPDATE, so exactly one taker wins.
+
+Functions return the records of :mod:`quizbot.domain` (:class:`~quizbot.domain.Monitor`,
+:class:`~quizbot.domain.NightRecord`, :class:`~quizbot.domain.Alert`), never table rows.
 """
 
 from __future__ import annotations
@@ -17,9 +20,11 @@ from sqlalchemy import delete, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col
 
+from quizbot import domain
 from quizbot.errors import NotFoundError
 from storage.engine import Database
 from storage.models import Alert, DriftResult, Monitor, MonitorNight, NightStatus
+from storage.records import record_columns, to_record, to_record_or_none
 from storage.types import utcnow
 
 __all__ = [
@@ -48,13 +53,13 @@ def upsert_monitor(
     *,
     source_file: str | None = None,
     enabled: bool = True,
-) -> Monitor:
+) -> domain.Monitor:
     """Create the monitor row or update its definition (as last loaded from the file).
 
     ``source_file=None`` keeps the file already recorded (a night run by hand does not know it).
     """
 
-    def _do(session: Session) -> Monitor:
+    def _do(session: Session) -> domain.Monitor:
         row = session.execute(select(Monitor).where(col(Monitor.name) == name)).scalar_one_or_none()
         if row is None:
             row = Monitor(
@@ -67,7 +72,7 @@ def upsert_monitor(
                 row.definition, row.source_file, row.enabled = definition, source, enabled
                 row.updated_at = utcnow()
         session.flush()
-        return row
+        return to_record(domain.Monitor, row)
 
     try:
         return db.write(_do)
@@ -75,10 +80,13 @@ def upsert_monitor(
         return db.write(_do)
 
 
-def get_monitor(db: Database, name: str) -> Monitor:
-    """The monitor row called ``name``; :class:`NotFoundError` if it never ran or was synced."""
-    row: Monitor | None = db.read(
-        lambda s: s.execute(select(Monitor).where(col(Monitor.name) == name)).scalar_one_or_none()
+def get_monitor(db: Database, name: str) -> domain.Monitor:
+    """The monitor called ``name``; :class:`NotFoundError` if it never ran or was synced."""
+    row = db.read(
+        lambda s: to_record_or_none(
+            domain.Monitor,
+            s.execute(select(Monitor).where(col(Monitor.name) == name)).scalar_one_or_none(),
+        )
     )
     if row is None:
         raise NotFoundError(
@@ -88,9 +96,10 @@ def get_monitor(db: Database, name: str) -> Monitor:
     return row
 
 
-def list_monitors(db: Database) -> list[Monitor]:
-    """Every monitor row, by name."""
-    return db.read(lambda s: list(s.execute(select(Monitor).order_by(Monitor.name)).scalars()))
+def list_monitors(db: Database) -> list[domain.Monitor]:
+    """Every monitor, by name."""
+    stmt = select(*record_columns(domain.Monitor, Monitor)).order_by(col(Monitor.name))
+    return db.read(lambda s: [domain.Monitor(*row) for row in s.execute(stmt).all()])
 
 
 def claim_night(
@@ -102,7 +111,7 @@ def claim_night(
     *,
     now: datetime | None = None,
     stale_after: timedelta = DEFAULT_STALE_AFTER,
-) -> MonitorNight | None:
+) -> domain.NightRecord | None:
     """Claim one monitor x model x night; ``None`` if someone else holds or finished it.
 
     A ``failed`` night, or a ``claimed`` one older than ``stale_after``, is taken over (its
@@ -117,17 +126,17 @@ def claim_night(
         created_at=now,
     )
 
-    def _insert(session: Session) -> MonitorNight:
+    def _insert(session: Session) -> domain.NightRecord:
         session.add(row)
         session.flush()
-        return row
+        return to_record(domain.NightRecord, row)
 
     try:
         return db.write(_insert)
     except IntegrityError:
         pass
 
-    def _take_over(session: Session) -> MonitorNight | None:
+    def _take_over(session: Session) -> domain.NightRecord | None:
         taken = session.execute(
             update(MonitorNight)
             .where(
@@ -149,7 +158,9 @@ def claim_night(
             )
             .returning(col(MonitorNight.id))
         ).scalar_one_or_none()
-        return None if taken is None else session.get(MonitorNight, taken)
+        if taken is None:
+            return None
+        return to_record_or_none(domain.NightRecord, session.get(MonitorNight, taken))
 
     return db.write(_take_over)
 
@@ -194,9 +205,11 @@ def list_nights(
     status: NightStatus | None = None,
     before: date | None = None,
     limit: int | None = None,
-) -> list[MonitorNight]:
+) -> list[domain.NightRecord]:
     """Nights of a monitor (optionally one model), oldest first; ``limit`` keeps the latest."""
-    query = select(MonitorNight).where(col(MonitorNight.monitor_id) == monitor_id)
+    query = select(*record_columns(domain.NightRecord, MonitorNight)).where(
+        col(MonitorNight.monitor_id) == monitor_id
+    )
     if model is not None:
         query = query.where(col(MonitorNight.model) == model)
     if status is not None:
@@ -206,7 +219,7 @@ def list_nights(
     query = query.order_by(col(MonitorNight.scheduled_date).desc(), col(MonitorNight.model))
     if limit is not None:
         query = query.limit(limit)
-    rows = db.read(lambda s: list(s.execute(query).scalars()))
+    rows = db.read(lambda s: [domain.NightRecord(*row) for row in s.execute(query).all()])
     rows.reverse()
     return rows
 
@@ -267,22 +280,44 @@ def night_series(
 class NewFinding:
     """A drift result to store, and the alert to raise with it (``alert_message`` set)."""
 
-    result: DriftResult
+    scope: str
+    metric: str
+    test: str | None = None
+    value: float | None = None
+    baseline_value: float | None = None
+    effect: float | None = None
+    p_value: float | None = None
+    p_adjusted: float | None = None
+    n: int | None = None
+    compared_run_ids: tuple[int, ...] = ()
     severity: str | None = None
     alert_message: str | None = None
 
 
-def save_findings(db: Database, night_id: int, findings: Sequence[NewFinding]) -> list[Alert]:
+def save_findings(
+    db: Database, night_id: int, findings: Sequence[NewFinding]
+) -> list[domain.Alert]:
     """Store a night's drift results and their alerts in one transaction; return the alerts."""
 
-    def _do(session: Session) -> list[Alert]:
+    def _do(session: Session) -> list[domain.Alert]:
         # A re-run of the night replaces its findings, never duplicates them.
         session.execute(delete(Alert).where(col(Alert.monitor_night_id) == night_id))
         session.execute(delete(DriftResult).where(col(DriftResult.monitor_night_id) == night_id))
         alerts: list[Alert] = []
         for finding in findings:
-            result = finding.result
-            result.monitor_night_id = night_id
+            result = DriftResult(
+                monitor_night_id=night_id,
+                scope=finding.scope,
+                metric=finding.metric,
+                test=finding.test,
+                value=finding.value,
+                baseline_value=finding.baseline_value,
+                effect=finding.effect,
+                p_value=finding.p_value,
+                p_adjusted=finding.p_adjusted,
+                n=finding.n,
+                compared_run_ids=list(finding.compared_run_ids),
+            )
             session.add(result)
             if finding.severity is None or finding.alert_message is None:
                 continue
@@ -300,14 +335,14 @@ def save_findings(db: Database, night_id: int, findings: Sequence[NewFinding]) -
             session.add(alert)
             alerts.append(alert)
         session.flush()
-        return alerts
+        return [to_record(domain.Alert, alert) for alert in alerts]
 
     return db.write(_do)
 
 
 def list_alerts(
     db: Database, monitor_id: int, model: str | None = None
-) -> list[tuple[Alert, MonitorNight]]:
+) -> list[tuple[domain.Alert, domain.NightRecord]]:
     """A monitor's alerts with their nights, oldest first."""
     query = (
         select(Alert, MonitorNight)
@@ -317,7 +352,12 @@ def list_alerts(
     if model is not None:
         query = query.where(col(MonitorNight.model) == model)
     query = query.order_by(col(MonitorNight.scheduled_date), col(Alert.id))
-    return db.read(lambda s: [(a, n) for a, n in s.execute(query).all()])
+    return db.read(
+        lambda s: [
+            (to_record(domain.Alert, a), to_record(domain.NightRecord, n))
+            for a, n in s.execute(query).all()
+        ]
+    )
 
 
 def mark_alert_delivered(db: Database, alert_id: int, error: str | None = None) -> None:

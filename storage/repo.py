@@ -1,7 +1,8 @@
 """Repository functions: the only way the rest of quizbot reads and writes the database.
 
 Each function takes a :class:`~storage.engine.Database`, runs one transaction, and returns plain
-objects detached from any session. Constraint violations come back as quizbot errors a user can
+values: the frozen records of :mod:`quizbot.domain` (converted inside the transaction, never table
+rows) or small tuples defined here. Constraint violations come back as quizbot errors a user can
 read (:class:`~quizbot.errors.DuplicateError`, :class:`~quizbot.errors.NotFoundError`).
 """
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, fields
 from datetime import datetime
-from typing import Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from sqlalchemy import delete, func, inspect, select, tuple_
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -18,6 +19,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, SQLModel, col
 
+from quizbot import domain
 from quizbot.errors import DuplicateError, InputError, NotFoundError, QuizbotError
 from storage.engine import Database
 from storage.models import (
@@ -34,7 +36,11 @@ from storage.models import (
     Response,
     RunStatus,
 )
+from storage.records import record_columns, to_record, to_record_or_none
 from storage.types import utcnow
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 __all__ = [
     "ItemRow",
@@ -208,16 +214,16 @@ class NewItem:
         return values
 
 
-_Row = TypeVar("_Row", bound=SQLModel)
+_Record = TypeVar("_Record", bound="DataclassInstance")
 
 
-def _add(db: Database, row: _Row, what: str) -> _Row:
-    """Insert one table object and return it with its id; constraint errors become user errors."""
+def _add(db: Database, row: SQLModel, record: type[_Record], what: str) -> _Record:
+    """Insert one table object and return its record; constraint errors become user errors."""
 
-    def _do(session: Session) -> _Row:
+    def _do(session: Session) -> _Record:
         session.add(row)
         session.flush()
-        return row
+        return to_record(record, row)
 
     try:
         return db.write(_do)
@@ -239,7 +245,7 @@ def create_knowledge_base(
     description: str = "",
     license: str = "",
     meta: dict[str, Any] | None = None,
-) -> KnowledgeBase:
+) -> domain.KnowledgeBaseInfo:
     """Create a knowledge base; :class:`DuplicateError` if the name is taken."""
     kb = KnowledgeBase(
         name=name,
@@ -251,16 +257,17 @@ def create_knowledge_base(
         meta=meta or {},
     )
 
-    return _add(db, kb, f"knowledge base {name!r}")
+    return _add(db, kb, domain.KnowledgeBaseInfo, f"knowledge base {name!r}")
 
 
-def get_knowledge_base(db: Database, name: str) -> KnowledgeBase:
+def get_knowledge_base(db: Database, name: str) -> domain.KnowledgeBaseInfo:
     """The knowledge base called ``name``; :class:`NotFoundError` if there is none."""
-    kb: KnowledgeBase | None = db.read(
-        lambda s: (
+    kb = db.read(
+        lambda s: to_record_or_none(
+            domain.KnowledgeBaseInfo,
             s.execute(select(KnowledgeBase).where(col(KnowledgeBase.name) == name))
             .scalars()
-            .first()
+            .first(),
         )
     )
     if kb is None:
@@ -300,7 +307,7 @@ def save_items(db: Database, kb_id: int, items: Iterable[NewItem]) -> int:
 class KnowledgeBaseSummary:
     """A knowledge base with its size, for listings."""
 
-    kb: KnowledgeBase
+    kb: domain.KnowledgeBaseInfo
     n_points: int
     relations: dict[str, int]
 
@@ -317,7 +324,7 @@ def upsert_knowledge_base(
     license: str = "",
     meta: dict[str, Any] | None = None,
     prune: bool = False,
-) -> tuple[KnowledgeBase, int, int]:
+) -> tuple[domain.KnowledgeBaseInfo, int, int]:
     """Create or update a knowledge base and its points in ONE transaction.
 
     Points already present are kept; with ``prune`` points no longer given are deleted (items keep
@@ -325,7 +332,7 @@ def upsert_knowledge_base(
     Either everything is written or nothing is.
     """
 
-    def _do(session: Session) -> tuple[KnowledgeBase, int, int]:
+    def _do(session: Session) -> tuple[domain.KnowledgeBaseInfo, int, int]:
         kb = session.execute(
             select(KnowledgeBase).where(col(KnowledgeBase.name) == name)
         ).scalar_one_or_none()
@@ -370,7 +377,7 @@ def upsert_knowledge_base(
                     )
                 )
             removed = len(stale)
-        return kb, added, removed
+        return to_record(domain.KnowledgeBaseInfo, kb), added, removed
 
     try:
         return db.write(_do)
@@ -392,8 +399,9 @@ def list_knowledge_bases(db: Database) -> list[KnowledgeBaseSummary]:
             counts.setdefault(int(kb_id), {})[str(relation)] = int(n)
         result = []
         for kb in kbs:
-            relations = dict(sorted(counts.get(kb.id or -1, {}).items()))
-            result.append(KnowledgeBaseSummary(kb, sum(relations.values()), relations))
+            info = to_record(domain.KnowledgeBaseInfo, kb)
+            relations = dict(sorted(counts.get(info.id, {}).items()))
+            result.append(KnowledgeBaseSummary(info, sum(relations.values()), relations))
         return result
 
     return db.read(_do)
@@ -453,14 +461,14 @@ def knowledge_point_ids(
 
 def save_prototype_set(
     db: Database, *, name: str, format: str, digest: str, content: str, source_path: str | None
-) -> tuple[PrototypeSetRow, bool]:
-    """Store an imported prototype file; returns (row, created).
+) -> tuple[domain.StoredPrototypeSet, bool]:
+    """Store an imported prototype file; returns (the stored set, created).
 
     The same name with the same content is a no-op; the same name with other content is a
     :class:`DuplicateError` (pick another name), so nothing is silently replaced.
     """
 
-    def _do(session: Session) -> tuple[PrototypeSetRow, bool]:
+    def _do(session: Session) -> tuple[domain.StoredPrototypeSet, bool]:
         row = session.execute(
             select(PrototypeSetRow).where(col(PrototypeSetRow.name) == name)
         ).scalar_one_or_none()
@@ -470,23 +478,26 @@ def save_prototype_set(
                     f"a different prototype set is already named {name!r}",
                     hint="import it under another --name",
                 )
-            return row, False
+            return to_record(domain.StoredPrototypeSet, row), False
         row = PrototypeSetRow(
             name=name, format=format, digest=digest, content=content, source_path=source_path
         )
         session.add(row)
         session.flush()
-        return row, True
+        return to_record(domain.StoredPrototypeSet, row), True
 
     return db.write(_do)
 
 
-def get_prototype_set(db: Database, name: str) -> PrototypeSetRow | None:
+def get_prototype_set(db: Database, name: str) -> domain.StoredPrototypeSet | None:
     """The imported prototype set called ``name``, if any."""
     return db.read(
-        lambda s: s.execute(
-            select(PrototypeSetRow).where(col(PrototypeSetRow.name) == name)
-        ).scalar_one_or_none()
+        lambda s: to_record_or_none(
+            domain.StoredPrototypeSet,
+            s.execute(
+                select(PrototypeSetRow).where(col(PrototypeSetRow.name) == name)
+            ).scalar_one_or_none(),
+        )
     )
 
 
@@ -516,18 +527,39 @@ def put_rephrasing(
     db.write(lambda s: _insert_ignore(s, RephraseCache, [row]))
 
 
-def get_cached_call(db: Database, key: str) -> ModelCallCache | None:
+def get_cached_call(db: Database, key: str) -> domain.CachedCall | None:
     """The cached model call stored under ``key``, if any (interactive use only)."""
     return db.read(
-        lambda s: s.execute(
-            select(ModelCallCache).where(col(ModelCallCache.key) == key)
-        ).scalar_one_or_none()
+        lambda s: to_record_or_none(
+            domain.CachedCall,
+            s.execute(
+                select(ModelCallCache).where(col(ModelCallCache.key) == key)
+            ).scalar_one_or_none(),
+        )
     )
 
 
-def put_cached_call(db: Database, row: ModelCallCache) -> None:
+def put_cached_call(
+    db: Database,
+    *,
+    key: str,
+    model: str,
+    text: str,
+    provider_model: str,
+    prompt_tokens: int | None = None,
+    completion_tokens: int | None = None,
+    total_tokens: int | None = None,
+) -> None:
     """Cache a model call (a second put for the same key is ignored)."""
-    data = row.model_dump(exclude={"id"})
+    data = ModelCallCache(
+        key=key,
+        model=model,
+        text=text,
+        provider_model=provider_model,
+        prompt_tokens=prompt_tokens,
+        completion_tokens=completion_tokens,
+        total_tokens=total_tokens,
+    ).model_dump(exclude={"id"})
     db.write(lambda s: _insert_ignore(s, ModelCallCache, [data]))
 
 
@@ -542,7 +574,7 @@ def get_or_create_respondent(
     *,
     display_name: str = "",
     cohort: str | None = None,
-) -> Respondent:
+) -> domain.Respondent:
     """The respondent ``(kind, name)``, created on first use; safe under concurrent callers."""
     row: dict[str, Any] = {
         "kind": RespondentKind(kind).value,
@@ -553,14 +585,14 @@ def get_or_create_respondent(
         "created_at": utcnow(),
     }
 
-    def _do(session: Session) -> Respondent:
+    def _do(session: Session) -> domain.Respondent:
         _insert_ignore(session, Respondent, [row])
         found: Respondent = session.execute(
             select(Respondent).where(
                 col(Respondent.kind) == row["kind"], col(Respondent.name) == name
             )
         ).scalar_one()
-        return found
+        return to_record(domain.Respondent, found)
 
     return db.write(_do)
 
@@ -573,7 +605,7 @@ def create_run(
     config: dict[str, Any] | None = None,
     n_items: int = 0,
     name: str | None = None,
-) -> EvalRun:
+) -> domain.Run:
     """Create an evaluation run in status ``pending``."""
     run = EvalRun(
         respondent_id=respondent_id,
@@ -583,12 +615,12 @@ def create_run(
         name=name,
     )
 
-    return _add(db, run, f"run for {model_requested!r}")
+    return _add(db, run, domain.Run, f"run for {model_requested!r}")
 
 
-def get_run(db: Database, run_id: int) -> EvalRun:
+def get_run(db: Database, run_id: int) -> domain.Run:
     """The run with this id; :class:`NotFoundError` if there is none."""
-    run = db.read(lambda s: s.get(EvalRun, run_id))
+    run = db.read(lambda s: to_record_or_none(domain.Run, s.get(EvalRun, run_id)))
     if run is None:
         raise NotFoundError(f"no run with id {run_id}", hint="`quizbot runs list` shows the runs")
     return run
@@ -601,10 +633,10 @@ def update_run(
     status: RunStatus | None = None,
     model_reported: str | None = None,
     error_text: str | None = None,
-) -> EvalRun:
+) -> domain.Run:
     """Move a run along its life cycle; start and finish times are set from the status."""
 
-    def _do(session: Session) -> EvalRun:
+    def _do(session: Session) -> domain.Run:
         run = session.get(EvalRun, run_id)
         if run is None:
             raise NotFoundError(f"no run with id {run_id}")
@@ -620,7 +652,7 @@ def update_run(
             run.error_text = error_text
         session.add(run)
         session.flush()
-        return run
+        return to_record(domain.Run, run)
 
     return db.write(_do)
 
@@ -710,10 +742,10 @@ def delete_error_responses(db: Database, run_id: int) -> int:
     return int(db.write(lambda s: s.execute(stmt).rowcount or 0))  # type: ignore[attr-defined]
 
 
-def list_runs(db: Database, limit: int = 100) -> list[tuple[EvalRun, int]]:
+def list_runs(db: Database, limit: int = 100) -> list[tuple[domain.Run, int]]:
     """Recent runs, newest first, with how many responses each has."""
 
-    def _do(session: Session) -> list[tuple[EvalRun, int]]:
+    def _do(session: Session) -> list[tuple[domain.Run, int]]:
         counts = dict(
             session.execute(
                 select(col(Response.run_id), func.count())
@@ -724,7 +756,7 @@ def list_runs(db: Database, limit: int = 100) -> list[tuple[EvalRun, int]]:
         runs = session.execute(
             select(EvalRun).order_by(col(EvalRun.id).desc()).limit(limit)
         ).scalars()
-        return [(run, int(counts.get(run.id, 0))) for run in runs]
+        return [(to_record(domain.Run, run), int(counts.get(run.id, 0))) for run in runs]
 
     return db.read(_do)
 
@@ -746,15 +778,14 @@ def count_responses(db: Database, *, run_id: int | None = None) -> int:
     return int(db.read(lambda s: s.execute(stmt).scalar_one()))
 
 
-def list_responses(db: Database, *, run_id: int) -> list[Response]:
-    """Every response of a run, oldest first."""
-    return db.read(
-        lambda s: list(
-            s.execute(
-                select(Response).where(col(Response.run_id) == run_id).order_by(col(Response.id))
-            ).scalars()
-        )
+def list_responses(db: Database, *, run_id: int) -> list[domain.ResponseRecord]:
+    """Every response of a run, oldest first (read as plain columns: runs can be large)."""
+    stmt = (
+        select(*record_columns(domain.ResponseRecord, Response))
+        .where(col(Response.run_id) == run_id)
+        .order_by(col(Response.id))
     )
+    return db.read(lambda s: [domain.ResponseRecord(*row) for row in s.execute(stmt).all()])
 
 
 # --------------------------------------------------------------------------------------------

@@ -1,9 +1,11 @@
-"""Repository functions for practice sessions: the queries behind :mod:`quizbot.practice`.
+"""Repository functions for practice sessions: the queries behind :mod:`quizbot.practice.service`.
 
 A practice session is one :class:`~storage.models.QuizSession` row (who, which KB, the chosen
 settings and the ordered item ids in ``config``, a status) plus one
 :class:`~storage.models.Response` per answered item (``quiz_session_id`` set, ``run_id`` NULL).
-Like :mod:`storage.repo`, every function runs one transaction and returns plain objects.
+Like :mod:`storage.repo`, every function runs one transaction and returns plain values: the
+records of :mod:`quizbot.domain` (:class:`~quizbot.domain.PracticeSessionRecord`,
+:class:`~quizbot.domain.Respondent`) and the small tuples defined here, never table rows.
 
 Answering is the one write that needs care. :func:`record_session_answer` does everything in one
 transaction: it locks the session row (``SELECT ... FOR UPDATE`` on PostgreSQL; SQLite writers
@@ -24,6 +26,7 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col
 
+from quizbot import domain
 from quizbot.errors import DuplicateError, InputError, NotFoundError
 from storage.engine import Database
 from storage.models import (
@@ -37,6 +40,7 @@ from storage.models import (
     Response,
     SessionStatus,
 )
+from storage.records import to_record, to_record_or_none
 from storage.repo import NewResponse, _integrity
 from storage.types import utcnow
 
@@ -102,26 +106,29 @@ def _answers(session: Session, session_ids: Sequence[int]) -> list[AnswerRow]:
 # Respondents
 
 
-def find_respondent(db: Database, kind: RespondentKind, name: str) -> Respondent | None:
+def find_respondent(db: Database, kind: RespondentKind, name: str) -> domain.Respondent | None:
     """The respondent ``(kind, name)`` if it exists; never creates one."""
     stmt = select(Respondent).where(
         col(Respondent.kind) == RespondentKind(kind).value, col(Respondent.name) == name
     )
-    found: Respondent | None = db.read(lambda s: s.execute(stmt).scalars().first())
-    return found
+    return db.read(
+        lambda s: to_record_or_none(domain.Respondent, s.execute(stmt).scalars().first())
+    )
 
 
-def set_respondent_cohort(db: Database, respondent_id: int, cohort: str | None) -> Respondent:
+def set_respondent_cohort(
+    db: Database, respondent_id: int, cohort: str | None
+) -> domain.Respondent:
     """Record the cohort a respondent belongs to now (``None`` clears it)."""
 
-    def _do(session: Session) -> Respondent:
+    def _do(session: Session) -> domain.Respondent:
         row = session.get(Respondent, respondent_id)
         if row is None:
             raise NotFoundError(f"no respondent with id {respondent_id}")
         row.cohort = cohort
         session.add(row)
         session.flush()
-        return row
+        return to_record(domain.Respondent, row)
 
     return db.write(_do)
 
@@ -132,14 +139,14 @@ def set_respondent_cohort(db: Database, respondent_id: int, cohort: str | None) 
 
 def create_session(
     db: Database, *, respondent_id: int, kb_name: str, config: dict[str, Any]
-) -> QuizSession:
+) -> domain.PracticeSessionRecord:
     """Create an active practice session; :class:`NotFoundError` for an unknown respondent."""
     row = QuizSession(respondent_id=respondent_id, kb_name=kb_name, config=config)
 
-    def _do(session: Session) -> QuizSession:
+    def _do(session: Session) -> domain.PracticeSessionRecord:
         session.add(row)
         session.flush()
-        return row
+        return to_record(domain.PracticeSessionRecord, row)
 
     try:
         return db.write(_do)
@@ -151,8 +158,8 @@ def create_session(
 class LoadedSession:
     """A session, who it belongs to, and its answers so far (oldest first), read together."""
 
-    session: QuizSession
-    respondent: Respondent
+    session: domain.PracticeSessionRecord
+    respondent: domain.Respondent
     answers: list[AnswerRow]
 
     @property
@@ -177,7 +184,11 @@ def load_session(db: Database, session_id: int) -> LoadedSession:
             return None
         respondent = session.get(Respondent, row.respondent_id)
         assert respondent is not None  # foreign key
-        return LoadedSession(row, respondent, _answers(session, [session_id]))
+        return LoadedSession(
+            to_record(domain.PracticeSessionRecord, row),
+            to_record(domain.Respondent, respondent),
+            _answers(session, [session_id]),
+        )
 
     loaded = db.read(_do)
     if loaded is None:
@@ -253,10 +264,12 @@ def record_session_answer(db: Database, response: NewResponse, *, n_items: int) 
         raise _integrity(exc, "an answer to this item in this session") from None
 
 
-def set_session_status(db: Database, session_id: int, status: SessionStatus) -> QuizSession:
+def set_session_status(
+    db: Database, session_id: int, status: SessionStatus
+) -> domain.PracticeSessionRecord:
     """Move a session to ``status``; ``finished_at`` is set when it leaves ``active``."""
 
-    def _do(session: Session) -> QuizSession:
+    def _do(session: Session) -> domain.PracticeSessionRecord:
         row = session.get(QuizSession, session_id)
         if row is None:
             raise _not_found(session_id)
@@ -265,7 +278,7 @@ def set_session_status(db: Database, session_id: int, status: SessionStatus) -> 
             row.finished_at = utcnow()
         session.add(row)
         session.flush()
-        return row
+        return to_record(domain.PracticeSessionRecord, row)
 
     return db.write(_do)
 
@@ -274,7 +287,7 @@ def set_session_status(db: Database, session_id: int, status: SessionStatus) -> 
 class SessionHistory:
     """One of a respondent's sessions with its answers (oldest first)."""
 
-    session: QuizSession
+    session: domain.PracticeSessionRecord
     answers: list[AnswerRow]
 
 
@@ -287,11 +300,14 @@ def respondent_history(
         stmt = select(QuizSession).where(col(QuizSession.respondent_id) == respondent_id)
         if kb_name is not None:
             stmt = stmt.where(col(QuizSession.kb_name) == kb_name)
-        rows = list(session.execute(stmt.order_by(col(QuizSession.id))).scalars())
-        by_session: dict[int, list[AnswerRow]] = {row.id: [] for row in rows if row.id}
+        rows = [
+            to_record(domain.PracticeSessionRecord, row)
+            for row in session.execute(stmt.order_by(col(QuizSession.id))).scalars()
+        ]
+        by_session: dict[int, list[AnswerRow]] = {row.id: [] for row in rows}
         for answer in _answers(session, list(by_session)):
             by_session[answer.quiz_session_id].append(answer)
-        return [SessionHistory(row, by_session.get(row.id or -1, [])) for row in rows]
+        return [SessionHistory(row, by_session[row.id]) for row in rows]
 
     return db.read(_do)
 

@@ -53,3 +53,26 @@ def test_the_boundary_check_sees_real_imports() -> None:
     """Guard against the check passing vacuously: storage really imports sqlalchemy."""
     assert "sqlalchemy" in _imports(ROOT / "storage" / "engine.py")
     assert "gradio" in _imports(ROOT / "quizbot" / "ui" / "app.py")
+
+
+def _modules(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+            found.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return found
+
+
+def test_table_rows_never_leave_storage() -> None:
+    """Code above storage gets quizbot.domain records; only storage/ knows the tables."""
+    offenders = [
+        str(path.relative_to(ROOT))
+        for path in _sources()
+        if any(m == "storage.models" or m.startswith("storage.models.") for m in _modules(path))
+        and not str(path.relative_to(ROOT)).startswith("storage/")
+    ]
+    assert offenders == [], "import records from quizbot.domain instead"

@@ -34,6 +34,7 @@ __all__ = [
     "default_prototypes",
     "load_pool_csv",
     "load_pretex_csv",
+    "read_prototypes",
 ]
 
 # The paper file's prototype columns, in transform order as documented with the file.
@@ -240,4 +241,26 @@ def default_prototypes() -> PrototypeSet:
     text = resources.files("quizbot.generate").joinpath("data/prototypes.csv").read_text("utf-8")
     return load_pool_csv(
         text=text, name="quizbot-pool", source="quizbot/generate/data/prototypes.csv"
+    )
+
+
+def read_prototypes(path: Path, name: str) -> tuple[PrototypeSet, str, str]:
+    """Read a prototype file in quizbot's pool format or the PretexEval format (by its header).
+
+    Returns (the parsed set, its format name, the file's text).
+    """
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"cannot read ({exc})", path=str(path)) from None
+    header = text.splitlines()[0] if text.strip() else ""
+    if header.startswith("relation,"):
+        return load_pool_csv(text=text, name=name, source=str(path)), "pool", text
+    if header.startswith("pid,"):
+        return load_pretex_csv(text=text, name=name, source=str(path)), "pretex", text
+    raise InputError(
+        "unknown prototype format: the header must start with 'relation,' (quizbot) or "
+        "'pid,' (PretexEval)",
+        path=str(path),
+        line=1,
     )

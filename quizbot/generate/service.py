@@ -25,6 +25,7 @@ from quizbot.generate.prototypes import (
     default_prototypes,
     load_pool_csv,
     load_pretex_csv,
+    read_prototypes,
 )
 from quizbot.generate.rephrase import (
     CompletionText,
@@ -36,7 +37,6 @@ from quizbot.generate.statements import PointPlan, statements
 from quizbot.generate.transforms import Polarity, Transform
 from quizbot.items import GENERATOR_VERSION, ChoiceItem, StatementItem, StatementSide
 from quizbot.jsonl import read_objects
-from quizbot.kb.importers import read_prototypes
 from quizbot.kb.model import KnowledgeBaseData, Triplet
 from quizbot.kb.registry import get_kb
 from quizbot.providers import (

@@ -1,4 +1,4 @@
-"""Importers: MedLAMA directories, generic triplet files (CSV or JSONL), prototype files.
+"""Importers: MedLAMA directories and generic triplet files (CSV or JSONL).
 
 Each reads and validates the *whole* input before anything is written, and raises
 :class:`~quizbot.errors.InputError` naming the file, line and field of the first problem, so a
@@ -16,16 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from quizbot.errors import InputError
-from quizbot.generate.prototypes import (
-    PrototypeSet,
-    default_prototypes,
-    load_pool_csv,
-    load_pretex_csv,
-)
 from quizbot.jsonl import read_objects
 from quizbot.kb.model import KnowledgeBaseData, Relation, Triplet
+from quizbot.kb.relations import known_relations
 
-__all__ = ["read_medlama", "read_prototypes", "read_triplets"]
+__all__ = ["read_medlama", "read_triplets"]
 
 MEDLAMA_COLUMNS = ("head_cui", "head_name", "rel", "tail_names", "tail_cuis")
 MEDLAMA_LICENSE = (
@@ -62,10 +57,6 @@ def _digest(path: Path) -> str:
     return h.hexdigest()[:16]
 
 
-def _known_relations() -> dict[str, Relation]:
-    return dict(default_prototypes().relations)
-
-
 def _clean(value: str | None) -> str:
     return " ".join((value or "").split())
 
@@ -87,7 +78,7 @@ def read_medlama(path: Path, name: str) -> KnowledgeBaseData:
             path=str(folder),
             hint="give the MedLAMA folder that contains 2021AA/",
         )
-    known = _known_relations()
+    known = known_relations()
     relations: dict[str, Relation] = {}
     triplets: list[Triplet] = []
     for file in files:
@@ -200,7 +191,7 @@ def read_triplets(path: Path, name: str) -> KnowledgeBaseData:
     (optional). A relation's types must be the same on every line that gives them.
     """
     label = str(path)
-    known = _known_relations()
+    known = known_relations()
     types: dict[str, tuple[str, str, int]] = {}
     triplets: list[Triplet] = []
     for line, record in _triplet_records(path):
@@ -260,26 +251,4 @@ def read_triplets(path: Path, name: str) -> KnowledgeBaseData:
         triplets=tuple(_dedupe(triplets)),
         title=name,
         meta={"path": str(path), "digest": digest},
-    )
-
-
-def read_prototypes(path: Path, name: str) -> tuple[PrototypeSet, str, str]:
-    """Read a prototype file in quizbot's pool format or the PretexEval format (by its header).
-
-    Returns (the parsed set, its format name, the file's text).
-    """
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read ({exc})", path=str(path)) from None
-    header = text.splitlines()[0] if text.strip() else ""
-    if header.startswith("relation,"):
-        return load_pool_csv(text=text, name=name, source=str(path)), "pool", text
-    if header.startswith("pid,"):
-        return load_pretex_csv(text=text, name=name, source=str(path)), "pretex", text
-    raise InputError(
-        "unknown prototype format: the header must start with 'relation,' (quizbot) or "
-        "'pid,' (PretexEval)",
-        path=str(path),
-        line=1,
     )

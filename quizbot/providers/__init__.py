@@ -62,7 +62,7 @@ def resolve_model_settings(
     options = settings.model_options(model) if settings is not None else None
     base = api_base or (options.api_base if options else None)
     if model.startswith("local/") and not base and settings is not None:
-        from quizbot.localmodel import endpoint  # noqa: PLC0415 - only local models need it
+        from quizbot.providers.local import endpoint  # noqa: PLC0415 - only local models need it
 
         base = endpoint(settings.home)
     return ModelSettings(

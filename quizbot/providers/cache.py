@@ -5,7 +5,8 @@ A student or researcher asking a model the same question twice in the app need n
 (plain text, chat messages, style, token limit, temperature, stop sequences) and the endpoint it
 goes to. Timeouts and concurrency do not change an answer and are not part of the key.
 
-Evaluation and monitoring runs refuse a caching provider (:func:`quizbot.runner.execute` checks
+Evaluation and monitoring runs refuse a caching provider (:func:`quizbot.evaluation.runner.execute`
+checks
 :func:`is_caching`): a drift run served from cache would report yesterday's model as today's.
 """
 
@@ -19,7 +20,6 @@ import orjson
 
 from quizbot.providers.base import Completion, Provider, Request
 from storage import Database
-from storage.models import ModelCallCache
 from storage.repo import get_cached_call, put_cached_call
 
 __all__ = ["CachedProvider", "CallStore", "DbCallStore", "call_key", "is_caching"]
@@ -78,15 +78,13 @@ class DbCallStore:
         """Store a fresh completion (a second put for one key is ignored)."""
         put_cached_call(
             self.db,
-            ModelCallCache(
-                key=key,
-                model=model,
-                text=completion.text,
-                provider_model=completion.model,
-                prompt_tokens=completion.prompt_tokens,
-                completion_tokens=completion.completion_tokens,
-                total_tokens=completion.total_tokens,
-            ),
+            key=key,
+            model=model,
+            text=completion.text,
+            provider_model=completion.model,
+            prompt_tokens=completion.prompt_tokens,
+            completion_tokens=completion.completion_tokens,
+            total_tokens=completion.total_tokens,
         )
 
 

@@ -16,7 +16,7 @@ The panel:
   app never writes a schedules file: the shipped one belongs to the installation, so the way to
   change monitors is a file of one's own named by ``QUIZBOT_SCHEDULES_FILE``.
 * **Runs**: the runs of :func:`storage.repo.list_runs`; selecting one shows
-  :func:`quizbot.reporting.run_report`.
+  :func:`quizbot.analysis.reporting.run_report`.
 * **Import a knowledge base**: a triplets CSV/JSONL file or MedLAMA ``<relation>_1000.csv``
   files, read by the importers ``quizbot kb import`` uses and installed with
   :func:`quizbot.kb.registry.install`; a bad file is refused whole, naming file, line and field.
@@ -35,17 +35,17 @@ from typing import Any
 import gradio as gr
 import pandas as pd
 
+from quizbot.analysis.reporting import run_report
+from quizbot.domain import Run
 from quizbot.errors import InputError, NotFoundError, QuizbotError
 from quizbot.kb.importers import read_medlama, read_triplets
 from quizbot.kb.registry import check_import_name, import_kb
-from quizbot.monitoring import history
-from quizbot.reporting import run_report
-from quizbot.scheduler import trigger_for
+from quizbot.monitoring.nights import history
+from quizbot.monitoring.scheduler import trigger_for
 from quizbot.ui.context import UiContext
 from quizbot.ui.monitor import NOT_ADMIN, declared_monitors, failure_text, md_escape, run_now
 from schedules.config import MonitorSpec, default_schedules_file, load_monitors
 from storage import Database
-from storage.models import EvalRun
 from storage.repo import list_runs
 
 __all__ = [
@@ -118,7 +118,7 @@ def monitor_rows(
     return rows
 
 
-def run_rows(runs: Sequence[tuple[EvalRun, int]]) -> list[list[Any]]:
+def run_rows(runs: Sequence[tuple[Run, int]]) -> list[list[Any]]:
     """One row per run, as :func:`storage.repo.list_runs` orders them (``RUN_HEADERS``)."""
     return [
         [
@@ -159,7 +159,7 @@ def _breakdown(title: str, parts: Mapping[str, Any]) -> list[str]:
 
 
 def render_report(report: Mapping[str, Any]) -> str:
-    """A run's report (:func:`quizbot.reporting.run_report`) as Markdown tables."""
+    """A run's report (:func:`quizbot.analysis.reporting.run_report`) as Markdown tables."""
     lines = [
         f"### Run {report['run_id']}" + (f": {report['name']}" if report.get("name") else ""),
         f"Model `{report['model']}` (reported: `{report.get('model_reported') or '-'}`), "

@@ -5,7 +5,7 @@ models, the local Gemma server when it runs, the baselines):
 
 * **Your statement**: a true/false statement typed by the user, with the truth value they pick
   (or "Unknown", which leaves correctness blank). It is asked exactly like a generated statement
-  (the PretexEval prompt of :func:`quizbot.prompts.build_prompt`), so it is wrapped in a
+  (the PretexEval prompt of :func:`quizbot.evaluation.prompts.build_prompt`), so it is wrapped in a
   throw-away :class:`~quizbot.items.StatementItem` of knowledge base ``custom``; it is never
   stored.
 * **Generated question**: "New question" generates one knowledge point of the chosen knowledge
@@ -13,12 +13,13 @@ models, the local Gemma server when it runs, the baselines):
   point) and picks one of its statements (or its multiple-choice question); "Ask" puts it to the
   models.
 * **Batch run**: N knowledge points generated the same way and put to every chosen model as real
-  evaluation runs (:func:`quizbot.runner.prepare_run` + :func:`quizbot.runner.execute`, one run
-  per model, logged in the database like ``quizbot eval``), then each run's metrics with their
-  95% intervals from :func:`quizbot.reporting.run_report`.
+  evaluation runs through the one entry point (:func:`quizbot.evaluation.start`, then the
+  runner), one run per model, logged in the database like ``quizbot eval``, then each run's
+  metrics with their 95% intervals from :func:`quizbot.analysis.reporting.run_report`.
 
 Single questions go through the same request builder as runs and are parsed and scored by
-:func:`quizbot.parse.parse_and_score`, so the table shows what a run would record. They may be
+:func:`quizbot.evaluation.parse.parse_and_score`, so the table shows what a run would record. They
+may be
 answered from the call cache (:class:`~quizbot.providers.cache.CachedProvider`; the table says
 "cached"), and are tried at most :data:`SINGLE_ATTEMPTS` times so a dead endpoint answers
 quickly. A model that cannot be reached gets a row with the error instead of stopping the others.
@@ -37,33 +38,24 @@ import logging
 import math
 import secrets
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
 
 import gradio as gr
 
+from quizbot.analysis.reporting import run_report
+from quizbot.domain import Outcome
 from quizbot.errors import InputError, QuizbotError
+from quizbot.evaluation import EvalSpec
+from quizbot.evaluation import start as start_run
+from quizbot.evaluation.runner import execute
+from quizbot.evaluation.service import ModelAnswer, ask_once
 from quizbot.generate.service import GenerateRequest, prepare
 from quizbot.generate.transforms import Polarity, Transform
 from quizbot.items import ChoiceItem, StatementItem, StatementSide, item_from_json
 from quizbot.kb.registry import BUILTINS, DEFAULT_KB, kb_listing, load_builtin
-from quizbot.parse import parse_and_score
-from quizbot.providers import (
-    Completion,
-    ModelSettings,
-    Provider,
-    ProviderError,
-    get_provider,
-    resolve_model_settings,
-)
-from quizbot.providers.cache import CachedProvider, DbCallStore
-from quizbot.providers.retry import call_with_retries
-from quizbot.reporting import run_report
-from quizbot.runner import RunConfig, build_request, execute, prepare_run
+from quizbot.providers.cache import DbCallStore
 from quizbot.ui.context import UiContext, user_message
 from storage import Database
-from storage.models import Outcome
-from storage.repo import get_run
 
 __all__ = [
     "ALL_RELATIONS",
@@ -141,20 +133,6 @@ _CORRECT_WORDS = {
 # Asking
 
 
-@dataclass(frozen=True)
-class ModelAnswer:
-    """What one model said to one question, parsed and (when the truth is known) scored."""
-
-    model: str
-    raw: str | None  # None when the call failed
-    parsed: str | None  # "true"/"false", letters "A,C", "idk", or None when unreadable
-    reason: str  # why the answer was read so (or the error)
-    outcome: Outcome | None  # None when the truth is unknown or the call failed
-    cached: bool = False
-    latency_ms: float | None = None
-    error: str | None = None
-
-
 def truth_of(choice: str | None) -> bool | None:
     """The truth value picked in the UI: True, False, or None for "Unknown" (or nothing)."""
     if choice == "True":
@@ -190,41 +168,17 @@ def custom_statement(text: str | None, truth: bool | None) -> StatementItem:
     return StatementItem(side, Transform.NONE, truth is not False, statement, CUSTOM_KB)
 
 
-def _style(model: str, reach: ModelSettings) -> Literal["chat", "completion"]:
-    """How a model is asked when nothing else says: completion for local base models."""
-    return reach.style or ("completion" if model.startswith("local/") else "chat")
-
-
 async def _ask_one(
     ctx: UiContext, model: str, item: Item, *, idk: bool, use_cache: bool, scored: bool
 ) -> ModelAnswer:
-    try:
-        reach = resolve_model_settings(model, ctx.settings)
-        provider: Provider = get_provider(model, reach)
-    except QuizbotError as exc:
-        return ModelAnswer(model, None, None, exc.message, None, error=str(exc))
-    if use_cache and not model.startswith("baseline/"):
-        provider = CachedProvider(provider, DbCallStore(ctx.db), api_base=reach.api_base)
-    request = build_request(
-        item, (), RunConfig(model=model, idk=idk, style=_style(model, reach)), set()
-    )
-    try:
-        completion: Completion = await call_with_retries(
-            lambda: provider.complete(request), attempts=SINGLE_ATTEMPTS
-        )
-    except ProviderError as exc:
-        return ModelAnswer(model, None, None, exc.message, None, error=exc.message)
-    finally:
-        await provider.aclose()
-    parsed, outcome = parse_and_score(completion.text, item, idk_offered=idk)
-    return ModelAnswer(
-        model=model,
-        raw=completion.text,
-        parsed="idk" if parsed.abstained else parsed.answer,
-        reason=parsed.reason,
-        outcome=outcome if scored else None,
-        cached=completion.cached,
-        latency_ms=completion.latency_ms,
+    return await ask_once(
+        model,
+        item,
+        settings=ctx.settings,
+        idk=idk,
+        scored=scored,
+        call_store=DbCallStore(ctx.db) if use_cache else None,
+        attempts=SINGLE_ATTEMPTS,
     )
 
 
@@ -362,29 +316,21 @@ async def run_batch(
     run_ids: list[int] = []
     failures: list[str] = []
     for model in chosen:
+        spec = EvalSpec(
+            model=model, shots=shots, idk=idk, seed=seed, name=f"app batch: {kb} x{points}"
+        )
         try:
-            reach = resolve_model_settings(model, ctx.settings)
-            probe = get_provider(model, reach)  # an unreachable model leaves no empty run
+            # The entry point builds the provider before it records the run, so an unreachable
+            # model leaves no empty run behind.
+            ready = await start_run(ctx.db, spec, items, settings=ctx.settings)
         except QuizbotError as exc:
             failures.append(f"{model}: {' '.join(str(exc).split())}")
             tick(len(items), model)
             continue
-        await probe.aclose()
-        config = RunConfig(
-            model=model,
-            shots=shots,
-            idk=idk,
-            style=_style(model, reach),
-            concurrency=reach.max_concurrency,
-            seed=seed,
+        await execute(
+            ctx.db, ready.run_id, ready.provider, progress=functools.partial(tick, model=model)
         )
-        run_id = await asyncio.to_thread(
-            prepare_run, ctx.db, items, config, name=f"app batch: {kb} x{points}"
-        )
-        majority = (await asyncio.to_thread(get_run, ctx.db, run_id)).config["majority_answer"]
-        provider = get_provider(model, reach, seed=seed, majority_answer=majority)
-        await execute(ctx.db, run_id, provider, progress=functools.partial(tick, model=model))
-        run_ids.append(run_id)
+        run_ids.append(ready.run_id)
     return run_ids, failures
 
 
@@ -398,7 +344,8 @@ def format_proportion(value: float | None, interval: Sequence[float] | None) -> 
 
 
 def batch_table(reports: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """One row per run report (:func:`quizbot.reporting.run_report`), metrics with intervals."""
+    """One row per run report (:func:`quizbot.analysis.reporting.run_report`), metrics with
+    intervals."""
     rows = []
     for r in reports:
         metrics, intervals = r.get("metrics", {}), r.get("intervals", {})

@@ -1,8 +1,9 @@
 """The "Humans vs models" tab: students and models on the same items, side by side.
 
-All figures come from :func:`quizbot.comparison.compare` (its docstring defines who is compared,
+All figures come from :func:`quizbot.analysis.comparison.compare` (its docstring defines who is
+compared,
 on which items, and every figure and test); this module only collects the filters and renders
-the :class:`~quizbot.comparison.HumansVsModels` it returns:
+the :class:`~quizbot.analysis.comparison.HumansVsModels` it returns:
 
 * the groups table: pooled students, each model run and each student, with accuracy, answer
   rate and joint accuracy and their Wilson 95% intervals;
@@ -12,7 +13,8 @@ the :class:`~quizbot.comparison.HumansVsModels` it returns:
 * the breakdown tables (accuracy by relation and by transform, one column per group);
 * the tests (model vs students and model vs model, raw and Benjamini–Hochberg-adjusted p);
 * each model's percentile within the student cohort;
-* the service's notes, and "Export CSV" (:meth:`~quizbot.comparison.HumansVsModels.to_csv`).
+* the service's notes, and "Export CSV"
+(:meth:`~quizbot.analysis.comparison.HumansVsModels.to_csv`).
 
 Filters: knowledge base, cohort, a date range of whole UTC days (students only), models (empty:
 every model with a completed run) and the minimum number of shared items for a student to
@@ -32,7 +34,7 @@ from typing import Any
 
 import gradio as gr
 
-from quizbot.comparison import (
+from quizbot.analysis.comparison import (
     DEFAULT_MIN_ITEMS,
     GroupRow,
     HumansVsModels,
@@ -41,9 +43,9 @@ from quizbot.comparison import (
     comparable_models,
     compare,
 )
+from quizbot.analysis.metrics import Proportion
 from quizbot.errors import InputError, QuizbotError
 from quizbot.kb.registry import kb_listing
-from quizbot.metrics import Proportion
 from quizbot.ui.ask import format_proportion
 from quizbot.ui.context import UiContext, user_message
 

@@ -1,7 +1,8 @@
 """What every tab of the app shares: settings, the database, the models on offer, admin checks.
 
-The tabs hold no business logic: they call the services (:mod:`quizbot.practice`,
-:mod:`quizbot.comparison`, :mod:`quizbot.monitoring`, :mod:`quizbot.runner`) and render what
+The tabs hold no business logic: they call the services (:mod:`quizbot.practice.service`,
+:mod:`quizbot.analysis.comparison`, :mod:`quizbot.monitoring.nights`,
+:mod:`quizbot.evaluation.runner`) and render what
 those return. Errors a user can fix arrive as :class:`~quizbot.errors.QuizbotError` and are shown
 as a message (:func:`user_message`), never as a traceback.
 """
@@ -13,8 +14,8 @@ from dataclasses import dataclass
 
 from quizbot.config import Settings
 from quizbot.errors import QuizbotError
-from quizbot.localmodel import LOCAL_MODEL
-from quizbot.localmodel import status as local_status
+from quizbot.providers.local import LOCAL_MODEL
+from quizbot.providers.local import status as local_status
 from storage import Database
 
 __all__ = ["BASELINE_MODELS", "UiContext", "user_message"]

@@ -1,6 +1,7 @@
 """The "Monitor" tab: every monitor's nights, per model, as a chart and three tables.
 
-What is shown comes from :func:`quizbot.monitoring.history` (the nights' stored summaries and the
+What is shown comes from :func:`quizbot.monitoring.nights.history` (the nights' stored summaries
+and the
 alerts); nothing is computed here beyond arranging it. The chart draws, for the chosen model, the
 nightly accuracy of the anchor set (the same statements every night, compared pairwise) and of the
 rotating slice (new statements every night), each with its 95% Wilson interval. The app ships
@@ -30,8 +31,8 @@ import gradio as gr
 import pandas as pd
 
 from quizbot.errors import NotFoundError, QuizbotError
-from quizbot.monitoring import NightResult, history, run_monitor
-from quizbot.scheduler import schedules_path
+from quizbot.monitoring.nights import NightResult, history, run_monitor
+from quizbot.monitoring.scheduler import schedules_path
 from quizbot.ui.context import UiContext, user_message
 from schedules.config import MonitorSpec, find_monitor, load_monitors
 from storage.monitoring import list_monitors

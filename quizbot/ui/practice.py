@@ -1,10 +1,12 @@
 """The "Practice" tab: a student answers questions one at a time in a chat, with feedback.
 
-Everything a student does is a call to :mod:`quizbot.practice`; this module only lays out the
+Everything a student does is a call to :mod:`quizbot.practice.service`; this module only lays out
+the
 controls, keeps the per-browser state and renders what the service returns.
 
 Design
-    State. The session id, the current :class:`~quizbot.practice.Question`, the chat transcript
+    State. The session id, the current :class:`~quizbot.practice.service.Question`, the chat
+    transcript
     and the letters selected for a multiple-choice answer live in ``gr.State``, which stays on
     the server (per browser tab, and per ``gradio_client`` session). The browser receives only
     rendered text: a question before it is answered (the service's ``Question`` carries no label,
@@ -29,7 +31,7 @@ Design
     to the same items did, and each answer with its key.
 
     Progress. "My progress" reads the student's whole history from the database
-    (:func:`quizbot.practice.progress`): per-topic accuracy per day or per session with 95%
+    (:func:`quizbot.practice.service.progress`): per-topic accuracy per day or per session with 95%
     intervals (a table, and a chart with the interval in each point's tooltip), and the list of
     sessions. The chart is a scatter plot rather than a line chart: Gradio's line chart draws
     nothing for a topic seen on a single day, which is every topic of a new student.
@@ -65,12 +67,12 @@ from typing import Any, cast
 import gradio as gr
 import pandas as pd
 
-from quizbot import practice
+from quizbot.analysis.metrics import MIN_SHARED_FOR_MCNEMAR, Proportion
 from quizbot.errors import DuplicateError, InputError, QuizbotError
 from quizbot.generate.choice import I_DO_NOT_KNOW
 from quizbot.kb.registry import BUILTINS, DEFAULT_KB, KbListing, kb_listing
-from quizbot.metrics import MIN_SHARED_FOR_MCNEMAR, Proportion
-from quizbot.practice import Feedback, Progress, Question, Summary
+from quizbot.practice import service as practice
+from quizbot.practice.service import Feedback, Progress, Question, Summary
 from quizbot.ui.context import UiContext, user_message
 
 __all__ = [
@@ -343,7 +345,7 @@ def _when(moment: datetime) -> str:
 
 
 def progress_view(p: Progress) -> ProgressView:
-    """Tables and chart data for :func:`quizbot.practice.progress` (accuracy in percent)."""
+    """Tables and chart data for :func:`quizbot.practice.service.progress` (accuracy in percent)."""
     by_what = "day" if p.by == "day" else "session"
     overview = (
         f"**{md_escape(p.student)}**: {_count(p.total_answered, 'answer')} in "

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from quizbot.domain import Outcome, RespondentKind
 from storage import Database
-from storage.models import Outcome, RespondentKind
 from storage.repo import (
     NewItem,
     NewResponse,

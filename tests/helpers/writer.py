@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import sys
 
+from quizbot.domain import Outcome
 from storage import Database
-from storage.models import Outcome
 from storage.repo import NewResponse, record_response, record_responses
 
 

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from quizbot.errors import InputError
+from quizbot.generate.prototypes import read_prototypes
 from quizbot.generate.transforms import Transform
-from quizbot.kb.importers import read_medlama, read_prototypes, read_triplets
+from quizbot.kb.importers import read_medlama, read_triplets
 from quizbot.kb.model import KnowledgeBaseData
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"

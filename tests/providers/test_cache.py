@@ -8,12 +8,12 @@ import dataclasses
 import pytest
 
 from quizbot.errors import ConfigError
+from quizbot.evaluation.runner import RunConfig, execute, prepare_run
 from quizbot.generate.service import GenerateRequest, prepare
 from quizbot.items import StatementItem
 from quizbot.providers import Request
 from quizbot.providers.cache import CachedProvider, DbCallStore, call_key
 from quizbot.providers.scripted import ScriptedProvider
-from quizbot.runner import RunConfig, execute, prepare_run
 from storage import Database
 from storage.repo import list_responses
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from sqlmodel import Session
 
 import storage.cohorts
+from quizbot.domain import Outcome, RespondentKind, RunStatus
 from storage import Database
 from storage.cohorts import (
     completed_runs,
@@ -16,7 +16,6 @@ from storage.cohorts import (
     models_with_completed_runs,
     scored_item_ids,
 )
-from storage.models import Outcome, QuizSession, RespondentKind, RunStatus
 from storage.repo import (
     NewResponse,
     create_knowledge_base,
@@ -26,27 +25,17 @@ from storage.repo import (
     save_items,
     update_run,
 )
+from storage.sessions import create_session
 from tests.helpers.factories import make_items
 
 T0 = datetime(2026, 3, 10, 12, 0, tzinfo=UTC)
 
 
-def new_session(db: Database, respondent_id: int) -> int:
-    def _do(session: Session) -> int:
-        row = QuizSession(respondent_id=respondent_id, kb_name="kb-a", started_at=T0)
-        session.add(row)
-        session.flush()
-        assert row.id is not None
-        return row.id
-
-    return db.write(_do)
-
-
 def person(db: Database, name: str, cohort: str | None) -> tuple[int, int]:
     """A human respondent and one practice session of theirs."""
     row = get_or_create_respondent(db, RespondentKind.HUMAN, name, cohort=cohort)
-    assert row.id is not None
-    return row.id, new_session(db, row.id)
+    session = create_session(db, respondent_id=row.id, kb_name="kb-a", config={})
+    return row.id, session.id
 
 
 def said(
@@ -71,7 +60,6 @@ def two_kbs(db: Database) -> tuple[list[str], list[str]]:
     ids = []
     for name, n in (("kb-a", 4), ("kb-b", 2)):
         kb = create_knowledge_base(db, name, version="1", source="test")
-        assert kb.id is not None
         items = make_items(n, prefix=name)
         save_items(db, kb.id, items)
         ids.append([i.id for i in items])
@@ -102,9 +90,7 @@ def test_human_answers_filters(db: Database, two_kbs: tuple[list[str], list[str]
     )
     # A model answering in a run is not a human answer.
     model = get_or_create_respondent(db, RespondentKind.MODEL, "m")
-    assert model.id is not None
     run = create_run(db, respondent_id=model.id, model_requested="m")
-    assert run.id is not None
     record_responses(
         db,
         [
@@ -155,15 +141,12 @@ def test_completed_runs_newest_first_and_scored_items(
     a_items, _ = two_kbs
     model = get_or_create_respondent(db, RespondentKind.MODEL, "m")
     other = get_or_create_respondent(db, RespondentKind.BASELINE, "baseline/random")
-    assert model.id is not None and other.id is not None
     ids = []
     for status in (RunStatus.COMPLETED, RunStatus.COMPLETED, RunStatus.FAILED):
         run = create_run(db, respondent_id=model.id, model_requested="m")
-        assert run.id is not None
         update_run(db, run.id, status=status)
         ids.append(run.id)
     base = create_run(db, respondent_id=other.id, model_requested="baseline/random")
-    assert base.id is not None
     update_run(db, base.id, status=RunStatus.COMPLETED)
     create_run(db, respondent_id=model.id, model_requested="pending/model")
 

@@ -21,6 +21,7 @@ from storage.repo import count_responses, list_responses, table_counts
 
 EXPECTED_TABLES = {
     "alert",
+    "apscheduler_jobs",
     "drift_result",
     "eval_run",
     "item",
@@ -223,3 +224,24 @@ def test_nights_stored_before_0004_survive_it_without_a_summary(empty_db: Databa
         None,
         None,
     )
+
+
+def test_a_job_store_made_by_apscheduler_before_0005_is_adopted_and_its_stale_jobs_dropped(
+    empty_db: Database,
+) -> None:
+    """Databases whose scheduler ran before 0005 already have APScheduler's own table."""
+    from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
+
+    upgrade(empty_db, "0004")
+    store = SQLAlchemyJobStore(engine=empty_db.engine, tablename="apscheduler_jobs")
+    store.jobs_t.create(empty_db.engine, checkfirst=True)  # what APScheduler did on start
+    with empty_db.engine.begin() as conn:
+        conn.execute(
+            text("INSERT INTO apscheduler_jobs (id, next_run_time, job_state) VALUES (:i, 1, :s)"),
+            {"i": "monitor:old", "s": b"pickled reference to quizbot.scheduler:nightly_job"},
+        )
+    upgrade(empty_db)
+    assert table_counts(empty_db)["apscheduler_jobs"] == 0
+    with empty_db.engine.connect() as conn:
+        context = MigrationContext.configure(conn, opts={"compare_type": True})
+        assert compare_metadata(context, SQLModel.metadata) == []

@@ -5,8 +5,8 @@ from __future__ import annotations
 import threading
 from datetime import date, timedelta
 
+from quizbot.domain import NightStatus
 from storage import Database
-from storage.models import DriftResult, NightStatus
 from storage.monitoring import (
     NewFinding,
     claim_night,
@@ -25,7 +25,6 @@ NIGHT = date(2026, 3, 1)
 
 def _monitor(db: Database) -> int:
     row = upsert_monitor(db, "m", {"points": 2})
-    assert row.id is not None
     return row.id
 
 
@@ -93,12 +92,12 @@ def test_findings_and_alerts_are_stored_together_and_replaced_on_rerun(db: Datab
     assert night is not None and night.id is not None
 
     def findings() -> list[NewFinding]:
-        quiet = DriftResult(monitor_night_id=0, scope="rotating", metric="accuracy", p_value=0.4)
-        loud = DriftResult(
-            monitor_night_id=0, scope="anchor", metric="accuracy", effect=-0.12,
-            p_value=0.001, p_adjusted=0.004, compared_run_ids=[1, 2],
+        quiet = NewFinding(scope="rotating", metric="accuracy", p_value=0.4)
+        loud = NewFinding(
+            scope="anchor", metric="accuracy", effect=-0.12, p_value=0.001, p_adjusted=0.004,
+            compared_run_ids=(1, 2), severity="critical", alert_message="anchor accuracy fell",
         )  # fmt: skip
-        return [NewFinding(quiet), NewFinding(loud, "critical", "anchor accuracy fell")]
+        return [quiet, loud]
 
     save_findings(db, night.id, findings())
     alerts = save_findings(db, night.id, findings())  # a re-run replaces, never duplicates

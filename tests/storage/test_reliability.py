@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from sqlalchemy import text
 
+from quizbot.domain import Outcome
 from storage import Database, open_database
-from storage.models import Outcome
 from storage.repo import (
     NewResponse,
     answered_item_ids,

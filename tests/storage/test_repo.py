@@ -6,9 +6,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from quizbot.domain import Outcome, RespondentKind, RunStatus
 from quizbot.errors import DuplicateError, InputError, NotFoundError
 from storage import Database
-from storage.models import Outcome, RespondentKind, RunStatus
 from storage.repo import (
     NewPoint,
     NewResponse,
@@ -31,8 +31,7 @@ from tests.helpers.factories import answer, make_items, make_run
 
 def test_knowledge_base_names_are_unique(db: Database) -> None:
     kb = create_knowledge_base(db, "clinical", version="1", source="builtin", license="CC0")
-    assert kb.id is not None
-    assert get_knowledge_base(db, "clinical").license == "CC0"
+    assert get_knowledge_base(db, "clinical") == kb and kb.license == "CC0"
     with pytest.raises(DuplicateError, match="clinical"):
         create_knowledge_base(db, "clinical", version="2", source="builtin")
     with pytest.raises(NotFoundError, match="nope") as info:
@@ -42,7 +41,6 @@ def test_knowledge_base_names_are_unique(db: Database) -> None:
 
 def test_saving_knowledge_points_twice_adds_nothing(db: Database) -> None:
     kb = create_knowledge_base(db, "kb", version="1", source="test")
-    assert kb.id is not None
     points = [NewPoint("may_treat", f"d{i}", "t", meta={"i": i}) for i in range(50)]
     assert save_knowledge_points(db, kb.id, points) == 50
     assert save_knowledge_points(db, kb.id, points) == 0
@@ -51,7 +49,6 @@ def test_saving_knowledge_points_twice_adds_nothing(db: Database) -> None:
 
 def test_saving_items_twice_adds_nothing(db: Database) -> None:
     kb = create_knowledge_base(db, "kb", version="1", source="test")
-    assert kb.id is not None
     items = make_items(30)
     assert save_items(db, kb.id, items) == 30
     assert save_items(db, kb.id, items[:10] + make_items(35)[30:]) == 5

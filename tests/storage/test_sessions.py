@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 
 import pytest
 
+from quizbot.domain import Outcome, RespondentKind, SessionStatus
 from quizbot.errors import DuplicateError, InputError, NotFoundError
 from storage import Database
-from storage.models import Outcome, RespondentKind, SessionStatus
 from storage.repo import (
     NewPoint,
     NewResponse,
@@ -37,13 +37,11 @@ from tests.helpers.factories import answer, make_items, make_run
 
 def _student(db: Database, name: str = "ada") -> int:
     respondent = get_or_create_respondent(db, RespondentKind.HUMAN, name)
-    assert respondent.id is not None
     return respondent.id
 
 
 def _session(db: Database, student: int, item_ids: list[str], kb: str = "test-kb") -> int:
     row = create_session(db, respondent_id=student, kb_name=kb, config={"item_ids": item_ids})
-    assert row.id is not None
     return row.id
 
 
@@ -217,9 +215,7 @@ def test_model_answers_and_kb_tails(db: Database) -> None:
         ],
     )
     b = get_or_create_respondent(db, RespondentKind.MODEL, "test/b")
-    assert b.id is not None
     run_b = create_run(db, respondent_id=b.id, model_requested="test/b")
-    assert run_b.id is not None
     record_responses(
         db,
         [
@@ -258,7 +254,6 @@ def test_model_answers_and_kb_tails(db: Database) -> None:
     # The tails a KB lists for a head and relation, in KB order.
     kb = create_knowledge_base(db, "mini", version="1", source="test")
     other = create_knowledge_base(db, "other", version="1", source="test")
-    assert kb.id is not None and other.id is not None
     save_knowledge_points(
         db,
         kb.id,

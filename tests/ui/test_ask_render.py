@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from quizbot.config import Settings
+from quizbot.domain import Outcome
 from quizbot.errors import InputError
 from quizbot.generate.transforms import Transform
 from quizbot.items import ChoiceItem
@@ -26,7 +27,6 @@ from quizbot.ui.ask import (
 )
 from quizbot.ui.context import UiContext
 from storage import Database
-from storage.models import Outcome
 from storage.repo import list_responses, list_runs
 
 

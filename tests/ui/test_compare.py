@@ -8,11 +8,11 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from quizbot.evaluation.runner import RunConfig, execute, prepare_run
 from quizbot.generate.service import load_items
 from quizbot.items import StatementItem
-from quizbot.practice import answer, next_question, start_session
+from quizbot.practice.service import answer, next_question, start_session
 from quizbot.providers.baselines import AlwaysTrue
-from quizbot.runner import RunConfig, execute, prepare_run
 from storage import open_database
 from storage.cohorts import human_answers
 from tests.ui.conftest import Served, screenshot

@@ -8,9 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from quizbot.comparison import ComparisonRow, GroupRow, HumansVsModels, PercentileRow, SliceRow
+from quizbot.analysis.comparison import (
+    ComparisonRow,
+    GroupRow,
+    HumansVsModels,
+    PercentileRow,
+    SliceRow,
+)
+from quizbot.analysis.metrics import Comparison, Proportion
 from quizbot.errors import InputError
-from quizbot.metrics import Comparison, Proportion
 from quizbot.ui.compare import (
     BAR_METRICS,
     CSV_NAME,

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from quizbot.monitoring import run_monitor
+from quizbot.monitoring.nights import run_monitor
 from quizbot.providers.scripted import ScriptedProvider
 from schedules.config import default_schedules_file, find_monitor, load_monitors
 from storage import open_database

@@ -1,6 +1,7 @@
 """The Monitor and Admin tabs' helpers without a browser: what they render, what they refuse.
 
-Histories are written by hand in the shape :func:`quizbot.monitoring.history` returns, so every
+Histories are written by hand in the shape :func:`quizbot.monitoring.nights.history` returns, so
+every
 expected row below is worked out from the input, not from the code under test. The helpers that
 act (run a monitor, import a knowledge base) run against the real test databases.
 """

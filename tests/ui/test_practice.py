@@ -17,10 +17,11 @@ from typing import Any
 from playwright.sync_api import expect
 from sqlmodel import col, select
 
+from quizbot.domain import RespondentKind
 from quizbot.generate.service import load_items
 from quizbot.items import ChoiceItem, StatementItem
 from storage import Database, open_database
-from storage.models import RespondentKind, Response
+from storage.models import Response
 from storage.sessions import find_respondent, load_session, respondent_history
 from tests.ui.conftest import Served, screenshot
 

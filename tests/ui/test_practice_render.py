@@ -15,13 +15,13 @@ from typing import Any
 import pytest
 from sqlmodel import col, select
 
+from quizbot.analysis.metrics import Proportion
 from quizbot.config import load_settings
 from quizbot.errors import InputError
 from quizbot.generate.service import load_items
 from quizbot.items import StatementItem
 from quizbot.kb.registry import KbListing
-from quizbot.metrics import Proportion
-from quizbot.practice import (
+from quizbot.practice.service import (
     AnswerRecord,
     Explanation,
     Feedback,

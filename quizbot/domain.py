@@ -1,0 +1,259 @@
+"""Shared vocabulary of quizbot: the enumerations and records every layer speaks, no database.
+
+The flow KB -> points -> items -> responses -> scores -> metrics -> drift names its states and
+outcomes here, so the parser, the metrics and the drift tests can be imported without SQLAlchemy,
+and ``storage/`` stores exactly these values (its CHECK constraints are built from them).
+
+The records (:class:`Run`, :class:`Respondent`, ...) are what ``storage/`` hands across its
+boundary instead of its table rows: plain frozen values with the columns' names and types, and an
+``id`` that is always set. Nothing above storage receives, builds or mutates a row; to change a
+record use :func:`dataclasses.replace` (it changes the copy, never the database).
+
+Standard library only: this is the bottom layer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, datetime
+from enum import StrEnum
+from typing import Any
+
+__all__ = [
+    "Alert",
+    "CachedCall",
+    "KnowledgeBaseInfo",
+    "Monitor",
+    "NightRecord",
+    "NightStatus",
+    "Outcome",
+    "PracticeSessionRecord",
+    "Respondent",
+    "RespondentKind",
+    "ResponseRecord",
+    "Run",
+    "RunStatus",
+    "SessionStatus",
+    "Severity",
+    "StoredPrototypeSet",
+]
+
+
+class Outcome(StrEnum):
+    """How an answer was scored. Abstention is an outcome, not a missing row."""
+
+    CORRECT = "correct"
+    INCORRECT = "incorrect"
+    ABSTAINED = "abstained"
+    UNPARSED = "unparsed"
+    ERROR = "error"
+
+
+class RespondentKind(StrEnum):
+    """Who answered: a person, a model behind a provider, or a built-in baseline."""
+
+    HUMAN = "human"
+    MODEL = "model"
+    BASELINE = "baseline"
+
+
+class RunStatus(StrEnum):
+    """Life cycle of an evaluation run; ``interrupted`` runs can be resumed."""
+
+    PENDING = "pending"
+    RUNNING = "running"
+    COMPLETED = "completed"
+    FAILED = "failed"
+    INTERRUPTED = "interrupted"
+
+
+class SessionStatus(StrEnum):
+    """Life cycle of a person's practice session."""
+
+    ACTIVE = "active"
+    FINISHED = "finished"
+    ABANDONED = "abandoned"
+
+
+class NightStatus(StrEnum):
+    """Life cycle of one monitor x model x night; the row is the claim that prevents double runs."""
+
+    CLAIMED = "claimed"
+    COMPLETED = "completed"
+    FAILED = "failed"
+
+
+class Severity(StrEnum):
+    """How loudly an alert should be raised."""
+
+    INFO = "info"
+    WARNING = "warning"
+    CRITICAL = "critical"
+
+
+# --------------------------------------------------------------------------------------------
+# Records: what storage returns (one per table callers read), detached from any database session.
+
+
+@dataclass(frozen=True, slots=True)
+class KnowledgeBaseInfo:
+    """A stored knowledge base's header (its points are read separately)."""
+
+    id: int
+    name: str
+    version: str
+    title: str
+    description: str
+    source: str
+    license: str
+    meta: dict[str, Any]
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class StoredPrototypeSet:
+    """An imported prototype file, kept verbatim (``format`` is ``pool`` or ``pretex``)."""
+
+    id: int
+    name: str
+    format: str
+    digest: str
+    content: str
+    source_path: str | None
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class CachedCall:
+    """A model's cached answer to one exact prompt and settings (interactive reuse only)."""
+
+    id: int
+    key: str
+    model: str
+    text: str
+    provider_model: str
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    total_tokens: int | None
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Respondent:
+    """Anyone who answers: a person (pseudonym), a model or a baseline (``kind``)."""
+
+    id: int
+    kind: str
+    name: str
+    display_name: str
+    cohort: str | None
+    meta: dict[str, Any]
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """An evaluation run: one model (or baseline) answering items with fixed settings."""
+
+    id: int
+    name: str | None
+    respondent_id: int
+    model_requested: str
+    model_reported: str | None
+    config: dict[str, Any]
+    status: str
+    n_items: int
+    error_text: str | None
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class ResponseRecord:
+    """One stored answer, in a run (``run_id``) or in a practice session (``quiz_session_id``)."""
+
+    id: int
+    run_id: int | None
+    quiz_session_id: int | None
+    item_id: str
+    respondent_id: int
+    prompt: str | None
+    raw_text: str | None
+    parsed_answer: str | None
+    parse_reason: str | None
+    outcome: str
+    latency_ms: float | None
+    prompt_tokens: int | None
+    completion_tokens: int | None
+    total_tokens: int | None
+    provider_model: str | None
+    cached: bool
+    error_text: str | None
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class PracticeSessionRecord:
+    """A person's practice session: who, which KB, the chosen settings (``config``), status."""
+
+    id: int
+    respondent_id: int
+    kb_name: str
+    config: dict[str, Any]
+    status: str
+    started_at: datetime
+    finished_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class Monitor:
+    """A scheduled monitor as last loaded from the schedules file."""
+
+    id: int
+    name: str
+    definition: dict[str, Any]
+    source_file: str | None
+    enabled: bool
+    created_at: datetime
+    updated_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class NightRecord:
+    """One monitor x model x scheduled date as stored: the claim, its run, status and summary.
+
+    (Not :class:`quizbot.monitoring.drift.Night`, which is a night's scored answers.)
+    """
+
+    id: int
+    monitor_id: int
+    model: str
+    scheduled_date: date
+    run_id: int | None
+    status: str
+    claimed_by: str
+    provider_model: str | None
+    summary: dict[str, Any] | None
+    error_text: str | None
+    created_at: datetime
+    finished_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class Alert:
+    """A drift finding worth telling someone about, and whether the webhook got it."""
+
+    id: int
+    monitor_night_id: int
+    drift_result_id: int | None
+    severity: str
+    metric: str
+    effect: float | None
+    p_value: float | None
+    message: str
+    run_ids: list[int]
+    delivered_at: datetime | None
+    delivery_error: str | None
+    created_at: datetime

@@ -1,0 +1,317 @@
+"""Evaluation runs: put items to a provider, score every answer, store it as it arrives.
+
+A run is a model + items + prompt settings, recorded before the first call (items, demonstration
+pool and settings in the run's config). Each answer is committed as soon as the single writer is
+free (answers that arrive together share a transaction), so it can be resumed after Ctrl-C,
+SIGKILL or a crash, losing at most the answers not yet committed (requests in flight and the
+writer's current batch, about twice the concurrency at most):
+:func:`execute` asks only the items that have no stored response. A call that still fails after
+the retry policy is stored as an ``error`` outcome and the run completes; ``retry_errors`` asks
+those again. Model calls are never served from a cache here unless the caller allows it for an
+interactive batch: runs measure the model as it is now.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+from quizbot.domain import Outcome, RespondentKind, RunStatus
+from quizbot.errors import ConfigError, InputError
+from quizbot.evaluation.parse import parse_and_score
+from quizbot.evaluation.prompts import build_prompt, select_demonstrations
+from quizbot.generate.choice import choice_questions
+from quizbot.generate.points import candidate_points, stratified
+from quizbot.generate.service import load_items, store_items
+from quizbot.generate.statements import plan_points, statements
+from quizbot.items import ChoiceItem, StatementItem
+from quizbot.kb.registry import get_kb
+from quizbot.providers import Provider, ProviderError, Request
+from quizbot.providers.cache import is_caching
+from quizbot.providers.retry import call_with_retries
+from storage import Database
+from storage.repo import (
+    NewResponse,
+    answered_item_ids,
+    create_run,
+    delete_error_responses,
+    get_or_create_respondent,
+    get_run,
+    record_responses,
+    update_run,
+)
+
+__all__ = [
+    "RunConfig",
+    "RunSummary",
+    "build_request",
+    "demonstration_pool",
+    "execute",
+    "majority_answer",
+    "prepare_run",
+]
+
+log = logging.getLogger(__name__)
+
+Item = StatementItem | ChoiceItem
+_MAX_BATCH = 256
+Progress = Callable[[int], None]
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """Prompt and call settings of a run (stored with it; no secrets)."""
+
+    model: str
+    shots: int = 0
+    idk: bool = False
+    style: Literal["chat", "completion"] = "chat"
+    max_tokens: int = 16
+    concurrency: int = 8
+    seed: str = "0"
+    api_base: str | None = None
+    attempts: int = 6
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RunConfig:
+        """Rebuild from a run's stored config."""
+        fields = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
+        return cls(**fields)
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """What a call to :func:`execute` did."""
+
+    run_id: int
+    model: str
+    n_items: int
+    asked: int
+    errors: int
+    status: str
+    model_reported: str | None
+
+
+def majority_answer(items: Sequence[Item]) -> str:
+    """The most frequent answer key of ``items`` ("True"/"False", or letters), for the baseline."""
+    keys = Counter(
+        ("True" if item.label else "False")
+        if isinstance(item, StatementItem)
+        else ",".join(item.answer_keys)
+        for item in items
+    )
+    return sorted(keys.items(), key=lambda kv: (-kv[1], kv[0]))[0][0] if keys else "True"
+
+
+def demonstration_pool(
+    db: Database, items: Sequence[Item], seed: str, n_points: int = 40
+) -> list[Item]:
+    """Demonstration items from KB facts outside the evaluated items (stored, for resume)."""
+    if not items:
+        return []
+    kb, kb_id = get_kb(db, items[0].kb)
+    asked = {(i.relation, i.head) for i in items}
+    relations = {i.relation for i in items}
+    others = [t for t in candidate_points(kb, relations) if (t.relation, t.head) not in asked]
+    chosen = stratified(kb.name, others, f"demos\x1f{seed}")[:n_points]
+    pool: list[Item]
+    if isinstance(items[0], ChoiceItem):
+        pool = list(choice_questions(kb, chosen, seed=seed))
+    else:
+        from quizbot.generate.prototypes import default_prototypes  # noqa: PLC0415
+
+        protos = default_prototypes()
+        plans = [p for p in plan_points(kb, chosen, seed) if protos.covers(p.fact.relation)]
+        pool = list(statements(kb, plans, protos))
+    store_items(db, kb, kb_id, pool)
+    return pool
+
+
+def prepare_run(
+    db: Database,
+    items: Sequence[Item],
+    config: RunConfig,
+    *,
+    name: str | None = None,
+    demonstrations: Sequence[Item] | None = None,
+    extra: Mapping[str, Any] | None = None,
+) -> int:
+    """Record a run (items, demonstrations, settings) before anything is asked; return its id.
+
+    ``extra`` is stored with the run's config (e.g. a monitor's night and anchor item ids).
+    """
+    if not items:
+        raise InputError("no items to evaluate")
+    by_kb: dict[str, list[Item]] = {}
+    for item in items:
+        by_kb.setdefault(item.kb, []).append(item)
+    for kb_name, kb_items in by_kb.items():
+        kb, kb_id = get_kb(db, kb_name)
+        store_items(db, kb, kb_id, kb_items)
+    demos = (
+        list(demonstrations)
+        if demonstrations is not None
+        else (demonstration_pool(db, items, config.seed) if config.shots else [])
+    )
+    kind = RespondentKind.BASELINE if config.model.startswith("baseline/") else RespondentKind.MODEL
+    respondent = get_or_create_respondent(db, kind, config.model)
+    assert respondent.id is not None
+    stored = {
+        **asdict(config),
+        "item_ids": [i.id for i in items],
+        "demo_ids": [d.id for d in demos],
+        "majority_answer": majority_answer(items),
+        **(extra or {}),
+    }
+    run = create_run(
+        db,
+        respondent_id=respondent.id,
+        model_requested=config.model,
+        config=stored,
+        n_items=len(items),
+        name=name,
+    )
+    assert run.id is not None
+    return run.id
+
+
+def build_request(
+    item: Item, demos: Sequence[Item], config: RunConfig, evaluated: set[str]
+) -> Request:
+    """The request a run sends for ``item`` (demonstrations chosen, prompt built, stops set)."""
+    chosen = (
+        select_demonstrations(item, demos, config.shots, config.seed, exclude_ids=evaluated)
+        if config.shots
+        else ()
+    )
+    prompt = build_prompt(item, demonstrations=chosen, idk=config.idk, style=config.style)
+    options: tuple[str, ...] = ()
+    if isinstance(item, ChoiceItem):
+        options = tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZ"[: len(item.options) - 1])
+    return Request(
+        text=prompt.text,
+        messages=prompt.messages,
+        style=config.style,
+        max_tokens=config.max_tokens,
+        options=options,
+        # A base model continues the few-shot pattern past its answer; stop at the line's end.
+        stop=("\n",) if config.style == "completion" else (),
+    )
+
+
+async def execute(
+    db: Database,
+    run_id: int,
+    provider: Provider,
+    *,
+    retry_errors: bool = False,
+    progress: Progress | None = None,
+    allow_cache: bool = False,
+) -> RunSummary:
+    """Ask every item of the run that has no stored response; store each answer as it comes.
+
+    A caching provider is refused unless ``allow_cache`` (interactive batches in the app); the
+    CLI and monitoring never allow it, so their runs measure the model as it answers now.
+    """
+    if is_caching(provider) and not allow_cache:
+        raise ConfigError(
+            f"run {run_id}: {provider.name} answers from a cache, which runs do not allow",
+            hint="evaluate with the provider itself; caching is for interactive questions only",
+        )
+    run = get_run(db, run_id)
+    config = RunConfig.from_json(run.config)
+    items = load_items(db, run.config["item_ids"])
+    demos = load_items(db, run.config.get("demo_ids", []))
+    if retry_errors:
+        cleared = await asyncio.to_thread(delete_error_responses, db, run_id)
+        log.info("run %d: asking %d failed item(s) again", run_id, cleared)
+    done = await asyncio.to_thread(answered_item_ids, db, run_id)
+    todo = [item for item in items if item.id not in done]
+    evaluated = {i.id for i in items}
+    update_run(db, run_id, status=RunStatus.RUNNING)
+    limit = asyncio.Semaphore(max(1, min(config.concurrency, provider.max_concurrency)))
+    reported: Counter[str] = Counter()
+    errors = 0
+
+    async def ask(item: Item) -> None:
+        nonlocal errors
+        request = build_request(item, demos, config, evaluated)
+        async with limit:
+            try:
+                completion = await call_with_retries(
+                    lambda: provider.complete(request), attempts=config.attempts
+                )
+            except ProviderError as exc:
+                errors += 1
+                response = NewResponse(
+                    item_id=item.id,
+                    respondent_id=run.respondent_id,
+                    run_id=run_id,
+                    outcome=Outcome.ERROR,
+                    prompt=request.text,
+                    error_text=exc.message,
+                )
+            else:
+                parsed, outcome = parse_and_score(completion.text, item, idk_offered=config.idk)
+                reported[completion.model] += 1
+                response = NewResponse(
+                    item_id=item.id,
+                    respondent_id=run.respondent_id,
+                    run_id=run_id,
+                    outcome=outcome,
+                    prompt=request.text,
+                    raw_text=completion.text,
+                    parsed_answer="idk" if parsed.abstained else parsed.answer,
+                    parse_reason=parsed.reason,
+                    latency_ms=completion.latency_ms,
+                    prompt_tokens=completion.prompt_tokens,
+                    completion_tokens=completion.completion_tokens,
+                    total_tokens=completion.total_tokens,
+                    provider_model=completion.model,
+                    cached=completion.cached,
+                )
+        queue.put_nowait(response)
+
+    # One writer drains the queue: each response is written as soon as the writer is free, and
+    # whatever arrived meanwhile goes in the same transaction (group commit). One thread doing
+    # the writes, instead of one per response, keeps the event loop free of GIL contention.
+    queue: asyncio.Queue[NewResponse | None] = asyncio.Queue()
+
+    async def writer() -> None:
+        done = False
+        while not done:
+            batch: list[NewResponse] = []
+            first = await queue.get()
+            if first is None:
+                break
+            batch.append(first)
+            while not queue.empty() and len(batch) < _MAX_BATCH:
+                nxt = queue.get_nowait()
+                if nxt is None:
+                    done = True
+                    break
+                batch.append(nxt)
+            await asyncio.to_thread(record_responses, db, batch)
+            if progress is not None:
+                progress(len(batch))
+
+    writing = asyncio.create_task(writer())
+    try:
+        await asyncio.gather(*(ask(item) for item in todo))
+        queue.put_nowait(None)
+        await writing
+    except BaseException:
+        writing.cancel()
+        update_run(db, run_id, status=RunStatus.INTERRUPTED)
+        raise
+    finally:
+        await provider.aclose()
+    model_reported = reported.most_common(1)[0][0] if reported else run.model_reported
+    finished = update_run(db, run_id, status=RunStatus.COMPLETED, model_reported=model_reported)
+    return RunSummary(
+        run_id, config.model, len(items), len(todo), errors, finished.status, model_reported
+    )

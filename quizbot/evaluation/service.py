@@ -1,0 +1,288 @@
+"""The one evaluation entry point: items + model + prompt settings -> a stored, scored run.
+
+Every front end evaluates through here: ``quizbot eval`` (new runs and ``--resume``), the app's
+"Ask a model" batches and the nightly monitors. What they used to decide each on their own is
+decided once:
+
+* how the model is reached (:func:`quizbot.providers.resolve_model_settings`: command line, then
+  ``QUIZBOT_MODEL_SETTINGS``, then the local server, then litellm's own variables);
+* the prompt style (:func:`prompt_style`: asked for, else the model's settings entry, else text
+  completion for ``local/`` base models and chat for everything else);
+* that the provider is built *before* the run is recorded, so a model that cannot be reached, a
+  mistyped baseline or a missing local server is a user error that leaves no pending run behind;
+* that runs never answer from a cache unless an interactive caller says so.
+
+:func:`start` records a run and returns it ready to execute; :func:`reopen` readies a stored run
+(resume, a monitor night taken over); :func:`evaluate` does both halves for a new run;
+:func:`ask_once` puts one item to one model with no run (the app's single questions).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, replace
+from typing import Any, Literal
+
+from quizbot.config import Settings
+from quizbot.domain import Outcome
+from quizbot.errors import InputError, QuizbotError
+from quizbot.evaluation.parse import parse_and_score
+from quizbot.evaluation.runner import (
+    Item,
+    Progress,
+    RunConfig,
+    RunSummary,
+    build_request,
+    execute,
+    majority_answer,
+    prepare_run,
+)
+from quizbot.providers import (
+    ModelSettings,
+    Provider,
+    ProviderError,
+    get_provider,
+    resolve_model_settings,
+)
+from quizbot.providers.cache import CachedProvider, CallStore
+from quizbot.providers.retry import call_with_retries
+from storage import Database
+from storage.repo import get_run
+
+__all__ = [
+    "EvalSpec",
+    "ModelAnswer",
+    "ModelOverrides",
+    "ProviderFactory",
+    "ReadyRun",
+    "ask_once",
+    "evaluate",
+    "prompt_style",
+    "reopen",
+    "start",
+]
+
+Style = Literal["chat", "completion"]
+
+ProviderFactory = Callable[[str, Settings | None, Mapping[str, Any]], Provider]
+"""(model, settings, the run's stored config) -> provider. Tests pass scripted providers."""
+
+
+@dataclass(frozen=True)
+class ModelOverrides:
+    """What the caller says about reaching the model; ``None`` leaves it to the settings."""
+
+    api_base: str | None = None
+    api_key_env: str | None = None
+    timeout: float | None = None
+    max_concurrency: int | None = None
+
+
+@dataclass(frozen=True)
+class EvalSpec:
+    """A model and the prompt settings to ask it with (the items come separately)."""
+
+    model: str
+    shots: int = 0
+    idk: bool = False
+    style: Style | None = None  # None: decided by :func:`prompt_style`
+    max_tokens: int = 16
+    seed: str = "0"
+    name: str | None = None
+    overrides: ModelOverrides = ModelOverrides()
+    extra: Mapping[str, Any] | None = None  # stored with the run's config (e.g. a monitor night)
+
+
+@dataclass(frozen=True)
+class ReadyRun:
+    """A recorded run and the provider that will answer it."""
+
+    run_id: int
+    config: RunConfig
+    provider: Provider
+    n_items: int
+
+
+def prompt_style(model: str, reach: ModelSettings, requested: str | None = None) -> Style:
+    """The prompt style for ``model``: asked for, else its settings entry, else by kind.
+
+    ``local/`` models are base models (Gemma 3 270M): few-shot text completion, as the
+    PretexEval paper asks base models. Everything else gets chat messages.
+    """
+    style = requested or reach.style or ("completion" if model.startswith("local/") else "chat")
+    return "completion" if style == "completion" else "chat"
+
+
+def _reach(model: str, settings: Settings | None, overrides: ModelOverrides) -> ModelSettings:
+    return resolve_model_settings(
+        model,
+        settings,
+        api_base=overrides.api_base,
+        api_key_env=overrides.api_key_env,
+        timeout=overrides.timeout,
+        max_concurrency=overrides.max_concurrency,
+    )
+
+
+def _factory(overrides: ModelOverrides) -> ProviderFactory:
+    def build(model: str, settings: Settings | None, run: Mapping[str, Any]) -> Provider:
+        return get_provider(
+            model,
+            _reach(model, settings, overrides),
+            seed=str(run.get("seed", "0")),
+            majority_answer=str(run.get("majority_answer", "True")),
+        )
+
+    return build
+
+
+async def start(
+    db: Database,
+    spec: EvalSpec,
+    items: Sequence[Item],
+    *,
+    settings: Settings | None = None,
+    provider_factory: ProviderFactory | None = None,
+    demonstrations: Sequence[Item] | None = None,
+) -> ReadyRun:
+    """Record a new run of ``spec.model`` on ``items`` and build its provider.
+
+    The provider is built first: a model that cannot be reached (unknown baseline, no local
+    server, no provider prefix) raises its user error and nothing is written.
+    """
+    if not spec.model:
+        raise InputError("no model given", hint="e.g. --model baseline/random")
+    if not items:
+        raise InputError("no items to evaluate")
+    reach = _reach(spec.model, settings, spec.overrides)
+    config = RunConfig(
+        model=spec.model,
+        shots=spec.shots,
+        idk=spec.idk,
+        style=prompt_style(spec.model, reach, spec.style),
+        max_tokens=spec.max_tokens,
+        concurrency=reach.max_concurrency,
+        seed=spec.seed,
+        api_base=spec.overrides.api_base,
+    )
+    factory = provider_factory or _factory(spec.overrides)
+    # The config the run will be stored with (less its demonstration ids, chosen on recording).
+    preview = {
+        **asdict(config),
+        "item_ids": [i.id for i in items],
+        "majority_answer": majority_answer(items),
+        **(spec.extra or {}),
+    }
+    provider = factory(spec.model, settings, preview)
+    try:
+        run_id = await asyncio.to_thread(
+            prepare_run,
+            db,
+            items,
+            config,
+            name=spec.name,
+            demonstrations=demonstrations,
+            extra=spec.extra,
+        )
+    except BaseException:
+        await provider.aclose()
+        raise
+    return ReadyRun(run_id, config, provider, len(items))
+
+
+def reopen(
+    db: Database,
+    run_id: int,
+    *,
+    settings: Settings | None = None,
+    overrides: ModelOverrides = ModelOverrides(),
+    provider_factory: ProviderFactory | None = None,
+) -> ReadyRun:
+    """Ready a stored run to go on (``--resume``, a monitor night taken over).
+
+    The endpoint stored with the run is used unless ``overrides`` names another.
+    """
+    run = get_run(db, run_id)
+    config = RunConfig.from_json(run.config)
+    if overrides.api_base is None and config.api_base:
+        overrides = replace(overrides, api_base=config.api_base)
+    if overrides.max_concurrency is None:
+        overrides = replace(overrides, max_concurrency=config.concurrency)
+    factory = provider_factory or _factory(overrides)
+    provider = factory(config.model, settings, run.config)
+    return ReadyRun(run_id, config, provider, run.n_items)
+
+
+async def evaluate(
+    db: Database,
+    spec: EvalSpec,
+    items: Sequence[Item],
+    *,
+    settings: Settings | None = None,
+    provider_factory: ProviderFactory | None = None,
+    progress: Progress | None = None,
+    allow_cache: bool = False,
+) -> RunSummary:
+    """Evaluate ``spec.model`` on ``items``: record the run, ask, score and store every answer."""
+    ready = await start(db, spec, items, settings=settings, provider_factory=provider_factory)
+    return await execute(
+        db, ready.run_id, ready.provider, progress=progress, allow_cache=allow_cache
+    )
+
+
+@dataclass(frozen=True)
+class ModelAnswer:
+    """What one model said to one question, parsed and (when the truth is known) scored."""
+
+    model: str
+    raw: str | None  # None when the call failed
+    parsed: str | None  # "true"/"false", letters "A,C", "idk", or None when unreadable
+    reason: str  # why the answer was read so (or the error)
+    outcome: Outcome | None  # None when the truth is unknown or the call failed
+    cached: bool = False
+    latency_ms: float | None = None
+    error: str | None = None
+
+
+async def ask_once(
+    model: str,
+    item: Item,
+    *,
+    settings: Settings | None = None,
+    idk: bool = False,
+    scored: bool = True,
+    call_store: CallStore | None = None,
+    attempts: int = 2,
+) -> ModelAnswer:
+    """Ask ``model`` one item with no run: the same prompt, parser and scorer as runs use.
+
+    With ``call_store`` a repeated question may be answered from the cache of model calls
+    (interactive use only; runs never are). A user error (unknown model, no key) or a failed
+    call comes back as an answer with ``error`` set, never as an exception.
+    """
+    try:
+        reach = resolve_model_settings(model, settings)
+        provider: Provider = get_provider(model, reach)
+    except QuizbotError as exc:
+        return ModelAnswer(model, None, None, exc.message, None, error=str(exc))
+    if call_store is not None and not model.startswith("baseline/"):
+        provider = CachedProvider(provider, call_store, api_base=reach.api_base)
+    config = RunConfig(model=model, idk=idk, style=prompt_style(model, reach))
+    request = build_request(item, (), config, set())
+    try:
+        completion = await call_with_retries(lambda: provider.complete(request), attempts=attempts)
+    except ProviderError as exc:
+        return ModelAnswer(model, None, None, exc.message, None, error=exc.message)
+    finally:
+        await provider.aclose()
+    parsed, outcome = parse_and_score(completion.text, item, idk_offered=idk)
+    return ModelAnswer(
+        model=model,
+        raw=completion.text,
+        parsed="idk" if parsed.abstained else parsed.answer,
+        reason=parsed.reason,
+        outcome=outcome if scored else None,
+        cached=completion.cached,
+        latency_ms=completion.latency_ms,
+    )

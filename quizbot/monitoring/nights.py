@@ -1,0 +1,426 @@
+"""Nightly monitors: claim a night, generate its subset, run every model, test for drift, alert.
+
+One night of one monitor x model goes like this (:func:`run_night`):
+
+1. **Claim** the (monitor, model, date) row. The insert is unique, so two schedulers, or a
+   scheduler and a person typing ``quizbot monitor run``, never run the same night twice; a
+   failed night, or one whose process died, is taken over and its run resumed.
+2. **Generate** the night's items: the fixed anchor set (the same statements every night, for
+   paired comparison; negatives seeded by the monitor only) and the rotating slice (points and
+   negatives seeded by the date, against contamination). A given date always gives the same
+   items, so a past night can be reproduced. With ``rephrase``, only the rotating slice is
+   rephrased: anchors must stay word for word the same to be paired.
+3. **Run** the model through the ordinary runner with caching off (a drift run served from a
+   cache would be a lie), recording the model id the provider reports.
+4. **Test** against history (:mod:`quizbot.monitoring.drift`), store the night's summary, every
+drift
+   result and the alerts; log each alert and POST it to the monitor's webhook.
+
+A date is the date in the monitor's time zone. Nothing here reads the wall clock except through
+the ``now`` arguments, so tests travel in time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+
+from quizbot.analysis.metrics import Scored
+from quizbot.analysis.reporting import run_records
+from quizbot.config import Settings
+from quizbot.domain import Alert, NightRecord, NightStatus
+from quizbot.errors import InputError, QuizbotError
+from quizbot.evaluation import EvalSpec, ProviderFactory, RunSummary, reopen
+from quizbot.evaluation import start as start_run
+from quizbot.evaluation.runner import execute
+from quizbot.generate.points import select
+from quizbot.generate.prototypes import default_prototypes
+from quizbot.generate.service import rephrased, resolve_rephraser, store_items
+from quizbot.generate.statements import plan_points, statements
+from quizbot.items import StatementItem
+from quizbot.kb.registry import get_kb
+from quizbot.monitoring.alerts import alert_payload, post_webhook
+from quizbot.monitoring.drift import DriftPolicy, Finding, Night, detect, night_summary
+from schedules.config import MonitorSpec
+from storage import Database
+from storage.monitoring import (
+    NewFinding,
+    claim_night,
+    finish_night,
+    get_monitor,
+    list_alerts,
+    list_nights,
+    mark_alert_delivered,
+    night_series,
+    save_findings,
+    set_night_run,
+    upsert_monitor,
+)
+from storage.repo import get_run
+
+__all__ = [
+    "NightResult",
+    "ProviderFactory",
+    "history",
+    "night_items",
+    "run_monitor",
+    "run_night",
+    "sync_monitors",
+    "tonight",
+]
+
+log = logging.getLogger(__name__)
+
+HISTORY_NIGHTS = 60  # nights of history given to the drift tests (window + the CUSUM's memory)
+
+
+def claimant() -> str:
+    """Who is claiming: host and process id (shown with the night)."""
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def tonight(spec: MonitorSpec, now: datetime) -> date:
+    """The night's date for ``now``: the date in the monitor's time zone."""
+    return now.astimezone(spec.tz).date()
+
+
+@dataclass(frozen=True)
+class NightResult:
+    """What one monitor x model x night did."""
+
+    monitor: str
+    model: str
+    date: date
+    status: str  # "completed", "skipped" (someone else has it), "failed"
+    run_id: int | None = None
+    provider_model: str | None = None
+    alerts: tuple[dict[str, Any], ...] = ()
+    message: str = ""
+    summary: dict[str, Any] = field(default_factory=dict)
+
+    def as_json(self) -> dict[str, Any]:
+        """JSON-ready dict."""
+        return {
+            "monitor": self.monitor,
+            "model": self.model,
+            "date": self.date.isoformat(),
+            "status": self.status,
+            "run_id": self.run_id,
+            "provider_model": self.provider_model,
+            "alerts": list(self.alerts),
+            "message": self.message,
+        }
+
+
+def sync_monitors(db: Database, specs: Sequence[MonitorSpec], source: Path | None) -> None:
+    """Store each monitor's current definition (the app and history read it from there)."""
+    for spec in specs:
+        upsert_monitor(
+            db,
+            spec.name,
+            spec.as_json(),
+            source_file=str(source) if source else None,
+            enabled=spec.enabled,
+        )
+
+
+def night_items(
+    db: Database, spec: MonitorSpec, when: date, settings: Settings | None = None
+) -> tuple[list[StatementItem], frozenset[str]]:
+    """The night's statements (anchors first) and the ids of the anchor statements."""
+    kb, kb_id = get_kb(db, spec.kb)
+    prototypes = default_prototypes()
+    relations = (
+        list(spec.relations)
+        if spec.relations
+        else sorted(r for r in kb.relations if prototypes.covers(r))
+    )
+    unknown = sorted(set(relations) - set(kb.relations))
+    if unknown:
+        raise InputError(
+            f"monitor {spec.name!r}: knowledge base {spec.kb!r} has no relation "
+            + ", ".join(map(repr, unknown)),
+            hint=f"relations: {', '.join(sorted(kb.relations))}",
+        )
+    missing = prototypes.missing(relations)
+    if missing:
+        raise InputError(
+            f"monitor {spec.name!r}: no prototypes for {', '.join(missing)}",
+            hint="list relations the prototypes cover in the monitor's `relations`",
+        )
+    subset = select(kb, when, spec.points, spec.anchor_points, relations)
+    anchors = list(
+        statements(kb, plan_points(kb, subset.anchors, f"monitor\x1f{spec.name}"), prototypes)
+    )
+    rotating_plans = plan_points(kb, subset.rotating, f"monitor\x1f{spec.name}\x1f{when}")
+    rotating = list(statements(kb, rotating_plans, prototypes))
+    if spec.rephrase:
+        rephraser = resolve_rephraser(db, spec.rephrase, settings)
+        if rephraser is not None:
+            rotating = list(rephrased(rephraser, rotating))
+    items = anchors + rotating
+    store_items(db, kb, kb_id, items)
+    return items, frozenset(i.id for i in anchors)
+
+
+# Scored answers of finished nights, reused across nights by a long-running scheduler: every
+# night's tests read up to HISTORY_NIGHTS earlier runs. The key holds the run's finish time, so
+# a run resumed or retried since is read afresh.
+_NIGHT_CACHE: OrderedDict[tuple[str, int, object], Night] = OrderedDict()
+_NIGHT_CACHE_SIZE = 4 * HISTORY_NIGHTS
+
+
+def _night_data(db: Database, night: NightRecord) -> Night | None:
+    if night.run_id is None:
+        return None
+    run = get_run(db, night.run_id)
+    key = (db.masked_url, night.run_id, run.finished_at)
+    cached = _NIGHT_CACHE.get(key)
+    if cached is not None and cached.date == night.scheduled_date:
+        _NIGHT_CACHE.move_to_end(key)
+        return cached
+    anchors = set(run.config.get("anchor_item_ids", []))
+    records = run_records(db, night.run_id)
+    anchor: list[Scored] = [r for r in records if r.item_id in anchors]
+    rotating: list[Scored] = [r for r in records if r.item_id not in anchors]
+    data = Night(
+        date=night.scheduled_date,
+        run_id=night.run_id,
+        provider_model=night.provider_model or run.model_reported,
+        anchor=anchor,
+        rotating=rotating,
+    )
+    if run.finished_at is not None:
+        _NIGHT_CACHE[key] = data
+        while len(_NIGHT_CACHE) > _NIGHT_CACHE_SIZE:
+            _NIGHT_CACHE.popitem(last=False)
+    return data
+
+
+def _new_finding(finding: Finding) -> NewFinding:
+    severe = finding.severity is not None
+    return NewFinding(
+        scope=finding.scope,
+        metric=finding.metric,
+        test=finding.test,
+        value=finding.value,
+        baseline_value=finding.baseline_value,
+        effect=finding.effect,
+        p_value=finding.p_value,
+        p_adjusted=finding.p_adjusted,
+        n=finding.n,
+        compared_run_ids=tuple(finding.compared_run_ids),
+        severity=finding.severity.value if finding.severity else None,
+        alert_message=finding.message if severe else None,
+    )
+
+
+def run_night(
+    db: Database,
+    spec: MonitorSpec,
+    model: str,
+    when: date,
+    *,
+    settings: Settings | None = None,
+    now: datetime | None = None,
+    provider_factory: ProviderFactory | None = None,
+    claimed_by: str | None = None,
+) -> NightResult:
+    """Run one monitor x model x night, unless someone else has claimed it. Never raises for a
+    failing model: the night is recorded as failed and the scheduler goes on."""
+    monitor = upsert_monitor(db, spec.name, spec.as_json(), enabled=spec.enabled)
+    assert monitor.id is not None
+    night = claim_night(db, monitor.id, model, when, claimed_by or claimant(), now=now)
+    if night is None:
+        return NightResult(
+            spec.name, model, when, "skipped", message="already claimed or completed"
+        )
+    assert night.id is not None
+    night_id = night.id
+    claimed_run = night.run_id
+    try:
+
+        async def _night_run() -> RunSummary:
+            if claimed_run is not None:
+                ready = reopen(
+                    db, claimed_run, settings=settings, provider_factory=provider_factory
+                )
+            else:
+                items, anchor_ids = night_items(db, spec, when, settings)
+                run_spec = EvalSpec(
+                    model=model,
+                    shots=spec.shots,
+                    idk=spec.idk,
+                    seed=f"{spec.name}:{when.isoformat()}",
+                    name=f"monitor {spec.name} {when.isoformat()}",
+                    extra={
+                        "monitor": spec.name,
+                        "night": when.isoformat(),
+                        "anchor_item_ids": sorted(anchor_ids),
+                    },
+                )
+                ready = await start_run(
+                    db, run_spec, items, settings=settings, provider_factory=provider_factory
+                )
+                set_night_run(db, night_id, ready.run_id)
+            # A drift run served from a cache would be a lie: execute() refuses caching providers.
+            return await execute(db, ready.run_id, ready.provider, retry_errors=True)
+
+        summary = asyncio.run(_night_run())
+        run_id = summary.run_id
+        if summary.errors and summary.errors == summary.asked:
+            raise QuizbotError(f"every call to {model} failed (see the run's error outcomes)")
+        night = replace(night, run_id=run_id)
+        current = _night_data(db, night)
+        assert current is not None
+        past = [
+            data
+            for n in list_nights(
+                db,
+                monitor.id,
+                model,
+                status=NightStatus.COMPLETED,
+                before=when,
+                limit=HISTORY_NIGHTS,
+            )
+            if (data := _night_data(db, n)) is not None
+        ]
+        findings = detect(past, current, DriftPolicy(alpha=spec.alpha, window=spec.window))
+        stored = save_findings(db, night_id, [_new_finding(f) for f in findings])
+        night_json = night_summary(current)
+        finish_night(
+            db,
+            night_id,
+            status=NightStatus.COMPLETED,
+            provider_model=current.provider_model,
+            summary=night_json,
+        )
+    except Exception as exc:
+        message = exc.message if isinstance(exc, QuizbotError) else f"{type(exc).__name__}: {exc}"
+        finish_night(db, night_id, status=NightStatus.FAILED, error_text=message[:2000])
+        log.error("monitor %s, %s, night %s failed: %s", spec.name, model, when, message)
+        return NightResult(spec.name, model, when, "failed", run_id=night.run_id, message=message)
+
+    alerts: list[dict[str, Any]] = []
+    for alert in stored:
+        payload = alert_payload(
+            monitor=spec.name,
+            model=model,
+            night=when.isoformat(),
+            severity=alert.severity,
+            metric=alert.metric,
+            effect=alert.effect,
+            p_value=alert.p_value,
+            message=alert.message,
+            run_ids=list(alert.run_ids),
+            provider_model=current.provider_model,
+        )
+        alerts.append(payload)
+        log.warning(
+            "drift alert [%s] monitor %s, %s, %s: %s",
+            alert.severity, spec.name, model, when, alert.message,
+        )  # fmt: skip
+        if spec.webhook and alert.id is not None:
+            error = post_webhook(spec.webhook, payload)
+            mark_alert_delivered(db, alert.id, error)
+    return NightResult(
+        spec.name,
+        model,
+        when,
+        "completed",
+        run_id=run_id,
+        provider_model=current.provider_model,
+        alerts=tuple(alerts),
+        message=f"{len(alerts)} alert(s)",
+        summary=night_json,
+    )
+
+
+def run_monitor(
+    db: Database,
+    spec: MonitorSpec,
+    *,
+    when: date | None = None,
+    now: datetime | None = None,
+    settings: Settings | None = None,
+    provider_factory: ProviderFactory | None = None,
+) -> list[NightResult]:
+    """Run every model of a monitor for one night (``when``, else tonight in its time zone)."""
+    now = now or datetime.now().astimezone()
+    night = when or tonight(spec, now)
+    return [
+        run_night(
+            db, spec, model, night, settings=settings, now=now, provider_factory=provider_factory
+        )
+        for model in spec.models
+    ]
+
+
+def _alert_json(alert: Alert, night: NightRecord) -> dict[str, Any]:
+    return {
+        "date": night.scheduled_date.isoformat(),
+        "severity": alert.severity,
+        "metric": alert.metric,
+        "effect": alert.effect,
+        "p_value": alert.p_value,
+        "message": alert.message,
+        "run_ids": list(alert.run_ids),
+        "delivered": alert.delivered_at is not None,
+        "delivery_error": alert.delivery_error,
+    }
+
+
+def history(
+    db: Database, name: str, model: str | None = None, *, by_relation: bool = False
+) -> list[dict[str, Any]]:
+    """The time series of a monitor, one object per model (``quizbot monitor history --json``).
+
+    Each: ``{"monitor", "model", "nights": [{"date", "run_id", "provider_model", "status",
+    "metrics", "anchor", "rotating", "error"}], "alerts": [...]}`` (plus each night's
+    ``by_relation`` when asked). Figures come from the summaries stored with the nights, so a
+    year of nights costs one query for the nights and one for the alerts.
+    """
+    monitor = get_monitor(db, name)
+    assert monitor.id is not None
+    parts = ("overall", "anchor", "rotating", *(("by_relation",) if by_relation else ()))
+    nights = night_series(db, monitor.id, model, parts=parts)
+    alerts = list_alerts(db, monitor.id, model)
+    models = sorted({n.model for n in nights} | ({model} if model else set()))
+    if not models:
+        models = list(monitor.definition.get("models", []))
+    out: list[dict[str, Any]] = []
+    for m in models:
+        series = []
+        for n in nights:
+            if n.model != m:
+                continue
+            night: dict[str, Any] = {
+                "date": n.scheduled_date.isoformat(),
+                "run_id": n.run_id,
+                "provider_model": n.provider_model,
+                "status": n.status,
+                "metrics": n.parts["overall"],
+                "anchor": n.parts["anchor"],
+                "rotating": n.parts["rotating"],
+                "error": n.error_text,
+            }
+            if by_relation:
+                night["by_relation"] = n.parts["by_relation"]
+            series.append(night)
+        out.append(
+            {
+                "monitor": name,
+                "model": m,
+                "nights": series,
+                "alerts": [_alert_json(a, n) for a, n in alerts if n.model == m],
+            }
+        )
+    return out

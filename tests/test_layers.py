@@ -1,0 +1,194 @@
+"""The architecture as a test: layers import only downwards, and the data flow has no back edges.
+
+``docs/architecture.md`` draws the same map. Each module of quizbot, storage and schedules belongs
+to one component; a component may import itself and components of a *lower* rank, never one of
+the same or a higher rank. Separately, the stages of the data flow (knowledge base -> points ->
+variants -> items -> prompts -> scores -> metrics -> drift) must not reach forward, not even
+through other modules.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+from functools import lru_cache
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("quizbot", "storage", "schedules")
+
+# (component, rank, module prefixes). Longest prefix wins; ranks grow upwards.
+COMPONENTS: tuple[tuple[str, int, tuple[str, ...]], ...] = (
+    (
+        "foundation",
+        0,
+        (
+            "quizbot",  # the package's __init__ only: offline environment and version
+            "quizbot.errors",
+            "quizbot.domain",
+            "quizbot.jsonl",
+            "quizbot.logs",
+            "quizbot.progress",
+        ),
+    ),
+    ("storage", 1, ("storage",)),
+    ("settings", 2, ("quizbot.config", "schedules")),
+    ("status", 3, ("quizbot.status",)),
+    ("kb", 3, ("quizbot.kb",)),
+    ("providers", 3, ("quizbot.providers",)),
+    ("generate", 4, ("quizbot.generate", "quizbot.items")),
+    ("evaluation", 5, ("quizbot.evaluation",)),
+    ("analysis", 6, ("quizbot.analysis",)),
+    ("practice", 7, ("quizbot.practice",)),
+    ("monitoring", 7, ("quizbot.monitoring",)),
+    ("ui", 8, ("quizbot.ui",)),
+    ("server", 9, ("quizbot.server",)),
+    ("cli", 10, ("quizbot.cli",)),
+)
+
+# The data flow, left to right: no module of a stage may depend, even indirectly, on a later one.
+FLOW: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("knowledge base", ("quizbot.kb.model",)),
+    ("points", ("quizbot.generate.points",)),
+    ("negatives", ("quizbot.generate.negatives",)),
+    ("variants", ("quizbot.generate.transforms",)),
+    ("items", ("quizbot.items",)),
+    ("prompts", ("quizbot.evaluation.prompts",)),
+    ("scores", ("quizbot.evaluation.parse",)),
+    ("metrics", ("quizbot.analysis.metrics",)),
+    ("drift", ("quizbot.monitoring.drift",)),
+)
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+@lru_cache(maxsize=1)
+def _graph() -> dict[str, set[str]]:
+    """Module -> the project modules it imports (at any depth of its code)."""
+    modules = {
+        _module_name(p): p
+        for package in PACKAGES
+        for p in (ROOT / package).rglob("*.py")
+        if "migrations" not in p.parts
+    }
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        found: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            targets: Iterable[str] = ()
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                targets = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            for target in targets:
+                if target in modules:
+                    found.add(target)
+        found.discard(name)
+        graph[name] = found
+    return graph
+
+
+def component_of(module: str) -> tuple[str, int]:
+    """The component and rank of ``module`` (longest matching prefix)."""
+    best: tuple[int, str, int] | None = None
+    for component, rank, prefixes in COMPONENTS:
+        for prefix in prefixes:
+            exact_package_root = prefix == "quizbot"
+            matches = module == prefix or (
+                not exact_package_root and module.startswith(prefix + ".")
+            )
+            if matches and (best is None or len(prefix) > best[0]):
+                best = (len(prefix), component, rank)
+    if best is None:
+        raise AssertionError(f"{module} belongs to no component: add it to COMPONENTS")
+    return best[1], best[2]
+
+
+def violations(graph: dict[str, set[str]]) -> list[str]:
+    """Every import that goes sideways or upwards between components."""
+    found = []
+    for module, imports in sorted(graph.items()):
+        component, rank = component_of(module)
+        for target in sorted(imports):
+            other, other_rank = component_of(target)
+            if other != component and other_rank >= rank:
+                found.append(f"{module} ({component}) imports {target} ({other})")
+    return found
+
+
+def _closure(graph: dict[str, set[str]], start: str) -> set[str]:
+    seen: set[str] = set()
+    todo = [start]
+    while todo:
+        for nxt in graph.get(todo.pop(), set()):
+            if nxt not in seen:
+                seen.add(nxt)
+                todo.append(nxt)
+    return seen
+
+
+def flow_back_edges(graph: dict[str, set[str]]) -> list[str]:
+    """Stages of the data flow that depend, directly or not, on a later stage."""
+    found = []
+    for i, (stage, modules) in enumerate(FLOW):
+        later = {m: name for name, mods in FLOW[i + 1 :] for m in mods}
+        for module in modules:
+            for dep in sorted(_closure(graph, module) & set(later)):
+                found.append(f"{stage} ({module}) depends on {later[dep]} ({dep})")
+    return found
+
+
+def test_every_module_has_a_component() -> None:
+    for module in _graph():
+        component_of(module)
+
+
+def test_components_import_only_downwards() -> None:
+    assert violations(_graph()) == []
+
+
+def test_the_data_flow_has_no_back_edges() -> None:
+    graph = _graph()
+    for _stage, modules in FLOW:
+        for module in modules:
+            assert module in graph, f"{module} is named in FLOW but does not exist"
+    assert flow_back_edges(graph) == []
+
+
+@pytest.mark.parametrize(
+    ("module", "target"),
+    [
+        ("storage.repo", "quizbot.evaluation.runner"),  # storage reaching up into evaluation
+        ("quizbot.evaluation.parse", "quizbot.analysis.metrics"),  # scores reaching metrics
+        ("quizbot.practice.service", "quizbot.monitoring.nights"),  # one sibling into another
+        ("quizbot.kb.importers", "quizbot.generate.prototypes"),  # knowledge into generation
+    ],
+)
+def test_an_added_back_edge_is_caught(module: str, target: str) -> None:
+    graph = {m: set(deps) for m, deps in _graph().items()}
+    assert module in graph and target in graph
+    graph[module].add(target)
+    assert violations(graph) != []
+
+
+def test_an_indirect_flow_back_edge_is_caught() -> None:
+    """items -> (anything) -> metrics is a back edge even though no single import is."""
+    graph = {m: set(deps) for m, deps in _graph().items()}
+    graph["quizbot.items"].add("quizbot.jsonl")
+    graph["quizbot.jsonl"] = graph["quizbot.jsonl"] | {"quizbot.analysis.metrics"}
+    assert any("items" in line for line in flow_back_edges(graph))
+
+
+def test_the_graph_sees_real_imports() -> None:
+    """Guard against the checks passing vacuously."""
+    graph = _graph()
+    assert "quizbot.evaluation.runner" in graph["quizbot.evaluation.service"]
+    assert "storage.engine" in graph["storage.repo"]
+    assert "quizbot.domain" in graph["quizbot.evaluation.parse"]
