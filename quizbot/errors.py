@@ -8,15 +8,63 @@ context and shown as a short apology.
 
 from __future__ import annotations
 
+import os
+import re
+from collections.abc import Iterable, Mapping
+
 __all__ = [
     "ConfigError",
     "DuplicateError",
     "InputError",
     "NotFoundError",
     "QuizbotError",
+    "RunFailedError",
     "SchemaError",
     "StorageError",
+    "redact",
 ]
+
+REDACTED = "[redacted]"
+# Environment variables whose values are secrets by their name (OPENAI_API_KEY, HF_TOKEN,
+# PGPASSWORD, WEBHOOK_SECRET, ...). Their values are removed from any text shown or stored.
+_SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$", re.IGNORECASE)
+_MIN_SECRET = 6  # shorter values would redact ordinary words
+_PATTERNS = (
+    # Bearer tokens and Authorization headers, whatever the token looks like.
+    re.compile(
+        r"(?i)\b((?:authorization:?\s*)?(?:bearer|basic)|authorization:?"
+        r"|api[-_ ]?key[\"']?\s*[:=]\s*[\"']?)\s*[\w.~+/=-]{6,}"
+    ),
+    # Well-known key shapes: OpenAI/Anthropic sk-..., Google AIza..., GitHub ghp_..., HF hf_....
+    re.compile(r"\b(sk-(?:ant-|proj-)?[\w-]{8,}|AIza[\w-]{20,}|gh[pousr]_\w{20,}|hf_\w{20,})"),
+    # Passwords in URLs: scheme://user:password@host
+    re.compile(r"(?<=://)([^:/@\s]+):([^@/\s]+)@"),
+)
+
+
+def _secret_values(environ: Mapping[str, str]) -> list[str]:
+    values = {
+        value
+        for name, value in environ.items()
+        if _SECRET_NAME.search(name) and len(value.strip()) >= _MIN_SECRET
+    }
+    return sorted(values, key=len, reverse=True)
+
+
+def redact(text: str, secrets: Iterable[str] = (), environ: Mapping[str, str] | None = None) -> str:
+    """``text`` with secrets removed: the given values, the values of secret-named environment
+    variables (``*_KEY``, ``*_TOKEN``, ``*PASSWORD`` ...), bearer tokens, well-known key shapes
+    and passwords in URLs. Used on every provider error and on anything stored or shown."""
+    env = os.environ if environ is None else environ
+    for value in [*sorted((s for s in secrets if s and len(s) >= _MIN_SECRET), key=len,
+                          reverse=True), *_secret_values(env)]:  # fmt: skip
+        text = text.replace(value, REDACTED)
+    bearer, shapes, url = _PATTERNS
+    text = bearer.sub(
+        lambda m: m.group(1) + ("" if m.group(1)[-1] in "=:\"'" else " ") + REDACTED, text
+    )
+    text = shapes.sub(REDACTED, text)
+    return url.sub(lambda m: f"{m.group(1)}:{REDACTED}@", text)
 
 
 class QuizbotError(Exception):
@@ -89,3 +137,12 @@ class InputError(QuizbotError):
         self.path = path
         self.line = line
         self.field = field
+
+
+class RunFailedError(QuizbotError):
+    """An evaluation run or monitor night ended with no usable answers (its cause in the message).
+
+    Exit code 69 (EX_UNAVAILABLE): the model could not be used; nothing about the input is wrong.
+    """
+
+    exit_code = 69  # EX_UNAVAILABLE

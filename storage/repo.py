@@ -648,8 +648,8 @@ def update_run(
                 run.finished_at = utcnow()
         if model_reported is not None:
             run.model_reported = model_reported
-        if error_text is not None:
-            run.error_text = error_text
+        if error_text is not None or status in {RunStatus.RUNNING, RunStatus.COMPLETED}:
+            run.error_text = error_text  # a run that goes on or completes sheds its old error
         session.add(run)
         session.flush()
         return to_record(domain.Run, run)
@@ -770,11 +770,13 @@ def answered_item_ids(db: Database, run_id: int) -> set[str]:
     )
 
 
-def count_responses(db: Database, *, run_id: int | None = None) -> int:
-    """How many responses are stored, in one run or in all."""
+def count_responses(db: Database, *, run_id: int | None = None, usable: bool = False) -> int:
+    """How many responses are stored, in one run or in all (``usable``: leaving out errors)."""
     stmt = select(func.count()).select_from(Response)
     if run_id is not None:
         stmt = stmt.where(col(Response.run_id) == run_id)
+    if usable:
+        stmt = stmt.where(col(Response.outcome) != Outcome.ERROR.value)
     return int(db.read(lambda s: s.execute(stmt).scalar_one()))
 
 

@@ -32,6 +32,7 @@ def run_report(db: Database, run_id: int) -> dict[str, Any]:
         "model": run.model_requested,
         "model_reported": run.model_reported,
         "status": run.status,
+        "error": run.error_text,
         "n_items": run.n_items,
         "answered": report.get("n_items"),
         **{k: v for k, v in report.items() if k != "n_items"},

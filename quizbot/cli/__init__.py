@@ -24,7 +24,8 @@ import click
 from quizbot import __version__
 from quizbot.analysis.reporting import compare_report, run_report
 from quizbot.config import Settings, load_settings
-from quizbot.errors import InputError, QuizbotError
+from quizbot.domain import RunStatus
+from quizbot.errors import InputError, QuizbotError, RunFailedError
 from quizbot.evaluation import EvalSpec, ModelOverrides, ReadyRun, RunSummary, reopen
 from quizbot.evaluation import start as start_run
 from quizbot.evaluation.runner import execute
@@ -545,6 +546,15 @@ def eval_cmd(
                 hint=f"continue with `quizbot eval --resume {started[0]}`",
             ) from None
         report = run_report(database, summary.run_id)
+    if summary.status == RunStatus.FAILED:
+        # The report still goes out (JSON readers see "status": "failed" and the "error"), but
+        # the command fails: a run with no usable answers is never a result.
+        if as_json:
+            _emit_json(report)
+        raise RunFailedError(
+            f"run {summary.run_id} failed: {summary.error}",
+            hint=f"fix the cause, then `quizbot eval --resume {summary.run_id} --retry-errors`",
+        )
     if as_json:
         _emit_json(report)
     else:

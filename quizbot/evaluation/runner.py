@@ -6,8 +6,15 @@ free (answers that arrive together share a transaction), so it can be resumed af
 SIGKILL or a crash, losing at most the answers not yet committed (requests in flight and the
 writer's current batch, about twice the concurrency at most):
 :func:`execute` asks only the items that have no stored response. A call that still fails after
-the retry policy is stored as an ``error`` outcome and the run completes; ``retry_errors`` asks
-those again. Model calls are never served from a cache here unless the caller allows it for an
+the retry policy is stored as an ``error`` outcome; ``retry_errors`` asks those again.
+
+Failure is reported as failure. A run stops early when :data:`FAIL_FAST_AFTER` attempts in a row
+fail with the same kind of error that means the model cannot be used (connection refused,
+authentication, not found, bad request): items not yet asked are left unasked, nothing is retried
+any more, and the run is ``failed`` with the first provider error (redacted) as its error text. A
+run that ends with no usable answer at all is ``failed`` too. A failed run can be resumed
+(``retry_errors``) once the cause is fixed; comparisons never offer it as a model.
+Model calls are never served from a cache here unless the caller allows it for an
 interactive batch: runs measure the model as it is now.
 """
 
@@ -30,13 +37,15 @@ from quizbot.generate.service import load_items, store_items
 from quizbot.generate.statements import plan_points, statements
 from quizbot.items import ChoiceItem, StatementItem
 from quizbot.kb.registry import get_kb
-from quizbot.providers import Provider, ProviderError, Request
+from quizbot.providers import Completion, Provider, ProviderError, Request
+from quizbot.providers.base import FATAL_KINDS
 from quizbot.providers.cache import is_caching
 from quizbot.providers.retry import call_with_retries
 from storage import Database
 from storage.repo import (
     NewResponse,
     answered_item_ids,
+    count_responses,
     create_run,
     delete_error_responses,
     get_or_create_respondent,
@@ -46,6 +55,7 @@ from storage.repo import (
 )
 
 __all__ = [
+    "FAIL_FAST_AFTER",
     "RunConfig",
     "RunSummary",
     "build_request",
@@ -59,7 +69,36 @@ log = logging.getLogger(__name__)
 
 Item = StatementItem | ChoiceItem
 _MAX_BATCH = 256
+FAIL_FAST_AFTER = 5  # attempts in a row failing with one fatal kind of error stop the run
 Progress = Callable[[int], None]
+
+
+class _Breaker:
+    """Counts attempts in a row that failed with one fatal kind of error; trips at a limit."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.kind: str | None = None
+        self.count = 0
+        self.first: ProviderError | None = None
+        self.tripped: ProviderError | None = None
+
+    def failure(self, exc: ProviderError) -> None:
+        if self.first is None:
+            self.first = exc
+        if exc.kind not in FATAL_KINDS:
+            self.kind, self.count = None, 0
+            return
+        self.count = self.count + 1 if exc.kind == self.kind else 1
+        self.kind = exc.kind
+        if self.count >= self.limit and self.tripped is None:
+            self.tripped = exc
+
+    def success(self) -> None:
+        self.kind, self.count = None, 0
+
+    def open(self) -> bool:
+        return self.tripped is not None
 
 
 @dataclass(frozen=True)
@@ -94,6 +133,7 @@ class RunSummary:
     errors: int
     status: str
     model_reported: str | None
+    error: str | None = None  # why a failed run failed (redacted)
 
 
 def majority_answer(items: Sequence[Item]) -> str:
@@ -237,13 +277,26 @@ async def execute(
     reported: Counter[str] = Counter()
     errors = 0
 
+    breaker = _Breaker(FAIL_FAST_AFTER)
+
+    async def attempt(request: Request) -> Completion:
+        try:
+            completion = await provider.complete(request)
+        except ProviderError as exc:
+            breaker.failure(exc)
+            raise
+        breaker.success()
+        return completion
+
     async def ask(item: Item) -> None:
         nonlocal errors
         request = build_request(item, demos, config, evaluated)
         async with limit:
+            if breaker.open():
+                return  # the model cannot be used: leave the item for a resume
             try:
                 completion = await call_with_retries(
-                    lambda: provider.complete(request), attempts=config.attempts
+                    lambda: attempt(request), attempts=config.attempts, give_up=breaker.open
                 )
             except ProviderError as exc:
                 errors += 1
@@ -311,7 +364,30 @@ async def execute(
     finally:
         await provider.aclose()
     model_reported = reported.most_common(1)[0][0] if reported else run.model_reported
-    finished = update_run(db, run_id, status=RunStatus.COMPLETED, model_reported=model_reported)
+    usable = await asyncio.to_thread(count_responses, db, run_id=run_id, usable=True)
+    error: str | None = None
+    if breaker.tripped is not None:
+        first = breaker.first or breaker.tripped
+        error = (
+            f"stopped after {breaker.limit} {breaker.tripped.kind.replace('_', ' ')} errors "
+            f"in a row; first error: {first.message}"
+        )
+    elif usable == 0:
+        cause = breaker.first.message if breaker.first else "nothing was answered"
+        error = f"no usable answers; first error: {cause}"
+    status = RunStatus.FAILED if error else RunStatus.COMPLETED
+    if error:
+        log.error("run %d (%s) failed: %s", run_id, config.model, error)
+    finished = update_run(
+        db, run_id, status=status, model_reported=model_reported, error_text=error
+    )
     return RunSummary(
-        run_id, config.model, len(items), len(todo), errors, finished.status, model_reported
+        run_id,
+        config.model,
+        len(items),
+        len(todo),
+        errors,
+        finished.status,
+        model_reported,
+        error,
     )

@@ -36,8 +36,8 @@ from typing import Any
 from quizbot.analysis.metrics import Scored
 from quizbot.analysis.reporting import run_records
 from quizbot.config import Settings
-from quizbot.domain import Alert, NightRecord, NightStatus
-from quizbot.errors import InputError, QuizbotError
+from quizbot.domain import Alert, NightRecord, NightStatus, RunStatus
+from quizbot.errors import InputError, QuizbotError, RunFailedError
 from quizbot.evaluation import EvalSpec, ProviderFactory, RunSummary, reopen
 from quizbot.evaluation import start as start_run
 from quizbot.evaluation.runner import execute
@@ -276,8 +276,8 @@ def run_night(
 
         summary = asyncio.run(_night_run())
         run_id = summary.run_id
-        if summary.errors and summary.errors == summary.asked:
-            raise QuizbotError(f"every call to {model} failed (see the run's error outcomes)")
+        if summary.status == RunStatus.FAILED:
+            raise RunFailedError(f"run {run_id} of {model} failed: {summary.error}")
         night = replace(night, run_id=run_id)
         current = _night_data(db, night)
         assert current is not None

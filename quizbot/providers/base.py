@@ -10,9 +10,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal, Protocol
 
-from quizbot.errors import QuizbotError
+from quizbot.errors import QuizbotError, redact
 
-__all__ = ["Completion", "Provider", "ProviderError", "Request"]
+__all__ = ["FATAL_KINDS", "Completion", "ErrorKind", "Provider", "ProviderError", "Request"]
 
 Style = Literal["chat", "completion"]
 
@@ -43,13 +43,32 @@ class Completion:
     cached: bool = False
 
 
-class ProviderError(QuizbotError):
-    """A call failed. ``retryable`` marks rate limits, timeouts, connection errors and 5xx."""
+ErrorKind = Literal[
+    "connection", "auth", "not_found", "bad_request", "rate_limit", "timeout", "server", "other"
+]
+FATAL_KINDS: frozenset[str] = frozenset({"connection", "auth", "not_found", "bad_request"})
+"""Kinds that, repeated, mean the model cannot be used at all: a run stops early on them."""
 
-    def __init__(self, message: str, *, retryable: bool, status: int | None = None) -> None:
-        super().__init__(message)
+
+class ProviderError(QuizbotError):
+    """A call failed. ``retryable`` marks rate limits, timeouts, connection errors and 5xx.
+
+    ``kind`` says what failed, for the run's fail-fast rule (:data:`FATAL_KINDS`). The message
+    is redacted of keys and passwords before it is stored or shown.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        retryable: bool,
+        status: int | None = None,
+        kind: ErrorKind = "other",
+    ) -> None:
+        super().__init__(redact(message))
         self.retryable = retryable
         self.status = status
+        self.kind: ErrorKind = kind
 
 
 class Provider(Protocol):

@@ -21,22 +21,13 @@ import litellm
 from litellm import exceptions as llm_errors
 from litellm.llms.custom_httpx.async_client_cleanup import close_litellm_async_clients
 
-from quizbot.errors import ConfigError
-from quizbot.providers.base import Completion, ProviderError, Request
+from quizbot.errors import ConfigError, redact
+from quizbot.providers.base import Completion, ErrorKind, ProviderError, Request
 
 __all__ = ["LiteLLMProvider"]
 
 litellm.suppress_debug_info = True  # no "Give Feedback" banners on every failed call
 litellm.telemetry = False
-
-_RETRYABLE_TYPES: tuple[type[BaseException], ...] = (
-    llm_errors.RateLimitError,
-    llm_errors.Timeout,
-    llm_errors.APIConnectionError,
-    llm_errors.InternalServerError,
-    llm_errors.ServiceUnavailableError,
-)
-
 
 # Providers constructed and not yet closed, across threads (see LiteLLMProvider.aclose).
 _open_lock = threading.Lock()
@@ -107,6 +98,11 @@ class LiteLLMProvider:
             kwargs["api_key"] = "no-key-needed"
         return kwargs
 
+    @staticmethod
+    def _secrets(kwargs: Mapping[str, Any]) -> tuple[str, ...]:
+        key = kwargs.get("api_key")
+        return (key,) if isinstance(key, str) and key != "no-key-needed" else ()
+
     async def aclose(self) -> None:
         """Release this provider; the last one open in the process closes litellm's clients.
 
@@ -141,7 +137,7 @@ class LiteLLMProvider:
                 response = await litellm.acompletion(messages=messages, **kwargs)
                 text = response.choices[0].message.content or ""
         except Exception as exc:
-            raise _classify(exc) from exc
+            raise _classify(exc, self._secrets(kwargs)) from exc
         latency = (time.perf_counter() - started) * 1000
         usage = getattr(response, "usage", None)
         return Completion(
@@ -154,11 +150,56 @@ class LiteLLMProvider:
         )
 
 
-def _classify(exc: Exception) -> ProviderError:
+_CONNECTION_CLASSES = (
+    "APIConnectionError",
+    "ConnectError",
+    "ConnectionRefusedError",
+    "ConnectTimeout",
+)
+
+
+def _connection_failed(exc: BaseException) -> bool:
+    """litellm reports a refused connection as a 500 ("Connection error."): look beneath it."""
+    seen: BaseException | None = exc
+    for _ in range(8):  # the cause chain is short; never loop on a cycle
+        if seen is None:
+            return False
+        if type(seen).__name__ in _CONNECTION_CLASSES or "connection error" in str(seen).lower():
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def _kind(exc: Exception, status: int | None) -> ErrorKind:
+    if isinstance(exc, llm_errors.AuthenticationError) or status in {401, 403}:
+        return "auth"
+    text = str(exc).lower()
+    if "missing credentials" in text or (
+        "api_key" in text and ("must be set" in text or "not set" in text)
+    ):
+        return "auth"  # litellm reports a missing key as a 500
+    if isinstance(exc, llm_errors.NotFoundError) or status == 404:
+        return "not_found"
+    if isinstance(exc, llm_errors.RateLimitError) or status == 429:
+        return "rate_limit"
+    if isinstance(exc, llm_errors.Timeout):
+        return "timeout"
+    if isinstance(exc, llm_errors.APIConnectionError) or _connection_failed(exc):
+        return "connection"
+    if isinstance(exc, llm_errors.BadRequestError) or status in {400, 422}:
+        return "bad_request"
+    if (status or 0) >= 500 or isinstance(
+        exc, llm_errors.InternalServerError | llm_errors.ServiceUnavailableError
+    ):
+        return "server"
+    return "other"
+
+
+def _classify(exc: Exception, secrets: tuple[str, ...] = ()) -> ProviderError:
     status = getattr(exc, "status_code", None)
     status = status if isinstance(status, int) else None
-    retryable = isinstance(exc, _RETRYABLE_TYPES) or status == 429 or (status or 0) >= 500
-    if isinstance(exc, llm_errors.AuthenticationError) or "missing credentials" in str(exc).lower():
-        retryable = False  # litellm reports a missing key as a 500; retrying cannot help
+    kind = _kind(exc, status)
+    retryable = kind in {"connection", "rate_limit", "timeout", "server"}
     first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    return ProviderError(f"{type(exc).__name__}: {first[:300]}", retryable=retryable, status=status)
+    message = redact(f"{type(exc).__name__}: {first[:300]}", secrets)
+    return ProviderError(message, retryable=retryable, status=status, kind=kind)

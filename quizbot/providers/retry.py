@@ -38,10 +38,19 @@ async def call_with_retries(
     *,
     attempts: int = 6,
     on_retry: Callable[[RetryCallState], None] | None = None,
+    give_up: Callable[[], bool] | None = None,
 ) -> T:
-    """Run ``call``, retrying retryable failures up to ``attempts`` tries in all."""
+    """Run ``call``, retrying retryable failures up to ``attempts`` tries in all.
+
+    ``give_up()`` returning true stops retrying at once (a run that has decided its model
+    cannot be reached does not keep knocking).
+    """
+
+    def should_retry(exc: BaseException) -> bool:
+        return is_retryable(exc) and not (give_up is not None and give_up())
+
     retrying = AsyncRetrying(
-        retry=retry_if_exception(is_retryable),
+        retry=retry_if_exception(should_retry),
         wait=WAIT,
         stop=stop_after_attempt(attempts),
         reraise=True,

@@ -15,7 +15,8 @@ models, the local Gemma server when it runs, the baselines):
 * **Batch run**: N knowledge points generated the same way and put to every chosen model as real
   evaluation runs through the one entry point (:func:`quizbot.evaluation.start`, then the
   runner), one run per model, logged in the database like ``quizbot eval``, then each run's
-  metrics with their 95% intervals from :func:`quizbot.analysis.reporting.run_report`.
+  metrics with their 95% intervals from :func:`quizbot.analysis.reporting.run_report`. A run
+  that failed (model unreachable, key refused) is reported as a failure, never as a result.
 
 Single questions go through the same request builder as runs and are parsed and scored by
 :func:`quizbot.evaluation.parse.parse_and_score`, so the table shows what a run would record. They
@@ -43,7 +44,7 @@ from typing import Any, Literal
 import gradio as gr
 
 from quizbot.analysis.reporting import run_report
-from quizbot.domain import Outcome
+from quizbot.domain import Outcome, RunStatus
 from quizbot.errors import InputError, QuizbotError
 from quizbot.evaluation import EvalSpec
 from quizbot.evaluation import start as start_run
@@ -327,9 +328,13 @@ async def run_batch(
             failures.append(f"{model}: {' '.join(str(exc).split())}")
             tick(len(items), model)
             continue
-        await execute(
+        summary = await execute(
             ctx.db, ready.run_id, ready.provider, progress=functools.partial(tick, model=model)
         )
+        if summary.status == RunStatus.FAILED:
+            # A failed run is never shown as a model's result, only as the reason it is missing.
+            failures.append(f"{model}: run {summary.run_id} failed: {summary.error}")
+            continue
         run_ids.append(ready.run_id)
     return run_ids, failures
 
