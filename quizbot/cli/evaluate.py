@@ -1,0 +1,259 @@
+"""`quizbot eval`, `runs list`, `report`, `compare`: evaluate models and read the results.
+
+Every evaluation goes through the one entry point, :mod:`quizbot.evaluation.service`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+import click
+
+from quizbot.analysis.reporting import compare_report, run_report
+from quizbot.cli.base import App, Group, cli, database_for, emit_json, split_list
+from quizbot.domain import RunStatus
+from quizbot.errors import InputError, QuizbotError, RunFailedError
+from quizbot.evaluation import EvalSpec, ModelOverrides, ReadyRun, RunSummary, reopen
+from quizbot.evaluation import start as start_run
+from quizbot.evaluation.runner import execute
+from quizbot.generate.service import GenerateRequest, prepare
+from quizbot.items import ChoiceItem, StatementItem, item_from_json
+from quizbot.jsonl import read_objects
+from quizbot.progress import progress_bar
+from storage.repo import list_runs
+
+
+def _read_items(path: Path) -> list[StatementItem | ChoiceItem]:
+    items: list[StatementItem | ChoiceItem] = []
+    for line, record in read_objects(path):
+        try:
+            items.append(item_from_json(record))
+        except (KeyError, ValueError, TypeError) as exc:
+            raise InputError(f"not an item ({exc})", path=str(path), line=line) from None
+    if not items:
+        raise InputError("no items", path=str(path))
+    return items
+
+
+def _print_report(report: dict[str, Any]) -> None:
+    metrics, intervals = report.get("metrics", {}), report.get("intervals", {})
+    click.echo(
+        f"run {report['run_id']}: {report['model']} "
+        f"(reported: {report.get('model_reported') or '-'}), {report['status']}, "
+        f"{report.get('answered', 0)}/{report['n_items']} answered items stored"
+    )
+    for name, value in metrics.items():
+        if value is None:
+            click.echo(f"  {name:<28} -")
+            continue
+        low_high = intervals.get(name)
+        ci = (
+            f"  [{low_high[0]:.3f}, {low_high[1]:.3f}]" if low_high and None not in low_high else ""
+        )
+        click.echo(f"  {name:<28} {value:6.3f}{ci}")
+    if report.get("n_errors"):
+        click.echo(f"  errors (excluded from the metrics): {report['n_errors']}")
+
+
+@cli.command("eval")
+@click.option("--model", help="litellm model string or baseline/..., e.g. openai/gpt-4o-mini.")
+@click.option("--items", "items_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
+              help="JSONL of items from `quizbot generate`.")  # fmt: skip
+@click.option("--kb", "kb_name", help="Generate the items from this knowledge base instead.")
+@click.option("--relations", help="With --kb: comma-separated relations.")
+@click.option("--points", type=click.IntRange(min=1), help="With --kb: number of knowledge points.")
+@click.option("--format", "fmt", type=click.Choice(["statements", "choice"]), default="statements",
+              show_default=True, help="With --kb: item format.")  # fmt: skip
+@click.option("--prototypes", help="With --kb: prototype file or imported set.")
+@click.option("--seed", default="0", show_default=True, help="Seed for items and demonstrations.")
+@click.option("--shots", type=click.IntRange(min=0), default=0, show_default=True,
+              help="Demonstrations per question (few-shot).")  # fmt: skip
+@click.option("--idk", is_flag=True, help='Offer "I do not know" as an answer.')
+@click.option("--style", type=click.Choice(["chat", "completion"]), default=None,
+              help="Chat messages, or text completion [default: completion for local/ models "
+              "(base models), chat otherwise].")  # fmt: skip
+@click.option("--max-tokens", type=click.IntRange(min=1), default=16, show_default=True)
+@click.option(
+    "--concurrency",
+    type=click.IntRange(min=1, max=512),
+    help="Requests in flight [default: the model's QUIZBOT_MODEL_SETTINGS entry, else 8].",
+)
+@click.option("--api-base", help="Endpoint for the model, e.g. http://127.0.0.1:8080/v1.")
+@click.option("--api-key-env", help="Name of the environment variable holding the API key.")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    help="Seconds per request [default: the model's settings entry, else 60].",
+)
+@click.option("--name", help="A name for the run.")
+@click.option("--resume", "resume", type=int, metavar="RUN", help="Continue an interrupted run.")
+@click.option("--retry-errors", is_flag=True, help="With --resume: ask failed items again.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (stdout only).")
+@click.pass_obj
+def eval_cmd(
+    app: App,
+    model: str | None,
+    items_file: Path | None,
+    kb_name: str | None,
+    relations: str | None,
+    points: int | None,
+    fmt: str,
+    prototypes: str | None,
+    seed: str,
+    shots: int,
+    idk: bool,
+    style: str,
+    max_tokens: int,
+    concurrency: int | None,
+    api_base: str | None,
+    api_key_env: str | None,
+    timeout: float | None,
+    name: str | None,
+    resume: int | None,
+    retry_errors: bool,
+    as_json: bool,
+) -> None:
+    """Ask a model (or a baseline) every item and score the answers. Resumable."""
+    overrides = ModelOverrides(
+        api_base=api_base, api_key_env=api_key_env, timeout=timeout, max_concurrency=concurrency
+    )
+    with database_for(app) as database:
+        if resume is None:
+            if not model:
+                raise InputError("--model is required", hint="e.g. --model baseline/random")
+            if (items_file is None) == (kb_name is None):
+                raise InputError("give exactly one of --items FILE and --kb NAME")
+            if retry_errors:
+                raise InputError("--retry-errors goes with --resume RUN")
+            if items_file is not None:
+                items = _read_items(items_file)
+            else:
+                assert kb_name is not None
+                request = GenerateRequest(
+                    kb=kb_name,
+                    relations=split_list(relations),
+                    points=points,
+                    seed=seed,
+                    prototypes=prototypes,
+                    format="choice" if fmt == "choice" else "statements",
+                )
+                items = list(prepare(database, request, app.settings).items())
+            spec = EvalSpec(
+                model=model,
+                shots=shots,
+                idk=idk,
+                style="chat" if style == "chat" else "completion" if style else None,
+                max_tokens=max_tokens,
+                seed=seed,
+                name=name,
+                overrides=overrides,
+            )
+
+            async def _ready() -> ReadyRun:
+                return await start_run(database, spec, items, settings=app.settings)
+
+        else:
+
+            async def _ready() -> ReadyRun:
+                return reopen(database, resume, settings=app.settings, overrides=overrides)
+
+        started: list[int] = []
+
+        async def _run() -> RunSummary:
+            ready = await _ready()
+            started.append(ready.run_id)
+            click.echo(f"run {ready.run_id}: {ready.config.model}", err=True)
+            with progress_bar(f"run {ready.run_id}", ready.n_items) as advance:
+                return await execute(
+                    database,
+                    ready.run_id,
+                    ready.provider,
+                    retry_errors=retry_errors,
+                    progress=advance,
+                )
+
+        try:
+            summary = asyncio.run(_run())
+        except KeyboardInterrupt:
+            if not started:
+                raise
+            raise QuizbotError(
+                f"run {started[0]} interrupted; answers so far are stored",
+                hint=f"continue with `quizbot eval --resume {started[0]}`",
+            ) from None
+        report = run_report(database, summary.run_id)
+    if summary.status == RunStatus.FAILED:
+        # The report still goes out (JSON readers see "status": "failed" and the "error"), but
+        # the command fails: a run with no usable answers is never a result.
+        if as_json:
+            emit_json(report)
+        raise RunFailedError(
+            f"run {summary.run_id} failed: {summary.error}",
+            hint=f"fix the cause, then `quizbot eval --resume {summary.run_id} --retry-errors`",
+        )
+    if as_json:
+        emit_json(report)
+    else:
+        _print_report(report)
+
+
+@cli.group(cls=Group)
+def runs() -> None:
+    """Evaluation runs."""
+
+
+@runs.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print the list as JSON.")
+@click.pass_obj
+def runs_list(app: App, as_json: bool) -> None:
+    """List recent runs, newest first."""
+    with database_for(app) as database:
+        rows = list_runs(database)
+    data: list[dict[str, Any]] = [
+        {
+            "run_id": run.id, "name": run.name, "model": run.model_requested,
+            "model_reported": run.model_reported, "status": run.status, "n_items": run.n_items,
+            "responses": n, "created_at": run.created_at.isoformat(),
+        }
+        for run, n in rows
+    ]  # fmt: skip
+    if as_json:
+        emit_json({"runs": data})
+        return
+    for row in data:
+        click.echo(
+            f"{row['run_id']:>5}  {row['status']:<11} {row['responses']:>6}/{row['n_items']:<6} "
+            f"{row['model']}  {row['created_at'][:16]}"
+        )
+
+
+@cli.command("report")
+@click.argument("run_id", type=int, metavar="RUN")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.pass_obj
+def report_cmd(app: App, run_id: int, as_json: bool) -> None:
+    """Metrics of one run with 95% intervals, by relation and transform."""
+    with database_for(app) as database:
+        report = run_report(database, run_id)
+    if as_json:
+        emit_json(report)
+    else:
+        _print_report(report)
+
+
+@cli.command("compare")
+@click.argument("run_a", type=int, metavar="RUN_A")
+@click.argument("run_b", type=int, metavar="RUN_B")
+@click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
+@click.pass_obj
+def compare_cmd(app: App, run_a: int, run_b: int, as_json: bool) -> None:
+    """Compare two runs: McNemar's exact test on shared items, else a two-proportion test."""
+    with database_for(app) as database:
+        result = compare_report(database, run_a, run_b)
+    if as_json:
+        emit_json(result)
+        return
+    for key, value in result.items():
+        click.echo(f"{key:<24} {value}")

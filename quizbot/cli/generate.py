@@ -1,0 +1,105 @@
+"""`quizbot generate`: questions from a knowledge base, written as JSONL and stored."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from quizbot.cli.base import App, cli, database_for, emit_json, split_list
+from quizbot.generate.service import GenerateRequest, prepare, write
+from quizbot.progress import progress_bar
+
+
+@cli.command("generate")
+@click.option("--kb", "kb_name", required=True, help="Knowledge base name (see `quizbot kb list`).")
+@click.option("--relations", help="Comma-separated relations to use [default: all].")
+@click.option(
+    "--points", type=click.IntRange(min=1), help="Number of knowledge points [default: all]."
+)
+@click.option(
+    "--seed", default="0", show_default=True, help="Seed for point and negative selection."
+)
+@click.option("--prototypes", help="Prototype CSV file, or the name of an imported prototype set.")
+@click.option(
+    "--rephrase", metavar="MODEL", help="Rephrase statements with this model (validated)."
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["statements", "choice"]),
+    default="statements",
+    show_default=True,
+    help="True/false statements or multiple-choice questions.",
+)
+@click.option(
+    "--points-file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help='JSONL of explicit points: {"head", "relation", "tail", "negative_tail"}.',
+)
+@click.option(
+    "--out", required=True, type=click.Path(dir_okay=False, path_type=Path), help="Output JSONL."
+)
+@click.option("--no-store", is_flag=True, help="Do not store the items in the database.")
+@click.option("--json", "as_json", is_flag=True, help="Print a summary as JSON.")
+@click.pass_obj
+def generate_cmd(
+    app: App,
+    kb_name: str,
+    relations: str | None,
+    points: int | None,
+    seed: str,
+    prototypes: str | None,
+    rephrase: str | None,
+    fmt: str,
+    points_file: Path | None,
+    out: Path,
+    no_store: bool,
+    as_json: bool,
+) -> None:
+    """Generate questions from a knowledge base and write them as JSONL."""
+    request = GenerateRequest(
+        kb=kb_name,
+        relations=split_list(relations),
+        points=points,
+        seed=seed,
+        prototypes=prototypes,
+        format="choice" if fmt == "choice" else "statements",
+        points_file=points_file,
+        store=not no_store,
+        rephrase=rephrase,
+    )
+    with database_for(app) as database:
+        generation = prepare(database, request, app.settings)
+        with progress_bar("generating", generation.expected_items) as advance:
+            written = write(database, generation, out, advance)
+    n = written.n_items
+    summary = {
+        "out": str(out),
+        "kb": generation.kb.name,
+        "kb_version": generation.kb.version,
+        "prototypes": f"{generation.prototypes.name}@{generation.prototypes.digest}",
+        "points": len(generation.facts),
+        "items": n,
+        "stored_new": written.stored_new,
+        "points_without_negative": generation.skipped_no_negative,
+        "notes": generation.notes,
+        "rephrase": generation.rephraser.stats.summary() if generation.rephraser else None,
+    }
+    if as_json:
+        emit_json(summary)
+        return
+    click.echo(
+        f"wrote {n:,} items from {len(generation.facts):,} knowledge points "
+        f"of {generation.kb.name!r} to {out}"
+    )
+    if generation.skipped_no_negative:
+        click.echo(
+            f"  {generation.skipped_no_negative} points had no safe negative (positive side only)"
+        )
+    for note in generation.notes:
+        click.echo(f"  {note}")
+    if generation.rephraser is not None:
+        click.echo(f"  {generation.rephraser.stats.summary()}")
+    if generation.kb.license:
+        click.echo(f"  {generation.kb.license}")

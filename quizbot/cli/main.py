@@ -1,0 +1,25 @@
+"""The ``quizbot`` console script: the root group with every command group registered.
+
+Each group lives in its own module (db, kb, generate, evaluate, local_model, monitor, serve) and
+registers itself on the root group of :mod:`quizbot.cli.base` when imported here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from quizbot.cli import db, evaluate, generate, kb, local_model, monitor, serve
+from quizbot.cli.base import cli
+
+__all__ = ["cli", "main"]
+
+COMMAND_MODULES = (db, kb, generate, evaluate, local_model, monitor, serve)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Entry point of the ``quizbot`` console script."""
+    cli.main(args=list(argv) if argv is not None else None, prog_name="quizbot")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

@@ -1,0 +1,211 @@
+"""`quizbot monitor` and `quizbot scheduler`: nightly monitors, run by hand or on schedule."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from quizbot.cli.base import App, Group, cli, database_for, emit_json
+from quizbot.errors import InputError, QuizbotError
+from quizbot.logs import configure_logging
+
+_SCHEDULES_OPTION = click.option(
+    "--schedules",
+    "schedules_file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Schedules file [default: QUIZBOT_SCHEDULES_FILE or the shipped schedules/monitors.toml].",
+)
+
+
+def _monitors(app: App, schedules_file: Path | None) -> tuple[Path, list[Any]]:
+    from schedules.config import default_schedules_file, load_monitors  # noqa: PLC0415
+
+    path = schedules_file or app.settings.schedules_file or default_schedules_file()
+    return path, load_monitors(path)
+
+
+@cli.group(cls=Group)
+def monitor() -> None:
+    """Nightly drift monitors declared in the schedules file."""
+
+
+@monitor.command("list")
+@_SCHEDULES_OPTION
+@click.option("--json", "as_json", is_flag=True, help="Print the monitors as JSON.")
+@click.pass_obj
+def monitor_list(app: App, schedules_file: Path | None, as_json: bool) -> None:
+    """The monitors of the schedules file (checked) and their last nights."""
+    from quizbot.monitoring.nights import history  # noqa: PLC0415
+    from quizbot.monitoring.scheduler import trigger_for  # noqa: PLC0415
+
+    path, specs = _monitors(app, schedules_file)
+    rows: list[dict[str, Any]] = []
+    with database_for(app) as database:
+        for spec in specs:
+            try:
+                series = history(database, spec.name)
+            except QuizbotError:
+                series = []
+            last = max((n["date"] for h in series for n in h["nights"]), default=None)
+            rows.append({
+                **spec.as_json(),
+                "next_run": str(trigger_for(spec).get_next_fire_time(None, _now())),
+                "last_night": last,
+                "alerts": sum(len(h["alerts"]) for h in series),
+            })  # fmt: skip
+    if as_json:
+        emit_json({"schedules_file": str(path), "monitors": rows})
+        return
+    click.echo(f"{path}: {len(rows)} monitor(s)")
+    for row in rows:
+        state = "" if row["enabled"] else "  (disabled)"
+        click.echo(
+            f"  {row['name']:<16} {row['cron']:<12} {row['timezone']:<14} "
+            f"{row['points']} points ({row['anchor_points']} anchors)  "
+            f"last {row['last_night'] or '-'}  alerts {row['alerts']}{state}"
+        )
+        click.echo(f"      models: {', '.join(row['models'])}   next: {row['next_run'][:16]}")
+
+
+def _now() -> Any:
+    from datetime import UTC, datetime  # noqa: PLC0415
+
+    return datetime.now(UTC)
+
+
+@monitor.command("run")
+@click.argument("name")
+@click.option(
+    "--date",
+    "night",
+    type=click.DateTime(formats=["%Y-%m-%d"]),
+    help="The night to run (reproduces that night's items) [default: tonight].",
+)
+@click.option("--model", "only_model", help="Only this model of the monitor.")
+@_SCHEDULES_OPTION
+@click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
+@click.pass_obj
+def monitor_run(
+    app: App, name: str, night: Any, only_model: str | None,
+    schedules_file: Path | None, as_json: bool,
+) -> None:  # fmt: skip
+    """Run one night of monitor NAME now, for every model (skips nights already run)."""
+    from dataclasses import replace  # noqa: PLC0415
+
+    from quizbot.monitoring.nights import run_monitor  # noqa: PLC0415
+    from schedules.config import find_monitor  # noqa: PLC0415
+
+    _path, specs = _monitors(app, schedules_file)
+    spec = find_monitor(specs, name)
+    if only_model is not None:
+        if only_model not in spec.models:
+            raise InputError(
+                f"monitor {name!r} has no model {only_model!r}",
+                hint=f"models: {', '.join(spec.models)}",
+            )
+        spec = replace(spec, models=(only_model,))
+    with database_for(app) as database:
+        results = run_monitor(
+            database, spec, when=night.date() if night else None, settings=app.settings
+        )
+    if as_json:
+        emit_json({"results": [r.as_json() for r in results]})
+    else:
+        for r in results:
+            click.echo(f"{r.monitor} {r.date} {r.model}: {r.status}"
+                       + (f" (run {r.run_id})" if r.run_id else "") + f" {r.message}")  # fmt: skip
+            for alert in r.alerts:
+                click.echo(f"  [{alert['severity']}] {alert['message']}")
+    if any(r.status == "failed" for r in results):
+        sys.exit(1)
+
+
+def _accuracy_text(part: dict[str, Any]) -> str:
+    figure = part.get("accuracy", {})
+    value = figure.get("value")
+    if value is None:
+        return "   -   "
+    interval = figure.get("interval") or []
+    band = f" [{interval[0]:.2f}-{interval[1]:.2f}]" if len(interval) == 2 else ""
+    return f"{value:.3f}{band}"
+
+
+@monitor.command("history")
+@click.argument("name")
+@click.option("--model", help="Only this model.")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="One JSON object per model and line: monitor, model, nights, alerts.",
+)
+@click.pass_obj
+def monitor_history(app: App, name: str, model: str | None, as_json: bool) -> None:
+    """Nightly accuracy with 95% intervals (anchor vs rotating), model ids and alerts."""
+    from quizbot.monitoring.nights import history  # noqa: PLC0415
+
+    with database_for(app) as database:
+        series = history(database, name, model, by_relation=as_json)
+    if as_json:
+        for one in series:
+            click.echo(json.dumps(one, default=str))
+        return
+    for one in series:
+        click.echo(f"{one['monitor']} / {one['model']}")
+        click.echo(f"  {'date':<10}  {'run':>5}  {'accuracy (all)':<20} {'anchor':<20} "
+                   f"{'rotating':<20} provider model")  # fmt: skip
+        previous = None
+        for n in one["nights"]:
+            changed = " *" if previous and n["provider_model"] != previous else ""
+            previous = n["provider_model"] or previous
+            if n["status"] != "completed":
+                click.echo(f"  {n['date']:<10}  {n['run_id'] or '-':>5}  {n['status']}: "
+                           f"{(n['error'] or '')[:80]}")  # fmt: skip
+                continue
+            click.echo(
+                f"  {n['date']:<10}  {n['run_id']:>5}  {_accuracy_text(n['metrics']):<20} "
+                f"{_accuracy_text(n['anchor']):<20} {_accuracy_text(n['rotating']):<20} "
+                f"{n['provider_model']}{changed}"
+            )
+        for alert in one["alerts"]:
+            click.echo(f"  alert {alert['date']} [{alert['severity']}] {alert['message']}")
+
+
+@cli.group(cls=Group)
+def scheduler() -> None:
+    """The nightly scheduler."""
+
+
+@scheduler.command("start")
+@_SCHEDULES_OPTION
+@click.pass_obj
+def scheduler_start(app: App, schedules_file: Path | None) -> None:
+    """Run the monitors on their schedules, in the foreground, until stopped (Ctrl-C)."""
+    import signal  # noqa: PLC0415
+    import time  # noqa: PLC0415
+
+    from quizbot.monitoring.scheduler import start, stop  # noqa: PLC0415
+
+    settings = app.settings
+    if schedules_file is not None:
+        settings = settings.model_copy(update={"schedules_file": schedules_file})
+    configure_logging(settings.log_level if settings.log_level != "WARNING" else "INFO")
+
+    def _terminate(_signum: int, _frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, _terminate)
+    with database_for(app) as database:
+        scheduler, jobs = start(database, settings)
+        click.echo(f"scheduler running {len(jobs)} monitor job(s); Ctrl-C stops it", err=True)
+        try:
+            while True:
+                time.sleep(1)
+        except KeyboardInterrupt:
+            click.echo("stopping (waiting for a running night to finish)", err=True)
+        finally:
+            stop(scheduler, wait=True)
