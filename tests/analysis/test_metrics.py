@@ -19,6 +19,8 @@ from quizbot.analysis.metrics import (
 from quizbot.domain import Outcome
 from quizbot.generate.transforms import TRANSFORMS, Polarity, Transform, label_for
 from quizbot.items import ChoiceItem, StatementItem, StatementSide
+from tests.helpers.oracles import benjamini_hochberg as oracle_bh
+from tests.helpers.oracles import wilson as oracle_wilson
 
 C, X, A, U, E = (  # correct, wrong, abstained, unparsed, error
     Outcome.CORRECT,
@@ -31,11 +33,8 @@ Z = 1.959963984540054  # the 97.5% normal quantile, written out
 
 
 def hand_wilson(k: int, n: int) -> tuple[float, float]:
-    """Wilson score interval straight from the formula, independent of quizbot.analysis.metrics."""
-    p = k / n
-    centre = (p + Z**2 / (2 * n)) / (1 + Z**2 / n)
-    half = Z / (1 + Z**2 / n) * math.sqrt(p * (1 - p) / n + Z**2 / (4 * n**2))
-    return centre - half, centre + half
+    """Wilson score interval from scipy, independent of quizbot.analysis.metrics."""
+    return oracle_wilson(k, n)
 
 
 def stmt(
@@ -448,3 +447,17 @@ def test_benjamini_hochberg_monotone_and_capped() -> None:
         benjamini_hochberg([0.1, 1.5])
     with pytest.raises(ValueError, match="out of"):
         benjamini_hochberg([math.nan])
+
+
+@pytest.mark.parametrize(("k", "n"), [(0, 1), (1, 1), (0, 7), (7, 7), (3, 10), (80, 100), (1, 997)])
+def test_wilson_matches_scipy_including_the_edges(k: int, n: int) -> None:
+    assert wilson_interval(k, n) == pytest.approx(oracle_wilson(k, n), abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    "p_values",
+    [[0.01, 0.04, 0.03, 0.005], [0.9, 0.5, 0.6], [0.02, 0.01, 0.8], [0.5], [0.001] * 5,
+     [0.2, 0.04, 0.04, 0.9, 0.011, 0.3, 0.049]],
+)  # fmt: skip
+def test_benjamini_hochberg_matches_scipy(p_values: list[float]) -> None:
+    assert benjamini_hochberg(p_values) == pytest.approx(oracle_bh(p_values), abs=1e-12)

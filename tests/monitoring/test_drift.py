@@ -31,6 +31,7 @@ from quizbot.monitoring.drift import (
     detect,
     night_summary,
 )
+from tests.helpers.oracles import wilson as oracle_wilson
 
 C, X, A, E = Outcome.CORRECT, Outcome.INCORRECT, Outcome.ABSTAINED, Outcome.ERROR
 START = datetime.date(2025, 1, 1)
@@ -511,11 +512,8 @@ def test_cusum_catches_slow_drift_that_single_night_tests_miss() -> None:
 
 
 def hand_wilson(k: int, n: int) -> list[float]:
-    """Wilson score interval from the formula."""
-    p = k / n
-    centre = (p + Z**2 / (2 * n)) / (1 + Z**2 / n)
-    half = Z / (1 + Z**2 / n) * math.sqrt(p * (1 - p) / n + Z**2 / (4 * n**2))
-    return [max(0.0, centre - half), min(1.0, centre + half)]
+    """Wilson score interval from scipy (independent of quizbot)."""
+    return list(oracle_wilson(k, n))
 
 
 def test_night_summary_by_hand() -> None:

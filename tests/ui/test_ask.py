@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import math
 from typing import TYPE_CHECKING
 
 from storage import open_database
 from storage.repo import list_responses, list_runs
+from tests.helpers.oracles import wilson as oracle_wilson
 from tests.ui.conftest import Served, screenshot
 
 if TYPE_CHECKING:
@@ -21,12 +21,8 @@ def _cell(page: Page, table: str, row: int, col: int) -> str:
 
 
 def _wilson(k: int, n: int) -> tuple[float, float]:
-    """The Wilson 95% interval, written out here so the test does not trust the app's."""
-    z = 1.959963984540054
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return max(0.0, centre - half), min(1.0, centre + half)
+    """The Wilson 95% interval from scipy, so the test does not trust the app's."""
+    return oracle_wilson(k, n)
 
 
 def test_two_models_answer_a_typed_statement_and_a_batch_is_logged_as_runs(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import math
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -15,6 +14,7 @@ from quizbot.practice.service import answer, next_question, start_session
 from quizbot.providers.baselines import AlwaysTrue
 from storage import open_database
 from storage.cohorts import human_answers
+from tests.helpers.oracles import wilson as oracle_wilson
 from tests.ui.conftest import Served, screenshot
 
 if TYPE_CHECKING:
@@ -53,12 +53,9 @@ def _seed(database_url: str) -> list[StatementItem]:
 
 
 def _fmt(k: int, n: int) -> str:
-    """``k/n [low, high]`` with the Wilson 95% interval, computed here independently."""
-    z = 1.959963984540054
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
-    return f"{p:.3f} [{max(0.0, centre - half):.3f}, {min(1.0, centre + half):.3f}]"
+    """``k/n [low, high]`` with the Wilson 95% interval from scipy (independent of quizbot)."""
+    low, high = oracle_wilson(k, n)
+    return f"{k / n:.3f} [{low:.3f}, {high:.3f}]"
 
 
 def _rows(page: Page, table: str, columns: int) -> dict[str, list[str]]:
