@@ -1,1 +1,1 @@
-"""analysis."""
+"""Analysis: metrics with intervals, run reports and comparisons, humans vs models."""

@@ -1,1 +1,1 @@
-"""monitoring."""
+"""Monitoring: nightly runs per monitor x model, drift statistics, alerts, the scheduler."""

@@ -43,7 +43,8 @@ from quizbot.kb.registry import check_import_name, import_kb
 from quizbot.monitoring.nights import history
 from quizbot.monitoring.scheduler import trigger_for
 from quizbot.ui.context import UiContext
-from quizbot.ui.monitor import NOT_ADMIN, declared_monitors, failure_text, md_escape, run_now
+from quizbot.ui.monitor import NOT_ADMIN, declared_monitors, run_now
+from quizbot.ui.render import error_markdown, md_escape
 from schedules.config import MonitorSpec, default_schedules_file, load_monitors
 from storage import Database
 from storage.repo import list_runs
@@ -423,7 +424,7 @@ def build(ctx: UiContext, is_admin: gr.State, admin_only: list[Any]) -> None:
                 _runs(admin),
             ]
         except Exception as exc:
-            return [failure_text(exc), *[gr.skip()] * 4]
+            return [error_markdown(exc), *[gr.skip()] * 4]
 
     admin_outputs = [is_admin, message, password, login_row, panel, *admin_only]
     data_outputs = [schedules, monitors, monitor, editor, runs]
@@ -471,7 +472,7 @@ def build(ctx: UiContext, is_admin: gr.State, admin_only: list[Any]) -> None:
         try:
             return check_schedules(text or "")
         except Exception as exc:
-            return failure_text(exc)
+            return error_markdown(exc)
 
     check.click(_check, inputs=[is_admin, editor], outputs=check_result, api_visibility="private")
 
@@ -481,7 +482,7 @@ def build(ctx: UiContext, is_admin: gr.State, admin_only: list[Any]) -> None:
         try:
             return _runs(admin), gr.skip()
         except Exception as exc:
-            return gr.skip(), failure_text(exc)
+            return gr.skip(), error_markdown(exc)
 
     refresh_runs.click(
         _refresh_runs, inputs=is_admin, outputs=[runs, report], api_visibility="private"
@@ -496,7 +497,7 @@ def build(ctx: UiContext, is_admin: gr.State, admin_only: list[Any]) -> None:
         except (TypeError, ValueError, IndexError):
             return "Select a run's row."
         except Exception as exc:
-            return failure_text(exc)
+            return error_markdown(exc)
 
     runs.select(_report, inputs=is_admin, outputs=report, api_visibility="private")
 
@@ -506,7 +507,7 @@ def build(ctx: UiContext, is_admin: gr.State, admin_only: list[Any]) -> None:
         try:
             return import_knowledge_base(ctx.db, files or [], fmt, name or "")
         except Exception as exc:
-            return failure_text(exc)
+            return error_markdown(exc)
 
     kb_import.click(
         _import,

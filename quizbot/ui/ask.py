@@ -36,7 +36,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-import math
 import secrets
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
@@ -55,7 +54,8 @@ from quizbot.generate.transforms import Polarity, Transform
 from quizbot.items import ChoiceItem, StatementItem, StatementSide, item_from_json
 from quizbot.kb.registry import BUILTINS, DEFAULT_KB, kb_listing, load_builtin
 from quizbot.providers.cache import DbCallStore
-from quizbot.ui.context import UiContext, user_message
+from quizbot.ui.context import UiContext
+from quizbot.ui.render import error_markdown, format_estimate, user_message
 from storage import Database
 
 __all__ = [
@@ -76,7 +76,6 @@ __all__ = [
     "build",
     "custom_statement",
     "describe_item",
-    "format_proportion",
     "relation_choices",
     "run_batch",
     "truth_of",
@@ -339,15 +338,6 @@ async def run_batch(
     return run_ids, failures
 
 
-def format_proportion(value: float | None, interval: Sequence[float] | None) -> str:
-    """``0.750 [0.409, 0.929]``; ``-`` when there is no value."""
-    if value is None or not math.isfinite(value):
-        return "-"
-    if not interval or len(interval) != 2 or None in interval:
-        return f"{value:.3f}"
-    return f"{value:.3f} [{interval[0]:.3f}, {interval[1]:.3f}]"
-
-
 def batch_table(reports: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """One row per run report (:func:`quizbot.analysis.reporting.run_report`), metrics with
     intervals."""
@@ -361,7 +351,7 @@ def batch_table(reports: Sequence[dict[str, Any]]) -> dict[str, Any]:
                 str(r["status"]),
                 f"{r.get('answered') or 0}/{r['n_items']}",
                 str(r.get("n_errors", 0)),
-                *(format_proportion(metrics.get(m), intervals.get(m)) for m in _BATCH_METRICS),
+                *(format_estimate(metrics.get(m), intervals.get(m)) for m in _BATCH_METRICS),
             ]
         )
     return {"headers": BATCH_HEADERS, "data": rows}
@@ -380,7 +370,7 @@ def batch_breakdown(reports: Sequence[dict[str, Any]]) -> dict[str, Any]:
                 if part is None:
                     row.append("-")
                     continue
-                shown = format_proportion(
+                shown = format_estimate(
                     part["metrics"].get("average_accuracy"),
                     part["intervals"].get("average_accuracy"),
                 )
@@ -409,12 +399,6 @@ def relation_choices(db: Database, kb: str | None) -> list[tuple[str, str]]:
 
 # --------------------------------------------------------------------------------------------
 # Layout
-
-
-def _error(exc: Exception) -> str:
-    if not isinstance(exc, QuizbotError):
-        log.exception("ask tab: unexpected error")
-    return f"**Could not do that.** {user_message(exc)}".replace("\n", "  \n")
 
 
 def _kb_picker(ctx: UiContext, prefix: str) -> tuple[Any, Any]:
@@ -574,7 +558,7 @@ def build(ctx: UiContext) -> None:
                 ctx, item, chosen, idk=offer_idk, use_cache=cache, scored=known is not None
             )
         except Exception as exc:
-            return _error(exc), gr.update(), gr.update()
+            return error_markdown(exc), gr.update(), gr.update()
         return "", describe_item(item, truth_known=known is not None), answer_table(answers)
 
     ask_custom.click(
@@ -591,7 +575,7 @@ def build(ctx: UiContext) -> None:
                 raise InputError("no question could be made from that selection")
             item = secrets.choice(made)
         except Exception as exc:
-            return _error(exc), gr.update(), gr.update(), gr.update()
+            return error_markdown(exc), gr.update(), gr.update(), gr.update()
         empty = {"headers": ANSWER_HEADERS, "data": []}
         return "", describe_item(item), item.to_json(), empty
 
@@ -611,7 +595,7 @@ def build(ctx: UiContext) -> None:
             item = item_from_json(record)
             answers = await ask_models(ctx, item, chosen, idk=offer_idk, use_cache=cache)
         except Exception as exc:
-            return _error(exc), gr.update()
+            return error_markdown(exc), gr.update()
         return "", answer_table(answers)
 
     ask_generated.click(
@@ -650,7 +634,7 @@ def build(ctx: UiContext) -> None:
             )
             reports = [await asyncio.to_thread(run_report, ctx.db, r) for r in run_ids]
         except Exception as exc:
-            return _error(exc), gr.update(), gr.update(), gr.update()
+            return error_markdown(exc), gr.update(), gr.update(), gr.update()
         lines = []
         if reports:
             lines.append(

@@ -24,7 +24,6 @@ and on "Refresh lists".
 
 from __future__ import annotations
 
-import html
 import logging
 import tempfile
 from collections.abc import Sequence
@@ -44,10 +43,10 @@ from quizbot.analysis.comparison import (
     compare,
 )
 from quizbot.analysis.metrics import Proportion
-from quizbot.errors import InputError, QuizbotError
+from quizbot.errors import InputError
 from quizbot.kb.registry import kb_listing
-from quizbot.ui.ask import format_proportion
-from quizbot.ui.context import UiContext, user_message
+from quizbot.ui.context import UiContext
+from quizbot.ui.render import error_markdown, format_estimate, html_text
 
 __all__ = [
     "ALL",
@@ -134,7 +133,7 @@ def parse_day(text: str | None, what: str) -> date | None:
 
 
 def _p(p: Proportion) -> str:
-    return format_proportion(p.value, p.interval)
+    return format_estimate(p.value, p.interval)
 
 
 def _number(x: float | None, digits: int = 3) -> str:
@@ -237,11 +236,6 @@ def notes_markdown(result: HumansVsModels) -> str:
     return "\n".join(lines)
 
 
-def _attr(text: str) -> str:
-    """Escape text for HTML, and the characters gradio's HTML templates would interpret."""
-    return html.escape(text).replace("$", "&#36;").replace("{", "&#123;").replace("}", "&#125;")
-
-
 def _short(text: str, limit: int = 16) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
@@ -296,7 +290,9 @@ def bar_chart_svg(groups: Sequence[GroupRow]) -> str:
                     'fill="#999">–</text>'
                 )
                 continue
-            tip = f"{_attr(g.group)}: {label} {format_proportion(p.value, p.interval)}, {p.k}/{p.n}"
+            tip = (
+                f"{html_text(g.group)}: {label} {format_estimate(p.value, p.interval)}, {p.k}/{p.n}"
+            )
             parts.append(
                 f'<rect x="{bx:.1f}" y="{y(p.value):.1f}" width="{bar}" '
                 f'height="{plot_h * p.value:.1f}" fill="{colour}"><title>{tip}</title></rect>'
@@ -311,7 +307,7 @@ def bar_chart_svg(groups: Sequence[GroupRow]) -> str:
         centre = x0 + group_w / 2
         parts.append(
             f'<text x="{centre:.1f}" y="{top + plot_h + 16}" text-anchor="middle" fill="#222">'
-            f"<title>{_attr(g.group)}</title>{_attr(_short(g.group))}</text>"
+            f"<title>{html_text(g.group)}</title>{html_text(_short(g.group))}</text>"
             f'<text x="{centre:.1f}" y="{top + plot_h + 30}" text-anchor="middle" fill="#777">'
             f"n={g.n}</text>"
         )
@@ -337,7 +333,8 @@ def heatmap_html(result: HumansVsModels, scope: Scope) -> str:
     counts = {(s.group, s.key): s.accuracy for s in result.breakdown if s.scope == scope}
     # Let long relation names break after their underscores instead of widening the table.
     head = "".join(
-        f"<th title='{_attr(k)}'>{_attr(_short(k, 22)).replace('_', '_<wbr/>')}</th>" for k in keys
+        f"<th title='{html_text(k)}'>{html_text(_short(k, 22)).replace('_', '_<wbr/>')}</th>"
+        for k in keys
     )
     rows = []
     for name, values in zip(names, grid, strict=True):
@@ -347,9 +344,11 @@ def heatmap_html(result: HumansVsModels, scope: Scope) -> str:
                 cells.append("<td style='background:#eee;color:#999'>–</td>")
                 continue
             p = counts[(name, key)]
-            tip = f"{name}, {key}: {format_proportion(p.value, p.interval)}, {p.k}/{p.n}"
-            cells.append(f"<td style='{_cell_style(value)}' title='{_attr(tip)}'>{value:.2f}</td>")
-        rows.append(f"<tr><th>{_attr(name)}</th>{''.join(cells)}</tr>")
+            tip = f"{name}, {key}: {format_estimate(p.value, p.interval)}, {p.k}/{p.n}"
+            cells.append(
+                f"<td style='{_cell_style(value)}' title='{html_text(tip)}'>{value:.2f}</td>"
+            )
+        rows.append(f"<tr><th>{html_text(name)}</th>{''.join(cells)}</tr>")
     return (
         "<div style='overflow-x:auto;max-width:100%'>"
         f"<table class='qb-heatmap' data-scope='{scope}' "
@@ -370,12 +369,6 @@ def write_csv(text: str, directory: Path | None = None) -> Path:
 
 # --------------------------------------------------------------------------------------------
 # Layout
-
-
-def _error(exc: Exception) -> str:
-    if not isinstance(exc, QuizbotError):
-        log.exception("compare tab: unexpected error")
-    return f"**Could not compare.** {user_message(exc)}".replace("\n", "  \n")
 
 
 def _table(
@@ -461,7 +454,7 @@ def build(ctx: UiContext) -> None:
             offered = comparable_models(ctx.db)
             groups_of = cohorts(ctx.db)
         except Exception as exc:
-            return _error(exc), gr.update(), gr.update(), gr.update()
+            return error_markdown(exc, "Could not compare."), gr.update(), gr.update(), gr.update()
         return (
             "",
             gr.update(choices=[("All knowledge bases", ALL), *((n, n) for n in kbs)]),
@@ -492,7 +485,7 @@ def build(ctx: UiContext) -> None:
                 min_items=int(least if least is not None else DEFAULT_MIN_ITEMS),
             )
         except Exception as exc:
-            return (_error(exc), *(gr.update() for _ in range(9)))
+            return (error_markdown(exc, "Could not compare."), *(gr.update() for _ in range(9)))
         return (
             "",
             group_table(result),
@@ -530,7 +523,7 @@ def build(ctx: UiContext) -> None:
                 raise InputError("nothing to export yet", hint='press "Compare" first')
             path = write_csv(text)
         except Exception as exc:
-            return _error(exc), gr.update()
+            return error_markdown(exc, "Could not compare."), gr.update()
         return "", gr.update(value=str(path), visible=True)
 
     export.click(on_export, inputs=csv_text, outputs=[message, download], api_visibility="private")

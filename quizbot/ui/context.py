@@ -4,7 +4,7 @@ The tabs hold no business logic: they call the services (:mod:`quizbot.practice.
 :mod:`quizbot.analysis.comparison`, :mod:`quizbot.monitoring.nights`,
 :mod:`quizbot.evaluation.runner`) and render what
 those return. Errors a user can fix arrive as :class:`~quizbot.errors.QuizbotError` and are shown
-as a message (:func:`user_message`), never as a traceback.
+as a message (:func:`quizbot.ui.render.error_markdown`), never as a traceback.
 """
 
 from __future__ import annotations
@@ -13,12 +13,11 @@ import hmac
 from dataclasses import dataclass
 
 from quizbot.config import Settings
-from quizbot.errors import QuizbotError
 from quizbot.providers.local import LOCAL_MODEL
 from quizbot.providers.local import status as local_status
 from storage import Database
 
-__all__ = ["BASELINE_MODELS", "UiContext", "user_message"]
+__all__ = ["BASELINE_MODELS", "UiContext"]
 
 BASELINE_MODELS = ("baseline/always-true", "baseline/random", "baseline/majority")
 
@@ -49,10 +48,3 @@ class UiContext:
         if secret is None or not password:
             return False
         return hmac.compare_digest(password.encode(), secret.get_secret_value().encode())
-
-
-def user_message(exc: Exception) -> str:
-    """The text to show for a failed action: the error and its fix, never a traceback."""
-    if isinstance(exc, QuizbotError):
-        return str(exc)
-    return f"Something went wrong ({type(exc).__name__}). The error was logged."

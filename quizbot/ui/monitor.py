@@ -21,7 +21,6 @@ action: its row is returned by :func:`build` (hidden until an admin logs in on t
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Mapping, Sequence
 from datetime import date
 from pathlib import Path
@@ -33,7 +32,8 @@ import pandas as pd
 from quizbot.errors import NotFoundError, QuizbotError
 from quizbot.monitoring.nights import NightResult, history, run_monitor
 from quizbot.monitoring.scheduler import schedules_path
-from quizbot.ui.context import UiContext, user_message
+from quizbot.ui.context import UiContext
+from quizbot.ui.render import error_markdown, md_escape, user_message
 from schedules.config import MonitorSpec, find_monitor, load_monitors
 from storage.monitoring import list_monitors
 
@@ -48,8 +48,6 @@ __all__ = [
     "change_rows",
     "declared_monitors",
     "describe_monitor",
-    "failure_text",
-    "md_escape",
     "monitor_names",
     "night_rows",
     "plot_colors",
@@ -89,22 +87,6 @@ _COLORS = {
 }
 _CHANGE_COLOR = "#6c757d"
 _CHANGE_PREFIX = "id → "
-
-
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]#|])")
-
-
-def md_escape(text: str) -> str:
-    """``text`` shown literally in Markdown: no emphasis, links, code or HTML from it."""
-    escaped = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-    return _MD_SPECIAL.sub(r"\\\1", escaped)
-
-
-def failure_text(exc: Exception) -> str:
-    """What a failed action shows (Markdown): the error and its fix; unexpected ones are logged."""
-    if not isinstance(exc, QuizbotError):
-        log.exception("unexpected error in the web app", exc_info=exc)
-    return "**Could not do that.** " + md_escape(user_message(exc)).replace("\n", "  \n")
 
 
 def declared_monitors(ctx: UiContext) -> tuple[Path, list[MonitorSpec], str | None]:
@@ -321,7 +303,7 @@ def run_now(ctx: UiContext, admin: bool, name: str | None, when: date | None = N
         spec = find_monitor(load_monitors(path), name)
         results = run_monitor(ctx.db, spec, when=when, settings=ctx.settings)
     except Exception as exc:
-        return failure_text(exc)
+        return error_markdown(exc)
     return run_results_text(results)
 
 
@@ -446,7 +428,7 @@ def build(ctx: UiContext, is_admin: gr.State) -> list[Any]:
                 _frame(ALERT_HEADERS, alert_rows(histories)),
             )
         except Exception as exc:
-            return (gr.skip(), gr.skip(), failure_text(exc), *(gr.skip(),) * 4)
+            return (gr.skip(), gr.skip(), error_markdown(exc), *(gr.skip(),) * 4)
 
     outputs = [monitor, model, summary, plot, nights, changes, alerts]
     gr.on(triggers=None, fn=lambda: _view(None, None), outputs=outputs, api_visibility="private")

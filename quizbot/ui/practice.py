@@ -57,7 +57,6 @@ API (for ``gradio_client``; ``gr.State`` is kept per client, so one Client is on
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -67,13 +66,20 @@ from typing import Any, cast
 import gradio as gr
 import pandas as pd
 
-from quizbot.analysis.metrics import MIN_SHARED_FOR_MCNEMAR, Proportion
+from quizbot.analysis.metrics import MIN_SHARED_FOR_MCNEMAR
 from quizbot.errors import DuplicateError, InputError, QuizbotError
 from quizbot.generate.choice import I_DO_NOT_KNOW
 from quizbot.kb.registry import BUILTINS, DEFAULT_KB, KbListing, kb_listing
 from quizbot.practice import service as practice
 from quizbot.practice.service import Feedback, Progress, Question, Summary
-from quizbot.ui.context import UiContext, user_message
+from quizbot.ui.context import UiContext
+from quizbot.ui.render import (
+    error_markdown,
+    format_percent,
+    format_proportion,
+    md_escape,
+    user_message,
+)
 
 __all__ = [
     "ALL_TOPICS",
@@ -87,7 +93,6 @@ __all__ = [
     "Screen",
     "answer_letters",
     "build",
-    "error_text",
     "format_proportion",
     "kb_note",
     "md_escape",
@@ -135,7 +140,6 @@ _OUTCOME_WORDS = {
     "incorrect": ("✗", "wrong"),
     "abstained": ("–", 'not answered ("I don\'t know")'),
 }
-_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>|~$])")
 _QUESTION_PREVIEW = 90
 
 
@@ -143,33 +147,9 @@ _QUESTION_PREVIEW = 90
 # Rendering (pure)
 
 
-def md_escape(text: str) -> str:
-    """``text`` with the characters Markdown (and the chat's LaTeX) would interpret escaped."""
-    return _MD_SPECIAL.sub(r"\\\1", text)
-
-
 def _code(text: str) -> str:
     """``text`` as inline code (no backslash escapes work there; a pipe is kept for tables)."""
     return "`" + text.replace("`", "'").replace("|", "\\|") + "`"
-
-
-def _percent(value: float | None) -> str:
-    return "–" if value is None else f"{100 * value:.0f}%"
-
-
-def format_proportion(p: Proportion) -> str:
-    """ "k/n (value%; 95% CI low–high%)", or "no answers" when n is 0."""
-    if p.n == 0 or p.value is None:
-        return "no answers"
-    return f"{p.k}/{p.n} ({_percent(p.value)}; 95% CI {_percent(p.low)}–{_percent(p.high)})"
-
-
-def error_text(exc: Exception) -> str:
-    """A failed action as Markdown: the message and, on its own line, the fix."""
-    message = user_message(exc)
-    text, _, fix = message.partition("\n  fix: ")
-    shown = f"⚠ {md_escape(text)}"
-    return f"{shown}  \n**Fix:** {md_escape(fix)}" if fix else shown
 
 
 def answer_letters(question: Question | None) -> list[str]:
@@ -369,7 +349,7 @@ def progress_view(p: Progress) -> ProgressView:
                     "accuracy (%)": round(100 * a.value, 1),
                     "topic": name,
                     "answered": a.n,
-                    "95% CI": f"{_percent(a.low)}–{_percent(a.high)}",
+                    "95% CI": f"{format_percent(a.low)}–{format_percent(a.high)}",
                 }
             )
     plot = pd.DataFrame(plot_rows, columns=[by_what, "accuracy (%)", "topic", "answered", "95% CI"])
@@ -382,8 +362,8 @@ def progress_view(p: Progress) -> ProgressView:
                     t.label,
                     period if period == "all" or p.by == "day" else f"session {period}",
                     f"{a.k}/{a.n}",
-                    _percent(a.value),
-                    f"{_percent(a.low)}–{_percent(a.high)}",
+                    format_percent(a.value),
+                    f"{format_percent(a.low)}–{format_percent(a.high)}",
                 ]
             )
     session_rows: list[list[Any]] = [
@@ -492,12 +472,6 @@ def _status(view: practice.SessionView, position: int | None) -> str:
     return text
 
 
-def _failure(exc: Exception) -> str:
-    if not isinstance(exc, QuizbotError):
-        log.exception("practice tab: unexpected error")
-    return error_text(exc)
-
-
 # --------------------------------------------------------------------------------------------
 # Actions
 
@@ -599,7 +573,7 @@ def start(
             )
         )
     except Exception as exc:  # every error becomes a message, never a traceback
-        message = _failure(exc)
+        message = _error_text(exc)
         return _outputs(
             Screen(chat=None, data=_data(error=user_message(exc)), status=message, keep_state=True)
         )
@@ -635,7 +609,7 @@ def submit(
     except (InputError, DuplicateError) as exc:
         # Unreadable input, or a question answered already (a double click): say so; for a
         # duplicate, move on to whatever is next.
-        chat = [*chat, shown, {"role": "assistant", "content": error_text(exc)}]
+        chat = [*chat, shown, {"role": "assistant", "content": _error_text(exc)}]
         if isinstance(exc, InputError):
             return _outputs(
                 Screen(
@@ -646,7 +620,7 @@ def submit(
             )
         return _next(ctx, session_id, chat, None, error=user_message(exc))
     except Exception as exc:
-        chat = [*chat, shown, {"role": "assistant", "content": _failure(exc)}]
+        chat = [*chat, shown, {"role": "assistant", "content": _error_text(exc)}]
         return _outputs(
             Screen(
                 chat=chat, data=_data(question=question, error=user_message(exc)), keep_state=True
@@ -678,7 +652,7 @@ def _next(
                 status=_status(view, question.position),
             )
     except Exception as exc:
-        message = _failure(exc)
+        message = _error_text(exc)
         screen = Screen(
             chat=[*chat, {"role": "assistant", "content": message}],
             data=_data(feedback=feedback, error=user_message(exc)),
@@ -729,7 +703,7 @@ def end(ctx: UiContext, session_id: int | None, chat: list[Message] | None) -> t
         practice.end_session(ctx.db, session_id)
         return _outputs(_finish(ctx, session_id, chat))
     except Exception as exc:
-        message = _failure(exc)
+        message = _error_text(exc)
         return _outputs(
             Screen(chat=None, data=_data(error=user_message(exc)), status=message, keep_state=True)
         )
@@ -744,7 +718,7 @@ def kb_changed(ctx: UiContext, kb: str) -> tuple[Any, Any]:
             kb_note(kb_listing(ctx.db), kb or DEFAULT_KB),
         )
     except Exception as exc:
-        return gr.update(choices=topic_choices([]), value=ALL_TOPICS), _failure(exc)
+        return gr.update(choices=topic_choices([]), value=ALL_TOPICS), _error_text(exc)
 
 
 def show_progress(ctx: UiContext, student: str, kb: str, by: str) -> tuple[Any, ...]:
@@ -759,7 +733,7 @@ def show_progress(ctx: UiContext, student: str, kb: str, by: str) -> tuple[Any, 
         )
     except Exception as exc:
         return (
-            _failure(exc),
+            _error_text(exc),
             empty_plot,
             pd.DataFrame([], columns=TOPIC_HEADERS),
             pd.DataFrame([], columns=SESSION_HEADERS),
@@ -1029,3 +1003,8 @@ def _fixed_answer(ctx: UiContext, text: str) -> Callable[..., tuple[Any, ...]]:
         return submit(ctx, text, session_id, question, chat)
 
     return handler
+
+
+def _error_text(exc: BaseException) -> str:
+    """A failed practice action as Markdown (the chat's warning look)."""
+    return error_markdown(exc, "⚠")

@@ -21,11 +21,11 @@ from quizbot.ui.ask import (
     batch_table,
     custom_statement,
     describe_item,
-    format_proportion,
     run_batch,
     truth_of,
 )
 from quizbot.ui.context import UiContext
+from quizbot.ui.render import format_estimate as format_proportion
 from storage import Database
 from storage.repo import list_responses, list_runs
 

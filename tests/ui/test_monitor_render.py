@@ -31,7 +31,6 @@ from quizbot.ui.monitor import (
     alert_rows,
     change_rows,
     describe_monitor,
-    md_escape,
     monitor_names,
     night_rows,
     plot_colors,
@@ -39,6 +38,7 @@ from quizbot.ui.monitor import (
     provider_changes,
     run_now,
 )
+from quizbot.ui.render import md_escape
 from schedules.config import MonitorSpec, default_schedules_file
 from storage import Database
 from storage.monitoring import get_monitor, list_nights
@@ -189,7 +189,7 @@ def test_schedules_checker_names_problems_without_its_scratch_file() -> None:
 
 def test_md_escape_shows_text_literally() -> None:
     assert md_escape("upload <relation>_1000.csv & *x* [a](b) `c`") == (
-        r"upload &lt;relation&gt;\_1000.csv &amp; \*x\* \[a\](b) \`c\`"
+        r"upload \<relation\>\_1000.csv \& \*x\* \[a\](b) \`c\`"
     )
 
 

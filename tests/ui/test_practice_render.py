@@ -104,9 +104,9 @@ def test_proportions_are_shown_with_their_interval() -> None:
 
 
 def test_errors_show_the_message_and_the_fix_never_a_traceback() -> None:
-    shown = ui.error_text(InputError("could not read 'x'", hint="type true or false"))
-    assert shown == "⚠ could not read 'x'  \n**Fix:** type true or false"
-    crashed = ui.error_text(KeyError("secret internals"))
+    shown = ui._error_text(InputError("could not read 'x'", hint="type true or false"))
+    assert shown == "**⚠** could not read 'x'  \n**Fix:** type true or false"
+    crashed = ui._error_text(KeyError("secret internals"))
     assert "KeyError" in crashed and "secret internals" not in crashed
 
 

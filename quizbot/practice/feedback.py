@@ -1,0 +1,313 @@
+"""During a session: the next question, a student's answer scored by the shared parser, and
+the feedback that explains it (never the key before the answer)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from quizbot.domain import Outcome, SessionStatus
+from quizbot.errors import DuplicateError, InputError, NotFoundError
+from quizbot.evaluation.parse import Parsed, parse_human, score
+from quizbot.generate.prototypes import default_prototypes
+from quizbot.generate.service import load_items
+from quizbot.generate.transforms import Polarity, Transform, describe
+from quizbot.items import ChoiceItem
+from quizbot.practice.planning import (
+    _entries,
+    _view,
+)
+from quizbot.practice.topics import (
+    _topic_label,
+)
+from quizbot.practice.views import (
+    _IDK_WORDS,
+    _LETTERS,
+    _MAX_TAILS_SHOWN,
+    _QUESTION_ID,
+    MAX_ANSWER_LENGTH,
+    Explanation,
+    Feedback,
+    Item,
+    Option,
+    Question,
+    SessionView,
+)
+from storage import Database
+from storage.repo import NewResponse
+from storage.sessions import (
+    LoadedSession,
+    load_session,
+    point_tails,
+    record_session_answer,
+    set_session_status,
+)
+
+
+def session_view(db: Database, session_id: int) -> SessionView:
+    """A session's current state (to resume it); :class:`NotFoundError` if there is none."""
+    return _view(load_session(db, session_id))
+
+
+def end_session(db: Database, session_id: int) -> SessionView:
+    """Stop a session early: it becomes ``abandoned`` and takes no more answers.
+
+    A finished session stays finished; ending it is a no-op.
+    """
+    loaded = load_session(db, session_id)
+    if loaded.session.status == SessionStatus.ACTIVE.value:
+        set_session_status(db, session_id, SessionStatus.ABANDONED)
+        loaded = load_session(db, session_id)
+    return _view(loaded)
+
+
+def _question_id(session_id: int, position: int) -> str:
+    return f"s{session_id}q{position}"
+
+
+def _instructions(item: Item) -> tuple[str, list[str]]:
+    if isinstance(item, ChoiceItem):
+        letters = _LETTERS[: len(item.options)]
+        return (
+            "Type the letter of your answer (several letters if more than one is right, "
+            "e.g. A,C), or choose the last option if you do not know.",
+            list(letters),
+        )
+    return (
+        'Is this statement true or false? Type true or false (or t/f, yes/no), or "I don\'t know".',
+        ["True", "False", _IDK_WORDS],
+    )
+
+
+def _question(loaded: LoadedSession, position: int, item: Item) -> Question:
+    row = loaded.session
+    assert row.id is not None
+    entries = _entries(row.config)
+    labels = row.config.get("labels", {})
+    instructions, replies = _instructions(item)
+    if isinstance(item, ChoiceItem):
+        text = item.question
+        options: list[Option] | None = [Option(_LETTERS[i], o) for i, o in enumerate(item.options)]
+    else:
+        text, options = item.text, None
+    return Question(
+        session_id=row.id,
+        id=_question_id(row.id, position),
+        position=position,
+        total=len(entries),
+        kind=item.kind,
+        text=text,
+        options=options,
+        topic=_topic_label(labels, entries[position - 1]),
+        instructions=instructions,
+        quick_replies=replies,
+    )
+
+
+def next_question(db: Database, session_id: int) -> Question | None:
+    """The first unanswered question of an active session, or ``None`` when there is none left.
+
+    :class:`NotFoundError` if the session does not exist.
+    """
+    loaded = load_session(db, session_id)
+    if loaded.session.status != SessionStatus.ACTIVE.value:
+        return None
+    answered = loaded.answered
+    for position, entry in enumerate(_entries(loaded.session.config), start=1):
+        if entry["id"] not in answered:
+            item = load_items(db, [entry["id"]])[0]
+            return _question(loaded, position, item)
+    return None
+
+
+def _locate(loaded: LoadedSession, question_id: str) -> tuple[int, dict[str, Any]]:
+    """(position, entry) of a question id or item id within the session."""
+    row = loaded.session
+    entries = _entries(row.config)
+    match = _QUESTION_ID.fullmatch(question_id.strip())
+    if match is not None:
+        session_part, position = int(match.group(1)), int(match.group(2))
+        if session_part == row.id and 1 <= position <= len(entries):
+            return position, entries[position - 1]
+    else:
+        for position, entry in enumerate(entries, start=1):
+            if entry["id"] == question_id:
+                return position, entry
+    raise NotFoundError(
+        f"question {question_id!r} is not part of practice session {row.id}",
+        hint="answer the question next_question returned for this session",
+    )
+
+
+def _words(item: Item, parsed_answer: str | None) -> str:
+    """An answer ("true", "A,C", None for "I don't know") in words."""
+    if parsed_answer is None or parsed_answer == "idk":
+        return _IDK_WORDS
+    if isinstance(item, ChoiceItem):
+        shown = []
+        for letter in parsed_answer.split(","):
+            index = _LETTERS.find(letter.strip().upper())
+            text = item.options[index] if 0 <= index < len(item.options) else "?"
+            shown.append(f"{letter.strip().upper()}. {text}")
+        return "; ".join(shown)
+    return parsed_answer.capitalize()
+
+
+def _key_words(item: Item) -> str:
+    if isinstance(item, ChoiceItem):
+        return _words(item, ",".join(item.answer_keys))
+    return "True" if item.label else "False"
+
+
+def _sentence(relation: str, head: str, tail: str, label: str) -> str:
+    protos = default_prototypes()
+    if protos.covers(relation):
+        return protos.render(relation, Transform.NONE, head, tail)
+    return f"{head[:1].upper()}{head[1:]} {label} {tail}."
+
+
+def _tails_text(tails: Sequence[str]) -> str:
+    shown = ", ".join(tails[:_MAX_TAILS_SHOWN])
+    if len(tails) > _MAX_TAILS_SHOWN:
+        shown += f" and {len(tails) - _MAX_TAILS_SHOWN} more"
+    return shown or "nothing"
+
+
+def _explain(db: Database, loaded: LoadedSession, item: Item) -> Explanation:
+    row = loaded.session
+    label = str(row.config.get("relation_labels", {}).get(item.relation, item.relation))
+    tails = point_tails(db, row.kb_name, item.relation, item.head)
+    listed = f"The knowledge base lists for {item.head} ({label}): {_tails_text(tails)}."
+    if isinstance(item, ChoiceItem):
+        correct = [str(t) for t in item.meta.get("correct_tails", [])]
+        tail = correct[0] if correct else (tails[0] if tails else "")
+        if item.subtype == "frequency":
+            band = str(item.meta.get("band", _key_words(item)))
+            tail = str(item.meta.get("tail", tail))
+            fact = f"{tail[:1].upper()}{tail[1:]} in {item.head}: {band}."
+            text = f"The right answer is {_key_words(item)}. {fact}"
+        else:
+            fact = _sentence(item.relation, item.head, tail, label)
+            text = (
+                f"The right answer is {_key_words(item)}. {listed} "
+                "The other options are not listed for it."
+            )
+        return Explanation(fact, item.head, label, tail, None, False, None, tails, text)
+    negative = item.polarity is Polarity.NEGATIVE
+    true_tail = item.positive_tail if negative and item.positive_tail else item.tail
+    fact = _sentence(item.relation, item.head, true_tail, label)
+    how = describe(item.transform)
+    negated = item.transform.negated
+    verdict = "true" if item.label else "false"
+    if item.transform is Transform.NONE:
+        wording = "It states this directly."
+    elif negated:
+        wording = f"It is worded as a negation ({how})."
+    else:
+        wording = f"It is reworded by {how}, which keeps the meaning."
+    if not negative:
+        effect = "so it denies a true fact" if negated else "so it affirms a true fact"
+        core = f"The fact: {fact} {wording[:-1]}, {effect}."
+    else:
+        claim = _sentence(item.relation, item.head, item.tail, label)
+        effect = "so it denies a false claim" if negated else "so it affirms a false claim"
+        core = (
+            f"It is about the claim: {claim} That claim is false: '{item.tail}' stands where the "
+            f"knowledge base has '{true_tail}' (the fact: {fact}) {listed} '{item.tail}' is not "
+            f"among them. {wording[:-1]}, {effect}."
+        )
+    text = f"The statement is {verdict}. {core}"
+    return Explanation(
+        fact=fact,
+        head=item.head,
+        relation=label,
+        tail=true_tail,
+        transform=how,
+        negative=negative,
+        substituted_tail=item.tail if negative else None,
+        true_tails=tails,
+        text=text,
+    )
+
+
+def _unreadable(item: Item, text: str, parsed: Parsed) -> InputError:
+    if isinstance(item, ChoiceItem):
+        hint = (
+            f"type one or more of the letters {', '.join(_LETTERS[: len(item.options)])} "
+            '(e.g. A or A,C), or "I don\'t know"'
+        )
+    else:
+        hint = 'type true or false (t/f, yes/no), or "I don\'t know"'
+    shown = text.strip()
+    if len(shown) > 40:
+        shown = shown[:37] + "..."
+    return InputError(f"could not read {shown!r} as an answer ({parsed.reason})", hint=hint)
+
+
+def answer(db: Database, session_id: int, item_id: str, text: str) -> Feedback:
+    """Score what the student typed (or the button they pressed) and store it.
+
+    ``item_id`` is the :attr:`Question.id` (the item's id is accepted too). Input that cannot be
+    read raises :class:`InputError` and stores nothing; a question of another session raises
+    :class:`NotFoundError`; a second answer to a question raises :class:`DuplicateError` and
+    changes nothing; a session that is no longer active raises :class:`InputError`. The session
+    is marked finished with its last answer.
+    """
+    loaded = load_session(db, session_id)
+    row = loaded.session
+    assert row.id is not None
+    position, entry = _locate(loaded, item_id)
+    if entry["id"] in loaded.answered:
+        raise DuplicateError(
+            f"question {position} was already answered; the first answer stands",
+            hint="go on to the next question",
+        )
+    if row.status != SessionStatus.ACTIVE.value:
+        raise InputError(
+            f"practice session {session_id} is {row.status}; it takes no more answers",
+            hint="see its summary, or start a new session",
+        )
+    item = load_items(db, [entry["id"]])[0]
+    if not isinstance(text, str) or not text.strip():
+        raise _unreadable(item, "", Parsed(None, False, "empty"))
+    if len(text) > MAX_ANSWER_LENGTH:
+        raise InputError(
+            f"the answer is longer than {MAX_ANSWER_LENGTH} characters",
+            hint="type just the answer",
+        )
+    parsed = parse_human(text, item)
+    outcome = score(item, parsed)
+    if outcome is Outcome.UNPARSED:
+        raise _unreadable(item, text, parsed)
+    stored_answer = "idk" if parsed.abstained else parsed.answer
+    respondent_id = loaded.respondent.id
+    assert respondent_id is not None
+    recorded = record_session_answer(
+        db,
+        NewResponse(
+            item_id=item.id,
+            respondent_id=respondent_id,
+            outcome=outcome,
+            quiz_session_id=row.id,
+            raw_text=text,
+            parsed_answer=stored_answer,
+            parse_reason=parsed.reason,
+        ),
+        n_items=len(_entries(row.config)),
+    )
+    return Feedback(
+        session_id=row.id,
+        question_id=_question_id(row.id, position),
+        position=position,
+        total=len(_entries(row.config)),
+        outcome=outcome.value,
+        your_answer=_words(item, stored_answer),
+        correct_answer=_key_words(item),
+        explanation=_explain(db, loaded, item),
+        answered=recorded.n_answered,
+        finished=recorded.finished,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Summary

@@ -1,0 +1,393 @@
+"""Planning a practice session: the student's history, which facts and which variants to ask,
+and :func:`start_session` (review mode included)."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import secrets
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from quizbot.domain import Outcome, RespondentKind
+from quizbot.errors import InputError
+from quizbot.generate.choice import choice_questions
+from quizbot.generate.points import candidate_points, stratified
+from quizbot.generate.prototypes import default_prototypes
+from quizbot.generate.service import store_items
+from quizbot.generate.statements import plan_points, statements
+from quizbot.items import ChoiceItem, StatementItem
+from quizbot.kb.model import KnowledgeBaseData, Triplet, point_id
+from quizbot.kb.registry import DEFAULT_KB
+from quizbot.practice.topics import (
+    _cohort,
+    _display_name,
+    _load_kb,
+    _relation_label,
+    _relation_topic_label,
+    _resolve_topic,
+    _system_labels,
+    _system_of,
+    _topic_keys,
+    _validate,
+)
+from quizbot.practice.views import (
+    _MISSED,
+    _REVIEW_SEEDS,
+    CANONICAL_SEED,
+    CONFIG_VERSION,
+    REVIEW_VARIANTS_PER_FACT,
+    VARIANTS_PER_FACT,
+    Format,
+    Item,
+    SessionView,
+    Topic,
+)
+from storage import Database
+from storage.repo import get_or_create_respondent
+from storage.sessions import (
+    LoadedSession,
+    create_session,
+    respondent_history,
+    set_respondent_cohort,
+)
+
+
+@dataclass
+class _FactRecord:
+    n_correct: int = 0
+    n_answers: int = 0
+    last_miss: int = -1  # session id
+    last_correct: int = -1
+
+    @property
+    def mastered(self) -> bool:
+        return self.n_answers > 0 and self.n_correct == self.n_answers
+
+    @property
+    def needs_review(self) -> bool:
+        return self.last_miss >= 0 and self.last_correct <= self.last_miss
+
+
+@dataclass
+class _History:
+    facts: dict[str, _FactRecord] = field(default_factory=dict)
+    answered_items: set[str] = field(default_factory=set)
+    missed_items: set[str] = field(default_factory=set)
+
+
+def _entries(config: Mapping[str, Any]) -> list[dict[str, Any]]:
+    items = config.get("items", [])
+    return [dict(e) for e in items if isinstance(e, Mapping) and isinstance(e.get("id"), str)]
+
+
+def _history(db: Database, respondent_id: int, kb_name: str) -> _History:
+    history = _History()
+    for past in respondent_history(db, respondent_id, kb_name=kb_name):
+        session_id = past.session.id or 0
+        by_item = {e["id"]: e for e in _entries(past.session.config)}
+        for a in past.answers:
+            entry = by_item.get(a.item_id)
+            if entry is None or not isinstance(entry.get("fact"), str):
+                continue
+            record = history.facts.setdefault(entry["fact"], _FactRecord())
+            record.n_answers += 1
+            history.answered_items.add(a.item_id)
+            if a.outcome == Outcome.CORRECT.value:
+                record.n_correct += 1
+                record.last_correct = max(record.last_correct, session_id)
+            elif a.outcome in _MISSED:
+                history.missed_items.add(a.item_id)
+                record.last_miss = max(record.last_miss, session_id)
+    return history
+
+
+# --------------------------------------------------------------------------------------------
+# Building a session
+
+
+def _rank(*parts: str) -> bytes:
+    return hashlib.sha256("\x1f".join(parts).encode()).digest()
+
+
+def _fact_key(kb: KnowledgeBaseData, t: Triplet) -> str:
+    return point_id(kb.name, t.relation, t.head, t.tail)
+
+
+@dataclass(frozen=True)
+class _Planned:
+    item: Item
+    fact: Triplet
+
+
+def _pick_variants(
+    variants: Sequence[StatementItem], k: int, key: str, avoid: set[str], seen: set[str]
+) -> list[StatementItem]:
+    """Up to ``k`` variants: a seeded first one, then the other side and other transforms."""
+    usable = sorted(
+        (v for v in variants if v.id not in avoid),
+        key=lambda v: (v.id in seen, _rank(key, v.id)),
+    )
+    picked: list[StatementItem] = []
+    while usable and len(picked) < k:
+        sides = {p.polarity for p in picked}
+        transforms = {p.transform for p in picked}
+        best = min(
+            range(len(usable)),
+            key=lambda i: (usable[i].polarity in sides, usable[i].transform in transforms, i),
+        )
+        picked.append(usable.pop(best))
+    return picked
+
+
+def _statement_items(
+    kb: KnowledgeBaseData,
+    facts: Sequence[Triplet],
+    n: int,
+    *,
+    seed: str,
+    cap: int,
+    history: _History,
+    review: bool,
+) -> list[_Planned]:
+    """``n`` statements about ``facts`` (in order), variants round robin across facts.
+
+    Two facts can share a negative statement (same head, relation and substituted tail), so
+    every pick is kept out of the later ones: an item appears once per session. In review mode
+    the items the student missed are never picked.
+    """
+    if n <= 0 or not facts:
+        return []
+    protos = default_prototypes()
+    n_facts = min(len(facts), math.ceil(n / VARIANTS_PER_FACT))
+    chosen = list(facts[:n_facts])
+    per_fact = min(cap, math.ceil(n / n_facts))
+    by_fact: dict[str, list[StatementItem]] = defaultdict(list)
+    for made in statements(kb, plan_points(kb, chosen, CANONICAL_SEED), protos):
+        by_fact[made.fact_id].append(made)
+    taken: set[str] = set(history.missed_items) if review else set()
+    rounds: list[list[StatementItem]] = []
+    for fact in chosen:
+        key = _fact_key(kb, fact)
+        picks = _pick_variants(
+            by_fact[key], per_fact, f"{seed}\x1f{key}", taken, history.answered_items
+        )
+        taken.update(p.id for p in picks)
+        rounds.append(picks)
+    planned: list[_Planned] = []
+    for depth in range(per_fact):
+        for fact, picks in zip(chosen, rounds, strict=True):
+            if depth < len(picks) and len(planned) < n:
+                planned.append(_Planned(picks[depth], fact))
+    return planned
+
+
+def _choice_items(
+    kb: KnowledgeBaseData,
+    facts: Sequence[Triplet],
+    n: int,
+    *,
+    review: bool,
+    history: _History,
+) -> list[_Planned]:
+    """Up to ``n`` multiple-choice questions, one per (head, relation), in the order of facts.
+
+    In review mode a question the student missed is replaced by the same point's question drawn
+    with another seed (other distractors, other order).
+    """
+    if n <= 0:
+        return []
+    firsts: dict[tuple[str, str], Triplet] = {}
+    for fact in facts:
+        firsts.setdefault((fact.head, fact.relation), fact)
+    pending = list(firsts.values())
+    if not review:
+        pending = pending[: 3 * n + 10]  # some facts have too few safe distractors
+    found: dict[tuple[str, str], ChoiceItem] = {}
+    for seed in (CANONICAL_SEED, *_REVIEW_SEEDS) if review else (CANONICAL_SEED,):
+        if not pending:
+            break
+        for question in choice_questions(kb, pending, seed=seed):
+            if not (review and question.id in history.missed_items):
+                found.setdefault((question.head, question.relation), question)
+        pending = [f for f in pending if (f.head, f.relation) not in found]
+    planned = [_Planned(found[key], fact) for key, fact in firsts.items() if key in found]
+    return planned[:n]
+
+
+def _interleave(a: Sequence[_Planned], b: Sequence[_Planned]) -> list[_Planned]:
+    out: list[_Planned] = []
+    for i in range(max(len(a), len(b))):
+        out.extend(x[i] for x in (a, b) if i < len(x))
+    return out
+
+
+def _plan(
+    kb: KnowledgeBaseData,
+    facts: Sequence[Triplet],
+    format: str,
+    length: int,
+    *,
+    seed: str,
+    review: bool,
+    history: _History,
+) -> list[_Planned]:
+    protos = default_prototypes()
+    stateable = [f for f in facts if protos.covers(f.relation)]
+    cap = REVIEW_VARIANTS_PER_FACT if review else 16
+    if format == "statement":
+        return _statement_items(
+            kb, stateable, length, seed=seed, cap=cap, history=history, review=review
+        )
+    n_choice = length if format == "choice" else length // 2
+    chosen = _choice_items(kb, facts, n_choice, review=review, history=history)
+    if format == "choice":
+        return chosen
+    taken = {(p.fact.head, p.fact.relation) for p in chosen}
+    rest = [f for f in stateable if (f.head, f.relation) not in taken]
+    said = _statement_items(
+        kb, rest, length - len(chosen), seed=seed, cap=cap, history=history, review=review
+    )
+    return _interleave(said, chosen)
+
+
+def _candidates(kb: KnowledgeBaseData, topic: Topic | None) -> list[Triplet]:
+    pool = candidate_points(kb)
+    if topic is None:
+        return pool
+    return [t for t in pool if topic.key in _topic_keys(t)]
+
+
+def _view(loaded: LoadedSession) -> SessionView:
+    row, config = loaded.session, loaded.session.config
+    assert row.id is not None
+    return SessionView(
+        id=row.id,
+        student=loaded.respondent.display_name or loaded.respondent.name,
+        kb=row.kb_name,
+        topic=config.get("topic"),
+        topic_label=str(config.get("topic_label", "All topics")),
+        format=str(config.get("format", "statement")),
+        review=bool(config.get("review", False)),
+        seed=str(config.get("seed", "")),
+        total=len(_entries(config)),
+        answered=len(loaded.answers),
+        status=row.status,
+        started_at=row.started_at,
+        finished_at=row.finished_at,
+        notes=[str(n) for n in config.get("notes", [])],
+    )
+
+
+def start_session(
+    db: Database,
+    *,
+    student: str,
+    kb: str = DEFAULT_KB,
+    topic: str | None = None,
+    format: Format = "statement",
+    length: int = 10,
+    cohort: str | None = None,
+    seed: str | None = None,
+    review: bool = False,
+) -> SessionView:
+    """Start a practice session: choose facts, generate and store the items, record the session.
+
+    ``topic`` is a key from :func:`topics` (``relation:has_symptom``, ``system:cardiovascular``)
+    or a topic's name or label. ``review=True`` re-asks facts the student missed before, each in
+    a variant they did not miss. Raises :class:`InputError` for an unknown KB or topic, a length
+    outside 1..100, an unusable pseudonym, or nothing left to ask.
+    """
+    _validate(length, format, seed)
+    display = _display_name(student)
+    key_name = display.casefold()
+    group = _cohort(cohort)
+    kb_data, kb_id = _load_kb(db, kb)
+    chosen_topic = _resolve_topic(kb_data, topic) if topic is not None else None
+    respondent = get_or_create_respondent(
+        db, RespondentKind.HUMAN, key_name, display_name=display, cohort=group
+    )
+    assert respondent.id is not None
+    if group is not None and respondent.cohort != group:
+        set_respondent_cohort(db, respondent.id, group)
+    session_seed = seed if seed is not None else secrets.token_hex(4)
+    history = _history(db, respondent.id, kb_data.name)
+    pool = _candidates(kb_data, chosen_topic)
+    notes: list[str] = []
+    if review:
+        due = [
+            t for t in pool if history.facts.get(_fact_key(kb_data, t), _FactRecord()).needs_review
+        ]
+        facts = stratified(kb_data.name, due, f"review\x1f{session_seed}")
+        if not facts:
+            raise InputError(
+                "there are no mistakes to review"
+                + (f" in {chosen_topic.label}" if chosen_topic else ""),
+                hint="practise without review first, or choose another topic",
+            )
+    else:
+        ordered = stratified(kb_data.name, pool, f"practice\x1f{session_seed}")
+
+        def tier(t: Triplet) -> int:
+            record = history.facts.get(_fact_key(kb_data, t))
+            return 0 if record is None else (2 if record.mastered else 1)
+
+        facts = sorted(ordered, key=tier)
+    planned = _plan(
+        kb_data, facts, format, length, seed=session_seed, review=review, history=history
+    )
+    if not planned:
+        raise InputError(
+            f"no {format} questions can be made"
+            + (f" for {chosen_topic.label}" if chosen_topic else ""),
+            hint="choose another topic or format",
+        )
+    if len(planned) < length:
+        notes.append(
+            f"{len(planned)} question(s) to review"
+            if review
+            else f"only {len(planned)} question(s) could be made for this choice"
+        )
+    store_items(db, kb_data, kb_id, [p.item for p in planned])
+    labels: dict[str, str] = {}
+    systems = _system_labels(kb_data)
+    entries: list[dict[str, Any]] = []
+    for p in planned:
+        system = _system_of(p.fact)
+        labels[f"relation:{p.fact.relation}"] = _relation_topic_label(kb_data, p.fact.relation)
+        if system is not None:
+            labels[f"system:{system}"] = systems.get(system, system)
+        entries.append(
+            {
+                "id": p.item.id,
+                "fact": _fact_key(kb_data, p.fact),
+                "relation": p.fact.relation,
+                "system": system,
+            }
+        )
+    config: dict[str, Any] = {
+        "version": CONFIG_VERSION,
+        "kb_version": kb_data.version,
+        "format": format,
+        "length": length,
+        "topic": chosen_topic.key if chosen_topic else None,
+        "topic_label": chosen_topic.label if chosen_topic else "All topics",
+        "seed": session_seed,
+        "review": review,
+        "cohort": group,
+        "items": entries,
+        "labels": labels,
+        "relation_labels": {
+            r: _relation_label(kb_data, r) for r in sorted({p.fact.relation for p in planned})
+        },
+        "notes": notes,
+    }
+    row = create_session(db, respondent_id=respondent.id, kb_name=kb_data.name, config=config)
+    assert row.id is not None
+    return _view(LoadedSession(row, respondent, []))
+
+
+# --------------------------------------------------------------------------------------------
+# Asking and answering

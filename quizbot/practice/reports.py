@@ -1,0 +1,279 @@
+"""After a session: the summary set against models on the same items, and a student's progress."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Literal
+
+from quizbot.analysis.metrics import (
+    MIN_SHARED_FOR_MCNEMAR,
+    Proportion,
+    Scored,
+    compare_runs,
+    compute_metrics,
+)
+from quizbot.domain import Outcome, RespondentKind
+from quizbot.errors import InputError, NotFoundError
+from quizbot.generate.service import load_items
+from quizbot.practice.feedback import (
+    _key_words,
+    _question_id,
+    _words,
+)
+from quizbot.practice.planning import (
+    _entries,
+    _view,
+)
+from quizbot.practice.topics import (
+    _display_name,
+    _topic_label,
+    normalise_student,
+)
+from quizbot.practice.views import (
+    WEAKEST_COUNT,
+    WEAKEST_MIN_N,
+    AnswerRecord,
+    Item,
+    ModelResult,
+    Progress,
+    ProgressPoint,
+    SessionInfo,
+    Summary,
+    TopicProgress,
+    TopicScore,
+)
+from storage import Database
+from storage.sessions import (
+    AnswerRow,
+    find_respondent,
+    load_session,
+    model_answers,
+    respondent_history,
+)
+
+
+def _scored(item: Item, outcome: str, parsed_answer: str | None) -> Scored:
+    answer_value = None if parsed_answer == "idk" else parsed_answer
+    return Scored.from_item(item, Outcome(outcome), answer_value)
+
+
+def _topic_scores(
+    answers: Iterable[tuple[Mapping[str, Any], bool]], labels: Mapping[str, str]
+) -> list[TopicScore]:
+    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    for entry, correct in answers:
+        keys = [f"relation:{entry.get('relation')}"]
+        if entry.get("system"):
+            keys.append(f"system:{entry['system']}")
+        for key in keys:
+            counts[key][0] += int(correct)
+            counts[key][1] += 1
+    scores = [
+        TopicScore(
+            key, key.split(":", 1)[0], labels.get(key, key.split(":", 1)[1]), Proportion.of(k, n)
+        )
+        for key, (k, n) in counts.items()
+    ]
+    return sorted(scores, key=lambda s: (s.kind != "relation", s.label.casefold()))
+
+
+def _weakest(scores: Sequence[TopicScore]) -> list[TopicScore]:
+    weak = [
+        s
+        for s in scores
+        if s.accuracy.n >= WEAKEST_MIN_N and s.accuracy.value is not None and s.accuracy.value < 1
+    ]
+    weak.sort(key=lambda s: (s.accuracy.value, -s.accuracy.n, s.label.casefold()))
+    return weak[:WEAKEST_COUNT]
+
+
+def _model_results(
+    db: Database,
+    items: Mapping[str, Item],
+    student: Mapping[str, AnswerRow],
+    models: Sequence[str],
+) -> list[ModelResult]:
+    stored = model_answers(db, list(student), list(models) if models else None)
+    newest: dict[str, dict[str, tuple[str, str | None]]] = defaultdict(dict)
+    for a in stored:  # oldest first: the newest answer per (model, item) wins
+        newest[a.model][a.item_id] = (a.outcome, a.parsed_answer)
+    names = list(dict.fromkeys(models)) if models else sorted(newest)
+    results: list[ModelResult] = []
+    for name in names:
+        theirs = newest.get(name, {})
+        shared = [i for i in student if i in theirs]
+        model_records = [_scored(items[i], *theirs[i]) for i in shared]
+        student_records = [
+            _scored(items[i], student[i].outcome, student[i].parsed_answer) for i in shared
+        ]
+        comparison = None
+        if len(shared) >= MIN_SHARED_FOR_MCNEMAR:
+            comparison = compare_runs(student_records, model_records).as_json()
+        results.append(
+            ModelResult(
+                model=name,
+                n_shared=len(shared),
+                model_accuracy=Proportion.of(sum(r.correct for r in model_records), len(shared)),
+                student_accuracy=Proportion.of(
+                    sum(r.correct for r in student_records), len(shared)
+                ),
+                comparison=comparison,
+            )
+        )
+    return results
+
+
+def summary(db: Database, session_id: int, models: Sequence[str] = ()) -> Summary:
+    """A session's results, finished or not (only answered questions count).
+
+    ``models``: model strings to set against the student on the same items (their newest stored
+    answers from evaluation runs); empty means every model with answers to these items. A
+    named model with no such answers is listed with ``n_shared`` 0.
+    """
+    loaded = load_session(db, session_id)
+    row = loaded.session
+    assert row.id is not None
+    entries = _entries(row.config)
+    labels: Mapping[str, str] = row.config.get("labels", {})
+    items = {item.id: item for item in load_items(db, [e["id"] for e in entries])}
+    answered = loaded.answered
+    records: list[Scored] = []
+    answer_records: list[AnswerRecord] = []
+    by_fact: dict[str, list[bool | None]] = defaultdict(list)
+    topic_answers: list[tuple[Mapping[str, Any], bool]] = []
+    for position, entry in enumerate(entries, start=1):
+        a = answered.get(entry["id"])
+        item = items[entry["id"]]
+        by_fact[str(entry.get("fact"))].append(
+            None if a is None else a.outcome == Outcome.CORRECT.value
+        )
+        if a is None:
+            continue
+        scored = _scored(item, a.outcome, a.parsed_answer)
+        records.append(scored)
+        topic_answers.append((entry, scored.correct))
+        answer_records.append(
+            AnswerRecord(
+                position=position,
+                question_id=_question_id(row.id, position),
+                kind=item.kind,
+                text=item.text,
+                topic=_topic_label(labels, entry),
+                outcome=a.outcome,
+                your_answer=_words(item, a.parsed_answer),
+                correct_answer=_key_words(item),
+            )
+        )
+    report = compute_metrics(records)
+    complete = [marks for marks in by_fact.values() if None not in marks]
+    joint = Proportion.of(sum(all(marks) for marks in complete), len(complete))
+    scores = _topic_scores(topic_answers, labels)
+    return Summary(
+        session=_view(loaded),
+        n_items=len(entries),
+        n_answered=len(records),
+        accuracy=report.average_accuracy,
+        answer_rate=report.answer_rate,
+        accuracy_answered=report.accuracy_answered,
+        joint_accuracy=joint,
+        topics=scores,
+        weakest_topics=_weakest(scores),
+        models=_model_results(db, items, answered, models),
+        answers=answer_records,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Progress
+
+
+def progress(
+    db: Database, student: str, *, kb: str | None = None, by: Literal["day", "session"] = "day"
+) -> Progress:
+    """A student's accuracy over time: overall and per topic, per UTC day or per session.
+
+    Counts every answered question of every session (only in ``kb`` if given). Raises
+    :class:`NotFoundError` when the pseudonym has never practised.
+    """
+    if by not in ("day", "session"):
+        raise InputError(f"progress is by 'day' or 'session', not {by!r}", field="by")
+    key_name = normalise_student(student)
+    respondent = find_respondent(db, RespondentKind.HUMAN, key_name)
+    if respondent is None or respondent.id is None:
+        raise NotFoundError(
+            f"no practice sessions for {_display_name(student)!r} yet",
+            hint="check the spelling of the pseudonym, or start a practice session",
+        )
+    overall: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    per_topic: dict[tuple[str, str], dict[str, list[int]]] = defaultdict(
+        lambda: defaultdict(lambda: [0, 0])
+    )
+    topic_labels: dict[tuple[str, str], str] = {}
+    sessions: list[SessionInfo] = []
+    total = correct_total = 0
+    for past in respondent_history(db, respondent.id, kb_name=kb):
+        row, config = past.session, past.session.config
+        assert row.id is not None
+        by_item = {e["id"]: e for e in _entries(config)}
+        labels: Mapping[str, str] = config.get("labels", {})
+        n_correct = 0
+        for a in past.answers:
+            entry = by_item.get(a.item_id, {})
+            correct = a.outcome == Outcome.CORRECT.value
+            n_correct += correct
+            period = a.created_at.date().isoformat() if by == "day" else str(row.id)
+            overall[period][0] += correct
+            overall[period][1] += 1
+            keys = [f"relation:{entry.get('relation')}"] if entry.get("relation") else []
+            if entry.get("system"):
+                keys.append(f"system:{entry['system']}")
+            for key in keys:
+                topic_labels[(row.kb_name, key)] = labels.get(key, key.split(":", 1)[1])
+                per_topic[(row.kb_name, key)][period][0] += correct
+                per_topic[(row.kb_name, key)][period][1] += 1
+        total += len(past.answers)
+        correct_total += n_correct
+        sessions.append(
+            SessionInfo(
+                id=row.id,
+                kb=row.kb_name,
+                topic_label=str(config.get("topic_label", "All topics")),
+                format=str(config.get("format", "statement")),
+                review=bool(config.get("review", False)),
+                status=row.status,
+                started_at=row.started_at,
+                finished_at=row.finished_at,
+                total=len(by_item),
+                answered=len(past.answers),
+                accuracy=Proportion.of(n_correct, len(past.answers)),
+            )
+        )
+
+    def timeline(counts: Mapping[str, list[int]]) -> list[ProgressPoint]:
+        order = sorted(counts, key=lambda p: (len(p), p))  # session ids numerically, days by date
+        return [ProgressPoint(p, Proportion.of(*counts[p])) for p in order]
+
+    topic_list = [
+        TopicProgress(
+            kb=kb_name,
+            key=key,
+            kind=key.split(":", 1)[0],
+            label=topic_labels[(kb_name, key)],
+            overall=Proportion.of(
+                sum(k for k, _ in counts.values()), sum(n for _, n in counts.values())
+            ),
+            points=timeline(counts),
+        )
+        for (kb_name, key), counts in per_topic.items()
+    ]
+    topic_list.sort(key=lambda t: (t.kb, t.kind != "relation", t.label.casefold()))
+    return Progress(
+        student=respondent.display_name or respondent.name,
+        by=by,
+        total_answered=total,
+        accuracy=Proportion.of(correct_total, total),
+        timeline=timeline(overall),
+        topics=topic_list,
+        sessions=sessions,
+    )

@@ -1,0 +1,274 @@
+"""What the practice services return: small frozen records, JSON-ready (``as_json``), and the
+settings every part of practice shares."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, is_dataclass
+from datetime import date, datetime
+from enum import Enum
+from typing import Any, Literal
+
+from quizbot.analysis.metrics import (
+    Proportion,
+)
+from quizbot.domain import Outcome
+from quizbot.items import ChoiceItem, StatementItem
+
+Format = Literal["statement", "choice", "mixed"]
+Item = StatementItem | ChoiceItem
+
+CANONICAL_SEED = "0"  # negatives and options as `quizbot generate` / `eval --kb` make them
+MAX_LENGTH = 100
+MAX_NAME_LENGTH = 100
+MAX_ANSWER_LENGTH = 2000
+VARIANTS_PER_FACT = 2
+REVIEW_VARIANTS_PER_FACT = 2
+WEAKEST_MIN_N = 2  # a topic needs this many answers to be called weak
+WEAKEST_COUNT = 3
+CONFIG_VERSION = 1
+_REVIEW_SEEDS = ("review-1", "review-2", "review-3", "review-4")
+_FORMATS: tuple[str, ...] = ("statement", "choice", "mixed")
+_MISSED = frozenset({Outcome.INCORRECT.value, Outcome.ABSTAINED.value})
+_LETTERS = "ABCDEFGHIJ"
+_QUESTION_ID = re.compile(r"s(\d+)q(\d+)")
+_IDK_WORDS = "I don't know"
+_MAX_TAILS_SHOWN = 12
+
+# Topic names for the relations of the built-in KBs; others use the KB's relation label.
+_RELATION_TOPICS: Mapping[str, str] = {
+    "has_symptom": "Symptoms and signs",
+    "affects_site": "Sites affected",
+    "treated_with_drug": "Drug treatment",
+    "treated_with_procedure": "Procedures",
+    "prevents": "Prevention",
+    "has_phenotype": "Phenotypes",
+    "associated_gene": "Genes",
+    "has_inheritance": "Inheritance",
+}
+
+
+# --------------------------------------------------------------------------------------------
+# JSON
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as plain JSON types: dataclasses as dicts, datetimes as ISO 8601 strings."""
+    if is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in fields(value)}
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, datetime | date):
+        return value.isoformat()
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    return value
+
+
+class _Json:
+    """Mixin: ``as_json()`` for the frozen dataclasses the service returns."""
+
+    def as_json(self) -> dict[str, Any]:
+        """This object as a dict of plain JSON types."""
+        out = _plain(self)
+        assert isinstance(out, dict)
+        return out
+
+
+# --------------------------------------------------------------------------------------------
+# Public views
+
+
+@dataclass(frozen=True)
+class Topic(_Json):
+    """Something a student can choose to practise: a relation or an organ system."""
+
+    key: str  # "relation:has_symptom" or "system:cardiovascular"
+    kind: str  # "relation" or "system"
+    name: str
+    label: str
+    n_facts: int
+
+
+@dataclass(frozen=True)
+class SessionView(_Json):
+    """A practice session as the student sees it (no items, no answers)."""
+
+    id: int
+    student: str
+    kb: str
+    topic: str | None
+    topic_label: str
+    format: str
+    review: bool
+    seed: str
+    total: int
+    answered: int
+    status: str
+    started_at: datetime
+    finished_at: datetime | None
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Option(_Json):
+    """One option of a multiple-choice question."""
+
+    letter: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Question(_Json):
+    """The next question, as safe to send to a browser: no answer key and no lineage."""
+
+    session_id: int
+    id: str  # opaque: pass it back to :func:`answer`
+    position: int  # 1-based
+    total: int
+    kind: str  # "statement" or "choice"
+    text: str  # the statement, or the question without its options
+    options: list[Option] | None
+    topic: str
+    instructions: str
+    quick_replies: list[str]
+
+
+@dataclass(frozen=True)
+class Explanation(_Json):
+    """Why the answer is what it is, from the item's lineage."""
+
+    fact: str  # the underlying KB fact as a sentence
+    head: str
+    relation: str  # the relation's label, e.g. "has symptom"
+    tail: str  # the true tail of that fact
+    transform: str | None  # e.g. "inversion + double negation"; None for multiple choice
+    negative: bool  # the statement was about a substituted, false tail
+    substituted_tail: str | None
+    true_tails: list[str]  # every tail the KB lists for this head and relation
+    text: str  # all of the above in words
+
+
+@dataclass(frozen=True)
+class Feedback(_Json):
+    """How an answer was scored, the right answer and the explanation."""
+
+    session_id: int
+    question_id: str
+    position: int
+    total: int
+    outcome: str  # "correct", "incorrect" or "abstained"
+    your_answer: str
+    correct_answer: str
+    explanation: Explanation
+    answered: int
+    finished: bool
+
+
+@dataclass(frozen=True)
+class TopicScore(_Json):
+    """Accuracy on one topic within a session."""
+
+    key: str
+    kind: str
+    label: str
+    accuracy: Proportion
+
+
+@dataclass(frozen=True)
+class ModelResult(_Json):
+    """A model on the items this student answered and the model answered too."""
+
+    model: str
+    n_shared: int
+    model_accuracy: Proportion
+    student_accuracy: Proportion  # the student on the same shared items
+    comparison: dict[str, Any] | None  # McNemar (difference = model − student), enough items
+
+
+@dataclass(frozen=True)
+class AnswerRecord(_Json):
+    """One answered question in a summary (the key may be shown once answered)."""
+
+    position: int
+    question_id: str
+    kind: str
+    text: str
+    topic: str
+    outcome: str
+    your_answer: str
+    correct_answer: str
+
+
+@dataclass(frozen=True)
+class Summary(_Json):
+    """A session's results."""
+
+    session: SessionView
+    n_items: int
+    n_answered: int
+    accuracy: Proportion  # correct / answered
+    answer_rate: Proportion  # not "I don't know" / answered
+    accuracy_answered: Proportion  # correct / answered other than "I don't know"
+    joint_accuracy: Proportion  # facts with every question right / facts fully answered
+    topics: list[TopicScore]
+    weakest_topics: list[TopicScore]
+    models: list[ModelResult]
+    answers: list[AnswerRecord]
+
+
+@dataclass(frozen=True)
+class ProgressPoint(_Json):
+    """Accuracy in one period (a UTC day, or one session)."""
+
+    period: str
+    accuracy: Proportion
+
+
+@dataclass(frozen=True)
+class TopicProgress(_Json):
+    """A topic's accuracy overall and per period."""
+
+    kb: str
+    key: str
+    kind: str
+    label: str
+    overall: Proportion
+    points: list[ProgressPoint]
+
+
+@dataclass(frozen=True)
+class SessionInfo(_Json):
+    """One session in a student's history."""
+
+    id: int
+    kb: str
+    topic_label: str
+    format: str
+    review: bool
+    status: str
+    started_at: datetime
+    finished_at: datetime | None
+    total: int
+    answered: int
+    accuracy: Proportion
+
+
+@dataclass(frozen=True)
+class Progress(_Json):
+    """A student's results over time."""
+
+    student: str
+    by: str  # "day" or "session"
+    total_answered: int
+    accuracy: Proportion
+    timeline: list[ProgressPoint]
+    topics: list[TopicProgress]
+    sessions: list[SessionInfo]
+
+
+# --------------------------------------------------------------------------------------------
+# Identity and validation
