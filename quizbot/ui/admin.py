@@ -42,9 +42,10 @@ from quizbot.kb.importers import read_medlama, read_triplets
 from quizbot.kb.registry import check_import_name, import_kb
 from quizbot.monitoring.nights import history
 from quizbot.monitoring.scheduler import trigger_for
+from quizbot.ui.boundary import guarded
 from quizbot.ui.context import UiContext
 from quizbot.ui.monitor import NOT_ADMIN, declared_monitors, run_now
-from quizbot.ui.render import error_markdown, md_escape
+from quizbot.ui.render import md_escape
 from schedules.config import MonitorSpec, default_schedules_file, load_monitors
 from storage import Database
 from storage.repo import list_runs
@@ -391,40 +392,38 @@ def build(ctx: UiContext, is_admin: gr.State, admin_only: list[Any]) -> None:
             return gr.skip()
         return _frame(RUN_HEADERS, run_rows(list_runs(ctx.db)))
 
+    @guarded(5)
     def _admin_data(admin: bool, chosen: str | None = None, text: bool = True) -> list[Any]:
         """The panel's contents: the schedules file and its monitors (keeping the ``chosen``
         one selected), the file's text for the editor (unless ``text`` is False, so that an
         edit in progress survives a refresh) and the runs."""
         if not admin:
             return [gr.skip()] * 5
-        try:
-            path, specs, problem = declared_monitors(ctx)
-            histories = {}
-            for spec in specs:
-                try:
-                    histories[spec.name] = history(ctx.db, spec.name)
-                except NotFoundError:
-                    histories[spec.name] = []
-            note = schedules_note(path, path.resolve() == default_schedules_file().resolve())
-            if problem:
-                note += f"\n\n**It could not be read:** {md_escape(problem)}"
-            content: Any = gr.skip()
-            if text:
-                try:
-                    content = path.read_text(encoding="utf-8-sig")
-                except (OSError, UnicodeDecodeError) as exc:
-                    content = f"# cannot read {path}: {exc}"
-            names = [s.name for s in specs]
-            chosen = chosen if chosen in names else (names[0] if names else None)
-            return [
-                note,
-                _frame(MONITOR_HEADERS, monitor_rows(specs, histories, datetime.now(UTC))),
-                gr.Dropdown(choices=names, value=chosen),
-                content,
-                _runs(admin),
-            ]
-        except Exception as exc:
-            return [error_markdown(exc), *[gr.skip()] * 4]
+        path, specs, problem = declared_monitors(ctx)
+        histories = {}
+        for spec in specs:
+            try:
+                histories[spec.name] = history(ctx.db, spec.name)
+            except NotFoundError:
+                histories[spec.name] = []
+        note = schedules_note(path, path.resolve() == default_schedules_file().resolve())
+        if problem:
+            note += f"\n\n**It could not be read:** {md_escape(problem)}"
+        content: Any = gr.skip()
+        if text:
+            try:
+                content = path.read_text(encoding="utf-8-sig")
+            except (OSError, UnicodeDecodeError) as exc:
+                content = f"# cannot read {path}: {exc}"
+        names = [s.name for s in specs]
+        chosen = chosen if chosen in names else (names[0] if names else None)
+        return [
+            note,
+            _frame(MONITOR_HEADERS, monitor_rows(specs, histories, datetime.now(UTC))),
+            gr.Dropdown(choices=names, value=chosen),
+            content,
+            _runs(admin),
+        ]
 
     admin_outputs = [is_admin, message, password, login_row, panel, *admin_only]
     data_outputs = [schedules, monitors, monitor, editor, runs]
@@ -466,48 +465,42 @@ def build(ctx: UiContext, is_admin: gr.State, admin_only: list[Any]) -> None:
 
     upload.upload(_load_upload, inputs=[is_admin, upload], outputs=editor, api_visibility="private")
 
+    @guarded(1)
     def _check(admin: bool, text: str | None) -> str:
         if not admin:
             return NOT_ADMIN
-        try:
-            return check_schedules(text or "")
-        except Exception as exc:
-            return error_markdown(exc)
+        return check_schedules(text or "")
 
     check.click(_check, inputs=[is_admin, editor], outputs=check_result, api_visibility="private")
 
+    @guarded(2, at=1)
     def _refresh_runs(admin: bool) -> tuple[Any, Any]:
         if not admin:
             return gr.skip(), NOT_ADMIN
-        try:
-            return _runs(admin), gr.skip()
-        except Exception as exc:
-            return gr.skip(), error_markdown(exc)
+        return _runs(admin), gr.skip()
 
     refresh_runs.click(
         _refresh_runs, inputs=is_admin, outputs=[runs, report], api_visibility="private"
     )
 
+    @guarded(1)
     def _report(admin: bool, evt: gr.SelectData) -> str:
         if not admin:
             return NOT_ADMIN
         try:
             row = evt.row_value or []
-            return render_report(run_report(ctx.db, int(row[0])))
+            run_id = int(row[0])
         except (TypeError, ValueError, IndexError):
             return "Select a run's row."
-        except Exception as exc:
-            return error_markdown(exc)
+        return render_report(run_report(ctx.db, run_id))
 
     runs.select(_report, inputs=is_admin, outputs=report, api_visibility="private")
 
+    @guarded(1)
     def _import(admin: bool, files: list[str] | None, fmt: str, name: str | None) -> str:
         if not admin:
             return NOT_ADMIN
-        try:
-            return import_knowledge_base(ctx.db, files or [], fmt, name or "")
-        except Exception as exc:
-            return error_markdown(exc)
+        return import_knowledge_base(ctx.db, files or [], fmt, name or "")
 
     kb_import.click(
         _import,

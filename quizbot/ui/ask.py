@@ -54,8 +54,9 @@ from quizbot.generate.transforms import Polarity, Transform
 from quizbot.items import ChoiceItem, StatementItem, StatementSide, item_from_json
 from quizbot.kb.registry import BUILTINS, DEFAULT_KB, kb_listing, load_builtin
 from quizbot.providers.cache import DbCallStore
+from quizbot.ui.boundary import guarded
 from quizbot.ui.context import UiContext
-from quizbot.ui.render import error_markdown, format_estimate, user_message
+from quizbot.ui.render import format_estimate, user_message
 from storage import Database
 
 __all__ = [
@@ -548,17 +549,15 @@ def build(ctx: UiContext) -> None:
 
     generated = gr.State(None)  # the generated item, as its JSON record
 
+    @guarded(3)
     async def on_custom(
         text: str, truth_choice: str, chosen: list[str], offer_idk: bool, cache: bool
     ) -> tuple[Any, ...]:
-        try:
-            known = truth_of(truth_choice)
-            item = custom_statement(text, known)
-            answers = await ask_models(
-                ctx, item, chosen, idk=offer_idk, use_cache=cache, scored=known is not None
-            )
-        except Exception as exc:
-            return error_markdown(exc), gr.update(), gr.update()
+        known = truth_of(truth_choice)
+        item = custom_statement(text, known)
+        answers = await ask_models(
+            ctx, item, chosen, idk=offer_idk, use_cache=cache, scored=known is not None
+        )
         return "", describe_item(item, truth_known=known is not None), answer_table(answers)
 
     ask_custom.click(
@@ -568,14 +567,12 @@ def build(ctx: UiContext) -> None:
         api_visibility="private",
     )
 
+    @guarded(4)
     def on_new(kb: str, relation: str, fmt: Format) -> tuple[Any, ...]:
-        try:
-            made = _generate(ctx.db, ctx, kb, relation, 1, fmt, secrets.token_hex(4))
-            if not made:
-                raise InputError("no question could be made from that selection")
-            item = secrets.choice(made)
-        except Exception as exc:
-            return error_markdown(exc), gr.update(), gr.update(), gr.update()
+        made = _generate(ctx.db, ctx, kb, relation, 1, fmt, secrets.token_hex(4))
+        if not made:
+            raise InputError("no question could be made from that selection")
+        item = secrets.choice(made)
         empty = {"headers": ANSWER_HEADERS, "data": []}
         return "", describe_item(item), item.to_json(), empty
 
@@ -586,16 +583,14 @@ def build(ctx: UiContext) -> None:
         api_visibility="private",
     )
 
+    @guarded(2)
     async def on_generated(
         record: dict[str, Any] | None, chosen: list[str], offer_idk: bool, cache: bool
     ) -> tuple[Any, ...]:
-        try:
-            if not record:
-                raise InputError("there is no generated question yet", hint='press "New question"')
-            item = item_from_json(record)
-            answers = await ask_models(ctx, item, chosen, idk=offer_idk, use_cache=cache)
-        except Exception as exc:
-            return error_markdown(exc), gr.update()
+        if not record:
+            raise InputError("there is no generated question yet", hint='press "New question"')
+        item = item_from_json(record)
+        answers = await ask_models(ctx, item, chosen, idk=offer_idk, use_cache=cache)
         return "", answer_table(answers)
 
     ask_generated.click(
@@ -605,6 +600,7 @@ def build(ctx: UiContext) -> None:
         api_visibility="private",
     )
 
+    @guarded(4)
     async def on_batch(
         chosen: list[str],
         kb: str,
@@ -619,22 +615,19 @@ def build(ctx: UiContext) -> None:
         def report(done: int, total: int, model: str) -> None:
             progress((done, total), desc=f"asking {model}", unit="answers")
 
-        try:
-            run_ids, failures = await run_batch(
-                ctx,
-                chosen,
-                kb=kb,
-                relation=relation or ALL_RELATIONS,
-                points=int(n_points or 0),
-                fmt=fmt,
-                seed=(seed_text or "").strip() or None,
-                shots=int(n_shots or 0),
-                idk=offer_idk,
-                progress=report,
-            )
-            reports = [await asyncio.to_thread(run_report, ctx.db, r) for r in run_ids]
-        except Exception as exc:
-            return error_markdown(exc), gr.update(), gr.update(), gr.update()
+        run_ids, failures = await run_batch(
+            ctx,
+            chosen,
+            kb=kb,
+            relation=relation or ALL_RELATIONS,
+            points=int(n_points or 0),
+            fmt=fmt,
+            seed=(seed_text or "").strip() or None,
+            shots=int(n_shots or 0),
+            idk=offer_idk,
+            progress=report,
+        )
+        reports = [await asyncio.to_thread(run_report, ctx.db, r) for r in run_ids]
         lines = []
         if reports:
             lines.append(

@@ -45,8 +45,9 @@ from quizbot.analysis.comparison import (
 from quizbot.analysis.metrics import Proportion
 from quizbot.errors import InputError
 from quizbot.kb.registry import kb_listing
+from quizbot.ui.boundary import guarded
 from quizbot.ui.context import UiContext
-from quizbot.ui.render import error_markdown, format_estimate, html_text
+from quizbot.ui.render import format_estimate, html_text
 
 __all__ = [
     "ALL",
@@ -448,13 +449,11 @@ def build(ctx: UiContext) -> None:
         download = gr.File(label="CSV", visible=False, elem_id="qb-compare-file")
     csv_text = gr.State(None)
 
+    @guarded(4, title="Could not compare.")
     def lists(current: list[str] | None) -> tuple[Any, ...]:
-        try:
-            kbs = [e.name for e in kb_listing(ctx.db) if e.installed]
-            offered = comparable_models(ctx.db)
-            groups_of = cohorts(ctx.db)
-        except Exception as exc:
-            return error_markdown(exc, "Could not compare."), gr.update(), gr.update(), gr.update()
+        kbs = [e.name for e in kb_listing(ctx.db) if e.installed]
+        offered = comparable_models(ctx.db)
+        groups_of = cohorts(ctx.db)
         return (
             "",
             gr.update(choices=[("All knowledge bases", ALL), *((n, n) for n in kbs)]),
@@ -466,6 +465,7 @@ def build(ctx: UiContext) -> None:
     gr.on(None, lambda: lists(None), outputs=list_outputs, api_visibility="private")
     refresh.click(lists, inputs=models, outputs=list_outputs, api_visibility="private")
 
+    @guarded(10, title="Could not compare.")
     def on_compare(
         kb_name: str | None,
         cohort_name: str | None,
@@ -474,18 +474,15 @@ def build(ctx: UiContext) -> None:
         chosen: list[str] | None,
         least: float | None,
     ) -> tuple[Any, ...]:
-        try:
-            result = compare(
-                ctx.db,
-                kb=kb_name or None,
-                cohort=cohort_name or None,
-                since=parse_day(since_text, "start"),
-                until=parse_day(until_text, "end"),
-                models=list(chosen or []),
-                min_items=int(least if least is not None else DEFAULT_MIN_ITEMS),
-            )
-        except Exception as exc:
-            return (error_markdown(exc, "Could not compare."), *(gr.update() for _ in range(9)))
+        result = compare(
+            ctx.db,
+            kb=kb_name or None,
+            cohort=cohort_name or None,
+            since=parse_day(since_text, "start"),
+            until=parse_day(until_text, "end"),
+            models=list(chosen or []),
+            min_items=int(least if least is not None else DEFAULT_MIN_ITEMS),
+        )
         return (
             "",
             group_table(result),
@@ -517,13 +514,11 @@ def build(ctx: UiContext) -> None:
         api_visibility="private",
     ).then(lambda: gr.update(value=None, visible=False), outputs=download, api_visibility="private")
 
+    @guarded(2, title="Could not compare.")
     def on_export(text: str | None) -> tuple[Any, ...]:
-        try:
-            if not text:
-                raise InputError("nothing to export yet", hint='press "Compare" first')
-            path = write_csv(text)
-        except Exception as exc:
-            return error_markdown(exc, "Could not compare."), gr.update()
+        if not text:
+            raise InputError("nothing to export yet", hint='press "Compare" first')
+        path = write_csv(text)
         return "", gr.update(value=str(path), visible=True)
 
     export.click(on_export, inputs=csv_text, outputs=[message, download], api_visibility="private")

@@ -32,8 +32,9 @@ import pandas as pd
 from quizbot.errors import NotFoundError, QuizbotError
 from quizbot.monitoring.nights import NightResult, history, run_monitor
 from quizbot.monitoring.scheduler import schedules_path
+from quizbot.ui.boundary import guarded
 from quizbot.ui.context import UiContext
-from quizbot.ui.render import error_markdown, md_escape, user_message
+from quizbot.ui.render import md_escape, user_message
 from schedules.config import MonitorSpec, find_monitor, load_monitors
 from storage.monitoring import list_monitors
 
@@ -291,6 +292,7 @@ def run_results_text(results: Sequence[NightResult]) -> str:
     return "\n".join(lines)
 
 
+@guarded(1)
 def run_now(ctx: UiContext, admin: bool, name: str | None, when: date | None = None) -> str:
     """Run one night (tonight by default) of monitor ``name`` from the schedules file in force,
     for every model; admins only (checked here, on the server). Returns Markdown."""
@@ -298,12 +300,9 @@ def run_now(ctx: UiContext, admin: bool, name: str | None, when: date | None = N
         return NOT_ADMIN
     if not name:
         return "Choose a monitor first."
-    try:
-        path = schedules_path(ctx.settings)
-        spec = find_monitor(load_monitors(path), name)
-        results = run_monitor(ctx.db, spec, when=when, settings=ctx.settings)
-    except Exception as exc:
-        return error_markdown(exc)
+    path = schedules_path(ctx.settings)
+    spec = find_monitor(load_monitors(path), name)
+    results = run_monitor(ctx.db, spec, when=when, settings=ctx.settings)
     return run_results_text(results)
 
 
@@ -389,46 +388,44 @@ def build(ctx: UiContext, is_admin: gr.State) -> list[Any]:
         elem_id="qb-monitor-alerts",
     )
 
+    @guarded(7, at=2)
     def _view(name: str | None, chosen: str | None) -> tuple[Any, ...]:
-        try:
-            path, specs, problem = declared_monitors(ctx)
-            names = monitor_names(specs, [m.name for m in list_monitors(ctx.db)])
-            name = name if name in names else (names[0] if names else None)
-            if name is None:
-                text = (
-                    f"No monitors are declared in `{path}`. Add a `[[monitor]]` table "
-                    "(see the shipped `schedules/monitors.toml`)."
-                )
-                if problem:
-                    text = f"The schedules file could not be read: {md_escape(problem)}"
-                return (
-                    gr.Dropdown(choices=[], value=None),
-                    gr.Dropdown(choices=[], value=None),
-                    text,
-                    _plot("", None),
-                    _frame(NIGHT_HEADERS, []),
-                    _frame(CHANGE_HEADERS, []),
-                    _frame(ALERT_HEADERS, []),
-                )
-            declared = {s.name: s.as_json() for s in specs}
-            histories = _histories(ctx, name)
-            models = [h["model"] for h in histories]
-            chosen = chosen if chosen in models else (models[0] if models else None)
-            series = next((h for h in histories if h["model"] == chosen), None)
-            text = describe_monitor(name, declared.get(name), histories)
-            if problem:
-                text += f"\n\n**The schedules file could not be read:** {md_escape(problem)}"
-            return (
-                gr.Dropdown(choices=names, value=name),
-                gr.Dropdown(choices=models, value=chosen),
-                text,
-                _plot(name, series),
-                _frame(NIGHT_HEADERS, night_rows(histories)),
-                _frame(CHANGE_HEADERS, change_rows(histories)),
-                _frame(ALERT_HEADERS, alert_rows(histories)),
+        path, specs, problem = declared_monitors(ctx)
+        names = monitor_names(specs, [m.name for m in list_monitors(ctx.db)])
+        name = name if name in names else (names[0] if names else None)
+        if name is None:
+            text = (
+                f"No monitors are declared in `{path}`. Add a `[[monitor]]` table "
+                "(see the shipped `schedules/monitors.toml`)."
             )
-        except Exception as exc:
-            return (gr.skip(), gr.skip(), error_markdown(exc), *(gr.skip(),) * 4)
+            if problem:
+                text = f"The schedules file could not be read: {md_escape(problem)}"
+            return (
+                gr.Dropdown(choices=[], value=None),
+                gr.Dropdown(choices=[], value=None),
+                text,
+                _plot("", None),
+                _frame(NIGHT_HEADERS, []),
+                _frame(CHANGE_HEADERS, []),
+                _frame(ALERT_HEADERS, []),
+            )
+        declared = {s.name: s.as_json() for s in specs}
+        histories = _histories(ctx, name)
+        models = [h["model"] for h in histories]
+        chosen = chosen if chosen in models else (models[0] if models else None)
+        series = next((h for h in histories if h["model"] == chosen), None)
+        text = describe_monitor(name, declared.get(name), histories)
+        if problem:
+            text += f"\n\n**The schedules file could not be read:** {md_escape(problem)}"
+        return (
+            gr.Dropdown(choices=names, value=name),
+            gr.Dropdown(choices=models, value=chosen),
+            text,
+            _plot(name, series),
+            _frame(NIGHT_HEADERS, night_rows(histories)),
+            _frame(CHANGE_HEADERS, change_rows(histories)),
+            _frame(ALERT_HEADERS, alert_rows(histories)),
+        )
 
     outputs = [monitor, model, summary, plot, nights, changes, alerts]
     gr.on(triggers=None, fn=lambda: _view(None, None), outputs=outputs, api_visibility="private")

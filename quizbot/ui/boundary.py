@@ -1,0 +1,65 @@
+"""The app's one error boundary: every handler that can fail is wrapped by :func:`guarded`.
+
+A wrapped handler that raises returns, instead, the user-safe message
+(:func:`quizbot.ui.render.error_markdown`) in the output that shows messages, and "leave as is"
+for every other output, so the number of values always matches the outputs it was wired to.
+Unexpected errors are logged once with their traceback; the user sees a short apology.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import gradio as gr
+
+from quizbot.ui.render import error_markdown
+
+__all__ = ["error_outputs", "guarded"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def error_outputs(exc: BaseException, n_outputs: int, at: int = 0, title: str = "") -> Any:
+    """What a failed handler returns: the message at position ``at``, ``gr.skip()`` elsewhere."""
+    message = error_markdown(exc, title) if title else error_markdown(exc)
+    if n_outputs == 1:
+        return message
+    values: list[Any] = [gr.skip() for _ in range(n_outputs)]
+    values[at] = message
+    return tuple(values)
+
+
+def guarded(n_outputs: int, *, at: int = 0, title: str = "") -> Callable[[F], F]:
+    """Wrap a Gradio handler (sync or async) so that it never raises into Gradio.
+
+    ``n_outputs`` is the number of outputs the handler is wired to and ``at`` the one that shows
+    messages; ``title`` leads the message (default "Could not do that.").
+    """
+    if not 0 <= at < n_outputs:
+        raise ValueError(f"the message output {at} is not one of {n_outputs} outputs")
+
+    def wrap(handler: F) -> F:
+        if inspect.iscoroutinefunction(handler):
+
+            @functools.wraps(handler)
+            async def run_async(*args: Any, **kwargs: Any) -> Any:
+                try:
+                    return await handler(*args, **kwargs)
+                except Exception as exc:
+                    return error_outputs(exc, n_outputs, at, title)
+
+            return run_async  # type: ignore[return-value]
+
+        @functools.wraps(handler)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return handler(*args, **kwargs)
+            except Exception as exc:
+                return error_outputs(exc, n_outputs, at, title)
+
+        return run  # type: ignore[return-value]
+
+    return wrap
