@@ -421,10 +421,14 @@ def _keep(value: Any) -> Any:
     return gr.skip() if value is None else value
 
 
+# The answer controls besides the letters, in output order (see :func:`_controls`).
+_OTHER_CONTROLS = ("true", "false", "submit", "idk", "answer box", "end")
+
+
 def _controls(screen: Screen) -> list[Any]:
     """Updates for True, False, the letters, Submit, I don't know, the answer box, End."""
     if screen.keep_state:
-        return [gr.skip()] * (len(LETTER_BUTTONS) + 7)
+        return [gr.skip()] * (len(LETTER_BUTTONS) + len(_OTHER_CONTROLS))
     q = screen.question
     statement = q is not None and q.kind == "statement"
     letters = set(answer_letters(q)) if q is not None and q.kind == "choice" else set()

@@ -255,3 +255,32 @@ def test_the_api_endpoints_work_without_a_browser(served: Served) -> None:
 
         bad = first.predict("", api_name="/practice_start")[0]
         assert "pseudonym" in bad["error"] and bad["session"] is None
+
+
+def test_letters_still_work_after_an_unreadable_typed_answer(page: Any, served: Served) -> None:
+    """The error path once returned one value too many, shifting every output: after "banana"
+    the letter buttons no longer reached the server. Multiple choice only, so it always runs."""
+    tab = page
+    student = "Lee Letters"
+    tab.locator("#qb-practice-student textarea, #qb-practice-student input").first.fill(student)
+    tab.locator("#qb-practice-format").get_by_text("Multiple choice").click()
+    length = tab.locator("#qb-practice-length input[type=number]")
+    length.fill("2")
+    length.press("Enter")
+    tab.locator("#qb-practice-start").click()
+    chat = tab.locator("#qb-practice-chat")
+    chat.get_by_text("Question 1 of 2").wait_for()
+    box = tab.locator("#qb-practice-answer textarea, #qb-practice-answer input").first
+    box.fill("banana")
+    box.press("Enter")
+    chat.get_by_text("could not read 'banana'").wait_for()
+    tab.locator("#qb-practice-letter-A").click()
+    tab.locator("#qb-practice-submit").get_by_text(re.compile(r"Submit .*A")).wait_for()
+    tab.locator("#qb-practice-submit").click()
+    chat.get_by_text("Answer 1 of 2:").wait_for()
+    with database(served.database_url) as db:
+        session_id, items = session_items(db, student)
+        assert all(isinstance(item, ChoiceItem) for item in items)
+        rows = stored(db, session_id)
+        assert [(r.item_id, r.raw_text) for r in rows] == [(items[0].id, "A")]
+        assert rows[0].outcome == expected_outcome(items[0], {"A"})

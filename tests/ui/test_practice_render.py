@@ -416,3 +416,12 @@ def test_starting_again_abandons_the_session_left_behind(ctx: UiContext, db: Dat
     assert second != first
     assert load_session(db, first).session.status == "abandoned"
     assert load_session(db, second).session.status == "active"
+
+
+def test_every_screen_fills_exactly_the_tabs_outputs() -> None:
+    """An error keeps the state: its screen must still have one value per output, or every
+    later output shifts (the letter buttons stopped working after an unreadable answer)."""
+    outputs = 5 + 2 + len(ui.LETTER_BUTTONS) + 4 + 4  # views, T/F, letters, controls, states
+    normal = ui._outputs(ui.Screen(chat=[], data={}))
+    kept = ui._outputs(ui.Screen(chat=None, data={}, keep_state=True))
+    assert len(normal) == len(kept) == outputs
