@@ -36,7 +36,7 @@ from typing import Any
 from quizbot.analysis.metrics import Scored
 from quizbot.analysis.reporting import run_records
 from quizbot.config import Settings
-from quizbot.domain import Alert, NightRecord, NightStatus, RunStatus
+from quizbot.domain import Alert, NightRecord, NightStatus, RunStatus, Severity
 from quizbot.errors import InputError, QuizbotError, RunFailedError
 from quizbot.evaluation import EvalSpec, ProviderFactory, RunSummary, reopen
 from quizbot.evaluation import start as start_run
@@ -223,6 +223,40 @@ def _new_finding(finding: Finding) -> NewFinding:
     )
 
 
+def _deliver(
+    db: Database,
+    spec: MonitorSpec,
+    model: str,
+    when: date,
+    stored: Sequence[Alert],
+    provider_model: str | None,
+) -> list[dict[str, Any]]:
+    """Log each stored alert and POST it to the monitor's webhook; return the payloads."""
+    payloads: list[dict[str, Any]] = []
+    for alert in stored:
+        payload = alert_payload(
+            monitor=spec.name,
+            model=model,
+            night=when.isoformat(),
+            severity=alert.severity,
+            metric=alert.metric,
+            effect=alert.effect,
+            p_value=alert.p_value,
+            message=alert.message,
+            run_ids=list(alert.run_ids),
+            provider_model=provider_model,
+        )
+        payloads.append(payload)
+        log.warning(
+            "alert [%s] monitor %s, %s, %s: %s",
+            alert.severity, spec.name, model, when, alert.message,
+        )  # fmt: skip
+        if spec.webhook:
+            error = post_webhook(spec.webhook, payload)
+            mark_alert_delivered(db, alert.id, error)
+    return payloads
+
+
 def run_night(
     db: Database,
     spec: MonitorSpec,
@@ -307,30 +341,27 @@ def run_night(
         message = exc.message if isinstance(exc, QuizbotError) else f"{type(exc).__name__}: {exc}"
         finish_night(db, night_id, status=NightStatus.FAILED, error_text=message[:2000])
         log.error("monitor %s, %s, night %s failed: %s", spec.name, model, when, message)
-        return NightResult(spec.name, model, when, "failed", run_id=night.run_id, message=message)
-
-    alerts: list[dict[str, Any]] = []
-    for alert in stored:
-        payload = alert_payload(
-            monitor=spec.name,
-            model=model,
-            night=when.isoformat(),
-            severity=alert.severity,
-            metric=alert.metric,
-            effect=alert.effect,
-            p_value=alert.p_value,
-            message=alert.message,
-            run_ids=list(alert.run_ids),
-            provider_model=current.provider_model,
+        # An operational alert, distinct from drift: nobody should learn of a dead model from
+        # a chart with a gap in it.
+        failed = NewFinding(
+            scope="operational",
+            metric="night_failed",
+            severity=Severity.CRITICAL.value,
+            alert_message=f"the night could not be run: {message[:500]}",
         )
-        alerts.append(payload)
-        log.warning(
-            "drift alert [%s] monitor %s, %s, %s: %s",
-            alert.severity, spec.name, model, when, alert.message,
-        )  # fmt: skip
-        if spec.webhook and alert.id is not None:
-            error = post_webhook(spec.webhook, payload)
-            mark_alert_delivered(db, alert.id, error)
+        stored_failure = save_findings(db, night_id, [failed])
+        payloads = _deliver(db, spec, model, when, stored_failure, None)
+        return NightResult(
+            spec.name,
+            model,
+            when,
+            "failed",
+            run_id=night.run_id,
+            message=message,
+            alerts=tuple(payloads),
+        )
+
+    alerts = _deliver(db, spec, model, when, stored, current.provider_model)
     return NightResult(
         spec.name,
         model,

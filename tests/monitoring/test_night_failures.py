@@ -3,6 +3,7 @@ that once passed the whole suite (see the architecture issue's list)."""
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Iterator, Mapping
 from datetime import UTC, date, datetime, timedelta
@@ -22,7 +23,7 @@ from quizbot.providers import retry as retry_module
 from quizbot.providers.scripted import ScriptedProvider
 from schedules.config import MonitorSpec
 from storage import Database
-from storage.monitoring import get_monitor, list_nights
+from storage.monitoring import get_monitor, list_alerts, list_nights
 from storage.repo import count_responses, get_run
 
 SPEC = MonitorSpec(name="fragile", models=("scripted/m",), cron="0 2 * * *", points=2,
@@ -99,9 +100,10 @@ def test_a_night_taken_over_resumes_its_run_instead_of_restarting(db: Database) 
 class _Hook(BaseHTTPRequestHandler):
     status: ClassVar[int] = 200
     hits: ClassVar[int] = 0
+    bodies: ClassVar[list[dict[str, Any]]] = []
 
     def do_POST(self) -> None:
-        self.rfile.read(int(self.headers["Content-Length"]))
+        type(self).bodies.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
         type(self).hits += 1
         self.send_response(type(self).status)
         self.end_headers()
@@ -112,7 +114,7 @@ class _Hook(BaseHTTPRequestHandler):
 
 @pytest.fixture
 def hook() -> Iterator[str]:
-    _Hook.hits = 0
+    _Hook.hits, _Hook.bodies, _Hook.status = 0, [], 200
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Hook)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}/hook"
@@ -138,3 +140,27 @@ def test_a_webhook_5xx_or_429_is_retried_to_the_limit(hook: str, status: int) ->
 def test_a_delivered_webhook_is_posted_once(hook: str) -> None:
     _Hook.status = 200
     assert post_webhook(hook, {"x": 1}) is None and _Hook.hits == 1
+
+
+def test_a_failed_night_raises_an_operational_alert_once(db: Database, hook: str) -> None:
+    spec = MonitorSpec(name="dead-model", models=("scripted/m",), cron="0 2 * * *", points=2,
+                       anchor_points=1, webhook=hook)  # fmt: skip
+
+    def refused(_n: int, _r: Request) -> ProviderError:
+        return ProviderError("401 invalid key", retryable=False, kind="auth")
+
+    failing = ScriptedProvider(["True"], fail=refused)
+    result = run_night(db, spec, "scripted/m", NIGHT, provider_factory=lambda *_: failing)
+    assert result.status == "failed"
+    (alert,) = result.alerts
+    assert alert["metric"] == "operational:night_failed" and alert["severity"] == "critical"
+    assert "401 invalid key" in alert["message"]
+    assert _Hook.hits == 1 and _Hook.bodies[0]["metric"] == "operational:night_failed"
+    monitor = get_monitor(db, spec.name)
+    ((stored, night),) = list_alerts(db, monitor.id)
+    assert stored.delivered_at is not None and night.status == NightStatus.FAILED
+
+    working = ScriptedProvider(["True"])
+    again = run_night(db, spec, "scripted/m", NIGHT, provider_factory=lambda *_: working)
+    assert again.status == "completed" and again.alerts == ()
+    assert list_alerts(db, monitor.id) == []  # the night is fine now: its failure is replaced
