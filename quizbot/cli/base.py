@@ -14,15 +14,17 @@ import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
 from quizbot import __version__
-from quizbot.config import Settings, load_settings
 from quizbot.errors import QuizbotError
 from quizbot.logs import configure_logging
-from storage import Database, open_database
+
+if TYPE_CHECKING:
+    from quizbot.config import Settings
+    from storage import Database
 
 __all__ = [
     "EXIT_INTERNAL",
@@ -53,7 +55,10 @@ class App:
 
     @property
     def settings(self) -> Settings:
+        """The validated settings (loaded, and logging configured, on first use)."""
         if self._settings is None:
+            from quizbot.config import load_settings
+
             self._settings = load_settings()
             configure_logging(self._settings.log_level)
         return self._settings
@@ -111,6 +116,8 @@ def cli(ctx: click.Context, debug: bool) -> None:
 @contextmanager
 def database_for(app: App) -> Iterator[Database]:
     """The configured database, migrated if empty, closed afterwards."""
+    from storage import open_database
+
     settings = app.settings
     settings.ensure_home()
     database = open_database(settings.effective_database_url, settings.engine_options())

@@ -5,8 +5,6 @@ from __future__ import annotations
 import click
 
 from quizbot.cli.base import App, Group, cli, emit_json
-from quizbot.status import database_report
-from storage import Database, upgrade
 
 
 @cli.group(cls=Group)
@@ -20,6 +18,8 @@ def db() -> None:
 @click.pass_obj
 def db_upgrade(app: App, revision: str, as_json: bool) -> None:
     """Apply pending schema migrations (a no-op when there are none)."""
+    from storage import Database, upgrade
+
     settings = app.settings
     settings.ensure_home()
     database = Database(settings.effective_database_url, settings.engine_options())
@@ -43,6 +43,9 @@ def db_upgrade(app: App, revision: str, as_json: bool) -> None:
 @click.pass_obj
 def db_info(app: App, as_json: bool) -> None:
     """Show the database URL (password masked), schema version and row counts per table."""
+    from quizbot.status import database_report
+    from storage import Database
+
     settings = app.settings
     settings.ensure_home()
     database = Database(settings.effective_database_url, settings.engine_options())

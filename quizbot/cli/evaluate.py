@@ -7,25 +7,21 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from quizbot.analysis.reporting import compare_report, run_report
 from quizbot.cli.base import App, Group, cli, database_for, emit_json, split_list
-from quizbot.domain import RunStatus
 from quizbot.errors import InputError, QuizbotError, RunFailedError
-from quizbot.evaluation import EvalSpec, ModelOverrides, ReadyRun, RunSummary, reopen
-from quizbot.evaluation import start as start_run
-from quizbot.evaluation.runner import execute
-from quizbot.generate.service import GenerateRequest, prepare
-from quizbot.items import ChoiceItem, StatementItem, item_from_json
-from quizbot.jsonl import read_objects
-from quizbot.progress import progress_bar
-from storage.repo import list_runs
+
+if TYPE_CHECKING:
+    from quizbot.items import ChoiceItem, StatementItem
 
 
 def _read_items(path: Path) -> list[StatementItem | ChoiceItem]:
+    from quizbot.items import item_from_json
+    from quizbot.jsonl import read_objects
+
     items: list[StatementItem | ChoiceItem] = []
     for line, record in read_objects(path):
         try:
@@ -116,6 +112,14 @@ def eval_cmd(
     as_json: bool,
 ) -> None:
     """Ask a model (or a baseline) every item and score the answers. Resumable."""
+    from quizbot.analysis.reporting import run_report
+    from quizbot.domain import RunStatus
+    from quizbot.evaluation import EvalSpec, ModelOverrides, ReadyRun, RunSummary, reopen
+    from quizbot.evaluation import start as start_run
+    from quizbot.evaluation.runner import execute
+    from quizbot.generate.service import GenerateRequest, prepare
+    from quizbot.progress import progress_bar
+
     overrides = ModelOverrides(
         api_base=api_base, api_key_env=api_key_env, timeout=timeout, max_concurrency=concurrency
     )
@@ -209,6 +213,8 @@ def runs() -> None:
 @click.pass_obj
 def runs_list(app: App, as_json: bool) -> None:
     """List recent runs, newest first."""
+    from storage.repo import list_runs
+
     with database_for(app) as database:
         rows = list_runs(database)
     data: list[dict[str, Any]] = [
@@ -235,6 +241,8 @@ def runs_list(app: App, as_json: bool) -> None:
 @click.pass_obj
 def report_cmd(app: App, run_id: int, as_json: bool) -> None:
     """Metrics of one run with 95% intervals, by relation and transform."""
+    from quizbot.analysis.reporting import run_report
+
     with database_for(app) as database:
         report = run_report(database, run_id)
     if as_json:
@@ -250,6 +258,8 @@ def report_cmd(app: App, run_id: int, as_json: bool) -> None:
 @click.pass_obj
 def compare_cmd(app: App, run_a: int, run_b: int, as_json: bool) -> None:
     """Compare two runs: McNemar's exact test on shared items, else a two-proportion test."""
+    from quizbot.analysis.reporting import compare_report
+
     with database_for(app) as database:
         result = compare_report(database, run_a, run_b)
     if as_json:

@@ -7,8 +7,6 @@ from pathlib import Path
 import click
 
 from quizbot.cli.base import App, cli, database_for, emit_json, split_list
-from quizbot.generate.service import GenerateRequest, prepare, write
-from quizbot.progress import progress_bar
 
 
 @cli.command("generate")
@@ -58,6 +56,9 @@ def generate_cmd(
     as_json: bool,
 ) -> None:
     """Generate questions from a knowledge base and write them as JSONL."""
+    from quizbot.generate.service import GenerateRequest, prepare, write
+    from quizbot.progress import progress_bar
+
     request = GenerateRequest(
         kb=kb_name,
         relations=split_list(relations),

@@ -8,10 +8,6 @@ from typing import Any
 import click
 
 from quizbot.cli.base import App, Group, cli, database_for, emit_json
-from quizbot.generate.prototypes import read_prototypes
-from quizbot.kb.importers import read_medlama, read_triplets
-from quizbot.kb.registry import check_import_name, import_kb, kb_listing
-from storage.repo import save_prototype_set
 
 
 @cli.group(cls=Group)
@@ -24,6 +20,8 @@ def kb() -> None:
 @click.pass_obj
 def kb_list(app: App, as_json: bool) -> None:
     """List knowledge bases: built-in ones and those imported into the database."""
+    from quizbot.kb.registry import kb_listing
+
     with database_for(app) as database:
         listing = kb_listing(database)
     if as_json:
@@ -51,6 +49,11 @@ def kb_list(app: App, as_json: bool) -> None:
 @click.pass_obj
 def kb_import(app: App, fmt: str, path: Path, name: str, as_json: bool) -> None:
     """Import a knowledge base or a prototype file. A bad file is rejected whole."""
+    from quizbot.generate.prototypes import read_prototypes
+    from quizbot.kb.importers import read_medlama, read_triplets
+    from quizbot.kb.registry import check_import_name, import_kb
+    from storage.repo import save_prototype_set
+
     with database_for(app) as database:
         if fmt == "prototypes":
             protos, kind, text = read_prototypes(path, name)

@@ -7,10 +7,6 @@ from dataclasses import asdict
 import click
 
 from quizbot.cli.base import App, Group, cli, emit_json
-from quizbot.providers.local import LOCAL_MODEL
-from quizbot.providers.local import start as local_start_server
-from quizbot.providers.local import status as local_server_status
-from quizbot.providers.local import stop as local_stop_server
 
 
 @cli.group("local-model", cls=Group)
@@ -24,6 +20,9 @@ def local_model() -> None:
 @click.pass_obj
 def local_start(app: App, port: int | None, as_json: bool) -> None:
     """Assemble the model into the data directory (once) and start its server on 127.0.0.1."""
+    from quizbot.providers.local import LOCAL_MODEL
+    from quizbot.providers.local import start as local_start_server
+
     home = app.settings.ensure_home()
     click.echo("starting the local model server...", err=True)
     server = local_start_server(home, port=port)
@@ -38,6 +37,9 @@ def local_start(app: App, port: int | None, as_json: bool) -> None:
 @click.pass_obj
 def local_status(app: App, as_json: bool) -> None:
     """Whether the local model server runs, and where."""
+    from quizbot.providers.local import LOCAL_MODEL
+    from quizbot.providers.local import status as local_server_status
+
     server = local_server_status(app.settings.home)
     if as_json:
         emit_json(
@@ -54,5 +56,7 @@ def local_status(app: App, as_json: bool) -> None:
 @click.pass_obj
 def local_stop(app: App) -> None:
     """Stop the local model server."""
+    from quizbot.providers.local import stop as local_stop_server
+
     stopped = local_stop_server(app.settings.home)
     click.echo("stopped" if stopped else "not running")

@@ -22,7 +22,7 @@ _SCHEDULES_OPTION = click.option(
 
 
 def _monitors(app: App, schedules_file: Path | None) -> tuple[Path, list[Any]]:
-    from schedules.config import default_schedules_file, load_monitors  # noqa: PLC0415
+    from schedules.config import default_schedules_file, load_monitors
 
     path = schedules_file or app.settings.schedules_file or default_schedules_file()
     return path, load_monitors(path)
@@ -39,8 +39,8 @@ def monitor() -> None:
 @click.pass_obj
 def monitor_list(app: App, schedules_file: Path | None, as_json: bool) -> None:
     """The monitors of the schedules file (checked) and their last nights."""
-    from quizbot.monitoring.nights import history  # noqa: PLC0415
-    from quizbot.monitoring.scheduler import trigger_for  # noqa: PLC0415
+    from quizbot.monitoring.nights import history
+    from quizbot.monitoring.scheduler import trigger_for
 
     path, specs = _monitors(app, schedules_file)
     rows: list[dict[str, Any]] = []
@@ -72,7 +72,7 @@ def monitor_list(app: App, schedules_file: Path | None, as_json: bool) -> None:
 
 
 def _now() -> Any:
-    from datetime import UTC, datetime  # noqa: PLC0415
+    from datetime import UTC, datetime
 
     return datetime.now(UTC)
 
@@ -94,10 +94,10 @@ def monitor_run(
     schedules_file: Path | None, as_json: bool,
 ) -> None:  # fmt: skip
     """Run one night of monitor NAME now, for every model (skips nights already run)."""
-    from dataclasses import replace  # noqa: PLC0415
+    from dataclasses import replace
 
-    from quizbot.monitoring.nights import run_monitor  # noqa: PLC0415
-    from schedules.config import find_monitor  # noqa: PLC0415
+    from quizbot.monitoring.nights import run_monitor
+    from schedules.config import find_monitor
 
     _path, specs = _monitors(app, schedules_file)
     spec = find_monitor(specs, name)
@@ -146,7 +146,7 @@ def _accuracy_text(part: dict[str, Any]) -> str:
 @click.pass_obj
 def monitor_history(app: App, name: str, model: str | None, as_json: bool) -> None:
     """Nightly accuracy with 95% intervals (anchor vs rotating), model ids and alerts."""
-    from quizbot.monitoring.nights import history  # noqa: PLC0415
+    from quizbot.monitoring.nights import history
 
     with database_for(app) as database:
         series = history(database, name, model, by_relation=as_json)
@@ -185,10 +185,10 @@ def scheduler() -> None:
 @click.pass_obj
 def scheduler_start(app: App, schedules_file: Path | None) -> None:
     """Run the monitors on their schedules, in the foreground, until stopped (Ctrl-C)."""
-    import signal  # noqa: PLC0415
-    import time  # noqa: PLC0415
+    import signal
+    import time
 
-    from quizbot.monitoring.scheduler import start, stop  # noqa: PLC0415
+    from quizbot.monitoring.scheduler import start, stop
 
     settings = app.settings
     if schedules_file is not None:

@@ -6,7 +6,6 @@ import click
 
 from quizbot.cli.base import App, cli
 from quizbot.logs import configure_logging
-from quizbot.server import serve
 
 
 @cli.command("serve")
@@ -22,6 +21,8 @@ from quizbot.server import serve
 @click.pass_obj
 def serve_cmd(app: App, host: str | None, port: int | None) -> None:
     """Start the web app (migrates an empty database first)."""
+    from quizbot.server import serve
+
     settings = app.settings
     configure_logging(settings.log_level if settings.log_level != "WARNING" else "INFO")
     serve(settings, host=host, port=port)

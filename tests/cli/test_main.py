@@ -11,7 +11,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-import quizbot.cli.db as cli_db
+import quizbot.status as status_module
 from quizbot.cli import cli
 from storage import head_revision
 
@@ -98,7 +98,7 @@ def test_unexpected_errors_apologise_unless_debugging(monkeypatch: pytest.Monkey
     def boom(_db: object) -> None:
         raise RuntimeError("kaboom")
 
-    monkeypatch.setattr(cli_db, "database_report", boom)
+    monkeypatch.setattr(status_module, "database_report", boom)
     result = CliRunner().invoke(cli, ["db", "info"])
     assert result.exit_code == 70
     assert "internal error (RuntimeError): kaboom" in result.stderr
