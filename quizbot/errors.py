@@ -102,9 +102,13 @@ class SchemaError(StorageError):
 class NotFoundError(QuizbotError):
     """A named record (run, knowledge base, respondent...) does not exist."""
 
+    exit_code = 66  # EX_NOINPUT
+
 
 class DuplicateError(QuizbotError):
     """A record that must be unique already exists."""
+
+    exit_code = 65  # EX_DATAERR
 
 
 class InputError(QuizbotError):

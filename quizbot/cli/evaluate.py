@@ -34,23 +34,9 @@ def _read_items(path: Path) -> list[StatementItem | ChoiceItem]:
 
 
 def _print_report(report: dict[str, Any]) -> None:
-    metrics, intervals = report.get("metrics", {}), report.get("intervals", {})
-    click.echo(
-        f"run {report['run_id']}: {report['model']} "
-        f"(reported: {report.get('model_reported') or '-'}), {report['status']}, "
-        f"{report.get('answered', 0)}/{report['n_items']} answered items stored"
-    )
-    for name, value in metrics.items():
-        if value is None:
-            click.echo(f"  {name:<28} -")
-            continue
-        low_high = intervals.get(name)
-        ci = (
-            f"  [{low_high[0]:.3f}, {low_high[1]:.3f}]" if low_high and None not in low_high else ""
-        )
-        click.echo(f"  {name:<28} {value:6.3f}{ci}")
-    if report.get("n_errors"):
-        click.echo(f"  errors (excluded from the metrics): {report['n_errors']}")
+    from quizbot.cli.text import report_text
+
+    click.echo(report_text(report))
 
 
 @cli.command("eval")
@@ -228,11 +214,9 @@ def runs_list(app: App, as_json: bool) -> None:
     if as_json:
         emit_json({"runs": data})
         return
-    for row in data:
-        click.echo(
-            f"{row['run_id']:>5}  {row['status']:<11} {row['responses']:>6}/{row['n_items']:<6} "
-            f"{row['model']}  {row['created_at'][:16]}"
-        )
+    from quizbot.cli.text import runs_text
+
+    click.echo(runs_text(data))
 
 
 @cli.command("report")
@@ -265,5 +249,6 @@ def compare_cmd(app: App, run_a: int, run_b: int, as_json: bool) -> None:
     if as_json:
         emit_json(result)
         return
-    for key, value in result.items():
-        click.echo(f"{key:<24} {value}")
+    from quizbot.cli.text import compare_text
+
+    click.echo(compare_text(result))

@@ -71,4 +71,4 @@ def test_eval_needs_exactly_one_item_source(runner: CliRunner, tmp_path: Path) -
     assert broken.exit_code == 65 and f"{bad}, line 1" in broken.stderr
     assert "Traceback" not in broken.output
     missing = runner.invoke(cli, ["report", "999"])
-    assert missing.exit_code == 1 and "no run with id 999" in missing.stderr
+    assert missing.exit_code == 66 and "no run with id 999" in missing.stderr

@@ -64,7 +64,7 @@ def test_bad_input_exits_65_and_writes_no_output(runner: CliRunner, tmp_path: Pa
 def test_unknown_kb_and_bad_rephrasing_model_are_clear(runner: CliRunner, tmp_path: Path) -> None:
     out = str(tmp_path / "o.jsonl")
     missing = runner.invoke(cli, ["generate", "--kb", "nope", "--out", out])
-    assert missing.exit_code == 1
+    assert missing.exit_code == 66
     assert (
         "no knowledge base named 'nope'" in missing.stderr and "quizbot kb list" in missing.stderr
     )

@@ -122,7 +122,7 @@ def test_a_different_file_under_a_taken_name_is_refused(runner: CliRunner, tmp_p
     )
     counts = _kb_rows(runner)
     result = _invoke(runner, "kb", "import", "--format", "triplets", str(other), "--name", "mykb")
-    assert result.exit_code == 1
+    assert result.exit_code == 65
     assert "mykb" in result.stderr
     assert "another --name" in result.stderr
     assert "Traceback" not in result.output
@@ -135,7 +135,7 @@ def test_a_builtin_name_is_refused(runner: CliRunner, tmp_path: Path) -> None:
     result = _invoke(
         runner, "kb", "import", "--format", "triplets", str(file), "--name", "clinical-core"
     )
-    assert result.exit_code == 1
+    assert result.exit_code == 65
     assert "built-in" in result.stderr
     assert "--name" in result.stderr
     assert _kb_rows(runner) == (0, 0)

@@ -1,0 +1,156 @@
+"""How the command line shows runs, reports and comparisons as text (``--json`` gives the data).
+
+Tables are drawn with rich into a string, so the same text goes to a terminal, a pipe or a test.
+Every figure comes with its 95% interval where it has one; p-values are shown so that a small one
+is never printed as 0.000.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+
+__all__ = ["compare_text", "format_p", "report_text", "runs_text"]
+
+WIDTH = 110
+_BREAKDOWN = ("average_accuracy", "answer_rate", "accuracy_answered")
+_LABELS = {
+    "average_accuracy": "accuracy",
+    "joint_accuracy": "joint accuracy (all 8 variants right)",
+    "answer_rate": "answer rate",
+    "accuracy_answered": "accuracy on answered",
+    "instruction_following_rate": "instruction following",
+    "pair_accuracy": "pair accuracy (fact and counterfactual)",
+    "sycophancy_rate": "sycophancy (agrees with both)",
+    "average_accuracy_with_errors": "accuracy, failed calls counted wrong",
+    "gain_over_random": "gain over random guessing",
+}
+
+
+def _render(*parts: Any) -> str:
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=WIDTH, color_system=None, force_terminal=False)
+    for part in parts:
+        console.print(part)
+    return buffer.getvalue().rstrip("\n")
+
+
+def _figure(value: float | None, interval: Sequence[float | None] | None = None) -> str:
+    if value is None:
+        return "-"
+    if interval and len(interval) == 2 and None not in interval:
+        low, high = interval
+        return f"{value:.3f} [{low:.3f}, {high:.3f}]"
+    return f"{value:.3f}"
+
+
+def format_p(p: float | None) -> str:
+    """``p = 0.042``; ``p = 3.1e-05`` when small; ``p = -`` when there is no test."""
+    if p is None:
+        return "p = -"
+    return f"p = {p:.1e}" if p < 0.001 else f"p = {p:.3f}"
+
+
+def _breakdown(title: str, parts: Mapping[str, Mapping[str, Any]]) -> Table:
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD)
+    table.add_column(title.rsplit(" ", maxsplit=1)[-1])
+    table.add_column("n", justify="right")
+    for name in _BREAKDOWN:
+        table.add_column(f"{_LABELS[name]} [95% CI]", justify="right")
+    for key, part in parts.items():
+        metrics, intervals = part.get("metrics", {}), part.get("intervals", {})
+        table.add_row(
+            key,
+            str(part.get("n", "")),
+            *(_figure(metrics.get(m), intervals.get(m)) for m in _BREAKDOWN),
+        )
+    return table
+
+
+def report_text(report: Mapping[str, Any]) -> str:
+    """``quizbot report``: the run, its metrics with intervals, by relation and by transform."""
+    name = f" {report['name']!r}" if report.get("name") else ""
+    head = (
+        f"run {report['run_id']}{name}: {report['model']} "
+        f"(reported: {report.get('model_reported') or '-'}), {report['status']}, "
+        f"{report.get('answered', 0)}/{report['n_items']} answered items stored"
+    )
+    lines = [head]
+    if report.get("error"):
+        lines.append(f"error: {report['error']}")
+    metrics = Table(box=box.SIMPLE_HEAD)
+    metrics.add_column("metric")
+    metrics.add_column("value [95% CI]", justify="right")
+    intervals = report.get("intervals", {})
+    for key, value in report.get("metrics", {}).items():
+        metrics.add_row(_LABELS.get(key, key), _figure(value, intervals.get(key)))
+    parts: list[Any] = ["\n".join(lines), metrics]
+    if report.get("by_relation"):
+        parts.append(_breakdown("By relation", report["by_relation"]))
+    if report.get("by_transform"):
+        parts.append(_breakdown("By transform", report["by_transform"]))
+    if report.get("n_errors"):
+        parts.append(f"errors (left out of the metrics): {report['n_errors']}")
+    return _render(*parts)
+
+
+def compare_text(result: Mapping[str, Any]) -> str:
+    """``quizbot compare``: the two runs, their accuracies, the difference and the test."""
+    a, b = result["run_a"], result["run_b"]
+    diff = result.get("difference")
+    interval = result.get("difference_interval") or [None, None]
+    if diff is None:
+        difference = "difference: -"
+    elif None in interval:
+        difference = f"difference (A - B): {diff:+.3f}"
+    else:
+        difference = (
+            f"difference (A - B): {diff:+.3f}, 95% CI [{interval[0]:+.3f}, {interval[1]:+.3f}]"
+        )
+    lines = [
+        f"A: run {a['run_id']} ({a['model']})   B: run {b['run_id']} ({b['model']})",
+        f"accuracy: A {_figure(result.get('accuracy_a'))} of {result.get('n_a')}, "
+        f"B {_figure(result.get('accuracy_b'))} of {result.get('n_b')}",
+        difference,
+    ]
+    if result.get("test") == "mcnemar_exact":
+        lines.append(
+            f"McNemar's exact test on {result.get('n_shared')} shared items: "
+            f"{result.get('b10')} right only in A, {result.get('b01')} right only in B, "
+            f"{format_p(result.get('p_value'))}"
+        )
+    else:
+        z = result.get("z")
+        z_text = f"z = {z:.2f}, " if isinstance(z, int | float) else ""
+        lines.append(
+            f"two-proportion z test ({result.get('n_shared', 0)} shared items, too few to "
+            f"pair): {z_text}{format_p(result.get('p_value'))}"
+        )
+    return "\n".join(lines)
+
+
+def runs_text(runs: Sequence[Mapping[str, Any]]) -> str:
+    """``quizbot runs list``: one row per run with a header, newest first."""
+    if not runs:
+        return "no runs yet; start one with `quizbot eval`"
+    table = Table(box=box.SIMPLE_HEAD)
+    for column, justify in (
+        ("run", "right"), ("name", "left"), ("model", "left"), ("status", "left"),
+        ("answered", "right"), ("created (UTC)", "left"),
+    ):  # fmt: skip
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    for row in runs:
+        table.add_row(
+            str(row["run_id"]),
+            row.get("name") or "-",
+            row["model"],
+            row["status"],
+            f"{row['responses']}/{row['n_items']}",
+            str(row["created_at"])[:16].replace("T", " "),
+        )
+    return _render(table)
