@@ -236,7 +236,7 @@ def _plan(
 ) -> list[_Planned]:
     protos = default_prototypes()
     stateable = [f for f in facts if protos.covers(f.relation)]
-    cap = REVIEW_VARIANTS_PER_FACT if review else 16
+    cap = REVIEW_VARIANTS_PER_FACT if review else VARIANTS_PER_FACT
     if format == "statement":
         return _statement_items(
             kb, stateable, length, seed=seed, cap=cap, history=history, review=review

@@ -30,12 +30,13 @@ Design
     to them correct) last, so they are asked again only when nothing else is left.
 
     Variants. Each fact yields 16 true/false statements (8 transforms of the fact and 8 of its
-    generated false counterpart). A statement session asks about ``ceil(length / 2)`` facts, two
-    variants each where the length allows: the first variant drawn by seed among all 16, the
-    second from the other side (fact vs counterfactual) with another transform. First variants of
-    every fact come first, then the second ones, so the two variants of a fact are far apart.
-    Drawing the first side at random matters: were the fact side always asked first, "affirmative
-    sentences in the first half are true" would be a pattern to exploit. Multiple-choice sessions
+    generated false counterpart). A practice session shows the answer after every question, so
+    it asks *one* variant per fact: a fact whose answer was revealed is never asked again in that
+    session (a second variant after the feedback would measure reading, not knowing, and would
+    inflate students against models, which get no feedback). The variant is drawn by seed among
+    all 16, preferring ones the student was never shown; drawing the side at random matters:
+    were the fact side always asked, "affirmative sentences are true" would be a pattern to
+    exploit. Multiple-choice sessions
     ask one question per (head, relation); ``mixed`` alternates the two, never asking a choice
     question and statements about the same head and relation in one session.
 
@@ -43,7 +44,7 @@ Design
     wrongly or "I don't know") and has not answered it correctly in a later session. Each such
     fact is asked again in a variant the student did not miss: another statement variant
     (preferably one never shown to them) or another multiple-choice item of the same point (other
-    options, drawn with another seed). At most two variants per fact.
+    options, drawn with another seed). One variant per fact, for the same reason.
 
     The answer key stays on the server. :class:`Question` carries an opaque question id
     (``s<session>q<position>``), the text, the options and a topic label; never the label,

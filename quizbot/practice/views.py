@@ -23,8 +23,9 @@ CANONICAL_SEED = "0"  # negatives and options as `quizbot generate` / `eval --kb
 MAX_LENGTH = 100
 MAX_NAME_LENGTH = 100
 MAX_ANSWER_LENGTH = 2000
-VARIANTS_PER_FACT = 2
-REVIEW_VARIANTS_PER_FACT = 2
+# A session shows the answer after each question: a fact is asked once, never after its reveal.
+VARIANTS_PER_FACT = 1
+REVIEW_VARIANTS_PER_FACT = 1
 WEAKEST_MIN_N = 2  # a topic needs this many answers to be called weak
 WEAKEST_COUNT = 3
 CONFIG_VERSION = 1

@@ -223,7 +223,7 @@ def test_a_five_question_session_end_to_end(db: Database) -> None:
         sum(all(v) for v in facts.values()),
         len(facts),
     )
-    assert len(facts) == 3  # ceil(5 / 2) facts, two variants for the first two
+    assert len(facts) == 5  # one variant per fact: feedback follows every answer
     by_relation: dict[str, list[bool]] = defaultdict(list)
     for row, (_, outcome) in zip(rows, plan, strict=True):
         by_relation[row.relation].append(outcome == "correct")
@@ -386,14 +386,14 @@ def test_review_re_asks_missed_facts_in_another_variant(db: Database) -> None:
     missed_ids = {r.id for r, ok in zip(rows, outcomes, strict=True) if not ok}
     # A fact with one wrong answer needs review even if another variant was right.
     missed_facts = {fact_of(r) for r, ok in zip(rows, outcomes, strict=True) if not ok}
-    assert len({fact_of(r) for r in rows}) == 2  # two facts, two variants each
+    assert len({fact_of(r) for r in rows}) == 4  # four facts, one variant each
     review = start_session(db, student="rae", review=True, length=10, seed="r2")
     assert review.review
     again = session_rows(db, review.id)
     assert again
     assert {fact_of(r) for r in again} == missed_facts
     assert not {r.id for r in again} & missed_ids  # a different variant than the one missed
-    assert all(c <= 2 for c in Counter(fact_of(r) for r in again).values())
+    assert all(c == 1 for c in Counter(fact_of(r) for r in again).values())
     for row in again:  # all right this time
         question = next_question(db, review.id)
         assert question is not None
@@ -522,3 +522,28 @@ def test_formats_seeds_and_fresh_facts(db: Database) -> None:
         answer(db, view_a.id, question.id, reply(row, right=True))
     again = session_rows(db, start_session(db, student="p1", length=6, seed="same").id)
     assert not {fact_of(r) for r in a} & {fact_of(r) for r in again}
+
+
+@pytest.mark.parametrize(
+    ("fmt", "length"), [("statement", 12), ("statement", 40), ("mixed", 16), ("choice", 6)]
+)
+def test_a_fact_is_never_asked_again_after_its_answer_was_shown(
+    db: Database, fmt: str, length: int
+) -> None:
+    """Every answer is followed by feedback that reveals the fact, so a later question about the
+    same fact (another wording, the counterfactual, or a choice question on it) would test
+    reading, not knowing, and inflate the student against models."""
+    view = start_session(db, student="noor", length=length, format=fmt, seed=f"{fmt}{length}")  # type: ignore[arg-type]
+    rows = session_rows(db, view.id)
+    assert len(rows) == length
+    asked = [(r.head, r.relation, r.lineage.get("positive_tail") or r.tail) for r in rows]
+    points = [(r.head, r.relation) for r in rows if r.kind == "choice"]
+    assert len(set(asked)) == len(asked)
+    # A choice question covers its whole (head, relation): no statement about it either.
+    per_point = Counter((r.head, r.relation) for r in rows)
+    assert all(per_point[point] == 1 for point in points)
+    for row in rows:  # and answering them all never brings a fact back
+        question = next_question(db, view.id)
+        assert question is not None
+        answer(db, view.id, question.id, reply(row, right=False))
+    assert next_question(db, view.id) is None
