@@ -601,6 +601,9 @@ def _first_answers(answers: Sequence[HumanAnswer], notes: list[str]) -> list[Hum
     return kept
 
 
+MAX_RUNS_SEARCHED = 100  # per model, newest first: enough for months of nightly runs
+
+
 def _select_runs(
     db: Database,
     models: Sequence[str],
@@ -608,10 +611,20 @@ def _select_runs(
     candidates: set[str],
     notes: list[str],
 ) -> list[Run]:
-    """Explicit runs, then each other model's latest completed run touching ``candidates``."""
+    """Explicit runs, then for each other model its most complete finished run on the items.
+
+    A model's default is the completed run that answered most of ``candidates`` (the newest of
+    equals), never a failed or partial one, so one small later batch or one monitor night cannot
+    replace a full evaluation. Every choice is written to ``notes``, so it is shown.
+    """
     selected: list[Run] = []
     for run_id in dict.fromkeys(run_ids):
         run = get_run(db, run_id)  # NotFoundError for an unknown id
+        if run.status == RunStatus.FAILED.value:
+            raise InputError(
+                f"run {run_id} ({run.model_requested}) failed; a failed run is never compared",
+                hint="pick a completed run (`quizbot runs list`)",
+            )
         if run.status != RunStatus.COMPLETED.value:
             notes.append(
                 f"run {run_id} ({run.model_requested}) is {run.status}, not completed; "
@@ -625,13 +638,21 @@ def _select_runs(
     for model in wanted:
         if model in covered:
             continue
-        for run in completed_runs(db, model):
-            assert run.id is not None
-            if scored_item_ids(db, run.id) & candidates:
-                selected.append(run)
-                break
-        else:
+        best: tuple[int, Run] | None = None
+        for run in completed_runs(db, model)[:MAX_RUNS_SEARCHED]:  # newest first
+            overlap = len(scored_item_ids(db, run.id) & candidates)
+            if overlap and (best is None or overlap > best[0]):
+                best = (overlap, run)
+        if best is None:
             notes.append(f"{model}: no completed run answered any of these items")
+            continue
+        overlap, run = best
+        named = f" {run.name!r}" if run.name else ""
+        notes.append(
+            f"{model}: run {run.id}{named}, the most complete finished run on these items "
+            f"({overlap} of {len(candidates)})"
+        )
+        selected.append(run)
     return selected
 
 

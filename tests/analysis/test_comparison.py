@@ -622,3 +622,23 @@ def test_bad_input_is_a_user_error(db: Database) -> None:
         compare(db, kb="no-such-kb")
     with pytest.raises(NotFoundError):
         compare(db, item_ids=["i1:missing"])
+
+
+def test_a_later_small_run_does_not_replace_a_full_evaluation(db: Database) -> None:
+    """The default run of a model is its most complete finished run on the items, not its
+    newest: one small batch or monitor night must not shrink the comparison (12 -> 2 items)."""
+    scenario = build(db)
+    small = model_run(db, "model/a", scenario.items[:2], "XX")  # newer, two items only
+    failed = model_run(db, "model/b", scenario.items, "X" * 12, status=RunStatus.FAILED)
+    result = compare(db, cohort="2026", since=date(2026, 3, 1))
+    rows = {g.group: g for g in result.groups}
+    assert rows["model/a"].accuracy.n == 12 and rows["model/a"].accuracy.k == 9  # run "a"
+    assert rows["model/b"].accuracy.k == 7  # the failed newer run is never taken
+    chosen = [n for n in result.notes if n.startswith("model/a: run")]
+    assert chosen == [
+        f"model/a: run {scenario.runs['a']}, the most complete finished run on these items "
+        "(12 of 12)"
+    ]
+    assert str(small) not in " ".join(result.notes)
+    with pytest.raises(InputError, match="failed; a failed run is never compared"):
+        compare(db, cohort="2026", since=date(2026, 3, 1), run_ids=[failed])
