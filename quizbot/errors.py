@@ -64,7 +64,10 @@ def redact(text: str, secrets: Iterable[str] = (), environ: Mapping[str, str] | 
         lambda m: m.group(1) + ("" if m.group(1)[-1] in "=:\"'" else " ") + REDACTED, text
     )
     text = shapes.sub(REDACTED, text)
-    return url.sub(lambda m: f"{m.group(1)}:{REDACTED}@", text)
+    # A password already masked (mask_url writes ***) stays as it is.
+    return url.sub(
+        lambda m: m.group(0) if m.group(2) == "***" else f"{m.group(1)}:{REDACTED}@", text
+    )
 
 
 class QuizbotError(Exception):

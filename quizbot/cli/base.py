@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import click
 
 from quizbot import __version__
-from quizbot.errors import QuizbotError
+from quizbot.errors import QuizbotError, redact
 from quizbot.logs import configure_logging
 
 if TYPE_CHECKING:
@@ -73,7 +73,7 @@ class Group(click.Group):
         except (click.exceptions.Exit, click.ClickException, click.Abort):
             raise
         except QuizbotError as exc:
-            fail(str(exc), exc.exit_code)
+            fail(redact(str(exc)), exc.exit_code)
         except KeyboardInterrupt:
             fail("interrupted", 130)
         except Exception as exc:
@@ -82,7 +82,7 @@ class Group(click.Group):
                 raise
             log.debug("unexpected error", exc_info=True)
             fail(
-                f"internal error ({type(exc).__name__}): {exc}\n"
+                f"internal error ({type(exc).__name__}): {redact(str(exc))}\n"
                 "  this is a bug in quizbot; rerun with QUIZBOT_DEBUG=1 to see the traceback",
                 EXIT_INTERNAL,
             )

@@ -127,3 +127,15 @@ def test_installed_console_script_runs(tmp_path: Path) -> None:
     assert info.returncode == 0, info.stderr
     assert json.loads(info.stdout)["schema_version"] == head_revision()  # stdout is only JSON
     assert (tmp_path / "h" / "quizbot.db").exists()
+
+
+def test_error_messages_never_print_a_secret(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TEAM_OPENAI_KEY", "sk-team-secret-0123456789")
+
+    def boom(_db: object) -> None:
+        raise RuntimeError("upstream said: bad key sk-team-secret-0123456789")
+
+    monkeypatch.setattr(status_module, "database_report", boom)
+    result = CliRunner().invoke(cli, ["db", "info"])
+    assert result.exit_code == 70
+    assert "sk-team-secret" not in result.output and "upstream said: bad key" in result.stderr
