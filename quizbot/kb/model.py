@@ -13,7 +13,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-__all__ = ["KnowledgeBaseData", "Relation", "Triplet", "TruthOracle", "point_id"]
+__all__ = [
+    "KnowledgeBaseData",
+    "Lexicon",
+    "Relation",
+    "Triplet",
+    "TruthOracle",
+    "point_id",
+]
 
 
 def point_id(kb: str, relation: str, head: str, tail: str) -> str:
@@ -58,6 +65,32 @@ class TruthOracle(Protocol):
 
 
 @dataclass(frozen=True)
+class Lexicon:
+    """What a KB knows about its entities beyond the triplets: names, hierarchy, classes.
+
+    Every map is keyed by an entity name as the KB writes it (lookups elsewhere fold case,
+    articles and plurals; see :mod:`quizbot.kb.knowledge`).
+
+    * ``synonyms``: other names of the same entity ("high blood pressure" for "hypertension");
+    * ``parents``: broader entities, part-of for sites ("glomeruli" -> "kidneys") and is-a for
+      findings and phenotypes; a statement about a part or a kind bears on the whole or the class;
+    * ``classes``: drug -> its pharmacological classes; drugs sharing a class are treated as
+      interchangeable when deciding whether a candidate negative may be true;
+    * ``components``: a combination product -> its ingredients ("co-amoxiclav" -> "amoxicillin");
+    * ``generic``: names too unspecific to be false of anything ("surgical excision");
+    * ``head_groups``: every group (organ system) a head involves, for diseases that involve
+      several systems or spread (SLE, sarcoidosis, metastasising cancers).
+    """
+
+    synonyms: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    parents: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    classes: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    components: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    generic: frozenset[str] = frozenset()
+    head_groups: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class KnowledgeBaseData:
     """A whole KB in memory, as built-in sources and importers produce it."""
 
@@ -71,6 +104,10 @@ class KnowledgeBaseData:
     license: str = ""
     meta: Mapping[str, Any] = field(default_factory=dict)
     oracle: TruthOracle | None = field(default=None, compare=False)
+    lexicon: Lexicon = field(default_factory=Lexicon, compare=False)
+    # (head, relation, tail) known true in reality but not asked (not a point): never a negative
+    # or a distractor. Authored with the KB, or added by an admin's override.
+    extra_truths: frozenset[tuple[str, str, str]] = field(default=frozenset(), compare=False)
 
     def __post_init__(self) -> None:
         unknown = {t.relation for t in self.triplets} - set(self.relations)
