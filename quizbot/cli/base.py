@@ -130,3 +130,18 @@ def database_for(app: App) -> Iterator[Database]:
 def split_list(value: str | None) -> list[str] | None:
     """``"a, b,,c"`` -> ``["a", "b", "c"]``; ``None`` for no value (an option left out)."""
     return [v.strip() for v in value.split(",") if v.strip()] if value else None
+
+
+# The choices of quizbot.generate.candidates.DIFFICULTIES, spelled out so `--help` imports
+# nothing (tests/cli/test_generate.py checks the two agree).
+DIFFICULTY_CHOICES = ("plausible", "distant")
+
+difficulty_option = click.option(
+    "--difficulty",
+    type=click.Choice(DIFFICULTY_CHOICES),
+    default="plausible",
+    show_default=True,
+    help="How negatives and distractors are chosen: 'plausible' prefers the same organ system "
+    "(a student must know the fact), 'distant' other systems (easier). Both skip anything that "
+    "may be true.",
+)

@@ -11,7 +11,15 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from quizbot.cli.base import App, Group, cli, database_for, emit_json, split_list
+from quizbot.cli.base import (
+    App,
+    Group,
+    cli,
+    database_for,
+    difficulty_option,
+    emit_json,
+    split_list,
+)
 from quizbot.errors import InputError, QuizbotError, RunFailedError
 
 if TYPE_CHECKING:
@@ -49,6 +57,7 @@ def _print_report(report: dict[str, Any]) -> None:
 @click.option("--format", "fmt", type=click.Choice(["statements", "choice"]), default="statements",
               show_default=True, help="With --kb: item format.")  # fmt: skip
 @click.option("--prototypes", help="With --kb: prototype file or imported set.")
+@difficulty_option
 @click.option("--seed", default="0", show_default=True, help="Seed for items and demonstrations.")
 @click.option("--shots", type=click.IntRange(min=0), default=0, show_default=True,
               help="Demonstrations per question (few-shot).")  # fmt: skip
@@ -83,6 +92,7 @@ def eval_cmd(
     points: int | None,
     fmt: str,
     prototypes: str | None,
+    difficulty: str,
     seed: str,
     shots: int,
     idk: bool,
@@ -128,6 +138,7 @@ def eval_cmd(
                     seed=seed,
                     prototypes=prototypes,
                     format="choice" if fmt == "choice" else "statements",
+                    difficulty="distant" if difficulty == "distant" else "plausible",
                 )
                 items = list(prepare(database, request, app.settings).items())
             spec = EvalSpec(

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from quizbot.cli.base import App, cli, database_for, emit_json, split_list
+from quizbot.cli.base import App, cli, database_for, difficulty_option, emit_json, split_list
 
 
 @cli.command("generate")
@@ -19,6 +19,7 @@ from quizbot.cli.base import App, cli, database_for, emit_json, split_list
     "--seed", default="0", show_default=True, help="Seed for point and negative selection."
 )
 @click.option("--prototypes", help="Prototype CSV file, or the name of an imported prototype set.")
+@difficulty_option
 @click.option(
     "--rephrase", metavar="MODEL", help="Rephrase statements with this model (validated)."
 )
@@ -48,6 +49,7 @@ def generate_cmd(
     points: int | None,
     seed: str,
     prototypes: str | None,
+    difficulty: str,
     rephrase: str | None,
     fmt: str,
     points_file: Path | None,
@@ -69,6 +71,7 @@ def generate_cmd(
         points_file=points_file,
         store=not no_store,
         rephrase=rephrase,
+        difficulty="distant" if difficulty == "distant" else "plausible",
     )
     with database_for(app) as database:
         generation = prepare(database, request, app.settings)

@@ -2,21 +2,16 @@
 
 Two subtypes:
 
-* ``semantic``: "Which of the following drugs can be used to treat {head}?" One question per
-  (head, relation) among the facts asked. The correct options are the asked fact's tail plus, up
-  to ``max_correct``, other tails the KB lists for that head and relation (chosen by seed); the
-  distractors are tails of the *same* relation (so a drug is offered for a drug) that are
-  verifiably false for the head. The safety rules are those of :mod:`quizbot.generate.negatives`:
-
-  1. never a tail the KB lists for the head under *any* relation (compared ignoring case), nor one
-     the KB's oracle calls plausibly true;
-  2. preferably a tail never seen with the head's group (clinical-core: organ system) under this
-     relation;
-  3. preferably not a tail of a *close neighbour*: another head sharing a specific tail with this
-     one (a tail listed for at most ``_NEIGHBOUR_MAX_FANOUT`` heads). Warfarin and apixaban both
-     prevent ischaemic stroke, so apixaban's "deep vein thrombosis" would be a poor "false" option
-     for warfarin even though the KB does not list it. Rules 2 and 3 are preferences: they order
-     the candidates, rule 1 filters them. Too few safe distractors and the question is skipped.
+* ``semantic``: "Which of the following drugs can be used to treat {head}? Select all that
+  apply." One question per (head, relation) among the facts asked. The correct options are the
+  asked fact's tail plus, up to ``max_correct``, other tails the KB lists for that head and
+  relation (chosen by seed); the distractors are safe false tails of the *same* relation, ranked
+  by :mod:`quizbot.generate.candidates` exactly as negatives are (no true tail by any name or at
+  any level; close neighbours' and common tails last; by default a plausible one, from the head's
+  own organ systems, first; the tier of each is recorded in ``meta["distractor_tiers"]``). The
+  wording is the same whether one option or several are right, so it gives nothing away; no
+  option is named in the stem (a correct tail the stem gives away is not used). Too few safe
+  distractors and the question is skipped.
 
 * ``frequency``: "How often does {head} present with {tail}?" for ``has_phenotype`` facts with an
   HPO frequency, answered by one of the five HPO frequency bands (always offered in the same
@@ -38,7 +33,9 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from quizbot.generate.candidates import DEFAULT_DIFFICULTY, CandidatePool, Difficulty
 from quizbot.items import ChoiceItem
+from quizbot.kb.knowledge import Knowledge
 from quizbot.kb.model import KnowledgeBaseData, Triplet, point_id
 
 __all__ = [
@@ -92,12 +89,6 @@ _PERCENT = re.compile(r"(\d+(?:\.\d+)?)\s*%")
 _DASHES = re.compile(r"\s*[-\u2010-\u2015]\s*")
 
 _LETTERS = "ABCDEFGHIJ"  # ChoiceItem.text letters its options with these
-# A shared tail held by at most this many heads marks the heads as close neighbours (rule 3);
-# hub tails such as "fever" are shared too widely to say anything.
-_NEIGHBOUR_MAX_FANOUT = 10
-# Relations with more tails than this first try a few random draws before sorting every tail.
-_QUICK_POOL = 1000
-_QUICK_DRAWS = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,105 +244,63 @@ def _lazy_shuffle(items: Sequence[str], rng: random.Random) -> Iterator[str]:
 class _Index:
     """What the generator needs to know about a KB, computed once per call."""
 
-    def __init__(self, kb: KnowledgeBaseData) -> None:
+    def __init__(self, kb: KnowledgeBaseData, difficulty: Difficulty = DEFAULT_DIFFICULTY) -> None:
         self.kb = kb
-        true: dict[str, set[str]] = defaultdict(set)
-        tails: dict[tuple[str, str], dict[str, None]] = defaultdict(dict)
-        head_groups: dict[tuple[str, str], set[str]] = defaultdict(set)
-        tail_groups: dict[tuple[str, str], set[str]] = defaultdict(set)
-        heads_of: dict[tuple[str, str], set[str]] = defaultdict(set)
+        self.difficulty = difficulty
+        self.pool = CandidatePool(kb)
+        self.knowledge = self.pool.knowledge
         phenotype_meta: dict[tuple[str, str], list[Mapping[str, Any]]] = defaultdict(list)
         for t in kb.triplets:
-            true[t.head].add(t.tail)
-            tails[(t.head, t.relation)][t.tail] = None
-            if t.group is not None:
-                head_groups[(t.head, t.relation)].add(t.group)
-                tail_groups[(t.relation, t.tail)].add(t.group)
-            heads_of[(t.relation, t.tail)].add(t.head)
             if t.relation == PHENOTYPE_RELATION:
                 phenotype_meta[(t.head, t.tail)].append(t.meta)
-        all_tails = {tail for ts in true.values() for tail in ts}
-        self.folded = {tail: tail.casefold() for tail in all_tails}
-        # head -> casefolded tails true for it under any relation
-        self.true = {head: {self.folded[t] for t in ts} for head, ts in true.items()}
-        self.tails = {key: list(ts) for key, ts in tails.items()}  # KB order
-        self.head_groups = dict(head_groups)
-        self.tail_groups = dict(tail_groups)
-        self.heads_of = dict(heads_of)
-        pool: dict[str, set[str]] = defaultdict(set)
-        for relation, tail in heads_of:
-            pool[relation].add(tail)
-        self.pool = {relation: sorted(ts) for relation, ts in pool.items()}
         self.phenotype_meta = dict(phenotype_meta)
 
-    def fold(self, tail: str) -> str:
-        """``tail`` casefolded (cached for KB tails)."""
-        folded = self.folded.get(tail)
-        return folded if folded is not None else tail.casefold()
 
-    def neighbour_tails(self, head: str, relation: str) -> set[str]:
-        """Tails of heads sharing a specific tail with ``head`` under ``relation`` (rule 3)."""
-        near: set[str] = set()
-        for tail in self.tails.get((head, relation), []):
-            heads = self.heads_of.get((relation, tail), set())
-            if len(heads) <= _NEIGHBOUR_MAX_FANOUT:
-                near.update(heads)
-        near.discard(head)
-        return {tail for other in near for tail in self.tails[(other, relation)]}
+def _in_stem(knowledge: Knowledge, stem: str, option: str) -> bool:
+    """Whether the question's stem (its head) names ``option`` or the option names the head.
 
-    def same_group(self, groups: set[str], relation: str, tail: str) -> bool:
-        """Whether ``tail`` is seen under ``relation`` with a head of one of ``groups``."""
-        return bool(groups) and not groups.isdisjoint(self.tail_groups.get((relation, tail), ()))
-
-    def safe(self, head: str, relation: str, tail: str) -> bool:
-        """Rule 1: ``tail`` is no tail of ``head`` under any relation, nor plausibly true."""
-        if self.fold(tail) in self.true.get(head, ()) or tail.strip() == I_DO_NOT_KNOW:
-            return False
-        oracle = self.kb.oracle
-        return not (oracle is not None and oracle.plausibly_true(head, relation, tail))
+    "Which of the following can COVID-19 vaccine help to prevent?" gives "COVID-19" away.
+    """
+    a, b = knowledge.key(stem), knowledge.key(option)
+    return bool(a and b) and (a == b or f" {b} " in f" {a} " or f" {a} " in f" {b} ")
 
 
 def _distractors(
     index: _Index, fact: Triplet, correct: Sequence[str], need: int, rng: random.Random
-) -> list[str] | None:
-    """``need`` safe distractors for (fact.head, fact.relation), most preferred first, or None.
+) -> list[tuple[str, str]] | None:
+    """``need`` safe distractors with their tiers, most preferred first, or ``None``.
 
-    Candidates fall in four tiers by (same group, close neighbour); a tier is used only once the
-    better ones are exhausted. Fast path for big KBs (HPO): up to ``_QUICK_DRAWS`` random draws
-    from the relation's tails, keeping only best-tier ones; if they do not suffice, every tail is
-    sorted into its tier and the tiers are walked in a seeded order.
+    The candidates and their order come from :mod:`quizbot.generate.candidates` (the same rules
+    as negatives); an option is never the same entity as another option, nor named in the stem.
     """
     head, relation = fact.head, fact.relation
     if need <= 0:
         return []
-    groups = set(index.head_groups.get((head, relation), set()))
-    if fact.group is not None:
-        groups.add(fact.group)
-    seen = {index.fold(c) for c in correct}
-    near = index.neighbour_tails(head, relation)
-    pool = index.pool.get(relation, [])
-    chosen: list[str] = []
+    knowledge = index.knowledge
+    groups = knowledge.groups(head)
+    if fact.group is not None and fact.group not in groups:
+        groups = groups | {fact.group}
+    seen = {knowledge.key(c) for c in correct}
 
-    def take(tail: str) -> bool:
-        folded = index.fold(tail)
-        if folded in seen or not index.safe(head, relation, tail):
-            return False
-        chosen.append(tail)
+    def fresh(tail: str) -> bool:
+        return (
+            tail.strip() != I_DO_NOT_KNOW
+            and knowledge.key(tail) not in seen
+            and not _in_stem(knowledge, head, tail)
+        )
+
+    key = rng.getrandbits(64).to_bytes(8, "big")
+    chosen: list[tuple[str, str]] = []
+    for candidate in index.pool.ranked(
+        head, relation, key, difficulty=index.difficulty, groups=groups, accept=fresh
+    ):
+        folded = knowledge.key(candidate.tail)
+        if folded in seen:
+            continue
         seen.add(folded)
-        return len(chosen) == need
-
-    if len(pool) > _QUICK_POOL:
-        for _ in range(_QUICK_DRAWS):
-            tail = pool[rng.randrange(len(pool))]
-            if tail not in near and not index.same_group(groups, relation, tail) and take(tail):
-                return chosen
-    tiers: list[list[str]] = [[], [], [], []]
-    for tail in pool:  # rule 1 (and the oracle) is checked only for the tails taken
-        tiers[2 * index.same_group(groups, relation, tail) + (tail in near)].append(tail)
-    for tier in tiers:
-        for tail in _lazy_shuffle(tier, rng):
-            if take(tail):
-                return chosen
+        chosen.append((candidate.tail, candidate.tier))
+        if len(chosen) == need:
+            return chosen
     return None
 
 
@@ -359,19 +308,27 @@ def _semantic(
     index: _Index, fact: Triplet, seed: str, n_options: int, max_correct: int
 ) -> ChoiceItem | None:
     kb = index.kb
+    knowledge = index.knowledge
     head, relation = fact.head, fact.relation
     rng = _rng(seed, kb.name, relation, head)
-    others = [t for t in index.tails.get((head, relation), []) if t != fact.tail]
+    others = [t for t in index.pool.tails(head, relation) if t != fact.tail]
     target = min(max_correct, n_options - 1)
-    correct = [fact.tail]
-    for tail in _lazy_shuffle(others, rng):
+    correct: list[str] = []
+    keys_taken: set[str] = set()
+    # The asked fact leads unless the stem gives it away ("COVID-19 vaccine" -> "COVID-19").
+    for tail in (fact.tail, *_lazy_shuffle(others, rng)):
         if len(correct) >= target:
             break
-        if tail.casefold() not in {c.casefold() for c in correct}:
+        folded = knowledge.key(tail)
+        if folded not in keys_taken and not _in_stem(knowledge, head, tail):
             correct.append(tail)
-    distractors = _distractors(index, fact, correct, n_options - len(correct), rng)
-    if distractors is None:
+            keys_taken.add(folded)
+    if not correct:
         return None
+    chosen = _distractors(index, fact, correct, n_options - len(correct), rng)
+    if chosen is None:
+        return None
+    distractors = [tail for tail, _tier in chosen]
     content = [*correct, *distractors]
     rng.shuffle(content)
     keys = tuple(sorted(_LETTERS[content.index(c)] for c in correct))
@@ -380,16 +337,18 @@ def _semantic(
         _phenotype_band(index, fact, tail) in _FREQUENT_BANDS for tail in correct
     ):
         template_relation = ""  # not known to be frequent: ask for a recognised feature
-    plural = len(correct) > 1
+    # Always "select all that apply": the wording must not tell how many options are right.
     if template_relation:
         known = kb.relations.get(relation)
-        question = question_text(
-            relation, head, label=known.label if known else None, plural=plural
-        )
+        question = question_text(relation, head, label=known.label if known else None, plural=True)
     else:
-        template = _PHENOTYPE_ANY.plural if plural else _PHENOTYPE_ANY.singular
-        question = _capitalise(template.format(head=head))
-    meta: dict[str, Any] = {"correct_tails": correct, "distractors": distractors}
+        question = _capitalise(_PHENOTYPE_ANY.plural.format(head=head))
+    meta: dict[str, Any] = {
+        "correct_tails": correct,
+        "distractors": distractors,
+        "distractor_tiers": [tier for _tail, tier in chosen],
+        "difficulty": index.difficulty,
+    }
     if fact.group is not None:
         meta["group"] = fact.group
     return ChoiceItem(
@@ -445,6 +404,7 @@ def choice_questions(
     facts: Sequence[Triplet],
     *,
     seed: int | str = 0,
+    difficulty: Difficulty = DEFAULT_DIFFICULTY,
     n_options: int = 4,
     max_correct: int = 2,
     subtypes: Iterable[str] = SUBTYPES,
@@ -465,7 +425,7 @@ def choice_questions(
         raise ValueError(f"n_options must be between 2 and {len(_LETTERS) - 1}")
     if not 1 <= max_correct < n_options:
         raise ValueError("max_correct must be at least 1 and less than n_options")
-    index = _Index(kb)
+    index = _Index(kb, difficulty)
     key = str(seed)
     asked: set[tuple[str, str]] = set()
     timed: set[tuple[str, str]] = set()

@@ -18,6 +18,7 @@ from orjson import dumps
 
 from quizbot.config import Settings
 from quizbot.errors import InputError
+from quizbot.generate.candidates import DEFAULT_DIFFICULTY, Difficulty
 from quizbot.generate.negatives import NegativeSampler
 from quizbot.generate.points import candidate_points, stratified
 from quizbot.generate.prototypes import (
@@ -33,7 +34,7 @@ from quizbot.generate.rephrase import (
     ScriptedCompleter,
     statement_key,
 )
-from quizbot.generate.statements import PointPlan, statements
+from quizbot.generate.statements import PointPlan, plan_for, statements
 from quizbot.generate.transforms import Polarity, Transform
 from quizbot.items import GENERATOR_VERSION, ChoiceItem, StatementItem, StatementSide
 from quizbot.jsonl import read_objects
@@ -93,6 +94,8 @@ class GenerateRequest:
     points_file: Path | None = None
     store: bool = True
     rephrase: str | None = None  # "scripted:FILE.jsonl" until model providers land
+    # How negatives and distractors are chosen (quizbot/generate/candidates.py).
+    difficulty: Difficulty = DEFAULT_DIFFICULTY
 
 
 @dataclass
@@ -121,7 +124,9 @@ class Generation:
         if self.request.format == "choice":
             from quizbot.generate.choice import choice_questions  # noqa: PLC0415 - optional
 
-            yield from choice_questions(self.kb, self.facts, seed=self.request.seed)
+            yield from choice_questions(
+                self.kb, self.facts, seed=self.request.seed, difficulty=self.request.difficulty
+            )
         elif self.rephraser is None:
             yield from statements(self.kb, self.plans, self.prototypes)
         else:
@@ -263,10 +268,12 @@ def resolve_prototypes(db: Database, spec: str | None) -> PrototypeSet:
     return load(text=row.content, name=row.name, source=f"imported set {row.name!r}")
 
 
-def read_points_file(path: Path, kb: KnowledgeBaseData) -> list[PointPlan]:
+def read_points_file(
+    path: Path, kb: KnowledgeBaseData, difficulty: Difficulty = DEFAULT_DIFFICULTY
+) -> list[PointPlan]:
     """Explicit points, one JSON object per line: head, relation, tail, optional negative_tail."""
     plans: list[PointPlan] = []
-    sampler = NegativeSampler(kb)
+    sampler = NegativeSampler(kb, difficulty=difficulty)
     label = str(path)
     for number, record in read_objects(path):
         for key in ("head", "relation", "tail"):
@@ -278,7 +285,9 @@ def read_points_file(path: Path, kb: KnowledgeBaseData) -> list[PointPlan]:
                 "must be non-empty text", path=label, line=number, field="negative_tail"
             )
         fact = Triplet(record["head"].strip(), record["relation"].strip(), record["tail"].strip())
-        plans.append(PointPlan(fact, negative.strip() if negative else sampler.negative(fact)))
+        plans.append(
+            PointPlan(fact, negative.strip(), "given") if negative else plan_for(sampler, fact)
+        )
     if not plans:
         raise InputError("no points", path=label)
     return plans
@@ -308,7 +317,7 @@ def prepare(db: Database, request: GenerateRequest, settings: Settings | None = 
     prototypes = resolve_prototypes(db, request.prototypes)
     notes: list[str] = []
     if request.points_file is not None:
-        plans = read_points_file(request.points_file, kb)
+        plans = read_points_file(request.points_file, kb, request.difficulty)
         facts = [p.fact for p in plans]
     else:
         uncovered = prototypes.missing(kb.relations) if request.format == "statements" else []
@@ -328,8 +337,8 @@ def prepare(db: Database, request: GenerateRequest, settings: Settings | None = 
                 hint="choose relations it covers (--relations) or another --prototypes file",
             )
         if not plans:
-            sampler = NegativeSampler(kb, request.seed)
-            plans = [PointPlan(f, sampler.negative(f)) for f in facts]
+            sampler = NegativeSampler(kb, request.seed, difficulty=request.difficulty)
+            plans = [plan_for(sampler, f) for f in facts]
     generation = Generation(
         request,
         kb,

@@ -7,13 +7,14 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import Any
 
+from quizbot.generate.candidates import DEFAULT_DIFFICULTY, Difficulty
 from quizbot.generate.negatives import NegativeSampler
 from quizbot.generate.prototypes import PrototypeSet
 from quizbot.generate.transforms import TRANSFORMS, Polarity, label_for
 from quizbot.items import StatementItem, StatementSide
 from quizbot.kb.model import KnowledgeBaseData, Triplet
 
-__all__ = ["PointPlan", "plan_points", "statements"]
+__all__ = ["PointPlan", "plan_for", "plan_points", "statements"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,14 +23,28 @@ class PointPlan:
 
     fact: Triplet
     negative_tail: str | None
+    # How the negative was chosen: a tier of quizbot.generate.candidates ("same group", ...) or
+    # "given" (a points file named it). Recorded in the negative statements' meta.
+    negative_tier: str | None = None
+
+
+def plan_for(sampler: NegativeSampler, fact: Triplet) -> PointPlan:
+    """The plan of one fact: its negative tail drawn by ``sampler``, with the tier it came from."""
+    chosen = sampler.choose(fact)
+    if chosen is None:
+        return PointPlan(fact, None)
+    return PointPlan(fact, chosen.tail, chosen.tier)
 
 
 def plan_points(
-    kb: KnowledgeBaseData, facts: Iterable[Triplet], seed: int | str = 0
+    kb: KnowledgeBaseData,
+    facts: Iterable[Triplet],
+    seed: int | str = 0,
+    difficulty: Difficulty = DEFAULT_DIFFICULTY,
 ) -> list[PointPlan]:
     """Attach a deterministic negative tail to every fact."""
-    sampler = NegativeSampler(kb, seed)
-    return [PointPlan(f, sampler.negative(f)) for f in facts]
+    sampler = NegativeSampler(kb, seed, difficulty=difficulty)
+    return [plan_for(sampler, f) for f in facts]
 
 
 _POSITIVE_LABELS = tuple(label_for(Polarity.POSITIVE, t) for t in TRANSFORMS)
@@ -83,6 +98,8 @@ def _batches(
         ]
         neg = plan.negative_tail
         if neg is not None:
+            if plan.negative_tier is not None:
+                meta = {**meta, "negative_tier": plan.negative_tier}
             side = new(Side, (name, version, relation, head, neg, negative, proto_name, tail, meta))
             yield [
                 new(cls, (side, tr, label, text, proto, None))

@@ -1,21 +1,27 @@
 """The built-in ``clinical-core`` KB: hand-authored textbook facts about common diseases.
 
 Source: ``quizbot/kb/data/clinical_core.json`` (written for quizbot; see docs/knowledge.md for the
-authoring rules). Every disease carries its organ system as the triplet group, which negative
-sampling uses to draw false tails from *other* systems.
+authoring rules). Every disease carries its organ system as the triplet group.
+
+``quizbot/kb/data/clinical_lexicon.json`` is its knowledge model (a :class:`Lexicon`):
+synonyms, part-of parents of sites, drug classes, combination products, generic names, every organ
+system of a multi-system disease, and ``also_true``: facts true in reality that clinical-core does
+not ask, so they are never offered as false. Every name in it must be a clinical-core entity where
+it refers to one; :func:`read_lexicon` checks that and names the field of any mistake.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from functools import lru_cache
 from importlib import resources
 from typing import Any
 
 from quizbot.errors import InputError
-from quizbot.kb.model import KnowledgeBaseData, Relation, Triplet
+from quizbot.kb.model import KnowledgeBaseData, Lexicon, Relation, Triplet
 
-__all__ = ["CLINICAL_RELATIONS", "load_clinical_core"]
+__all__ = ["CLINICAL_RELATIONS", "load_clinical_core", "read_lexicon"]
 
 NAME = "clinical-core"
 
@@ -81,9 +87,127 @@ def _build(data: dict[str, Any], label: str) -> KnowledgeBaseData:
     )
 
 
+_LEXICON_KEYS = frozenset(
+    {
+        "version",
+        "synonyms",
+        "parents",
+        "classes",
+        "components",
+        "generic",
+        "disease_systems",
+        "also_true",
+    }
+)
+
+
+def _names(value: Any, label: str, where: str) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise InputError("must be a list of non-empty names", path=label, field=where)
+    return tuple(v.strip() for v in value)
+
+
+def _name_map(data: dict[str, Any], key: str, label: str) -> dict[str, tuple[str, ...]]:
+    section = data.get(key, {})
+    if not isinstance(section, dict):
+        raise InputError("must be an object of name -> list of names", path=label, field=key)
+    return {name: _names(values, label, f"{key}[{name!r}]") for name, values in section.items()}
+
+
+def read_lexicon(
+    data: dict[str, Any], kb: KnowledgeBaseData, label: str
+) -> tuple[Lexicon, frozenset[tuple[str, str, str]]]:
+    """The lexicon and extra truths of ``kb`` from a parsed lexicon file; raises on mistakes.
+
+    Checks what can go wrong silently: a key that names no entity of the KB (a typo would make a
+    synonym or a class that never applies), a system that does not exist, an ``also_true`` row
+    whose relation, head or tail is unknown, or which the KB already lists.
+    """
+    unknown = sorted(set(data) - _LEXICON_KEYS)
+    if unknown:
+        raise InputError(f"unknown key {unknown[0]!r}", path=label, field=unknown[0])
+    heads = {t.head for t in kb.triplets}
+    tails_by_relation: dict[str, set[str]] = {}
+    for t in kb.triplets:
+        tails_by_relation.setdefault(t.relation, set()).add(t.tail)
+    entities = heads | {t.tail for t in kb.triplets}
+    drugs = tails_by_relation.get("treated_with_drug", set())
+    synonyms = _name_map(data, "synonyms", label)
+    parents = _name_map(data, "parents", label)
+    classes = _name_map(data, "classes", label)
+    components = _name_map(data, "components", label)
+    systems = _name_map(data, "disease_systems", label)
+    for section, names, known in (
+        ("synonyms", synonyms, entities),
+        ("parents", parents, entities),
+        ("classes", classes, drugs),
+        ("components", components, drugs),
+        ("disease_systems", systems, heads),
+    ):
+        for name in names:
+            if name not in known:
+                raise InputError(
+                    "names nothing in clinical-core (spell it as the KB does)",
+                    path=label,
+                    field=f"{section}[{name!r}]",
+                )
+    known_systems = set(kb.meta.get("systems", {}))
+    for disease, values in systems.items():
+        for system in values:
+            if system not in known_systems:
+                raise InputError(
+                    f"unknown system {system!r}", path=label, field=f"disease_systems[{disease!r}]"
+                )
+    generic = _names(data.get("generic", []), label, "generic")
+    for name in generic:
+        if name not in entities:
+            raise InputError(
+                f"{name!r} names nothing in clinical-core", path=label, field="generic"
+            )
+    listed = {(t.head, t.relation, t.tail) for t in kb.triplets}
+    extra: set[tuple[str, str, str]] = set()
+    rows = data.get("also_true", [])
+    if not isinstance(rows, list):
+        raise InputError("must be a list", path=label, field="also_true")
+    for index, row in enumerate(rows):
+        where = f"also_true[{index}]"
+        if not isinstance(row, dict) or not all(
+            isinstance(row.get(k), str) for k in ("head", "relation", "tail")
+        ):
+            raise InputError("needs head, relation and tail", path=label, field=where)
+        fact = (row["head"], row["relation"], row["tail"])
+        if fact[1] not in kb.relations:
+            raise InputError(f"unknown relation {fact[1]!r}", path=label, field=where)
+        if fact[0] not in heads or fact[2] not in tails_by_relation.get(fact[1], set()):
+            raise InputError(
+                "head and tail must be clinical-core entities of that relation",
+                path=label,
+                field=where,
+            )
+        if fact in listed:
+            raise InputError("clinical-core already lists this fact", path=label, field=where)
+        extra.add(fact)
+    lexicon = Lexicon(
+        synonyms=synonyms,
+        parents=parents,
+        classes=classes,
+        components=components,
+        generic=frozenset(generic),
+        head_groups=systems,
+    )
+    return lexicon, frozenset(extra)
+
+
 @lru_cache(maxsize=1)
 def load_clinical_core() -> KnowledgeBaseData:
-    """The clinical-core KB, read from the packaged JSON (cached)."""
+    """The clinical-core KB with its lexicon, read from the packaged JSON files (cached)."""
+    files = resources.files("quizbot.kb").joinpath("data")
     label = "quizbot/kb/data/clinical_core.json"
-    text = resources.files("quizbot.kb").joinpath("data/clinical_core.json").read_text("utf-8")
-    return _build(json.loads(text), label)
+    kb = _build(json.loads(files.joinpath("clinical_core.json").read_text("utf-8")), label)
+    lexicon_file = files.joinpath("clinical_lexicon.json")
+    if not lexicon_file.is_file():
+        return kb
+    lexicon, extra = read_lexicon(
+        json.loads(lexicon_file.read_text("utf-8")), kb, "quizbot/kb/data/clinical_lexicon.json"
+    )
+    return replace(kb, lexicon=lexicon, extra_truths=extra)

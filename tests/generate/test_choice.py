@@ -18,6 +18,7 @@ from quizbot.generate.choice import (
 from quizbot.generate.points import select
 from quizbot.items import ChoiceItem, item_from_json
 from quizbot.kb.clinical import load_clinical_core
+from quizbot.kb.knowledge import Knowledge
 from quizbot.kb.model import KnowledgeBaseData, Relation, Triplet, point_id
 
 LETTERS = "ABCDEFGHIJ"
@@ -176,7 +177,7 @@ def test_one_question_per_head_and_relation_in_fact_order() -> None:
     assert items[0].meta["group"] == "respiratory"
 
 
-def test_distractors_come_from_other_groups_when_enough_exist() -> None:
+def test_distant_distractors_come_from_other_groups_when_enough_exist() -> None:
     kb = mini_kb()
     respiratory_symptoms = {
         s for system, symptoms, _ in DISEASES.values() if system == "respiratory" for s in symptoms
@@ -184,14 +185,31 @@ def test_distractors_come_from_other_groups_when_enough_exist() -> None:
     fact = Triplet("asthma", "has_symptom", "expiratory wheeze", group="respiratory")
     used: set[str] = set()
     for seed in range(40):
-        (item,) = choice_questions(kb, [fact], seed=seed)
+        (item,) = choice_questions(kb, [fact], seed=seed, difficulty="distant")
         _, others = split(item)
         used.update(others)
+        assert set(item.meta["distractor_tiers"]) == {"other group"}
+        assert item.meta["difficulty"] == "distant"
     # same-group, false-for-asthma symptoms exist (pneumonia's, pneumothorax's) ...
     assert respiratory_symptoms - set(DISEASES["asthma"][1])
     # ... and none is ever offered, while several cardiovascular ones are
     assert not used & respiratory_symptoms
     assert len(used) >= 4
+
+
+def test_plausible_distractors_come_from_the_same_group_first() -> None:
+    kb = mini_kb()
+    respiratory_symptoms = {
+        s for system, symptoms, _ in DISEASES.values() if system == "respiratory" for s in symptoms
+    }
+    fact = Triplet("asthma", "has_symptom", "expiratory wheeze", group="respiratory")
+    for seed in range(40):
+        (item,) = choice_questions(kb, [fact], seed=seed, max_correct=1)  # plausible: default
+        _, others = split(item)
+        tiers = item.meta["distractor_tiers"]
+        # a student cannot reject an option by organ system: they are all respiratory
+        assert set(others) <= respiratory_symptoms, others
+        assert tiers == ["same group"] * 3
 
 
 def test_same_group_distractors_only_when_other_groups_run_out() -> None:
@@ -201,7 +219,7 @@ def test_same_group_distractors_only_when_other_groups_run_out() -> None:
         d for system, _, drugs in DISEASES.values() if system == "cardiovascular" for d in drugs
     }
     # 9 options, 2 correct: 7 distractors needed, 6 cardiovascular drugs exist -> 1 respiratory
-    (item,) = choice_questions(kb, [fact], n_options=9)
+    (item,) = choice_questions(kb, [fact], n_options=9, difficulty="distant")
     assert_safe(kb, [item], n_options=9)
     _, others = split(item)
     assert cardio_drugs <= set(others)
@@ -309,9 +327,7 @@ def test_two_correct_options_and_plural_wording() -> None:
     assert set(correct) <= set(DISEASES["heart failure"][1])
     (one,) = choice_questions(kb, [fact], max_correct=1)
     assert one.answer_keys and len(one.answer_keys) == 1
-    assert (
-        one.question == "Which of the following is a recognised clinical feature of heart failure?"
-    )
+    assert one.question == two.question  # the wording never tells how many options are right
     assert split(one)[0] == ["orthopnoea"]
 
 
@@ -322,8 +338,9 @@ def test_single_tail_head_gets_one_correct_option_even_with_max_correct_two() ->
     )
     (item,) = choice_questions(kb, [fact], max_correct=2)
     assert len(item.answer_keys) == 1
-    assert "Select all that apply" not in item.question
-    assert item.question == "Which of the following drugs can be used to treat pneumothorax?"
+    assert item.question == (
+        "Which of the following drugs can be used to treat pneumothorax? Select all that apply."
+    )
 
 
 def test_max_correct_three_uses_three_when_available() -> None:
@@ -361,7 +378,8 @@ def test_unknown_relation_gets_the_generic_question() -> None:
     kb = mini_kb(extra)
     (item,) = choice_questions(kb, [extra[0]])
     assert item.question == (
-        "Which of the following is linked to tetanus by the relation 'may be caused by'?"
+        "Which of the following are linked to tetanus by the relation 'may be caused by'? "
+        "Select all that apply."
     )
     assert item.answer_keys == (LETTERS[item.options.index("Clostridium tetani")],)
     assert_safe(kb, [item])
@@ -399,12 +417,29 @@ def test_big_relation_fast_path_keeps_the_preferences() -> None:
     neighbour_tails = {f"g2 symptom 0.{k}" for k in range(10)}
     fact = triplets[0]
     for seed in range(150):
-        items = choice_questions(kb, [fact], seed=seed)
+        items = choice_questions(kb, [fact], seed=seed, difficulty="distant")
         assert_safe(kb, items)
         (item,) = items
         for distractor in split(item)[1]:
             assert distractor.startswith("g2 symptom "), distractor
             assert distractor not in neighbour_tails, distractor
+
+
+def test_no_option_is_named_in_the_stem() -> None:
+    agents = {
+        "COVID-19 vaccine": ["COVID-19", "severe COVID-19 pneumonia"],
+        "measles vaccine": ["measles"],
+        "rubella vaccine": ["rubella"],
+        "tetanus vaccine": ["tetanus"],
+        "folic acid": ["neural tube defects"],
+    }
+    kb = _kb(Triplet(a, "prevents", d) for a, ds in agents.items() for d in ds)
+    for seed in range(20):
+        (item,) = choice_questions(kb, [kb.triplets[0]], seed=seed, max_correct=2)
+        assert "COVID-19" not in item.options  # the stem would give it away
+        assert item.meta["correct_tails"] == ["severe COVID-19 pneumonia"]
+    only = _kb(Triplet(a, "prevents", d) for a, ds in agents.items() for d in ds[:1])
+    assert choice_questions(only, [only.triplets[0]]) == []  # nothing left to ask
 
 
 def test_items_round_trip_through_json() -> None:
@@ -588,11 +623,11 @@ def test_phenotype_not_known_to_be_frequent_is_asked_as_recognised_feature() -> 
     kb = _kb([*triplets, rare])
     items = choice_questions(kb, [rare], subtypes=("semantic",))
     assert [i.question for i in items] == [
-        "Which of the following is a recognised feature of Disease E?"
+        "Which of the following are recognised features of Disease E? Select all that apply."
     ]
     items = choice_questions(kb, [triplets[5]], subtypes=("semantic",), max_correct=1)
     assert [i.question for i in items] == [
-        "Which of the following is a frequent feature of Disease C?"
+        "Which of the following are frequent features of Disease C? Select all that apply."
     ]
 
 
@@ -608,15 +643,25 @@ def test_clinical_core_hundred_facts() -> None:
     assert_safe(kb, items)
     assert {i.relation for i in items} == set(kb.relations)
     assert any(len(i.answer_keys) == 2 for i in items)
-    assert all(("Select all that apply." in i.question) == (len(i.answer_keys) > 1) for i in items)
-    # distractors from the head's own organ system are never needed in clinical-core
+    # the wording never reveals how many options are right
+    assert all(i.question.endswith("Select all that apply.") for i in items)
+    # plausible (default): distractors from the head's own organ system, as their tiers say
     tail_groups: dict[tuple[str, str], set[str | None]] = defaultdict(set)
     for t in kb.triplets:
         tail_groups[(t.relation, t.tail)].add(t.group)
+    knowledge = Knowledge(kb)  # a head's groups: its own and the lexicon's (multi-system)
+    same = total = 0
     for item in items:
         if "group" in item.meta:
-            for distractor in item.meta["distractors"]:
-                assert item.meta["group"] not in tail_groups[(item.relation, distractor)]
+            tiers = item.meta["distractor_tiers"]
+            groups = knowledge.groups(item.head)
+            for distractor, tier in zip(item.meta["distractors"], tiers, strict=True):
+                within = bool(groups & tail_groups[(item.relation, distractor)])
+                total += 1
+                same += within
+                if not within:  # another system: only where the tier says so
+                    assert tier.startswith("other group"), (item.head, distractor, tier)
+    assert same / total > 0.9, (same, total)
     again = choice_questions(kb, facts, seed=11)
     assert [i.to_json() for i in again] == [i.to_json() for i in items]
 

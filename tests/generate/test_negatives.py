@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections import defaultdict
 
+from quizbot.generate.candidates import Candidate
 from quizbot.generate.negatives import NegativeSampler
 from quizbot.kb.clinical import load_clinical_core
-from quizbot.kb.model import KnowledgeBaseData, Relation, Triplet
+from quizbot.kb.model import KnowledgeBaseData, Lexicon, Relation, Triplet
 
 REL = {"has_symptom": Relation("has_symptom", "has symptom", "disease", "symptom")}
 
@@ -15,27 +16,54 @@ def _kb(triplets: list[Triplet], oracle: object = None) -> KnowledgeBaseData:
     return KnowledgeBaseData("t", "1", "test", REL, tuple(triplets), oracle=oracle)  # type: ignore[arg-type]
 
 
-def test_clinical_core_negatives_are_never_true_and_come_from_other_systems() -> None:
+def _clinical_truths() -> tuple[
+    dict[str, set[str]], dict[str, set[str]], dict[tuple[str, str], set[str]]
+]:
     kb = load_clinical_core()
     true_for: dict[str, set[str]] = defaultdict(set)
     tails_of: dict[str, set[str]] = defaultdict(set)
     systems_of_tail: dict[tuple[str, str], set[str]] = defaultdict(set)
     for t in kb.triplets:
-        true_for[t.head].add(t.tail)
+        true_for[t.head].add(t.tail.casefold())
         tails_of[t.relation].add(t.tail)
         if t.group:
             systems_of_tail[(t.relation, t.tail)].add(t.group)
-    sampler = NegativeSampler(kb, seed=7)
+    return true_for, tails_of, systems_of_tail
+
+
+def test_clinical_core_distant_negatives_are_never_true_and_come_from_other_systems() -> None:
+    kb = load_clinical_core()
+    true_for, tails_of, systems_of_tail = _clinical_truths()
+    sampler = NegativeSampler(kb, seed=7, difficulty="distant")
     other_system = total_grouped = 0
     for t in kb.triplets:
-        negative = sampler.negative(t)
-        assert negative is not None, t
-        assert negative not in true_for[t.head], (t, negative)  # false under every relation
-        assert negative in tails_of[t.relation]  # right type: a tail of the same relation
+        chosen = sampler.choose(t)
+        assert chosen is not None, t
+        assert chosen.tail.casefold() not in true_for[t.head], (t, chosen)  # false everywhere
+        assert chosen.tail in tails_of[t.relation]  # right type: a tail of the same relation
         if t.group:
             total_grouped += 1
-            other_system += t.group not in systems_of_tail[(t.relation, negative)]
+            away = t.group not in systems_of_tail[(t.relation, chosen.tail)]
+            other_system += away
+            assert chosen.tier.startswith("other group") == away, (t, chosen)
     assert other_system == total_grouped  # clinical-core always has an other-system candidate
+
+
+def test_clinical_core_plausible_negatives_come_from_the_same_system_and_say_so() -> None:
+    kb = load_clinical_core()
+    true_for, _tails_of, systems_of_tail = _clinical_truths()
+    sampler = NegativeSampler(kb, seed=7)  # plausible is the default
+    same = grouped = 0
+    for t in kb.triplets:
+        chosen = sampler.choose(t)
+        assert chosen is not None, t
+        assert chosen.tail.casefold() not in true_for[t.head], (t, chosen)
+        if t.group:
+            grouped += 1
+            within = t.group in systems_of_tail[(t.relation, chosen.tail)]
+            assert chosen.tier.startswith("same group") == within, (t, chosen)
+            same += within
+    assert same / grouped > 0.9, (same, grouped)
 
 
 def test_a_point_gets_the_same_negative_alone_or_among_others() -> None:
@@ -68,13 +96,52 @@ def test_no_safe_tail_means_no_negative() -> None:
     assert NegativeSampler(_kb(triplets)).negative(triplets[0]) is None
 
 
-def test_same_group_tails_are_used_only_when_nothing_else_is_safe() -> None:
+def test_difficulty_orders_same_and_other_group_tails() -> None:
     triplets = [
         Triplet("asthma", "has_symptom", "wheeze", group="resp"),
         Triplet("copd", "has_symptom", "sputum", group="resp"),
     ]
-    # Only a same-group tail exists: it is used rather than nothing.
-    assert NegativeSampler(_kb(triplets)).negative(triplets[0]) == "sputum"
+    # Only a same-group tail exists: it is used rather than nothing, whatever the difficulty.
+    assert NegativeSampler(_kb(triplets), difficulty="distant").negative(triplets[0]) == "sputum"
     triplets.append(Triplet("eczema", "has_symptom", "itch", group="skin"))
     for seed in range(20):
-        assert NegativeSampler(_kb(triplets), seed).negative(triplets[0]) == "itch"
+        distant = NegativeSampler(_kb(triplets), seed, difficulty="distant").choose(triplets[0])
+        plausible = NegativeSampler(_kb(triplets), seed).choose(triplets[0])
+        assert distant == Candidate("itch", "other group")
+        assert plausible == Candidate("sputum", "same group")
+
+
+def test_close_neighbours_and_common_tails_come_last() -> None:
+    triplets = [
+        # asthma and copd share the specific "wheeze": copd's "sputum" may be true of asthma.
+        Triplet("asthma", "has_symptom", "wheeze", group="resp"),
+        Triplet("copd", "has_symptom", "wheeze", group="resp"),
+        Triplet("copd", "has_symptom", "sputum", group="resp"),
+        Triplet("bronchiectasis", "has_symptom", "clubbing", group="resp"),
+        # "fever" is listed for six heads: a common tail.
+        *(Triplet(f"infection {i}", "has_symptom", "fever", group="resp") for i in range(6)),
+    ]
+    for seed in range(20):
+        chosen = NegativeSampler(_kb(triplets), seed).choose(triplets[0])
+        assert chosen == Candidate("clubbing", "same group"), seed
+    # Without the safe one, the risky ones are used, and labelled so.
+    risky = [t for t in triplets if t.tail != "clubbing"]
+    chosen = NegativeSampler(_kb(risky)).choose(risky[0])
+    assert chosen is not None
+    assert chosen.tail in {"sputum", "fever"}
+    assert chosen.tier == "same group, close neighbour or common"
+
+
+def test_lexicon_classes_keep_a_same_class_drug_from_being_a_negative() -> None:
+    rel = {"treated_with_drug": Relation("treated_with_drug", "treated", "disease", "drug")}
+    triplets = [
+        Triplet("hypertension", "treated_with_drug", "ramipril", group="cv"),
+        Triplet("heart failure", "treated_with_drug", "lisinopril", group="cv"),
+        Triplet("angina", "treated_with_drug", "glyceryl trinitrate", group="cv"),
+    ]
+    lexicon = Lexicon(classes={"ramipril": ("ACE inhibitor",), "lisinopril": ("ACE inhibitor",)})
+    kb = KnowledgeBaseData("t", "1", "test", rel, tuple(triplets), lexicon=lexicon)
+    for seed in range(20):
+        assert NegativeSampler(kb, seed).negative(triplets[0]) == "glyceryl trinitrate"
+    bare = KnowledgeBaseData("t", "1", "test", rel, tuple(triplets))
+    assert "lisinopril" in {NegativeSampler(bare, seed).negative(triplets[0]) for seed in range(20)}

@@ -1,0 +1,116 @@
+"""Write a KB's negatives and multiple-choice distractors as CSV, for a clinician to mark.
+
+    python bench/audit_negatives.py --kb clinical-core --seed 11 --out audit.csv
+    python bench/audit_negatives.py --score audit-marked.csv
+
+The first form lists, for every point (or ``--points N`` of them), the negative tail the generator
+draws and, with ``--choice``, every distractor of the multiple-choice questions, with the tier
+each came from and the facts the KB lists for the head (so a reviewer sees what is known). A
+reviewer fills ``verdict`` with ``false`` (a safe negative), ``true`` (it is a true fact: a
+defect) or ``unsure``. The second form prints the share of rows marked ``true``, overall, per
+relation and per tier, and the rows themselves. docs/knowledge.md records the audits made so far.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+from collections import Counter, defaultdict
+from pathlib import Path
+
+FIELDS = ("row", "kind", "relation", "head", "candidate", "true_tail", "tier", "known", "verdict")
+
+
+def _export(kb_name: str, seed: str, points: int | None, choice: bool, out: Path) -> int:
+    from quizbot.generate.choice import choice_questions
+    from quizbot.generate.negatives import NegativeSampler
+    from quizbot.generate.points import candidate_points, stratified
+    from quizbot.kb.registry import load_builtin
+
+    kb = load_builtin(kb_name)
+    facts = candidate_points(kb)
+    if points is not None:
+        facts = stratified(kb.name, facts, f"audit\x1f{seed}")[:points]
+    known: dict[str, list[str]] = defaultdict(list)
+    for t in kb.triplets:
+        known[t.head].append(f"{t.relation}: {t.tail}")
+    sampler = NegativeSampler(kb, seed)
+    rows: list[dict[str, str]] = []
+    for fact in facts:
+        chosen = sampler.choose(fact)
+        if chosen is not None:
+            rows.append(
+                {
+                    "kind": "negative",
+                    "relation": fact.relation,
+                    "head": fact.head,
+                    "candidate": chosen.tail,
+                    "true_tail": fact.tail,
+                    "tier": chosen.tier,
+                }
+            )
+    if choice:
+        for item in choice_questions(kb, facts, seed=seed, subtypes=("semantic",)):
+            for tail, tier in zip(
+                item.meta["distractors"], item.meta["distractor_tiers"], strict=True
+            ):
+                rows.append(
+                    {
+                        "kind": "distractor",
+                        "relation": item.relation,
+                        "head": item.head,
+                        "candidate": tail,
+                        "true_tail": "; ".join(item.meta["correct_tails"]),
+                        "tier": tier,
+                    }
+                )
+    with out.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.DictWriter(handle, FIELDS)
+        writer.writeheader()
+        for number, row in enumerate(rows, 1):
+            listed = "; ".join(known[row["head"]])
+            writer.writerow({**row, "row": str(number), "known": listed, "verdict": ""})
+    return len(rows)
+
+
+def _score(path: Path) -> None:
+    with path.open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    marked = [r for r in rows if r.get("verdict", "").strip()]
+    true = [r for r in marked if r["verdict"].strip().lower() == "true"]
+    unsure = [r for r in marked if r["verdict"].strip().lower() == "unsure"]
+    print(f"{len(marked)} of {len(rows)} rows marked; {len(true)} true, {len(unsure)} unsure")
+    if marked:
+        print(f"true share: {len(true) / len(marked):.2%}")
+    for key in ("kind", "relation", "tier"):
+        totals = Counter(r[key] for r in marked)
+        bad = Counter(r[key] for r in true)
+        for value, n in sorted(totals.items()):
+            print(f"  {key}={value}: {bad[value]}/{n} true ({bad[value] / n:.2%})")
+    for r in true:
+        print(f"  TRUE: {r['head']} | {r['relation']} | {r['candidate']} ({r['tier']})")
+
+
+def main() -> None:
+    """Export an audit file, or score a marked one."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--kb", default="clinical-core")
+    parser.add_argument("--seed", default="0")
+    parser.add_argument("--points", type=int)
+    parser.add_argument("--choice", action="store_true", help="also list MC distractors")
+    parser.add_argument("--out", type=Path)
+    parser.add_argument("--score", type=Path, help="a marked audit file to summarise")
+    args = parser.parse_args()
+    if args.score is not None:
+        _score(args.score)
+    elif args.out is not None:
+        n = _export(args.kb, args.seed, args.points, args.choice, args.out)
+        print(f"wrote {n} rows to {args.out}")
+    else:
+        parser.error("give --out FILE or --score FILE")
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,226 @@
+"""False tails for a fact, safest and most plausible first: what negatives and distractors share.
+
+A candidate for (head, relation) is a tail of the *same* relation (so of the right type: a drug for
+a drug). Two things decide whether and how early it is offered:
+
+**Safety (a filter).** :meth:`quizbot.kb.knowledge.Knowledge.conflict` must find nothing: the
+candidate, a synonym, a part or whole, a kind or class of it, a drug of the same class, is not
+known true of the head under any relation; it is not a generic name; the KB's oracle does not call
+it plausibly true.
+
+**Preference (tiers).** Among safe candidates, two kinds are the likeliest to be true but unlisted
+and come last: a *close neighbour's* tail (a tail of another head that shares a specific tail with
+this one: warfarin and apixaban both prevent ischaemic stroke) and a *common* tail (listed for many
+heads, such as fever or prednisolone: whatever the KB says, "cannot present with fever" is rarely
+safe). Then the difficulty decides:
+
+* ``plausible`` (the default): tails seen with the head's own groups (clinical-core: organ
+  systems, all of them for a multi-system disease) first, so that a student must know the fact
+  rather than reject an option by organ system;
+* ``distant``: tails from other groups first (easier items, the smallest risk that an incomplete
+  KB makes a "false" statement true).
+
+The tier a candidate came from is recorded with every item (``negative_tier`` of a statement,
+``distractor_tiers`` of a multiple-choice question). Everything random is seeded by the caller's
+key alone, so a fact gets the same candidates whatever else is generated alongside it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections import OrderedDict, defaultdict
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from quizbot.kb.knowledge import Knowledge
+from quizbot.kb.model import KnowledgeBaseData
+
+__all__ = [
+    "DEFAULT_DIFFICULTY",
+    "DIFFICULTIES",
+    "Candidate",
+    "CandidatePool",
+    "Difficulty",
+]
+
+Difficulty = Literal["plausible", "distant"]
+DIFFICULTIES: tuple[Difficulty, ...] = ("plausible", "distant")
+DEFAULT_DIFFICULTY: Difficulty = "plausible"
+
+# A shared tail held by at most this many heads marks the heads as close neighbours; hub tails
+# such as "fever" are shared too widely to say anything.
+NEIGHBOUR_MAX_FANOUT = 10
+# A tail listed for at least this many heads of a relation is common: a risky negative.
+COMMON_MIN_FANOUT = 6
+# Seeded random draws tried in a tier before its tails are walked exhaustively.
+_DRAWS = 64
+_CACHE = 4096
+
+# Tier names, as recorded on items.
+SAME_GROUP, OTHER_GROUP, ANY = "same group", "other group", "no group"
+NEIGHBOUR = "close neighbour or common"
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A safe false tail and the tier it was drawn from (e.g. ``same group``)."""
+
+    tail: str
+    tier: str
+
+
+def _indices(key: bytes, n: int) -> Iterator[int]:
+    """Seeded indices into a list of ``n``: sha256 of (key, counter), 4 bytes at a time.
+
+    Seeding a ``random.Random`` per fact costs ~100x more than this and gains nothing.
+    """
+    counter = 0
+    while True:
+        digest = hashlib.sha256(key + counter.to_bytes(4, "big")).digest()
+        for offset in range(0, 32, 4):
+            yield int.from_bytes(digest[offset : offset + 4], "big") % n
+        counter += 1
+
+
+class CandidatePool:
+    """The tails of each relation of a KB, sorted into tiers per fact. Build once per KB."""
+
+    def __init__(self, kb: KnowledgeBaseData, knowledge: Knowledge | None = None) -> None:
+        self.kb = kb
+        self.knowledge = knowledge if knowledge is not None else Knowledge(kb)
+        by_relation: dict[str, dict[str, None]] = defaultdict(dict)
+        tails_of: dict[tuple[str, str], dict[str, None]] = defaultdict(dict)
+        heads_of: dict[tuple[str, str], set[str]] = defaultdict(set)
+        for t in kb.triplets:
+            by_relation[t.relation][t.tail] = None
+            tails_of[(t.head, t.relation)][t.tail] = None
+            heads_of[(t.relation, t.tail)].add(t.head)
+        self._pool = {r: sorted(ts) for r, ts in by_relation.items()}
+        common: dict[str, set[str]] = defaultdict(set)
+        for (relation, tail), heads in heads_of.items():
+            if len(heads) >= COMMON_MIN_FANOUT:
+                common[relation].add(tail)
+        self._common = {r: frozenset(ts) for r, ts in common.items()}
+        self._tails_of = {k: list(v) for k, v in tails_of.items()}
+        self._heads_of = dict(heads_of)
+        # (relation, group) -> tails seen under the relation with a head of that group
+        seen: dict[tuple[str, str], set[str]] = defaultdict(set)
+        for (relation, tail), heads in self._heads_of.items():
+            for head in heads:
+                for group in self.knowledge.groups(head):
+                    seen[(relation, group)].add(tail)
+        self._seen_with = dict(seen)
+        self._split_cache: OrderedDict[tuple[str, frozenset[str]], tuple[list[str], list[str]]] = (
+            OrderedDict()
+        )
+        self._near_cache: OrderedDict[tuple[str, str], frozenset[str]] = OrderedDict()
+
+    def tails(self, head: str, relation: str) -> list[str]:
+        """The tails the KB lists for (head, relation), in KB order."""
+        return self._tails_of.get((head, relation), [])
+
+    def pool(self, relation: str) -> list[str]:
+        """Every tail of ``relation``, sorted."""
+        return self._pool.get(relation, [])
+
+    def _split(self, relation: str, groups: frozenset[str]) -> tuple[list[str], list[str]]:
+        """(tails seen with one of ``groups``, the other tails) of ``relation``, sorted, cached."""
+        key = (relation, groups)
+        cached = self._split_cache.get(key)
+        if cached is None:
+            within: set[str] = set()
+            for group in groups:
+                within |= self._seen_with.get((relation, group), set())
+            pool = self.pool(relation)
+            cached = ([t for t in pool if t in within], [t for t in pool if t not in within])
+            self._split_cache[key] = cached
+            if len(self._split_cache) > _CACHE:
+                self._split_cache.popitem(last=False)
+        return cached
+
+    def neighbour_tails(self, head: str, relation: str) -> frozenset[str]:
+        """Tails of heads sharing a specific tail with ``head`` under ``relation``, and the
+        relation's common tails: the risky candidates, offered last (cached)."""
+        key = (head, relation)
+        cached = self._near_cache.get(key)
+        if cached is None:
+            near: set[str] = set()
+            for tail in self.tails(head, relation):
+                heads = self._heads_of.get((relation, tail), set())
+                if len(heads) <= NEIGHBOUR_MAX_FANOUT:
+                    near.update(heads)
+            near.discard(head)
+            risky = {t for other in near for t in self.tails(other, relation)}
+            risky.update(self._common.get(relation, ()))
+            cached = frozenset(risky)
+            self._near_cache[key] = cached
+            if len(self._near_cache) > _CACHE:
+                self._near_cache.popitem(last=False)
+        return cached
+
+    def ranked(
+        self,
+        head: str,
+        relation: str,
+        key: bytes,
+        *,
+        difficulty: Difficulty = DEFAULT_DIFFICULTY,
+        groups: frozenset[str] | None = None,
+        accept: Callable[[str], bool] | None = None,
+    ) -> Iterator[Candidate]:
+        """Safe false tails for (head, relation), best tier first, each tier in a seeded order.
+
+        ``groups`` defaults to every group the head involves. ``accept`` filters further (e.g.
+        "not already an option"). Within a tier, up to ``_DRAWS`` seeded draws come first (cheap
+        on big KBs), then the tier's remaining tails in a seeded shuffle, so a tier is exhausted
+        before the next one is used. A tail is yielded at most once.
+        """
+        if difficulty not in DIFFICULTIES:
+            raise ValueError(f"difficulty must be one of {DIFFICULTIES}, not {difficulty!r}")
+        knowledge = self.knowledge
+        if groups is None:
+            groups = knowledge.groups(head)
+        near = self.neighbour_tails(head, relation)
+        within, away = self._split(relation, groups)
+        if not groups:
+            order: list[tuple[str, Sequence[str], bool]] = [(ANY, away, False), (ANY, away, True)]
+        elif difficulty == "plausible":
+            order = [
+                (SAME_GROUP, within, False),
+                (OTHER_GROUP, away, False),
+                (SAME_GROUP, within, True),
+                (OTHER_GROUP, away, True),
+            ]
+        else:
+            order = [
+                (OTHER_GROUP, away, False),
+                (OTHER_GROUP, away, True),
+                (SAME_GROUP, within, False),
+                (SAME_GROUP, within, True),
+            ]
+        tried: set[str] = set()
+
+        def fits(tail: str, want_near: bool) -> bool:
+            if tail in tried or (tail in near) != want_near:
+                return False
+            tried.add(tail)
+            if accept is not None and not accept(tail):
+                return False
+            return knowledge.safe(head, relation, tail)
+
+        for name, tails, want_near in order:
+            if not tails:
+                continue
+            tier = f"{name}, {NEIGHBOUR}" if want_near else name
+            picks = _indices(key + tier.encode(), len(tails))
+            for _ in range(min(_DRAWS, len(tails))):
+                tail = tails[next(picks)]
+                if fits(tail, want_near):
+                    yield Candidate(tail, tier)
+            rest = [t for t in tails if t not in tried and (t in near) == want_near]
+            random.Random(key + tier.encode()).shuffle(rest)
+            for tail in rest:
+                if fits(tail, want_near):
+                    yield Candidate(tail, tier)

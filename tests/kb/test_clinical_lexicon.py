@@ -1,0 +1,93 @@
+"""clinical-core's lexicon file: read whole, every name checked against the KB, mistakes named."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from quizbot.errors import InputError
+from quizbot.kb.clinical import load_clinical_core, read_lexicon
+from quizbot.kb.model import KnowledgeBaseData, Lexicon
+
+LEXICON = Path(__file__).resolve().parents[2] / "quizbot" / "kb" / "data" / "clinical_lexicon.json"
+
+
+def _bare() -> KnowledgeBaseData:
+    from dataclasses import replace
+
+    return replace(load_clinical_core(), lexicon=Lexicon(), extra_truths=frozenset())
+
+
+def _good() -> dict[str, Any]:
+    return {
+        "version": "1",
+        "synonyms": {"essential hypertension": ["high blood pressure"]},
+        "parents": {"retina": ["eye"]},
+        "classes": {"ramipril": ["ACE inhibitor"]},
+        "components": {},
+        "generic": [],
+        "disease_systems": {"essential hypertension": ["cardiovascular", "renal_urological"]},
+        "also_true": [
+            {
+                "head": "essential hypertension",
+                "relation": "treated_with_drug",
+                "tail": "furosemide",
+                "why": "a loop diuretic is used where thiazides fail or in renal impairment",
+            }
+        ],
+    }
+
+
+def test_a_good_file_becomes_the_lexicon_and_extra_truths() -> None:
+    kb = _bare()
+    assert "furosemide" in {t.tail for t in kb.triplets if t.relation == "treated_with_drug"}
+    lexicon, extra = read_lexicon(_good(), kb, "lex.json")
+    assert lexicon.synonyms["essential hypertension"] == ("high blood pressure",)
+    assert lexicon.head_groups["essential hypertension"] == ("cardiovascular", "renal_urological")
+    assert extra == {("essential hypertension", "treated_with_drug", "furosemide")}
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [
+        (lambda d: d.update(colours={}), "colours"),
+        (lambda d: d["synonyms"].update({"hypertensoin": ["x"]}), "synonyms['hypertensoin']"),
+        (lambda d: d["classes"].update({"essential hypertension": ["x"]}), "classes"),
+        (lambda d: d["disease_systems"].update({"essential hypertension": ["cardio"]}), "disease"),
+        (lambda d: d["parents"].update({"retina": "eye"}), "parents['retina']"),
+        (lambda d: d["generic"].append("no such procedure"), "generic"),
+        (lambda d: d["also_true"].append({"head": "gout", "relation": "x", "tail": "y"}), "also"),
+        (
+            lambda d: d["also_true"].append(
+                {
+                    "head": "essential hypertension",
+                    "relation": "treated_with_drug",
+                    "tail": "ramipril",
+                }
+            ),
+            "also_true[1]",
+        ),
+    ],
+)
+def test_every_mistake_names_the_file_and_field(change: Any, field: str) -> None:
+    data = _good()
+    change(data)
+    with pytest.raises(InputError) as caught:
+        read_lexicon(data, _bare(), "lex.json")
+    message = str(caught.value)
+    assert "lex.json" in message
+    assert field in message
+
+
+@pytest.mark.skipif(not LEXICON.exists(), reason="the lexicon file is not written yet")
+def test_the_shipped_lexicon_reads_and_is_used() -> None:
+    kb = load_clinical_core()
+    data = json.loads(LEXICON.read_text("utf-8"))
+    assert kb.lexicon.synonyms or kb.lexicon.parents
+    assert len(kb.extra_truths) == len(data["also_true"])
+    # every drug of clinical-core has a class, every site a place in the hierarchy or none needed
+    drugs = {t.tail for t in kb.triplets if t.relation == "treated_with_drug"}
+    assert len(set(kb.lexicon.classes) & drugs) >= 0.9 * len(drugs)
