@@ -2,19 +2,25 @@
 
     python bench/audit_negatives.py --kb clinical-core --seed 11 --out audit.csv
     python bench/audit_negatives.py --score audit-marked.csv
+    python bench/audit_negatives.py --record audit.csv --marks m1.csv m2.csv --name r1 \
+        --reviewer "..." --into quizbot/kb/data/clinical_review.json
 
 The first form lists, for every point (or ``--points N`` of them), the negative tail the generator
 draws and, with ``--choice``, every distractor of the multiple-choice questions, with the tier
 each came from and the facts the KB lists for the head (so a reviewer sees what is known). A
 reviewer fills ``verdict`` with ``false`` (a safe negative), ``true`` (it is a true fact: a
-defect) or ``unsure``. The second form prints the share of rows marked ``true``, overall, per
-relation and per tier, and the rows themselves. docs/knowledge.md records the audits made so far.
+defect) or ``unsure``; a reviewer may instead list only the rows they mark, in a file of
+``row,verdict,reason`` (the third form reads those). The second form prints the share of rows
+marked ``true``, overall, per relation and per tier, and the rows themselves. The third form records an audit in a KB's
+review file (every unmarked row of the audit as reviewed false, marked rows as found true), which
+``load_clinical_core`` reads; docs/knowledge.md records the audits made so far.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import json
 import sys
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -92,6 +98,61 @@ def _score(path: Path) -> None:
         print(f"  TRUE: {r['head']} | {r['relation']} | {r['candidate']} ({r['tier']})")
 
 
+def _read_marks(paths: list[Path]) -> dict[str, tuple[str, str]]:
+    marks: dict[str, tuple[str, str]] = {}
+    for path in paths:
+        with path.open(newline="", encoding="utf-8") as handle:
+            for row in csv.DictReader(handle):
+                verdict = row["verdict"].strip().lower()
+                if verdict not in {"true", "unsure", "false"}:
+                    raise SystemExit(f"{path}: row {row['row']}: unknown verdict {verdict!r}")
+                marks[row["row"].strip()] = (verdict, row.get("reason", "").strip())
+    return marks
+
+
+def _record(audit: Path, mark_files: list[Path], name: str, reviewer: str, into: Path) -> None:
+    with audit.open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    marks = _read_marks(mark_files)
+    unknown = set(marks) - {r["row"] for r in rows}
+    if unknown:
+        raise SystemExit(f"marks name rows the audit does not have: {sorted(unknown)[:5]}")
+    data = json.loads(into.read_text("utf-8")) if into.exists() else {"version": "1"}
+    false = {tuple(f) for f in data.get("false", [])}
+    true = {(t["head"], t["relation"], t["tail"]): t for t in data.get("true", [])}
+    counts: Counter[str] = Counter()
+    for row in rows:
+        fact = (row["head"], row["relation"], row["candidate"])
+        verdict, reason = marks.get(row["row"], ("false", ""))
+        counts[verdict] += 1
+        if verdict == "false":
+            false.add(fact)
+        elif fact not in true:
+            true[fact] = {
+                "head": fact[0],
+                "relation": fact[1],
+                "tail": fact[2],
+                "verdict": verdict,
+                "reason": reason,
+                "audit": name,
+            }
+    audits = [a for a in data.get("audits", []) if a.get("name") != name]
+    audits.append(
+        {
+            "name": name,
+            "file": audit.name,
+            "rows": len(rows),
+            "reviewer": reviewer,
+            **{k: counts[k] for k in ("false", "true", "unsure")},
+        }
+    )
+    data["audits"] = audits
+    data["false"] = sorted(list(f) for f in false - set(true))
+    data["true"] = sorted(true.values(), key=lambda t: (t["head"], t["relation"], t["tail"]))
+    into.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", "utf-8")
+    print(f"recorded {name}: {dict(counts)} into {into}")
+
+
 def main() -> None:
     """Export an audit file, or score a marked one."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -101,8 +162,17 @@ def main() -> None:
     parser.add_argument("--choice", action="store_true", help="also list MC distractors")
     parser.add_argument("--out", type=Path)
     parser.add_argument("--score", type=Path, help="a marked audit file to summarise")
+    parser.add_argument("--record", type=Path, help="an exported audit file to record")
+    parser.add_argument("--marks", type=Path, nargs="*", default=[], help="row,verdict,reason")
+    parser.add_argument("--name", default="audit")
+    parser.add_argument("--reviewer", default="")
+    parser.add_argument("--into", type=Path, help="the review JSON file to update")
     args = parser.parse_args()
-    if args.score is not None:
+    if args.record is not None:
+        if args.into is None:
+            parser.error("--record needs --into FILE")
+        _record(args.record, args.marks, args.name, args.reviewer, args.into)
+    elif args.score is not None:
         _score(args.score)
     elif args.out is not None:
         n = _export(args.kb, args.seed, args.points, args.choice, args.out)

@@ -8,17 +8,26 @@ candidate, a synonym, a part or whole, a kind or class of it, a drug of the same
 known true of the head under any relation; it is not a generic name; the KB's oracle does not call
 it plausibly true.
 
-**Preference (tiers).** Among safe candidates, two kinds are the likeliest to be true but unlisted
-and come last: a *close neighbour's* tail (a tail of another head that shares a specific tail with
-this one: warfarin and apixaban both prevent ischaemic stroke) and a *common* tail (listed for many
-heads, such as fever or prednisolone: whatever the KB says, "cannot present with fever" is rarely
-safe). Then the difficulty decides:
+**Preference (tiers).** Three kinds of safe candidate, by how far they can be trusted:
 
-* ``plausible`` (the default): tails seen with the head's own groups (clinical-core: organ
-  systems, all of them for a multi-system disease) first, so that a student must know the fact
-  rather than reject an option by organ system;
-* ``distant``: tails from other groups first (easier items, the smallest risk that an incomplete
-  KB makes a "false" statement true).
+* *reviewed*: a clinician reviewed (head, relation, tail) and found it false
+  (``KnowledgeBaseData.reviewed_false``; clinical-core ships its audits);
+* *plain*: nothing known against it;
+* *risky*: a *close neighbour's* tail (a tail of another head that shares a specific tail with
+  this one: warfarin and apixaban both prevent ischaemic stroke) or a *common* tail (listed for
+  many heads, such as fever or prednisolone: "cannot present with fever" is rarely safe).
+
+and by group (clinical-core: organ system; a multi-system disease has several). A same-system
+candidate makes a student know the fact rather than reject an option by organ system, but the
+clinical audit found 7% of unreviewed same-system symptoms to be true of the disease after all
+(complications, shared signs), against about 1% from other systems. So:
+
+* ``plausible`` (the default): reviewed same group, reviewed other group, plain other group,
+  plain same group, then the risky ones;
+* ``distant``: reviewed other group, plain other group, reviewed same group, plain same group,
+  then the risky ones.
+
+A KB without groups (HPO, MedLAMA) goes reviewed, plain, risky.
 
 The tier a candidate came from is recorded with every item (``negative_tier`` of a statement,
 ``distractor_tiers`` of a multiple-choice question). Everything random is seeded by the caller's
@@ -60,7 +69,8 @@ _CACHE = 4096
 
 # Tier names, as recorded on items.
 SAME_GROUP, OTHER_GROUP, ANY = "same group", "other group", "no group"
-NEIGHBOUR = "close neighbour or common"
+# Categories within a group: reviewed false by a clinician, plain, risky (close neighbour/common).
+REVIEWED, PLAIN, RISKY = "reviewed", "plain", "close neighbour or common"
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +122,10 @@ class CandidatePool:
                 for group in self.knowledge.groups(head):
                     seen[(relation, group)].add(tail)
         self._seen_with = dict(seen)
+        reviewed: dict[tuple[str, str], set[str]] = defaultdict(set)
+        for head, relation, tail in kb.reviewed_false:
+            reviewed[(head, relation)].add(tail)
+        self._reviewed = {k: sorted(v) for k, v in reviewed.items()}
         self._split_cache: OrderedDict[tuple[str, frozenset[str]], tuple[list[str], list[str]]] = (
             OrderedDict()
         )
@@ -160,6 +174,9 @@ class CandidatePool:
                 self._near_cache.popitem(last=False)
         return cached
 
+    def _within(self, relation: str, groups: frozenset[str], tail: str) -> bool:
+        return any(tail in self._seen_with.get((relation, g), ()) for g in groups)
+
     def ranked(
         self,
         head: str,
@@ -184,43 +201,55 @@ class CandidatePool:
             groups = knowledge.groups(head)
         near = self.neighbour_tails(head, relation)
         within, away = self._split(relation, groups)
+        reviewed = self._reviewed.get((head, relation), [])
+        reviewed_within = [t for t in reviewed if self._within(relation, groups, t)]
+        reviewed_away = [t for t in reviewed if not self._within(relation, groups, t)]
+        order: list[tuple[str, Sequence[str], str]]
         if not groups:
-            order: list[tuple[str, Sequence[str], bool]] = [(ANY, away, False), (ANY, away, True)]
-        elif difficulty == "plausible":
-            order = [
-                (SAME_GROUP, within, False),
-                (OTHER_GROUP, away, False),
-                (SAME_GROUP, within, True),
-                (OTHER_GROUP, away, True),
-            ]
+            order = [(ANY, reviewed, REVIEWED), (ANY, away, PLAIN), (ANY, away, RISKY)]
         else:
-            order = [
-                (OTHER_GROUP, away, False),
-                (OTHER_GROUP, away, True),
-                (SAME_GROUP, within, False),
-                (SAME_GROUP, within, True),
+            same = [
+                (SAME_GROUP, reviewed_within, REVIEWED),
+                (SAME_GROUP, within, PLAIN),
+                (SAME_GROUP, within, RISKY),
             ]
+            other = [
+                (OTHER_GROUP, reviewed_away, REVIEWED),
+                (OTHER_GROUP, away, PLAIN),
+                (OTHER_GROUP, away, RISKY),
+            ]
+            if difficulty == "plausible":
+                # Same-system candidates first only once a clinician has reviewed them: unreviewed,
+                # they are the likeliest to be true but unlisted (audit in docs/knowledge.md).
+                order = [same[0], other[0], other[1], same[1], other[2], same[2]]
+            else:
+                order = [other[0], other[1], same[0], same[1], other[2], same[2]]
+        reviewed_set = frozenset(reviewed)
         tried: set[str] = set()
 
-        def fits(tail: str, want_near: bool) -> bool:
-            if tail in tried or (tail in near) != want_near:
+        def fits(tail: str, category: str) -> bool:
+            if tail in tried:
+                return False
+            if category != REVIEWED and (
+                tail in reviewed_set or (tail in near) != (category == RISKY)
+            ):
                 return False
             tried.add(tail)
             if accept is not None and not accept(tail):
                 return False
             return knowledge.safe(head, relation, tail)
 
-        for name, tails, want_near in order:
+        for name, tails, category in order:
             if not tails:
                 continue
-            tier = f"{name}, {NEIGHBOUR}" if want_near else name
+            tier = name if category == PLAIN else f"{name}, {category}"
             picks = _indices(key + tier.encode(), len(tails))
             for _ in range(min(_DRAWS, len(tails))):
                 tail = tails[next(picks)]
-                if fits(tail, want_near):
+                if fits(tail, category):
                     yield Candidate(tail, tier)
-            rest = [t for t in tails if t not in tried and (t in near) == want_near]
+            rest = [t for t in tails if t not in tried]
             random.Random(key + tier.encode()).shuffle(rest)
             for tail in rest:
-                if fits(tail, want_near):
+                if fits(tail, category):
                     yield Candidate(tail, tier)

@@ -21,7 +21,7 @@ from typing import Any
 from quizbot.errors import InputError
 from quizbot.kb.model import KnowledgeBaseData, Lexicon, Relation, Triplet
 
-__all__ = ["CLINICAL_RELATIONS", "load_clinical_core", "read_lexicon"]
+__all__ = ["CLINICAL_RELATIONS", "load_clinical_core", "read_lexicon", "read_review"]
 
 NAME = "clinical-core"
 
@@ -198,6 +198,50 @@ def read_lexicon(
     return lexicon, frozenset(extra)
 
 
+def read_review(
+    data: dict[str, Any], kb: KnowledgeBaseData, label: str
+) -> tuple[frozenset[tuple[str, str, str]], frozenset[tuple[str, str, str]]]:
+    """(reviewed false, found true) from a parsed clinical review file; raises on mistakes.
+
+    The file records clinical audits of generated negatives (``bench/audit_negatives.py``):
+    ``false`` lists [head, relation, tail] a reviewer found false; ``true`` lists those found true
+    or debatable (verdict ``true`` or ``unsure``, with the reason). Debatable counts as true: such
+    a statement is never offered as false. A fact found true in any audit is never "reviewed
+    false", whatever another audit said.
+    """
+    heads = {t.head for t in kb.triplets}
+    tails: dict[str, set[str]] = {}
+    for t in kb.triplets:
+        tails.setdefault(t.relation, set()).add(t.tail)
+
+    def fact(value: Any, where: str) -> tuple[str, str, str]:
+        if (
+            not isinstance(value, list | tuple)
+            or len(value) != 3
+            or not all(isinstance(v, str) for v in value)
+        ):
+            raise InputError("must be [head, relation, tail]", path=label, field=where)
+        head, relation, tail = value
+        if head not in heads or tail not in tails.get(relation, set()):
+            raise InputError(
+                f"({head!r}, {relation!r}, {tail!r}) names no clinical-core head and tail of "
+                "that relation",
+                path=label,
+                field=where,
+            )
+        return (head, relation, tail)
+
+    found_true: set[tuple[str, str, str]] = set()
+    for index, row in enumerate(data.get("true", [])):
+        where = f"true[{index}]"
+        if not isinstance(row, dict) or row.get("verdict") not in {"true", "unsure"}:
+            raise InputError("needs a verdict 'true' or 'unsure'", path=label, field=where)
+        found_true.add(fact([row.get("head"), row.get("relation"), row.get("tail")], where))
+    found_false = {fact(value, f"false[{i}]") for i, value in enumerate(data.get("false", []))}
+    listed = {(t.head, t.relation, t.tail) for t in kb.triplets}
+    return frozenset(found_false - found_true - listed), frozenset(found_true - listed)
+
+
 @lru_cache(maxsize=1)
 def load_clinical_core() -> KnowledgeBaseData:
     """The clinical-core KB with its lexicon, read from the packaged JSON files (cached)."""
@@ -205,9 +249,18 @@ def load_clinical_core() -> KnowledgeBaseData:
     label = "quizbot/kb/data/clinical_core.json"
     kb = _build(json.loads(files.joinpath("clinical_core.json").read_text("utf-8")), label)
     lexicon_file = files.joinpath("clinical_lexicon.json")
-    if not lexicon_file.is_file():
-        return kb
-    lexicon, extra = read_lexicon(
-        json.loads(lexicon_file.read_text("utf-8")), kb, "quizbot/kb/data/clinical_lexicon.json"
-    )
-    return replace(kb, lexicon=lexicon, extra_truths=extra)
+    if lexicon_file.is_file():
+        lexicon, extra = read_lexicon(
+            json.loads(lexicon_file.read_text("utf-8")),
+            kb,
+            "quizbot/kb/data/clinical_lexicon.json",
+        )
+        kb = replace(kb, lexicon=lexicon, extra_truths=extra)
+    review_file = files.joinpath("clinical_review.json")
+    if review_file.is_file():
+        reviewed_false, found_true = read_review(
+            json.loads(review_file.read_text("utf-8")), kb, "quizbot/kb/data/clinical_review.json"
+        )
+        truths = kb.extra_truths | found_true
+        kb = replace(kb, extra_truths=truths, reviewed_false=reviewed_false - truths)
+    return kb

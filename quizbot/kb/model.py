@@ -108,6 +108,9 @@ class KnowledgeBaseData:
     # (head, relation, tail) known true in reality but not asked (not a point): never a negative
     # or a distractor. Authored with the KB, or added by an admin's override.
     extra_truths: frozenset[tuple[str, str, str]] = field(default=frozenset(), compare=False)
+    # (head, relation, tail) not in the KB that a clinician reviewed and found false: the safest
+    # negatives and distractors, offered first (quizbot/generate/candidates.py).
+    reviewed_false: frozenset[tuple[str, str, str]] = field(default=frozenset(), compare=False)
 
     def __post_init__(self) -> None:
         unknown = {t.relation for t in self.triplets} - set(self.relations)

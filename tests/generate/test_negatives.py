@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import replace
 
-from quizbot.generate.candidates import Candidate
+from quizbot.generate.candidates import DIFFICULTIES, Candidate
 from quizbot.generate.negatives import NegativeSampler
 from quizbot.kb.clinical import load_clinical_core
+from quizbot.kb.knowledge import Knowledge
 from quizbot.kb.model import KnowledgeBaseData, Lexicon, Relation, Triplet
 
 REL = {"has_symptom": Relation("has_symptom", "has symptom", "disease", "symptom")}
@@ -49,21 +51,21 @@ def test_clinical_core_distant_negatives_are_never_true_and_come_from_other_syst
     assert other_system == total_grouped  # clinical-core always has an other-system candidate
 
 
-def test_clinical_core_plausible_negatives_come_from_the_same_system_and_say_so() -> None:
+def test_clinical_core_plausible_negatives_say_where_they_come_from() -> None:
     kb = load_clinical_core()
     true_for, _tails_of, systems_of_tail = _clinical_truths()
+    knowledge = Knowledge(kb)
     sampler = NegativeSampler(kb, seed=7)  # plausible is the default
-    same = grouped = 0
     for t in kb.triplets:
         chosen = sampler.choose(t)
         assert chosen is not None, t
         assert chosen.tail.casefold() not in true_for[t.head], (t, chosen)
         if t.group:
-            grouped += 1
-            within = t.group in systems_of_tail[(t.relation, chosen.tail)]
+            groups = knowledge.groups(t.head)
+            within = bool(groups & systems_of_tail[(t.relation, chosen.tail)])
             assert chosen.tier.startswith("same group") == within, (t, chosen)
-            same += within
-    assert same / grouped > 0.9, (same, grouped)
+            reviewed = (t.head, t.relation, chosen.tail) in kb.reviewed_false
+            assert chosen.tier.endswith(", reviewed") == reviewed, (t, chosen)
 
 
 def test_a_point_gets_the_same_negative_alone_or_among_others() -> None:
@@ -104,11 +106,18 @@ def test_difficulty_orders_same_and_other_group_tails() -> None:
     # Only a same-group tail exists: it is used rather than nothing, whatever the difficulty.
     assert NegativeSampler(_kb(triplets), difficulty="distant").negative(triplets[0]) == "sputum"
     triplets.append(Triplet("eczema", "has_symptom", "itch", group="skin"))
+    reviewed = frozenset({("asthma", "has_symptom", "sputum")})
     for seed in range(20):
-        distant = NegativeSampler(_kb(triplets), seed, difficulty="distant").choose(triplets[0])
-        plausible = NegativeSampler(_kb(triplets), seed).choose(triplets[0])
+        # unreviewed, a same-group tail comes after the other groups' at either difficulty
+        for difficulty in DIFFICULTIES:
+            chosen = NegativeSampler(_kb(triplets), seed, difficulty=difficulty).choose(triplets[0])
+            assert chosen == Candidate("itch", "other group")
+        # reviewed false by a clinician, it comes first when plausible options are wanted
+        kb = replace(_kb(triplets), reviewed_false=reviewed)
+        plausible = NegativeSampler(kb, seed).choose(triplets[0])
+        distant = NegativeSampler(kb, seed, difficulty="distant").choose(triplets[0])
+        assert plausible == Candidate("sputum", "same group, reviewed")
         assert distant == Candidate("itch", "other group")
-        assert plausible == Candidate("sputum", "same group")
 
 
 def test_close_neighbours_and_common_tails_come_last() -> None:
@@ -124,6 +133,9 @@ def test_close_neighbours_and_common_tails_come_last() -> None:
     for seed in range(20):
         chosen = NegativeSampler(_kb(triplets), seed).choose(triplets[0])
         assert chosen == Candidate("clubbing", "same group"), seed
+    # a reviewed risky tail is trusted: the review outranks the suspicion
+    kb = replace(_kb(triplets), reviewed_false=frozenset({("asthma", "has_symptom", "sputum")}))
+    assert NegativeSampler(kb).choose(triplets[0]) == Candidate("sputum", "same group, reviewed")
     # Without the safe one, the risky ones are used, and labelled so.
     risky = [t for t in triplets if t.tail != "clubbing"]
     chosen = NegativeSampler(_kb(risky)).choose(risky[0])
