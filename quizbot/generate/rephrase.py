@@ -9,32 +9,52 @@ rejects a candidate (with a reason whose text before the first ``:`` is a stable
   prompt ("Sure, here is...", "Statement:"), or less than 0.5x / more than 2.5x the original's
   length. A leading label ("Rephrased:") and one pair of quotes around everything are stripped
   first (:func:`clean_candidate`), not rejected;
-* it is the original again (``unchanged``);
-* the head or the tail is not there verbatim (case-insensitive, whitespace and Unicode-NFKC
-  normalised, whole-word at the entity's edges, so "Bacterial Infection" does not stand for
-  "Bacterial Infections" nor "FBN12" for "FBN1"), or appears more often than in the original;
-* head and tail come in a different order than in the original (catches role swaps such as
-  "[tail] treats [head]"; also rejects faithful passive/active flips, by design: same structure);
-* the number of negation cues outside the entities (:func:`negation_cues`: not, no, never,
-  cannot, n't, without, none, neither/nor, fails to, unable, lacks, absent, excludes, rules
-  out, unlikely, rarely, seldom, hardly...) has a different parity than the original's, or the
-  original's parity does not match ``negated`` (``negation unclear``: a prototype the lexicon
-  misreads; every candidate for it is rejected, which shows up in the stats);
-* it adds a word that changes the claim's strength: absolutes (always, all, every, only, must,
-  guaranteed, invariably...), frequency words (usually, often, mainly...) or hedges (rarely,
-  unlikely...) absent from the original.
+* it is the original again (``unchanged``: the same text up to spacing and a final full stop;
+  a change of capitals alone is a rewording);
+* the head or the tail is missing (``entity missing``) or appears more often than in the
+  original (``entity duplicated``). An entity is found whatever its case, with or without
+  articles, singular or plural (including -itis/-itides, -us/-i, -a/-ae) and under any listed
+  synonym (``synonyms``); whole words only, so "FBN12" is not "FBN1";
+* the roles changed (``roles swapped`` / ``order swapped``): head and tail may change places
+  only when the predicate between them reads as the same family with its voice flipped ("X
+  treats Y" / "Y is treated with X", "Y is a feature of X" / "X presents with Y", "X occurs
+  after Y" / "Y precedes X") or turns symmetric ("associated with"); a same-order candidate
+  whose voice flipped, or one that gives an entity the words that introduced the other ("the
+  gene [disease]", "a patient with [drug]"), is a role swap;
+* the negation parity differs (``negation flipped``; cues: :func:`negation_cues`) or the
+  original's parity does not match ``negated`` (``negation unclear``);
+* it adds a word that changes the claim's strength (``claim strength changed``): absolutes,
+  frequency words, hedges, superlatives absent from the original;
+* it brings in the opposite of an original word (``antonym``: prevent/cause, increase/decrease,
+  presence/disappearance, treat/worsen, excess/deficiency, hyper-/hypo-, suitable/unsuitable,
+  a negating un-/in-/non- prefix...);
+* an entity is extended (``entity extended``): a new modifier right before it ("ATP
+  hydrolysis" is not "hydrolysis") or a noun after it that names something else ("insulin
+  receptor");
+* it brings in a predicate of another family than the original's (``predicate changed``:
+  treat, prevent, cause, feature, affect, associate, risk, inherit, encode, time, diagnose;
+  a weaker claim such as "associated with" for "presents with" is allowed);
+* it brings in a word that is none of: a word of the original (same stem), a function word, a
+  neutral word, a predicate word the original allows, or a word on the same side of an antonym
+  pair as an original word (``new content``: extra claims, qualifiers, swapped names).
+
+The vocabulary (entity forms, predicate families, voice patterns, antonyms, neutral words)
+lives in :mod:`quizbot.generate.wording`. ``tests/generate/data/rewordings.jsonl`` holds
+hand-written faithful and corrupted rewordings; ``bench/bench_validator.py`` prints how many
+of each the validator keeps and catches.
 
 Residual risks (the validator is conservative: any doubt means the prototype statement is kept,
 which is always correct, so false rejections only cost variety):
 
-* a non-entity word can be swapped for one with another meaning ("treat" -> "cause", "can" ->
-  "does", "increased" -> "decreased"); there is no lexicon of antonyms or modality;
-* negation by a word outside the cue lexicon ("X is contraindicated in Y", "unresponsive",
-  other un-/in- adjectives) is not counted, so it can flip an affirmative statement unnoticed;
+* the vocabulary is curated for our prototypes: a faithful rewording with a word it does not
+  know is rejected (``new content``), and an opposite it does not list is only caught as new
+  content if the word is unknown; a known neutral word used to change the meaning slips by;
+* modality is not compared ("can cause" -> "causes" is accepted);
+* negation by a word outside the cue lexicon ("X is contraindicated in Y") is not counted;
+* the voice patterns read the first predicate phrase between the entities only; an unknown
+  phrase falls back to "same order", which rejects many faithful reorderings;
 * parity treats double negation as affirmation ("it is not true that X cannot ..."), which is
   right logically but may read differently;
-* added content that is neither a quantifier nor an entity ("..., especially in children") is
-  only bounded by the length ratio;
 * sentence splitting is heuristic (abbreviations such as "e.g." and single initials are allowed).
 """
 
@@ -46,13 +66,26 @@ import logging
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Protocol
 
 from quizbot.errors import InputError
+from quizbot.generate.wording import (
+    CHANGING_HEADS,
+    FUNCTION_WORDS,
+    NEUTRAL_VERBS,
+    NEUTRAL_WORDS,
+    TYPE_NOUNS,
+    antonym_clash,
+    entity_regex,
+    families_of,
+    family_allowed,
+    predicate_reading,
+    same_side,
+    stem,
+)
 
 __all__ = [
     "DEMONSTRATIONS",
@@ -171,36 +204,56 @@ _STRENGTH = re.compile(
 )
 _MASK = "\x1a"
 
+Synonyms = Mapping[str, Sequence[str]]
+
 
 def _normalise(text: str) -> str:
     return _SPACES.sub(" ", unicodedata.normalize("NFKC", text)).strip()
 
 
-@lru_cache(maxsize=4096)
-def _entity_pattern(entity: str) -> re.Pattern[str]:
-    body = " ".join(re.escape(word) for word in entity.split(" "))
-    before = r"(?<!\w)" if re.match(r"\w", entity) else ""
-    after = r"(?!\w)" if re.search(r"\w$", entity) else ""
-    return re.compile(before + body + after, re.IGNORECASE)
+def _names(entity: str, synonyms: Synonyms | None) -> tuple[str, ...]:
+    """``entity`` and its listed synonyms (looked up as written, then case-folded)."""
+    names = [entity]
+    if synonyms:
+        others = synonyms.get(entity)
+        if others is None:
+            folded = entity.casefold()
+            others = next((v for k, v in synonyms.items() if k.casefold() == folded), ())
+        names += [_normalise(name) for name in others if _normalise(name)]
+    return tuple(dict.fromkeys(names))
 
 
-def _mask_entities(text: str, entities: Iterable[str]) -> tuple[str, dict[str, list[int]]]:
-    """Blank out each entity (longest first, so one inside another is not found twice).
+def _mask_entities(
+    text: str, entities: Mapping[str, tuple[str, ...]]
+) -> tuple[str, dict[str, list[tuple[int, int]]]]:
+    """Blank out every name of every entity, longest name first (so one inside another, such
+    as a head inside a synonym of the tail, is not found twice).
 
-    Returns the masked text and, per normalised-casefolded entity, its start positions.
+    ``entities`` maps a key to the entity's names. Returns the masked text and, per key, the
+    spans of its mentions in order.
     """
-    unique: dict[str, str] = {}
-    for entity in entities:
-        norm = _normalise(entity)
-        if norm:
-            unique.setdefault(norm.casefold(), norm)
-    found: dict[str, list[int]] = {}
-    for key, entity in sorted(unique.items(), key=lambda kv: -len(kv[1])):
-        spans = [m.span() for m in _entity_pattern(entity).finditer(text)]
+    names = sorted(
+        ((key, name) for key, group in entities.items() for name in group),
+        key=lambda kn: -len(kn[1]),
+    )
+    found: dict[str, list[tuple[int, int]]] = {key: [] for key in entities}
+    for key, name in names:
+        spans = [m.span() for m in entity_regex(name).finditer(text)]
         for start, stop in reversed(spans):
             text = text[:start] + _MASK * (stop - start) + text[stop:]
-        found[key] = [start for start, _ in spans]
+        found[key] += spans
+    for spans in found.values():
+        spans.sort()
     return text, found
+
+
+def _plain_mask(mask: Iterable[str]) -> dict[str, tuple[str, ...]]:
+    groups: dict[str, tuple[str, ...]] = {}
+    for entity in mask:
+        norm = _normalise(entity)
+        if norm:
+            groups.setdefault(norm.casefold(), (norm,))
+    return groups
 
 
 def negation_cues(text: str, *, mask: Iterable[str] = ()) -> tuple[str, ...]:
@@ -209,7 +262,7 @@ def negation_cues(text: str, *, mask: Iterable[str] = ()) -> tuple[str, ...]:
     "nor" only counts when no cue precedes it (so "neither ... nor" is one negation). An odd
     count means the sentence states a negation.
     """
-    masked, _ = _mask_entities(_normalise(text), mask)
+    masked, _ = _mask_entities(_normalise(text), _plain_mask(mask))
     cues: list[str] = []
     for match in _NEGATION.finditer(masked):
         cue = _SPACES.sub(" ", match.group(0).lower())
@@ -260,61 +313,123 @@ def clean_candidate(candidate: str) -> str:
 
 
 def validate_rephrasing(
-    original: str, candidate: str, *, head: str, tail: str, negated: bool
+    original: str,
+    candidate: str,
+    *,
+    head: str,
+    tail: str,
+    negated: bool,
+    synonyms: Mapping[str, Sequence[str]] | None = None,
 ) -> Verdict:
     """Whether ``candidate`` is a safe rephrasing of ``original`` (see the module docstring).
 
     ``head`` and ``tail`` are the entity names inserted into the prototype; ``negated`` is
     ``Transform.negated`` of the statement's variant (the sentence states a negation).
+    ``synonyms`` maps an entity name to other names of the same entity (a KB's
+    ``Lexicon.synonyms``); a candidate may use any of them in place of the name.
     """
-    return _judge(original, clean_candidate(candidate), head=head, tail=tail, negated=negated)
+    return _judge(
+        original,
+        clean_candidate(candidate),
+        head=head,
+        tail=tail,
+        negated=negated,
+        synonyms=synonyms,
+    )
 
 
 def _reject(category: str, detail: str) -> Verdict:
     return Verdict(False, f"{category}: {detail}")
 
 
+_WORD = re.compile(r"[^\W\d_][\w'’-]*")
+_CLAUSE_BREAK = re.compile(r"[,;:()\[\]]")
+
+
 @dataclass(frozen=True, slots=True)
 class _Reading:
-    """A sentence normalised, with its entities blanked out and their start positions."""
+    """A sentence normalised, with its entities blanked out and the spans of their mentions."""
 
     raw: str
     text: str
     masked: str
-    found: dict[str, list[int]]
+    found: dict[str, list[tuple[int, int]]]
 
     @classmethod
-    def of(cls, sentence: str, entities: tuple[str, str]) -> _Reading:
+    def of(cls, sentence: str, entities: Mapping[str, tuple[str, ...]]) -> _Reading:
         text = _normalise(sentence)
         masked, found = _mask_entities(text, entities)
         return cls(sentence, text, masked, found)
 
+    @property
+    def words(self) -> list[str]:
+        """The words outside the entities, lower-cased."""
+        return [w.lower() for w in _WORD.findall(self.masked)]
 
-_Check = Callable[[_Reading, _Reading, tuple[str, str], bool], Verdict | None]
+    def between(self, first: str, second: str) -> str:
+        """The text between the first mentions of two entities (keys), whichever comes first."""
+        spans = sorted((self.found[first][0], self.found[second][0]))
+        return self.masked[spans[0][1] : spans[1][0]]
+
+    def frame(self, key: str) -> tuple[str, ...]:
+        """Up to two words right before the entity's first mention, within its clause,
+        articles left out: what the sentence calls the entity ("the gene", "patient with")."""
+        before = _CLAUSE_BREAK.split(self.masked[: self.found[key][0][0]])[-1]
+        words = [w.lower() for w in _WORD.findall(before) if w.lower() not in ("a", "an", "the")]
+        return tuple(words[-2:])
 
 
-def _judge(original: str, text: str, *, head: str, tail: str, negated: bool) -> Verdict:
-    entities = (_normalise(head), _normalise(tail))
-    if not all(entities):
+@dataclass(frozen=True, slots=True)
+class _Context:
+    """What every check may need besides the two readings."""
+
+    keys: tuple[str, str]  # head and tail keys (case-folded names)
+    names: tuple[str, str]  # head and tail as given, normalised
+    negated: bool
+
+
+_Check = Callable[[_Reading, _Reading, _Context], Verdict | None]
+
+
+def _judge(
+    original: str,
+    text: str,
+    *,
+    head: str,
+    tail: str,
+    negated: bool,
+    synonyms: Synonyms | None = None,
+) -> Verdict:
+    names = (_normalise(head), _normalise(tail))
+    if not all(names):
         raise ValueError("head and tail must be non-empty")
-    orig, cand = _Reading.of(original, entities), _Reading.of(text, entities)
+    keys = (names[0].casefold(), names[1].casefold())
+    groups: dict[str, tuple[str, ...]] = {}
+    for key, name in zip(keys, names, strict=True):
+        groups[key] = tuple(dict.fromkeys(groups.get(key, ()) + _names(name, synonyms)))
+    orig, cand = _Reading.of(original, groups), _Reading.of(text, groups)
+    context = _Context(keys, names, negated)
     checks: tuple[_Check, ...] = (
         _check_shape,
         _check_size,
         _check_sentences,
         _check_entities,
-        _check_order,
+        _check_roles,
         _check_negation,
         _check_strength,
+        _check_antonyms,
+        _check_extension,
+        _check_predicate,
+        _check_content,
     )
     for check in checks:
-        verdict = check(orig, cand, entities, negated)
+        verdict = check(orig, cand, context)
         if verdict is not None:
             return verdict
     return _ACCEPTED
 
 
-def _check_shape(orig: _Reading, cand: _Reading, _e: tuple[str, str], _n: bool) -> Verdict | None:
+def _check_shape(orig: _Reading, cand: _Reading, _c: _Context) -> Verdict | None:
     text = cand.text
     if not text:
         return _reject("empty", "no text")
@@ -327,8 +442,9 @@ def _check_shape(orig: _Reading, cand: _Reading, _e: tuple[str, str], _n: bool) 
     return None
 
 
-def _check_size(orig: _Reading, cand: _Reading, _e: tuple[str, str], _n: bool) -> Verdict | None:
-    if cand.text.rstrip(".!").casefold() == orig.text.rstrip(".!").casefold():
+def _check_size(orig: _Reading, cand: _Reading, _c: _Context) -> Verdict | None:
+    # Case counts: a rewording that only changes capitals is a (faithful) rewording.
+    if cand.text.rstrip(".!") == orig.text.rstrip(".!"):
         return _reject("unchanged", "same text as the original")
     ratio = len(cand.text) / max(1, len(orig.text))
     if not MIN_LENGTH_RATIO <= ratio <= MAX_LENGTH_RATIO:
@@ -336,7 +452,7 @@ def _check_size(orig: _Reading, cand: _Reading, _e: tuple[str, str], _n: bool) -
     return None
 
 
-def _check_sentences(_o: _Reading, cand: _Reading, _e: tuple[str, str], _n: bool) -> Verdict | None:
+def _check_sentences(_o: _Reading, cand: _Reading, _c: _Context) -> Verdict | None:
     if "?" in cand.masked:
         return _reject("question", "the candidate asks a question")
     for match in _SENTENCE_END.finditer(cand.masked):
@@ -351,11 +467,9 @@ def _check_sentences(_o: _Reading, cand: _Reading, _e: tuple[str, str], _n: bool
     return None
 
 
-def _check_entities(
-    orig: _Reading, cand: _Reading, entities: tuple[str, str], _n: bool
-) -> Verdict | None:
-    for role, entity in zip(("head", "tail"), entities, strict=True):
-        in_orig, in_cand = orig.found[entity.casefold()], cand.found[entity.casefold()]
+def _check_entities(orig: _Reading, cand: _Reading, context: _Context) -> Verdict | None:
+    for role, key, entity in zip(("head", "tail"), context.keys, context.names, strict=True):
+        in_orig, in_cand = orig.found[key], cand.found[key]
         if not in_orig:
             return _reject("entity missing", f"the original statement lacks the {role} {entity!r}")
         if not in_cand:
@@ -368,26 +482,110 @@ def _check_entities(
     return None
 
 
-def _check_order(
-    orig: _Reading, cand: _Reading, entities: tuple[str, str], _n: bool
-) -> Verdict | None:
-    head, tail = (e.casefold() for e in entities)
-    if head == tail:
-        return None
-    if (orig.found[head][0] < orig.found[tail][0]) != (cand.found[head][0] < cand.found[tail][0]):
-        return _reject("order swapped", "head and tail appear in the opposite order")
+_LEFT_WORD = re.compile(r"([^\W\d_][\w'’-]*) $")
+_RIGHT_WORD = re.compile(r"^ ([^\W\d_][\w'’-]*)")
+
+
+def _check_extension(orig: _Reading, cand: _Reading, context: _Context) -> Verdict | None:
+    """An entity is *extended* when the candidate joins a new modifier to it ("ATP
+    hydrolysis" for "hydrolysis", "chronic gout" for "gout") or makes it the modifier of a
+    noun that names something else ("insulin receptor"). The word right before a mention (a
+    single space away) may be a function word, a word of the original, a predicate or neutral
+    verb, or a generic type noun ("the gene FBN1"); the word right after may be anything but
+    one of :data:`~quizbot.generate.wording.CHANGING_HEADS`, unless the original has it too.
+    """
+    allowed = {stem(w) for w in orig.words}
+    for role, key, entity in zip(("head", "tail"), context.keys, context.names, strict=True):
+        for start, stop in cand.found[key]:
+            left = _LEFT_WORD.search(cand.masked[:start])
+            if left is not None and not _joinable(left.group(1).lower(), allowed):
+                return _reject(
+                    "entity extended",
+                    f"{left.group(1)!r} is joined to the {role} {entity!r}",
+                )
+            right = _RIGHT_WORD.search(cand.masked[stop:])
+            if (
+                right is not None
+                and right.group(1).lower() in CHANGING_HEADS
+                and stem(right.group(1)) not in allowed
+            ):
+                return _reject(
+                    "entity extended",
+                    f"the {role} {entity!r} now qualifies {right.group(1)!r}",
+                )
     return None
 
 
-def _check_negation(
-    orig: _Reading, cand: _Reading, _e: tuple[str, str], negated: bool
-) -> Verdict | None:
+def _joinable(word: str, allowed: set[str]) -> bool:
+    return (
+        word in FUNCTION_WORDS
+        or bool(_NEGATION.fullmatch(word))
+        or bool(_STRENGTH.fullmatch(word))  # "only X": judged as a change of strength
+        or stem(word) in allowed
+        or stem(word) in NEUTRAL_VERBS
+        or stem(word) in TYPE_NOUNS
+        or bool(families_of([word]))
+    )
+
+
+def _check_roles(orig: _Reading, cand: _Reading, context: _Context) -> Verdict | None:
+    """Head and tail keep their roles.
+
+    The order of the two entities may change only when the predicate between them says the
+    roles are recoverable: both sentences read as the same predicate family
+    (:func:`~quizbot.generate.wording.predicate_reading`) and the order changed exactly when the
+    voice did ("X treats Y" / "Y is treated with X"), or the family is symmetric ("associated
+    with"). With the same order, a reading whose voice flipped swaps the roles ("X is treated
+    with Y"). Otherwise the old rule holds: same order. Last, a candidate may not give one
+    entity the words the original used to introduce the other ("the gene [disease]").
+    """
+    head, tail = context.keys
+    if head == tail:
+        return None
+    orig_first = orig.found[head][0] < orig.found[tail][0]
+    cand_first = cand.found[head][0] < cand.found[tail][0]
+    swapped = orig_first != cand_first
+    was = predicate_reading(orig.between(head, tail))
+    now = predicate_reading(cand.between(head, tail))
+    weaker = (
+        was is not None
+        and now is not None
+        and now.symmetric
+        and family_allowed(now.family, {was.family})
+    )
+    if weaker:
+        pass  # "X is a feature of Y" -> "Y is associated with X": no roles left to swap
+    elif was is not None and now is not None and was.family == now.family:
+        if not was.symmetric and (was.flip != now.flip) != swapped:
+            return _reject(
+                "roles swapped",
+                f"{was.phrase!r} became {now.phrase!r} "
+                + ("with head and tail swapped" if swapped else "with head and tail in place"),
+            )
+    elif swapped:
+        return _reject("order swapped", "head and tail appear in the opposite order")
+    for this, other in ((head, tail), (tail, head)):
+        frame = cand.frame(this)
+        if (
+            frame
+            and frame == orig.frame(other)
+            and frame != orig.frame(this)
+            and any(w not in FUNCTION_WORDS for w in frame)
+        ):
+            return _reject(
+                "roles swapped",
+                f"{' '.join(frame)!r} now introduces the other entity",
+            )
+    return None
+
+
+def _check_negation(orig: _Reading, cand: _Reading, context: _Context) -> Verdict | None:
     orig_cues, cand_cues = negation_cues(orig.masked), negation_cues(cand.masked)
-    if len(orig_cues) % 2 != int(negated):
+    if len(orig_cues) % 2 != int(context.negated):
         return _reject(
             "negation unclear",
             f"the original reads as {_polarity(orig_cues)} ({_cue_list(orig_cues)}) "
-            f"but negated={negated}",
+            f"but negated={context.negated}",
         )
     if len(cand_cues) % 2 != len(orig_cues) % 2:
         return _reject(
@@ -398,12 +596,49 @@ def _check_negation(
     return None
 
 
-def _check_strength(
-    orig: _Reading, cand: _Reading, _e: tuple[str, str], _n: bool
-) -> Verdict | None:
+def _check_strength(orig: _Reading, cand: _Reading, _c: _Context) -> Verdict | None:
     added = sorted(_strength_words(cand.masked) - _strength_words(orig.masked))
     if added:
         return _reject("claim strength changed", f"adds {', '.join(map(repr, added))}")
+    return None
+
+
+def _check_antonyms(orig: _Reading, cand: _Reading, _c: _Context) -> Verdict | None:
+    clash = antonym_clash(orig.words, cand.words)
+    if clash is not None:
+        return _reject("antonym", f"{clash[1]!r} opposes the original's {clash[0]!r}")
+    return None
+
+
+def _check_predicate(orig: _Reading, cand: _Reading, _c: _Context) -> Verdict | None:
+    was = families_of(orig.words, implied=True)
+    for word in cand.words:
+        for family in families_of([word]):
+            if not family_allowed(family, was):
+                return _reject(
+                    "predicate changed",
+                    f"{word!r} brings in a {family} predicate "
+                    f"(the original's: {', '.join(sorted(was)) or 'none known'})",
+                )
+    return None
+
+
+def _check_content(orig: _Reading, cand: _Reading, _c: _Context) -> Verdict | None:
+    """Every word the candidate brings in is a function word, a word of the original (same
+    stem), a neutral word of the vocabulary or a word of a predicate the original allows:
+    anything else is new content (an extra claim, a new qualifier) and is rejected."""
+    known = {stem(w) for w in orig.words}
+    for word in cand.words:
+        if (
+            word in FUNCTION_WORDS
+            or _NEGATION.fullmatch(word)
+            or stem(word) in known
+            or stem(word) in NEUTRAL_WORDS
+            or families_of([word])
+            or same_side(word, orig.words)
+        ):
+            continue
+        return _reject("new content", f"{word!r} is not in the original")
     return None
 
 
@@ -686,6 +921,8 @@ class Rephraser:
     cache cannot leak a bad one) -> else up to ``max_attempts`` completions of the same prompt
     (completers may sample), taking each one's first line -> else the original statement. Only
     accepted texts are cached. Exceptions from the completer or the cache never propagate.
+    ``synonyms`` (a KB's ``Lexicon.synonyms``) are passed to the validator, so a rewording may
+    name an entity by a listed synonym.
     """
 
     def __init__(
@@ -694,12 +931,14 @@ class Rephraser:
         cache: RephraseCache | None = None,
         *,
         max_attempts: int = 2,
+        synonyms: Mapping[str, Sequence[str]] | None = None,
     ) -> None:
         if max_attempts < 1:
             raise ValueError("max_attempts must be at least 1")
         self.completer = completer
         self.cache: RephraseCache = cache if cache is not None else MemoryRephraseCache()
         self.max_attempts = max_attempts
+        self.synonyms = synonyms
         self.stats = RephraseStats()
 
     def rephrase(self, statement: str, *, head: str, tail: str, negated: bool) -> RephraseResult:
@@ -708,7 +947,9 @@ class Rephraser:
         model = self.completer.model
         cached = self._cached(model, statement)
         if cached is not None:
-            if _judge(statement, cached, head=head, tail=tail, negated=negated).ok:
+            if _judge(
+                statement, cached, head=head, tail=tail, negated=negated, synonyms=self.synonyms
+            ).ok:
                 self.stats.cache_hits += 1
                 self.stats.rephrased += 1
                 return RephraseResult(cached, True, model, "cache hit", 0)
@@ -733,7 +974,9 @@ class Rephraser:
                     f"completer error: {type(exc).__name__}: {exc}",
                     attempt,
                 )
-            verdict = _judge(statement, candidate, head=head, tail=tail, negated=negated)
+            verdict = _judge(
+                statement, candidate, head=head, tail=tail, negated=negated, synonyms=self.synonyms
+            )
             if verdict.ok:
                 self.stats.rephrased += 1
                 self._store(model, statement, candidate)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -229,11 +229,16 @@ class ProviderCompleter:
 
 
 def resolve_rephraser(
-    db: Database, spec: str | None, settings: Settings | None = None
+    db: Database,
+    spec: str | None,
+    settings: Settings | None = None,
+    *,
+    synonyms: Mapping[str, Sequence[str]] | None = None,
 ) -> Rephraser | None:
     """The rephrasing stage for ``--rephrase``, or ``None`` without it.
 
     A model is reached as :func:`~quizbot.providers.resolve_model_settings` says for ``settings``.
+    ``synonyms`` (the KB's ``Lexicon.synonyms``) let the validator accept an entity's other names.
     """
     if spec is None:
         return None
@@ -245,9 +250,9 @@ def resolve_rephraser(
         completer = ScriptedCompleter(
             lambda statement: script.get(statement, statement), model=f"scripted/{path.stem}"
         )
-        return Rephraser(completer, DbRephraseCache(db))
+        return Rephraser(completer, DbRephraseCache(db), synonyms=synonyms)
     provider = get_provider(spec, resolve_model_settings(spec, settings))
-    return Rephraser(ProviderCompleter(provider), DbRephraseCache(db))
+    return Rephraser(ProviderCompleter(provider), DbRephraseCache(db), synonyms=synonyms)
 
 
 def resolve_prototypes(db: Database, spec: str | None) -> PrototypeSet:
@@ -347,7 +352,7 @@ def prepare(db: Database, request: GenerateRequest, settings: Settings | None = 
         facts,
         plans,
         notes=notes,
-        rephraser=resolve_rephraser(db, request.rephrase, settings),
+        rephraser=resolve_rephraser(db, request.rephrase, settings, synonyms=kb.lexicon.synonyms),
     )
     generation.skipped_no_negative = sum(p.negative_tail is None for p in plans)
     return generation

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from collections import Counter
 from collections.abc import Iterator
@@ -20,12 +21,14 @@ from quizbot.generate.rephrase import (
     RephraseResult,
     RephraseStats,
     ScriptedCompleter,
+    Verdict,
     build_prompt,
     clean_candidate,
     negation_cues,
     validate_rephrasing,
 )
 from quizbot.generate.transforms import TRANSFORMS, Transform
+from quizbot.generate.wording import word_forms
 
 
 class Case(NamedTuple):
@@ -217,7 +220,6 @@ MARFAN_INV_DN = FAITHFUL[5]
 REJECTED = [
     # entity dropped / altered
     (BASE, "Floxacillin may be used to treat infections caused by bacteria.", "entity missing"),
-    (BASE, "Floxacillin can be used to treat Bacterial Infection.", "entity missing"),
     (BASE, "Flucloxacillin can be used to treat Bacterial Infections.", "entity missing"),
     (MARFAN, "Marfan syndrome is linked to the gene FBN12.", "entity missing"),
     (
@@ -250,8 +252,9 @@ REJECTED = [
         "claim strength changed",
     ),
     # order / roles
-    (BASE, "Bacterial Infections may be used to treat floxacillin.", "order swapped"),
-    (BASE, "Bacterial Infections may be treated with floxacillin.", "order swapped"),
+    (BASE, "Bacterial Infections may be used to treat floxacillin.", "roles swapped"),
+    (BASE, "Floxacillin may be treated with Bacterial Infections.", "roles swapped"),
+    (BASE, "Bacterial Infections may benefit floxacillin.", "order swapped"),
     # over-claiming
     (BASE, "Floxacillin is always used to treat Bacterial Infections.", "claim strength changed"),
     (BASE, "Only floxacillin can be used to treat Bacterial Infections.", "claim strength changed"),
@@ -289,7 +292,7 @@ REJECTED = [
         "Floxacillin treats Bacterial Infections. Statement: Aspirin treats pain.",
         "instruction echo",
     ),
-    (BASE, "floxacillin  may be used to treat  bacterial infections", "unchanged"),
+    (BASE, "Floxacillin  may be used to treat  Bacterial Infections", "unchanged"),
     (
         BASE,
         "Floxacillin, a narrow-spectrum beta-lactam antibiotic of the penicillin class that "
@@ -596,3 +599,255 @@ def test_rephraser_with_jsonl_cache_needs_no_completer_after_restart(tmp_path: P
     second = _rephrase(Rephraser(completer, JsonlRephraseCache(path)))
     assert second.reason == "cache hit" and second.text == BASE.paraphrase
     assert completer.calls == 0
+
+
+# --------------------------------------------------------------------------------------------
+# Entity forms, voice, antonyms, predicates and new content
+# --------------------------------------------------------------------------------------------
+
+
+def _judge_case(original: str, candidate: str, head: str, tail: str, **kw: object) -> Verdict:
+    return validate_rephrasing(
+        original,
+        candidate,
+        head=head,
+        tail=tail,
+        negated=bool(kw.pop("negated", False)),
+        synonyms=kw.pop("synonyms", None),  # type: ignore[arg-type]
+    )
+
+
+@pytest.mark.parametrize(
+    "candidate",
+    [
+        "A bacterial infection may be treated with Floxacillin.",  # plural and case
+        "The bacterial infections may be treated with floxacillin.",  # article
+        "Floxacillin may be used to treat bacterial infections.",  # active for passive
+    ],
+)
+def test_case_article_plural_and_voice_are_accepted(candidate: str) -> None:
+    verdict = _judge_case(
+        "Bacterial infections may be treated with floxacillin.",
+        candidate,
+        "floxacillin",
+        "bacterial infections",
+    )
+    assert verdict.ok, verdict.reason
+
+
+def test_medical_plurals_and_articles_inside_the_entity() -> None:
+    assert word_forms("glomerulus") >= {"glomerulus", "glomeruli"}
+    assert word_forms("arthritis") >= {"arthritis", "arthritides"}
+    assert word_forms("vertebrae") >= {"vertebra", "vertebrae"}
+    assert word_forms("FBN1") == {"fbn1"}
+    verdict = _judge_case(
+        "The small joints of the hands can be affected by rheumatoid arthritis.",
+        "Small joints of hands can be affected by rheumatoid arthritis.",
+        "rheumatoid arthritis",
+        "small joints of the hands",
+    )
+    assert verdict.ok, verdict.reason
+
+
+def test_listed_synonym_counts_as_the_entity_and_unlisted_does_not() -> None:
+    original = "A patient with hypertension is a candidate for treatment with amlodipine."
+    candidate = "A patient with high blood pressure is a candidate for treatment with amlodipine."
+    args = ("hypertension", "amlodipine")
+    assert not _judge_case(original, candidate, *args).ok
+    verdict = _judge_case(
+        original, candidate, *args, synonyms={"Hypertension": ["high blood pressure"]}
+    )
+    assert verdict.ok, verdict.reason
+
+
+def test_an_entity_that_merely_contains_the_original_is_rejected() -> None:
+    original = "ATPase plays a role in the biological process hydrolysis."
+    for candidate in (
+        "ATPase plays a role in the biological process ATP hydrolysis.",
+        "ATPase plays a role in the biological process of protein hydrolysis.",
+    ):
+        verdict = _judge_case(original, candidate, "ATPase", "hydrolysis")
+        assert verdict.category == "entity extended", verdict.reason
+    verdict = _judge_case(
+        "The gene product insulin is encoded by INS.",
+        "The gene product insulin receptor is encoded by INS.",
+        "INS",
+        "insulin",
+    )
+    assert verdict.category == "entity extended", verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("original", "candidate", "head", "tail"),
+    [
+        (
+            "Metformin may be used to treat type 2 diabetes mellitus.",
+            "Type 2 diabetes mellitus may be treated with metformin.",
+            "metformin",
+            "type 2 diabetes mellitus",
+        ),
+        (
+            "Photophobia can be a clinical feature of migraine.",
+            "Migraine can present with photophobia.",
+            "migraine",
+            "photophobia",
+        ),
+        (
+            "The condition post-herpetic neuralgia occurs after herpes zoster.",
+            "The event herpes zoster precedes post-herpetic neuralgia.",
+            "post-herpetic neuralgia",
+            "herpes zoster",
+        ),
+        (
+            "Influenza can be prevented by influenza vaccine.",
+            "The influenza vaccine can prevent influenza.",
+            "influenza",
+            "influenza vaccine",
+        ),
+    ],
+)
+def test_voice_change_with_roles_kept_is_accepted(
+    original: str, candidate: str, head: str, tail: str
+) -> None:
+    verdict = _judge_case(original, candidate, head, tail)
+    assert verdict.ok, verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("original", "candidate", "head", "tail"),
+    [
+        (
+            "Metformin may be used to treat type 2 diabetes mellitus.",
+            "Metformin may be treated with type 2 diabetes mellitus.",
+            "metformin",
+            "type 2 diabetes mellitus",
+        ),
+        (
+            "Photophobia can be a clinical feature of migraine.",
+            "Photophobia can present with migraine.",
+            "migraine",
+            "photophobia",
+        ),
+        (
+            "The condition post-herpetic neuralgia occurs after herpes zoster.",
+            "The condition post-herpetic neuralgia occurs before herpes zoster.",
+            "post-herpetic neuralgia",
+            "herpes zoster",
+        ),
+        (
+            "Variants in the gene CFTR are associated with cystic fibrosis.",
+            "Variants in the gene cystic fibrosis are associated with CFTR.",
+            "cystic fibrosis",
+            "CFTR",
+        ),
+    ],
+)
+def test_role_swap_is_rejected(original: str, candidate: str, head: str, tail: str) -> None:
+    verdict = _judge_case(original, candidate, head, tail)
+    assert verdict.category == "roles swapped", verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("original", "candidate", "category"),
+    [
+        ("Aspirin can help to prevent stroke.", "Aspirin can help to cause stroke.", "antonym"),
+        (
+            "A person who receives statin has a lower risk of stroke.",
+            "A person who receives statin has a higher risk of stroke.",
+            "antonym",
+        ),
+        (
+            "The presence of statin in a patient can be related to stroke.",
+            "The disappearance of statin in a patient can be related to stroke.",
+            "antonym",
+        ),
+        ("Statin may be used to treat stroke.", "Statin may worsen stroke.", "antonym"),
+        (
+            "Statin may be used to treat stroke.",
+            "Statin may be used to prevent stroke.",
+            "predicate changed",
+        ),
+        (
+            "Statin may be used to treat stroke.",
+            "Statin may be used to treat stroke in the elderly.",
+            "new content",
+        ),
+    ],
+)
+def test_antonyms_predicate_swaps_and_new_content_are_rejected(
+    original: str, candidate: str, category: str
+) -> None:
+    verdict = _judge_case(
+        original, candidate, "statin" if "tatin" in original else "aspirin", "stroke"
+    )
+    assert verdict.category == category, verdict.reason
+
+
+def test_same_side_words_are_faithful_substitutes() -> None:
+    verdict = _judge_case(
+        "A person who receives statin has a lower risk of stroke.",
+        "A person who receives statin has a reduced risk of stroke.",
+        "statin",
+        "stroke",
+    )
+    assert verdict.ok, verdict.reason
+
+
+def test_rephraser_passes_synonyms_to_the_validator() -> None:
+    statement = "A patient with hypertension is a candidate for treatment with amlodipine."
+    reply = "A patient with high blood pressure is a candidate for treatment with amlodipine."
+    completer = ScriptedCompleter({statement: reply})
+    plain = Rephraser(completer).rephrase(
+        statement, head="hypertension", tail="amlodipine", negated=False
+    )
+    assert not plain.rephrased
+    rephraser = Rephraser(completer, synonyms={"hypertension": ("high blood pressure",)})
+    done = rephraser.rephrase(statement, head="hypertension", tail="amlodipine", negated=False)
+    assert done.rephrased and done.text == reply
+
+
+# --------------------------------------------------------------------------------------------
+# The hand-written rewordings: acceptance and rejection goals
+# --------------------------------------------------------------------------------------------
+
+REWORDINGS = Path(__file__).parent / "data" / "rewordings.jsonl"
+FAITHFUL_GOAL = 0.85
+CORRUPTED_GOAL = 0.995
+
+
+def test_rewordings_meet_the_acceptance_and_rejection_goals() -> None:
+    records = [json.loads(line) for line in REWORDINGS.read_text("utf-8").splitlines() if line]
+    assert sum(r["faithful"] for r in records) >= 150
+    assert sum(not r["faithful"] for r in records) >= 250
+    right: Counter[tuple[bool, str]] = Counter()
+    total: Counter[tuple[bool, str]] = Counter()
+    for record in records:
+        verdict = validate_rephrasing(
+            record["original"],
+            record["candidate"],
+            head=record["head"],
+            tail=record["tail"],
+            negated=record["negated"],
+            synonyms=record.get("synonyms"),
+        )
+        for group in ("all", record["kind"]):
+            key = (record["faithful"], group)
+            total[key] += 1
+            right[key] += verdict.ok == record["faithful"]
+    rates = {key: right[key] / total[key] for key in total}
+    report = ", ".join(
+        f"{'kept' if faithful else 'caught'} {group} {rate:.1%}"
+        for (faithful, group), rate in sorted(rates.items())
+    )
+    assert rates[(True, "all")] >= FAITHFUL_GOAL, report
+    assert rates[(False, "all")] >= CORRUPTED_GOAL, report
+
+
+def test_a_change_of_capitals_alone_is_a_rewording_not_unchanged() -> None:
+    verdict = _judge_case(
+        "Marfan syndrome is associated with the gene FBN1.",
+        "Marfan Syndrome is associated with the gene FBN1.",
+        "Marfan syndrome",
+        "FBN1",
+    )
+    assert verdict.ok, verdict.reason

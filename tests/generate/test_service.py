@@ -140,6 +140,8 @@ def test_rephrasing_is_validated_recorded_and_cached(db: Database, tmp_path: Pat
     assert generation.rephraser is not None
     assert "negation flipped" in generation.rephraser.stats.summary()
     assert table_counts(db)["rephrase_cache"] == 1  # only the validated one is cached
+    # the KB's synonyms reach the validator
+    assert generation.rephraser.synonyms is generation.kb.lexicon.synonyms
 
 
 def test_rephrasing_through_a_model_over_http(
