@@ -12,8 +12,9 @@ reviewer fills ``verdict`` with ``false`` (a safe negative), ``true`` (it is a t
 defect) or ``unsure``; a reviewer may instead list only the rows they mark, in a file of
 ``row,verdict,reason`` (the third form reads those). The second form prints the share of rows
 marked ``true``, overall, per relation and per tier, and the rows themselves. The third form
-records an audit in a KB's review file (every unmarked row of the audit as reviewed false, marked rows as found true), which
-``load_clinical_core`` reads; docs/knowledge.md records the audits made so far.
+records an audit in a KB's review file (every unmarked row of the audit as reviewed false,
+marked rows as found true), which ``load_clinical_core`` reads; docs/knowledge.md records the
+audits made so far.
 """
 
 from __future__ import annotations
