@@ -88,8 +88,8 @@ FAITHFUL = [
         Transform.INV_DN,
         "Marfan syndrome",
         "FBN1",
-        "Variants in the gene FBN1 are not associated with Marfan syndrome.",
-        "Variants of the gene FBN1 have no association with Marfan syndrome.",
+        "Variants in the gene FBN1 are not a recognised cause of Marfan syndrome.",
+        "Variants of the gene FBN1 are not a known cause of Marfan syndrome.",
     ),
     Case(
         "associated_morphology_of",
@@ -254,7 +254,7 @@ REJECTED = [
     # a hedge swapped in for the negation keeps the parity but weakens the claim
     (
         MARFAN_INV_DN,
-        "Variants in the gene FBN1 are rarely associated with Marfan syndrome.",
+        "Variants in the gene FBN1 are rarely a recognised cause of Marfan syndrome.",
         "claim strength changed",
     ),
     # order / roles
