@@ -13,6 +13,7 @@ template.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -182,3 +183,15 @@ def test_worked_examples_read_as_intended_and_their_key_matches_the_truth(
     relation, transform, head, tail, polarity, expected = case
     assert POOL.render(relation, transform, head, tail) == expected
     assert label_for(polarity, transform) is truth
+
+
+def test_docs_table_lists_every_template_of_the_pool() -> None:
+    """docs/prototypes.md justifies each template; a changed template must be re-justified."""
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "prototypes.md").read_text("utf-8")
+    rows = {line for line in doc.splitlines() if line.startswith("| ")}
+    for (relation, transform), proto in POOL.prototypes.items():
+        cell = proto.template.replace("|", "\\|")
+        assert any(row.startswith(f"| {transform.value} | {cell} |") for row in rows), (
+            relation,
+            transform,
+        )
