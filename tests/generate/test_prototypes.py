@@ -56,10 +56,13 @@ def test_the_paper_file_reproduces_the_papers_statements_word_for_word() -> None
 def test_our_pool_cleans_and_capitalises() -> None:
     pool = default_prototypes()
     text = pool.render("may_treat", Transform.NONE, "floxacillin", "Bacterial  Infections")
-    assert text == "Floxacillin may be used to treat Bacterial Infections."
+    assert text == "Recognised uses of floxacillin include treating Bacterial Infections."
+    # A template that opens with a placeholder capitalises the entity, head or tail.
+    head_first = pool.render("gene_product_encoded_by_gene", Transform.NONE, "fibrillin-1", "FBN1")
+    assert head_first == "Fibrillin-1 is produced from FBN1."
     assert pool.render(
-        "may_treat", Transform.INV, "floxacillin", "bacterial infections"
-    ).startswith("Bacterial infections")
+        "has_inheritance", Transform.INV, "Marfan syndrome", "autosomal  dominant inheritance"
+    ).startswith("Autosomal dominant inheritance is")
 
 
 ODD_ENTITIES = [

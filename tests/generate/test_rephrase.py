@@ -47,50 +47,52 @@ FAITHFUL = [
         Transform.NONE,
         "floxacillin",
         "Bacterial Infections",
-        "Floxacillin may be used to treat Bacterial Infections.",
-        "Floxacillin can be used in the treatment of Bacterial Infections.",
+        "Recognised uses of floxacillin include treating Bacterial Infections.",
+        "Accepted uses of floxacillin include the treatment of Bacterial Infections.",
     ),
     Case(
         "may_treat",
         Transform.DN,
         "floxacillin",
         "Bacterial Infections",
-        "Floxacillin cannot be used to treat Bacterial Infections.",
-        "Floxacillin can't be used as a treatment for Bacterial Infections.",
+        "Recognised uses of floxacillin do not include treating Bacterial Infections.",
+        "Accepted uses of floxacillin don't include the treatment of Bacterial Infections.",
     ),
     Case(
         "has_symptom",
         Transform.INS,
         "community-acquired pneumonia",
         "productive cough",
-        "A patient with community-acquired pneumonia can develop productive cough.",
-        "A person with community-acquired pneumonia may develop productive cough.",
+        "If a patient with community-acquired pneumonia has productive cough, this is a "
+        "recognised feature of the condition.",
+        "If a patient with community-acquired pneumonia has productive cough, this is a known "
+        "feature of the illness.",
     ),
     Case(
         "has_symptom",
         Transform.INV_INS_DN,
         "community-acquired pneumonia",
         "productive cough",
-        "In a patient presenting with productive cough, the differential diagnosis does not "
-        "include community-acquired pneumonia.",
-        "For a patient who presents with productive cough, the differential diagnosis does not "
-        "contain community-acquired pneumonia.",
+        "In a patient presenting with productive cough, recognised causes do not include "
+        "community-acquired pneumonia.",
+        "For a patient who presents with productive cough, the known causes do not include "
+        "community-acquired pneumonia.",
     ),
     Case(
         "associated_gene",
         Transform.NONE,
         "Marfan syndrome",
         "FBN1",
-        "Marfan syndrome is associated with the gene FBN1.",
-        "Marfan syndrome is linked to the gene FBN1.",
+        "Genes associated with Marfan syndrome include FBN1.",
+        "Genes linked to Marfan syndrome include FBN1.",
     ),
     Case(
         "associated_gene",
         Transform.INV_DN,
         "Marfan syndrome",
         "FBN1",
-        "Variants in the gene FBN1 are not associated with Marfan syndrome.",
-        "Variants of the gene FBN1 have no association with Marfan syndrome.",
+        "Variants in the gene FBN1 are not a recognised cause of Marfan syndrome.",
+        "Variants of the gene FBN1 are not a known cause of Marfan syndrome.",
     ),
     Case(
         "associated_morphology_of",
@@ -107,26 +109,29 @@ FAITHFUL = [
         Transform.INS_DN,
         "viral pharyngitis",
         "amoxicillin/clavulanic acid",
-        "A patient with viral pharyngitis is not a candidate for treatment with "
-        "amoxicillin/clavulanic acid.",
-        "A patient who has viral pharyngitis should not be considered for treatment with "
-        "amoxicillin/clavulanic acid.",
+        "For a patient with viral pharyngitis, treatment with amoxicillin/clavulanic acid is not "
+        "a standard option.",
+        "For a patient who has viral pharyngitis, treatment with amoxicillin/clavulanic acid is "
+        "not a standard choice.",
     ),
     Case(
         "has_phenotype",
         Transform.INV_INS,
         "Marfan syndrome",
         "Arachnodactyly",
-        "In a patient who shows Arachnodactyly, the underlying diagnosis may be Marfan syndrome.",
-        "When a patient shows Arachnodactyly, the underlying diagnosis could be Marfan syndrome.",
+        "In a patient who shows Arachnodactyly, recognised underlying diagnoses include Marfan "
+        "syndrome.",
+        "When a patient shows Arachnodactyly, known underlying diagnoses include Marfan syndrome.",
     ),
     Case(
         "may_prevent",
         Transform.INV_INS_DN,
         "amoxicillin",
         "Influenza",
-        "A patient at risk of Influenza cannot be protected by receiving amoxicillin.",
-        "A patient at risk of Influenza will not be protected by taking amoxicillin.",
+        "For a patient at risk of Influenza, recognised preventive options do not include "
+        "amoxicillin.",
+        "For a patient at risk of Influenza, accepted preventive options do not include "
+        "amoxicillin.",
     ),
     Case(
         "gene_encodes_gene_product",
@@ -141,9 +146,10 @@ FAITHFUL = [
         Transform.NONE,
         "St. John's wort (Hypericum perforatum)",
         "Depressive disorder",
-        "St. John's wort (Hypericum perforatum) may be used to treat Depressive disorder.",
-        "St. John's wort (Hypericum perforatum) can be used in the treatment of Depressive "
+        "Recognised uses of St. John's wort (Hypericum perforatum) include treating Depressive "
         "disorder.",
+        "Accepted uses of St. John's wort (Hypericum perforatum) include the treatment of "
+        "Depressive disorder.",
     ),
     # Negation words inside entities are not negation cues.
     Case(
@@ -159,16 +165,18 @@ FAITHFUL = [
         Transform.DN,
         "Non-Hodgkin lymphoma",
         "lymph nodes",
-        "Non-Hodgkin lymphoma cannot affect the lymph nodes.",
-        "Non-Hodgkin lymphoma is unable to affect the lymph nodes.",
+        "Recognised sites of involvement in Non-Hodgkin lymphoma do not include the lymph nodes.",
+        "Known sites of involvement in Non-Hodgkin lymphoma do not include the lymph nodes.",
     ),
     Case(
         "has_phenotype",
         Transform.INS,
         "No Known Allergy syndrome",
         "Hypotonia",
-        "A patient with No Known Allergy syndrome can show Hypotonia.",
-        "A patient who has No Known Allergy syndrome may show Hypotonia.",
+        "If a patient with No Known Allergy syndrome shows Hypotonia, this is a recognised "
+        "feature of the condition.",
+        "If a patient who has No Known Allergy syndrome shows Hypotonia, this is a known "
+        "feature of the condition.",
     ),
 ]
 
@@ -248,7 +256,7 @@ REJECTED = [
     # a hedge swapped in for the negation keeps the parity but weakens the claim
     (
         MARFAN_INV_DN,
-        "Variants in the gene FBN1 are rarely associated with Marfan syndrome.",
+        "Variants in the gene FBN1 are rarely a recognised cause of Marfan syndrome.",
         "claim strength changed",
     ),
     # order / roles
@@ -292,11 +300,12 @@ REJECTED = [
         "Floxacillin treats Bacterial Infections. Statement: Aspirin treats pain.",
         "instruction echo",
     ),
-    (BASE, "Floxacillin  may be used to treat  Bacterial Infections", "unchanged"),
+    (BASE, "Recognised uses of  floxacillin include treating  Bacterial Infections", "unchanged"),
     (
         BASE,
-        "Floxacillin, a narrow-spectrum beta-lactam antibiotic of the penicillin class that "
-        "resists penicillinase, may be used in clinical practice to treat Bacterial Infections.",
+        "Recognised uses of floxacillin, a narrow-spectrum beta-lactam antibiotic of the "
+        "penicillin class that resists penicillinase and is given by mouth or by injection, "
+        "include treating Bacterial Infections in hospital and in general practice.",
         "length changed",
     ),
     (
@@ -340,12 +349,14 @@ def test_original_whose_cues_contradict_negated_rejects_everything() -> None:
 @pytest.mark.parametrize(
     "wrapped",
     [
-        '"Floxacillin can be used in the treatment of Bacterial Infections."',
-        '"Floxacillin can be used in the treatment of Bacterial Infections".',
-        "“Floxacillin can be used in the treatment of Bacterial Infections.”",
-        "Rephrased: Floxacillin can be used in the treatment of Bacterial Infections.",
-        'Rewritten statement: "Floxacillin can be used in the treatment of Bacterial Infections."',
-        "  Paraphrase:   Floxacillin can be used in the treatment of Bacterial Infections.  ",
+        '"Accepted uses of floxacillin include the treatment of Bacterial Infections."',
+        '"Accepted uses of floxacillin include the treatment of Bacterial Infections".',
+        "“Accepted uses of floxacillin include the treatment of Bacterial Infections.”",
+        "Rephrased: Accepted uses of floxacillin include the treatment of Bacterial Infections.",
+        'Rewritten statement: "Accepted uses of floxacillin include the treatment of Bacterial '
+        'Infections."',
+        "  Paraphrase:   Accepted uses of floxacillin include the treatment of Bacterial "
+        "Infections.  ",
     ],
 )
 def test_wrapping_quotes_and_label_are_stripped_then_accepted(wrapped: str) -> None:
@@ -367,7 +378,7 @@ def test_quote_stripping_keeps_apostrophes_and_inner_quotes() -> None:
 def test_doubly_quoted_text_is_rejected() -> None:
     verdict = validate_rephrasing(
         BASE.original,
-        "\"'Floxacillin can be used in the treatment of Bacterial Infections.'\"",
+        "\"'Accepted uses of floxacillin include the treatment of Bacterial Infections.'\"",
         head=BASE.head,
         tail=BASE.tail,
         negated=False,

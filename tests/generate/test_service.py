@@ -120,10 +120,13 @@ def test_rephrasing_is_validated_recorded_and_cached(db: Database, tmp_path: Pat
     good, flipped = records[0], records[1]
     script = tmp_path / "script.jsonl"
     lines = [
-        {"statement": good["text"], "rephrased": str(good["text"]).replace("can", "may", 1)},
+        {
+            "statement": good["text"],
+            "rephrased": str(good["text"]).replace("Recognised", "Known", 1),
+        },
         {
             "statement": flipped["text"],
-            "rephrased": str(flipped["text"]).replace("can", "cannot", 1),
+            "rephrased": str(flipped["text"]).replace(" is a ", " is not a ", 1),
         },
     ]
     script.write_text("".join(json.dumps(line) + "\n" for line in lines))
@@ -132,7 +135,7 @@ def test_rephrasing_is_validated_recorded_and_cached(db: Database, tmp_path: Pat
                                              rephrase=f"scripted:{script}"))  # fmt: skip
     write(db, generation, rephrased)
     after = _lines(rephrased)
-    assert after[0]["text"] == str(good["text"]).replace("can", "may", 1)
+    assert after[0]["text"] == str(good["text"]).replace("Recognised", "Known", 1)
     assert after[0]["rephrase_model"] == "scripted/script"
     assert after[0]["id"] != good["id"]
     assert after[1]["text"] == flipped["text"] and after[1]["rephrase_model"] is None  # rejected

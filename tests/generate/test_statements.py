@@ -31,8 +31,8 @@ def test_a_point_yields_sixteen_statements_with_the_right_labels() -> None:
     for item in items:
         assert item.label is label_for(item.polarity, item.transform)
         assert item.tail == ("wheeze" if item.polarity is Polarity.POSITIVE else "itchy rash")
-    assert items[0].text == "Asthma can present with wheeze."
-    assert items[12].text == "Asthma cannot present with itchy rash."
+    assert items[0].text == "Recognised features of asthma include wheeze."
+    assert items[12].text == "Recognised features of asthma do not include itchy rash."
     assert items[12].label is True
 
 
