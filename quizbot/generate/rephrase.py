@@ -687,22 +687,24 @@ INSTRUCTION = (
 # (statement, rewritten, head, tail, negated): the few-shot demonstrations, one negated.
 DEMONSTRATIONS: tuple[tuple[str, str, str, str, bool], ...] = (
     (
-        "Metformin may be used to treat type 2 diabetes mellitus.",
-        "Metformin can be a suitable treatment for type 2 diabetes mellitus.",
-        "Metformin",
+        "Standard treatment options for type 2 diabetes mellitus include metformin.",
+        "For type 2 diabetes mellitus, the standard treatment options include metformin.",
         "type 2 diabetes mellitus",
+        "metformin",
         False,
     ),
     (
-        "A patient with Graves disease can develop exophthalmos.",
-        "A patient who has Graves disease may go on to develop exophthalmos.",
+        "If a patient with Graves disease has exophthalmos, this is a recognised feature of the "
+        "condition.",
+        "Should a patient with Graves disease have exophthalmos, it is a recognised feature of "
+        "the disease.",
         "Graves disease",
         "exophthalmos",
         False,
     ),
     (
-        "The agent warfarin does not have the physiological effect bronchodilation.",
-        "The drug warfarin does not produce the physiological effect bronchodilation.",
+        "Recognised physiological effects of warfarin do not include bronchodilation.",
+        "Among the recognised physiological effects of warfarin, bronchodilation is not included.",
         "warfarin",
         "bronchodilation",
         True,
