@@ -643,7 +643,8 @@ def test_heads_are_renamed_traits_left_out_and_the_oracle_follows(tmp_path: Path
         hpoa_row("OMIM:600001", "Dystonia 34, myoclonic", "HP:0001250", "HP:0040281"),
         hpoa_row("OMIM:600001", "Dystonia 34, myoclonic", "HP:0000007", aspect="I"),
         hpoa_row("OMIM:600001", "Dystonia 34, myoclonic", "HP:0000518", "HP:0040283"),
-        hpoa_row("ORPHA:600", "DYSTONIA 34, MYOCLONIC", "HP:0001166", "HP:0040283"),  # same
+        hpoa_row("OMIM:600005", "DYSTONIA 34, MYOCLONIC", "HP:0000006", aspect="I"),  # case
+        hpoa_row("ORPHA:600", "Myoclonic dystonia 34", "HP:0001166", "HP:0040283"),  # reworded
         hpoa_row("OMIM:600002", "ALPORT SYNDROME", "HP:0000518", "HP:0040281"),
         hpoa_row("OMIM:600003", "Blood group, cromer system", "HP:0000518", "HP:0040281"),
         hpoa_row("OMIM:600004", "Colorectal cancer, susceptibility to, 3", "HP:0000518", "5/6"),
@@ -657,7 +658,7 @@ def test_heads_are_renamed_traits_left_out_and_the_oracle_follows(tmp_path: Path
         (t.relation, t.head, t.tail) for t in kb.triplets
     }
     assert kb.meta["excluded_non_diseases"] == {"blood group": 1, "susceptibility": 1}
-    assert kb.meta["merged_duplicate_names"] == 1
+    assert kb.meta["merged_duplicate_names"] == 2
     assert kb.meta["renamed_diseases"] == 2
     oracle = kb.oracle
     assert oracle is not None
@@ -667,7 +668,9 @@ def test_heads_are_renamed_traits_left_out_and_the_oracle_follows(tmp_path: Path
         assert oracle.plausibly_true(head, HAS_PHENOTYPE, "cataract")
         assert oracle.plausibly_true(head, HAS_PHENOTYPE, "arachnodactyly")  # merged ORPHA:600
         assert oracle.plausibly_true(head, HAS_INHERITANCE, "autosomal recessive inheritance")
-        assert not oracle.plausibly_true(head, HAS_INHERITANCE, "autosomal dominant inheritance")
+        assert oracle.plausibly_true(head, HAS_INHERITANCE, "autosomal dominant inheritance")
+    assert not oracle.plausibly_true("Alport syndrome", HAS_PHENOTYPE, "seizure")
+    assert not oracle.plausibly_true("Alport syndrome", HAS_PHENOTYPE, "arachnodactyly")
 
 
 def test_lexicon_has_synonyms_and_parents_of_the_tails(mini: KnowledgeBaseData) -> None:
