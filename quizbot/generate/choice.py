@@ -16,7 +16,9 @@ Two subtypes:
 * ``frequency``: "How often does {head} present with {tail}?" for ``has_phenotype`` facts with an
   HPO frequency, answered by one of the five HPO frequency bands (always offered in the same
   order). Facts whose frequency cannot be mapped to a band, or whose KB annotations disagree on
-  the band, are skipped.
+  the band, are skipped, and so are facts whose frequency rests on too few patients (see
+  :func:`enough_patients`); the same rule decides whether a phenotype question may call its
+  answers *frequent* features.
 
 Everything random is drawn from a :class:`random.Random` seeded by sha256 of (seed, KB, relation,
 head), so the same inputs give the same questions with the same option order, byte for byte, and
@@ -41,8 +43,10 @@ from quizbot.kb.model import KnowledgeBaseData, Triplet, point_id
 __all__ = [
     "FREQUENCY_BANDS",
     "I_DO_NOT_KNOW",
+    "MIN_PATIENTS",
     "SUBTYPES",
     "choice_questions",
+    "enough_patients",
     "frequency_band",
     "question_text",
 ]
@@ -62,6 +66,11 @@ FREQUENCY_BANDS: tuple[str, ...] = (
 _VERY_RARE, _OCCASIONAL, _FREQUENT, _VERY_FREQUENT, _OBLIGATE = FREQUENCY_BANDS
 # Bands for which "a frequent feature" is a fair description.
 _FREQUENT_BANDS = frozenset({_FREQUENT, _VERY_FREQUENT, _OBLIGATE})
+# A ratio frequency ("7/9") is asked about, or called frequent, only when it counts at least this
+# many patients: "1/1" would otherwise be keyed "Obligate (100%)". An HPO frequency term
+# (HP:0040280-HP:0040285) is a curated judgement and counts as enough; a bare percentage or
+# fraction gives no count and does not.
+MIN_PATIENTS = 5
 
 _BY_TERM: Mapping[str, str] = {
     "HP:0040280": _OBLIGATE,
@@ -227,6 +236,31 @@ def frequency_band(meta: Mapping[str, Any]) -> str | None:
     return next(iter(bands)) if len(bands) == 1 else None
 
 
+def enough_patients(meta: Mapping[str, Any]) -> tuple[bool, str | None]:
+    """Whether a phenotype's frequency rests on enough patients, and the count to show with it.
+
+    ``(True, "7/9 patients")`` for a ratio with at least :data:`MIN_PATIENTS` patients,
+    ``(False, "1/1 patients")`` for fewer, ``(True, None)`` for an HPO frequency term (or, with
+    no raw ``frequency``, a frequency label or band such as "Frequent"), and ``(False, None)``
+    for a percentage or a bare fraction, which say nothing of how many patients were seen.
+    """
+    raw = meta.get("frequency")
+    if not isinstance(raw, str) or not raw.strip():
+        named = any(
+            isinstance(meta.get(key), str) and meta[key].strip()
+            for key in ("frequency_label", "frequency_band")
+        )
+        return named, None
+    raw = raw.strip()
+    if raw.upper().startswith("HP:"):
+        return raw.upper() in _BY_TERM, None
+    ratio = _RATIO.fullmatch(raw)
+    if ratio is None:
+        return False, None
+    num, den = int(ratio.group(1)), int(ratio.group(2))
+    return den >= MIN_PATIENTS, f"{num}/{den} patients"
+
+
 def _rng(seed: str, kb: str, relation: str, head: str) -> random.Random:
     key = "\x1f".join((seed, kb, relation, head))
     return random.Random(int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big"))
@@ -333,10 +367,14 @@ def _semantic(
     rng.shuffle(content)
     keys = tuple(sorted(_LETTERS[content.index(c)] for c in correct))
     template_relation = relation
-    if relation == PHENOTYPE_RELATION and not all(
-        _phenotype_band(index, fact, tail) in _FREQUENT_BANDS for tail in correct
-    ):
-        template_relation = ""  # not known to be frequent: ask for a recognised feature
+    patients: dict[str, str] = {}
+    if relation == PHENOTYPE_RELATION:
+        for tail in correct:
+            enough, count = _phenotype_support(index, fact, tail)
+            if count is not None:
+                patients[tail] = count
+            if not enough or _phenotype_band(index, fact, tail) not in _FREQUENT_BANDS:
+                template_relation = ""  # not known to be frequent: ask for a recognised feature
     # Always "select all that apply": the wording must not tell how many options are right.
     if template_relation:
         known = kb.relations.get(relation)
@@ -349,6 +387,8 @@ def _semantic(
         "distractor_tiers": [tier for _tail, tier in chosen],
         "difficulty": index.difficulty,
     }
+    if patients:
+        meta["patients"] = patients
     if fact.group is not None:
         meta["group"] = fact.group
     return ChoiceItem(
@@ -376,12 +416,24 @@ def _phenotype_band(index: _Index, fact: Triplet, tail: str) -> str | None:
     return next(iter(bands)) if len(bands) == 1 else None
 
 
+def _phenotype_support(index: _Index, fact: Triplet, tail: str) -> tuple[bool, str | None]:
+    """:func:`enough_patients` for (head, has_phenotype, tail): all its annotations must agree."""
+    metas = [fact.meta] if tail == fact.tail else []
+    metas += index.phenotype_meta.get((fact.head, tail), [])
+    verdicts = [enough_patients(meta) for meta in metas]
+    counts = [count for _, count in verdicts if count is not None]
+    return bool(verdicts) and all(ok for ok, _ in verdicts), counts[0] if counts else None
+
+
 def _frequency(index: _Index, fact: Triplet) -> ChoiceItem | None:
     band = _phenotype_band(index, fact, fact.tail)
-    if band is None:
+    enough, patients = _phenotype_support(index, fact, fact.tail)
+    if band is None or not enough:
         return None
     kb = index.kb
     meta: dict[str, Any] = {"tail": fact.tail, "band": band}
+    if patients is not None:
+        meta["patients"] = patients
     for key in ("frequency", "frequency_label", "frequency_band", "frequency_fraction"):
         if key in fact.meta:
             meta[key] = fact.meta[key]

@@ -23,14 +23,15 @@ from __future__ import annotations
 import gc
 import importlib.util
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from quizbot.errors import ConfigError, InputError
-from quizbot.kb.model import KnowledgeBaseData, Relation, Triplet
+from quizbot.kb.hpo_text import disease_name, lower_words, non_disease, sentence_case
+from quizbot.kb.model import KnowledgeBaseData, Lexicon, Relation, Triplet
 
 __all__ = [
     "ASSOCIATED_GENE",
@@ -139,6 +140,7 @@ class _Ontology:
     parents: dict[str, tuple[str, ...]] = field(default_factory=dict)
     redirects: dict[str, str] = field(default_factory=dict)
     obsolete: set[str] = field(default_factory=set)
+    synonyms: dict[str, list[str]] = field(default_factory=dict)  # EXACT synonyms only
     _ancestors: dict[str, frozenset[str]] = field(default_factory=dict, repr=False)
 
     def resolve(self, term: str) -> str | None:
@@ -269,6 +271,8 @@ def _parse_obo(path: Path) -> _Ontology:
             names[term] = value
         elif tag == "alt_id":
             redirects.setdefault(value, term)
+        elif tag == "synonym" and '" EXACT' in value:
+            onto.synonyms.setdefault(term, []).append(value[1 : value.index('" EXACT')])
         elif tag == "is_obsolete" and value == "true":
             onto.obsolete.add(term)
         elif tag == "replaced_by":
@@ -656,8 +660,12 @@ def _triplets(
     ann: _Annotations,
     gene_pairs: Mapping[tuple[str, str], str],
     heads: Mapping[str, str],
+    label: Callable[[str], str],
 ) -> tuple[Triplet, ...]:
-    """The KB's triplets for the diseases in ``heads`` (id → name), sorted and unique."""
+    """The KB's triplets for the diseases in ``heads`` (id → name), sorted and unique.
+
+    Phenotype and inheritance tails are ``label(term)``: the term's name as written in a sentence.
+    """
     top = frozenset(t for t, ps in onto.parents.items() if PHENOTYPIC_ABNORMALITY in ps)
     category_memo: dict[str, tuple[str, ...]] = {}
     triplets: list[Triplet] = []
@@ -670,9 +678,7 @@ def _triplets(
             categories = category_memo[term] = _categories(onto, term, top)
         meta["category"] = categories[0] if categories else None
         meta["categories"] = categories
-        triplets.append(
-            Triplet(head, HAS_PHENOTYPE, onto.names[term], disease_id, term, None, meta)
-        )
+        triplets.append(Triplet(head, HAS_PHENOTYPE, label(term), disease_id, term, None, meta))
     for (disease_id, term), meta in ann.inheritance_rows.items():
         head = heads.get(disease_id)
         name = onto.names[term]
@@ -680,7 +686,9 @@ def _triplets(
         # "Typified by incomplete penetrance" make no sense as "X is passed down through Y"
         # (the oracle still knows them, so they are never offered as negatives either).
         if head is not None and "inheritance" in name.lower():
-            triplets.append(Triplet(head, HAS_INHERITANCE, name, disease_id, term, None, meta))
+            triplets.append(
+                Triplet(head, HAS_INHERITANCE, label(term), disease_id, term, None, meta)
+            )
     for (disease_id, symbol), gene_ref in gene_pairs.items():
         head = heads.get(disease_id)
         if head is not None:
@@ -732,23 +740,29 @@ def _load(directory: Path) -> KnowledgeBaseData:
     ann = _parse_hpoa(directory / HPOA_FILE, onto)
     gene_pairs = _parse_g2p(directory / G2P_FILE, ann.diseases)
 
-    by_name: dict[str, list[_Disease]] = {}
-    for disease in ann.diseases.values():
-        by_name.setdefault(disease.name.casefold(), []).append(disease)
-    # One disease per name (ignoring case): the most annotated, then the smallest id.
-    heads = {
-        best.id: best.name
-        for best in (min(group, key=lambda d: (-d.rows, d.id)) for group in by_name.values())
-    }
-    ordered = _triplets(onto, ann, gene_pairs, heads)
+    names = _DiseaseNames(ann, onto)
+    labels: dict[str, str] = {}
+
+    def label(term: str) -> str:
+        found = labels.get(term)
+        if found is None:
+            found = labels[term] = sentence_case(onto.names[term])
+        return found
+
+    ordered = _triplets(onto, ann, gene_pairs, names.heads, label)
 
     phenotypes: dict[str, frozenset[str]] = {}
     inheritance: dict[str, frozenset[str]] = {}
     genes: dict[str, frozenset[str]] = {}
-    for key, group in by_name.items():
-        phenotypes[key] = frozenset().union(*(d.phenotypes for d in group))
-        inheritance[key] = frozenset().union(*(d.inheritance for d in group))
-        genes[key] = frozenset().union(*(d.genes for d in group))
+    for group in names.groups:
+        pooled = (
+            frozenset().union(*(d.phenotypes for d in group)),
+            frozenset().union(*(d.inheritance for d in group)),
+            frozenset().union(*(d.genes for d in group)),
+        )
+        # Known under its shown name and under every name it had in the files.
+        for key in {names.shown[group[0].id].casefold(), *(d.name.casefold() for d in group)}:
+            phenotypes[key], inheritance[key], genes[key] = pooled
     oracle = HpoOracle(onto, phenotypes, inheritance, genes)
 
     hpo_version = onto.version
@@ -770,9 +784,82 @@ def _load(directory: Path) -> KnowledgeBaseData:
             "hpoa_date": ann.date,
             "acknowledgement": acknowledgement,
             "files": list(FILES),
-            "diseases": len(heads),
-            "merged_duplicate_names": len(ann.diseases) - len(heads),
+            "diseases": len(names.heads),
+            "merged_duplicate_names": names.merged,
+            "renamed_diseases": names.renamed,
+            "excluded_non_diseases": dict(sorted(names.excluded.items())),
             "skipped_unknown_terms": ann.unknown_terms,
         },
         oracle=oracle,
+        lexicon=_lexicon(onto, ordered, label),
     )
+
+
+class _DiseaseNames:
+    """Which diseases are heads, and under which name (see :mod:`quizbot.kb.hpo_text`).
+
+    Entries that are no diseases (traits, susceptibilities, ...) are left out. Diseases whose
+    names are equal ignoring case, before or after the names are made readable, are merged onto
+    the one with the most annotations (then the smallest id), so that a head names one disease.
+    """
+
+    def __init__(self, ann: _Annotations, onto: _Ontology) -> None:
+        common = lower_words([*(d.name for d in ann.diseases.values()), *onto.names.values()])
+        by_raw: dict[str, list[_Disease]] = {}
+        for disease in ann.diseases.values():
+            by_raw.setdefault(disease.name.casefold(), []).append(disease)
+        self.excluded: dict[str, int] = {}
+        self.shown: dict[str, str] = {}  # best disease id → shown name
+        merged: dict[str, list[_Disease]] = {}
+        for group in by_raw.values():
+            best = _best(group)
+            database = best.id.split(":", 1)[0]
+            reason = non_disease(best.name, database)
+            if reason is not None:
+                self.excluded[reason] = self.excluded.get(reason, 0) + len(group)
+                continue
+            shown = disease_name(best.name, database, common)
+            merged.setdefault(shown.casefold(), []).extend(group)
+            self.shown[best.id] = shown
+        self.groups: list[list[_Disease]] = []
+        self.heads: dict[str, str] = {}
+        for group in merged.values():
+            group.sort(key=_rank)
+            self.groups.append(group)
+            self.heads[group[0].id] = self.shown[group[0].id]  # the best of a raw group too
+        kept = sum(len(g) for g in self.groups)
+        self.merged = kept - len(self.heads)
+        self.renamed = sum(1 for g in self.groups if self.heads[g[0].id] != g[0].name.strip())
+
+
+def _rank(disease: _Disease) -> tuple[int, str]:
+    return (-disease.rows, disease.id)
+
+
+def _best(group: Sequence[_Disease]) -> _Disease:
+    """The disease a group of same-named ones is shown as: most annotated, then smallest id."""
+    return min(group, key=_rank)
+
+
+def _lexicon(onto: _Ontology, triplets: Sequence[Triplet], label: Callable[[str], str]) -> Lexicon:
+    """EXACT synonyms and ``is_a`` parents of the terms used as tails, keyed by the tail text."""
+    synonyms: dict[str, tuple[str, ...]] = {}
+    parents: dict[str, tuple[str, ...]] = {}
+    seen: set[str] = set()
+    for t in triplets:
+        term = t.tail_ref
+        if t.relation == ASSOCIATED_GENE or term is None or term in seen:
+            continue
+        seen.add(term)
+        folded = t.tail.casefold()
+        others = {
+            s: None
+            for s in map(sentence_case, onto.synonyms.get(term, ()))
+            if s.casefold() != folded
+        }
+        if others:
+            synonyms[t.tail] = tuple(others)
+        broader = tuple(label(p) for p in onto.parents.get(term, ()) if p in onto.names)
+        if broader:
+            parents[t.tail] = broader
+    return Lexicon(synonyms=synonyms, parents=parents)

@@ -12,7 +12,9 @@ import pytest
 from quizbot.generate.choice import (
     FREQUENCY_BANDS,
     I_DO_NOT_KNOW,
+    MIN_PATIENTS,
     choice_questions,
+    enough_patients,
     frequency_band,
     question_text,
 )
@@ -634,6 +636,46 @@ def test_phenotype_not_known_to_be_frequent_is_asked_as_recognised_feature() -> 
     items = choice_questions(kb, [triplets[5]], subtypes=("semantic",), max_correct=1)
     assert [i.question for i in items] == [
         "Which of the following are frequent features of Disease C? Select all that apply."
+    ]
+
+
+def test_frequency_questions_need_enough_patients() -> None:
+    facts = [
+        pheno("Disease F", "Seizure", frequency="1/1"),  # "Obligate" from one patient: no
+        pheno("Disease F", "Ataxia", frequency="4/4"),
+        pheno("Disease F", "Myopia", frequency="5/5"),  # MIN_PATIENTS: yes
+        pheno("Disease F", "Ptosis", frequency="7/9", frequency_fraction=0.7778),
+        pheno("Disease F", "Eczema", frequency="45%"),  # no count at all: no
+        pheno("Disease F", "Scoliosis", frequency="HP:0040281"),  # a curated term: yes
+    ]
+    kb = _kb(facts)
+    items = choice_questions(kb, facts, subtypes=("frequency",))
+    assert MIN_PATIENTS == 5
+    assert [(i.meta["tail"], i.meta.get("patients")) for i in items] == [
+        ("Myopia", "5/5 patients"),
+        ("Ptosis", "7/9 patients"),
+        ("Scoliosis", None),
+    ]
+    assert enough_patients({"frequency": "2/3"}) == (False, "2/3 patients")
+    assert enough_patients({"frequency": "HP:0040282"}) == (True, None)
+    assert enough_patients({"frequency_fraction": 0.5}) == (False, None)
+
+
+def test_too_few_patients_is_asked_as_a_recognised_feature_not_a_frequent_one() -> None:
+    kb, triplets = phenotype_kb()
+    few = pheno("Disease G", "Deafness", frequency="2/2", frequency_label="Obligate")
+    many = pheno("Disease H", "Deafness", frequency="8/9", frequency_label="Very frequent")
+    kb = _kb([*triplets, few, many])
+    items = choice_questions(kb, [few, many], subtypes=("semantic",))
+    assert [(i.question, i.meta.get("patients")) for i in items] == [
+        (
+            "Which of the following are recognised features of Disease G? Select all that apply.",
+            {"Deafness": "2/2 patients"},
+        ),
+        (
+            "Which of the following are frequent features of Disease H? Select all that apply.",
+            {"Deafness": "8/9 patients"},
+        ),
     ]
 
 
