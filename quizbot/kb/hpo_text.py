@@ -360,14 +360,16 @@ def disease_name(
     words (:func:`lower_words`); without it no word loses its capital except long all-caps ones.
     """
     text = _tidy(raw)
-    if database != "OMIM":
-        return text
-    letters = [c for c in text if c.isalpha()]
-    if len(letters) > 3 and all(c.isupper() for c in letters):
-        text = _fix_capitals(text, common, eponyms)
-    if ", " in text:
-        text = _uninvert(text, common, eponyms)
-    return text[:1].upper() + text[1:]
+    if database == "OMIM":
+        letters = [c for c in text if c.isalpha()]
+        if len(letters) > 3 and all(c.isupper() for c in letters):
+            text = _fix_capitals(text, common, eponyms)
+        if ", " in text:
+            text = _uninvert(text, common, eponyms)
+    # Inside a sentence a disease name reads in lower case ("a patient with primary ciliary
+    # dyskinesia") unless it starts with a name or an acronym; sentences and questions are
+    # capitalised where they begin, whatever the head.
+    return _lower_initial(text[:1].upper() + text[1:], common, eponyms)
 
 
 def non_disease(raw: str, database: str) -> str | None:

@@ -526,7 +526,7 @@ def test_sentence_case_of_hpo_labels(label: str, shown: str) -> None:
 COMMON = lower_words(
     [
         "A dystonia, diabetes, diarrhea, spastic deafness",
-        "X linked cell low grade of vitamin clotting factors",
+        "X linked cell low grade of vitamin clotting factors primary",
     ]
 )
 
@@ -597,8 +597,11 @@ COMMON = lower_words(
         (
             "Ataxia with tremor and degenerationand neuropathy",
             "OMIM",
-            "Ataxia with tremor and degeneration and neuropathy",
+            "ataxia with tremor and degeneration and neuropathy",  # lower case inside a sentence
         ),
+        # a common first word reads in lower case; a name or an unknown word keeps its capital
+        ("Primary ciliary dyskinesia", "ORPHA", "primary ciliary dyskinesia"),
+        ("Stormorken syndrome", "ORPHA", "Stormorken syndrome"),
         # Orphanet names are already in reading order
         (
             "Oculocerebral hypopigmentation syndrome, Cross type",
@@ -652,9 +655,9 @@ def test_heads_are_renamed_traits_left_out_and_the_oracle_follows(tmp_path: Path
     kb = load_hpo(write_kb(tmp_path, hpoa="\n".join([HPOA_HEADER, *rows])))
     assert sorted({(t.head, t.head_ref) for t in kb.triplets}) == [
         ("Alport syndrome", "OMIM:600002"),
-        ("Myoclonic dystonia 34", "OMIM:600001"),
+        ("myoclonic dystonia 34", "OMIM:600001"),
     ]
-    assert (HAS_INHERITANCE, "Myoclonic dystonia 34", "autosomal recessive inheritance") in {
+    assert (HAS_INHERITANCE, "myoclonic dystonia 34", "autosomal recessive inheritance") in {
         (t.relation, t.head, t.tail) for t in kb.triplets
     }
     assert kb.meta["excluded_non_diseases"] == {"blood group": 1, "susceptibility": 1}
