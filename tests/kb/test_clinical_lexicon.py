@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from quizbot.errors import InputError
-from quizbot.kb.clinical import load_clinical_core, read_lexicon
+from quizbot.kb.clinical import load_clinical_core, read_lexicon, read_review
 from quizbot.kb.model import KnowledgeBaseData, Lexicon
 
 LEXICON = Path(__file__).resolve().parents[2] / "quizbot" / "kb" / "data" / "clinical_lexicon.json"
@@ -91,3 +91,71 @@ def test_the_shipped_lexicon_reads_and_is_used() -> None:
     # every drug of clinical-core has a class, every site a place in the hierarchy or none needed
     drugs = {t.tail for t in kb.triplets if t.relation == "treated_with_drug"}
     assert len(set(kb.lexicon.classes) & drugs) >= 0.9 * len(drugs)
+
+
+# --- the clinical review file -----------------------------------------------------------------
+
+
+def test_review_file_gives_reviewed_false_and_found_true_with_true_winning() -> None:
+    kb = _bare()
+    data = {
+        "false": [
+            ["essential hypertension", "has_symptom", "haemoptysis"],
+            ["essential hypertension", "has_symptom", "jaundice"],
+        ],
+        "true": [
+            {
+                "head": "essential hypertension",
+                "relation": "has_symptom",
+                "tail": "jaundice",
+                "verdict": "unsure",
+                "reason": "a second audit disagreed",
+            }
+        ],
+    }
+    reviewed, found = read_review(data, kb, "review.json")
+    assert reviewed == {("essential hypertension", "has_symptom", "haemoptysis")}
+    assert found == {("essential hypertension", "has_symptom", "jaundice")}
+
+
+@pytest.mark.parametrize(
+    ("data", "field"),
+    [
+        ({"false": [["essential hypertension", "has_symptom"]]}, "false[0]"),
+        ({"false": [["no such disease", "has_symptom", "haemoptysis"]]}, "false[0]"),
+        ({"false": [["essential hypertension", "has_symptom", "ramipril"]]}, "false[0]"),
+        (
+            {
+                "true": [
+                    {
+                        "head": "essential hypertension",
+                        "relation": "has_symptom",
+                        "tail": "haemoptysis",
+                        "verdict": "maybe",
+                    }
+                ]
+            },
+            "true[0]",
+        ),
+    ],
+)
+def test_review_file_mistakes_name_the_field(data: dict[str, Any], field: str) -> None:
+    with pytest.raises(InputError) as caught:
+        read_review(data, _bare(), "review.json")
+    assert "review.json" in str(caught.value)
+    assert field in str(caught.value)
+
+
+def test_the_shipped_review_is_used_and_true_findings_are_never_negatives() -> None:
+    kb = load_clinical_core()
+    assert len(kb.reviewed_false) > 1000
+    assert not kb.reviewed_false & kb.extra_truths
+    from quizbot.generate.negatives import NegativeSampler
+
+    sampler = NegativeSampler(kb, seed="fresh")
+    chosen = [(t, sampler.choose(t)) for t in kb.triplets]
+    reviewed = sum(c is not None and c.tier.endswith("reviewed") for _t, c in chosen)
+    assert reviewed / len(chosen) > 0.85, reviewed
+    for t, c in chosen:
+        assert c is not None
+        assert (t.head, t.relation, c.tail) not in kb.extra_truths
