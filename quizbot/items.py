@@ -28,7 +28,9 @@ __all__ = [
 ]
 
 ITEM_ID_VERSION = "i1"
-GENERATOR_VERSION = "g1"
+# g2: negatives and distractors from the knowledge model and clinical reviews (tiers recorded),
+# prototypes in the recognised/standard wording, MC stems that never reveal the answer count.
+GENERATOR_VERSION = "g2"
 
 
 def _hash(*parts: str) -> str:

@@ -141,7 +141,7 @@ def read_lexicon(
         ("synonyms", synonyms, entities),
         ("parents", parents, entities),
         ("classes", classes, drugs),
-        ("components", components, drugs),
+        ("components", components, entities),  # products are drugs or preventive agents
         ("disease_systems", systems, heads),
     ):
         for name in names:

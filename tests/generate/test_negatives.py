@@ -21,21 +21,29 @@ def _kb(triplets: list[Triplet], oracle: object = None) -> KnowledgeBaseData:
 def _clinical_truths() -> tuple[
     dict[str, set[str]], dict[str, set[str]], dict[tuple[str, str], set[str]]
 ]:
+    """What is true of each head (listed or extra), each relation's tails, each tail's systems.
+
+    A tail's systems are every system of every disease it is listed for (a multi-system disease
+    has several, from the lexicon).
+    """
     kb = load_clinical_core()
+    systems = Knowledge(kb).groups
     true_for: dict[str, set[str]] = defaultdict(set)
     tails_of: dict[str, set[str]] = defaultdict(set)
     systems_of_tail: dict[tuple[str, str], set[str]] = defaultdict(set)
     for t in kb.triplets:
         true_for[t.head].add(t.tail.casefold())
         tails_of[t.relation].add(t.tail)
-        if t.group:
-            systems_of_tail[(t.relation, t.tail)].add(t.group)
+        systems_of_tail[(t.relation, t.tail)] |= systems(t.head)
+    for head, _relation, tail in kb.extra_truths:
+        true_for[head].add(tail.casefold())
     return true_for, tails_of, systems_of_tail
 
 
 def test_clinical_core_distant_negatives_are_never_true_and_come_from_other_systems() -> None:
     kb = load_clinical_core()
     true_for, tails_of, systems_of_tail = _clinical_truths()
+    systems = Knowledge(kb).groups
     sampler = NegativeSampler(kb, seed=7, difficulty="distant")
     other_system = total_grouped = 0
     for t in kb.triplets:
@@ -45,10 +53,11 @@ def test_clinical_core_distant_negatives_are_never_true_and_come_from_other_syst
         assert chosen.tail in tails_of[t.relation]  # right type: a tail of the same relation
         if t.group:
             total_grouped += 1
-            away = t.group not in systems_of_tail[(t.relation, chosen.tail)]
+            away = not systems(t.head) & systems_of_tail[(t.relation, chosen.tail)]
             other_system += away
             assert chosen.tier.startswith("other group") == away, (t, chosen)
-    assert other_system == total_grouped  # clinical-core always has an other-system candidate
+    # clinical-core almost always has an other-system candidate, even for multi-system diseases
+    assert other_system / total_grouped > 0.99, (other_system, total_grouped)
 
 
 def test_clinical_core_plausible_negatives_say_where_they_come_from() -> None:

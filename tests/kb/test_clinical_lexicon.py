@@ -82,12 +82,12 @@ def test_every_mistake_names_the_file_and_field(change: Any, field: str) -> None
     assert field in message
 
 
-@pytest.mark.skipif(not LEXICON.exists(), reason="the lexicon file is not written yet")
 def test_the_shipped_lexicon_reads_and_is_used() -> None:
     kb = load_clinical_core()
     data = json.loads(LEXICON.read_text("utf-8"))
     assert kb.lexicon.synonyms or kb.lexicon.parents
-    assert len(kb.extra_truths) == len(data["also_true"])
+    also_true = {(a["head"], a["relation"], a["tail"]) for a in data["also_true"]}
+    assert also_true <= kb.extra_truths  # with the clinical reviews' findings besides
     # every drug of clinical-core has a class, every site a place in the hierarchy or none needed
     drugs = {t.tail for t in kb.triplets if t.relation == "treated_with_drug"}
     assert len(set(kb.lexicon.classes) & drugs) >= 0.9 * len(drugs)
