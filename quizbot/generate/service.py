@@ -117,7 +117,12 @@ class Generation:
         """How many items :meth:`items` will yield, when known in advance."""
         if self.request.format != "statements":
             return None
-        return sum(16 if p.negative_tail is not None else 8 for p in self.plans)
+        negatives = {
+            (p.fact.relation, p.fact.head, p.negative_tail)
+            for p in self.plans
+            if p.negative_tail is not None
+        }
+        return 8 * (len(self.plans) + len(negatives))
 
     def items(self) -> Iterator[StatementItem | ChoiceItem]:
         """Generate the items (streams; nothing is held in memory)."""

@@ -56,6 +56,8 @@ def statements(
 ) -> Iterator[StatementItem]:
     """Every statement for every planned point: 8 for the fact, 8 for its negative. Streams.
 
+    A negative shared by two facts of one head is stated once (its statements are identical).
+
     The hot path of bulk generation (all of MedLAMA is 300,000 statements), hence the
     precomputed per-relation tables, the direct tuple construction, and batches of eight
     flattened in C by ``chain.from_iterable`` (one generator resume per batch, not per item);
@@ -76,6 +78,9 @@ def _batches(
         str, tuple[Callable[[str, str], tuple[str, ...]], tuple[Any, ...], tuple[Any, ...]]
     ]
     tables = {}
+    # Two facts of one head may be given the same false tail (the reviewed candidates of a head
+    # are few): its eight statements are then one negative point, asked once.
+    negatives_seen: set[tuple[str, str, str]] = set()
     for plan in plans:
         fact = plan.fact
         relation, head, tail = fact.relation, fact.head, fact.tail
@@ -97,7 +102,8 @@ def _batches(
             for (tr, label, proto), text in zip(pos_spec, render8(head, tail), strict=True)
         ]
         neg = plan.negative_tail
-        if neg is not None:
+        if neg is not None and (relation, head, neg) not in negatives_seen:
+            negatives_seen.add((relation, head, neg))
             if plan.negative_tier is not None:
                 meta = {**meta, "negative_tier": plan.negative_tier}
             side = new(Side, (name, version, relation, head, neg, negative, proto_name, tail, meta))

@@ -166,9 +166,12 @@ def night_items(
         rephraser = resolve_rephraser(db, spec.rephrase, settings)
         if rephraser is not None:
             rotating = list(rephrased(rephraser, rotating))
-    items = anchors + rotating
+    anchor_ids = frozenset(i.id for i in anchors)
+    # A rotating fact may share its false tail with an anchor fact of the same head: that
+    # negative point is an anchor, asked once.
+    items = anchors + [i for i in rotating if i.id not in anchor_ids]
     store_items(db, kb, kb_id, items)
-    return items, frozenset(i.id for i in anchors)
+    return items, anchor_ids
 
 
 # Scored answers of finished nights, reused across nights by a long-running scheduler: every

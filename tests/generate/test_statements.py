@@ -91,3 +91,14 @@ def test_json_records_round_trip_and_carry_the_required_fields() -> None:
 def test_transform_partner_is_an_involution() -> None:
     for t in Transform:
         assert t.partner.partner is t
+
+
+def test_a_negative_shared_by_two_facts_is_stated_once() -> None:
+    wheeze = Triplet("asthma", "has_symptom", "wheeze", group="respiratory")
+    cough = Triplet("asthma", "has_symptom", "night cough", group="respiratory")
+    plans = [PointPlan(wheeze, "itchy rash"), PointPlan(cough, "itchy rash")]
+    items = list(statements(load_clinical_core(), plans, default_prototypes()))
+    assert len(items) == 24  # 8 + 8 for the facts, 8 for the one negative point
+    assert len({i.id for i in items}) == 24
+    negatives = [i for i in items if i.polarity is Polarity.NEGATIVE]
+    assert {i.positive_tail for i in negatives} == {"wheeze"}  # the first fact's, in plan order
