@@ -23,8 +23,10 @@ rejects a candidate (with a reason whose text before the first ``:`` is a stable
   gene [disease]", "a patient with [drug]"), is a role swap;
 * the negation parity differs (``negation flipped``; cues: :func:`negation_cues`) or the
   original's parity does not match ``negated`` (``negation unclear``);
-* it adds a word that changes the claim's strength (``claim strength changed``): absolutes,
-  frequency words, hedges, superlatives absent from the original;
+* it adds a word that changes the claim's strength (``claim strength changed``): absolutes
+  ("never", "only", "any patient"), frequency words, modals ("may", "can", "should") and hedges
+  ("possible", "probably", "sometimes", "several") absent from the original, compared by degree
+  ("can" for "may" is fine); or, in an affirmative statement, drops the original's "can"/"may";
 * it brings in the opposite of an original word (``antonym``: prevent/cause, increase/decrease,
   presence/disappearance, treat/worsen, excess/deficiency, hyper-/hypo-, suitable/unsuitable,
   a negating un-/in-/non- prefix...);
@@ -49,7 +51,9 @@ which is always correct, so false rejections only cost variety):
 * the vocabulary is curated for our prototypes: a faithful rewording with a word it does not
   know is rejected (``new content``), and an opposite it does not list is only caught as new
   content if the word is unknown; a known neutral word used to change the meaning slips by;
-* modality is not compared ("can cause" -> "causes" is accepted);
+* modality is compared by degree only: "could" for "can" is accepted, and a negated original
+  may drop its modal ("cannot be" -> "is not"); a hedge outside the list is new content only
+  if the word is unknown;
 * negation by a word outside the cue lexicon ("X is contraindicated in Y") is not counted;
 * the voice patterns read the first predicate phrase between the entities only; an unknown
   phrase falls back to "same order", which rejects many faithful reorderings;
@@ -196,12 +200,36 @@ _STRENGTH = re.compile(
     r"""\b(?:
         always | all | every | everyone | each | only | must | guarantee[sd]? | invariably
       | necessarily | certainly | definitely | undoubtedly | exclusively | solely | universally
+      | never | ever | any
       | usually | typically | commonly | mostly | mainly | primarily | predominantly | often
       | frequently | generally
       | rarely | seldom | hardly | barely | scarcely | unlikely
+      | should | ought
+      | can | could | may | might | cannot | can['’]t | couldn['’]t | mightn['’]t
+      | possibl[ey] | potential(?:ly)? | perhaps | conceivabl[ey] | plausibl[ey]
+      | probabl[ey] | presumabl[ey] | likely | likelihood | occasional(?:ly)? | sometimes
+      | some | several
+      | certain
     )\b""",
     re.IGNORECASE | re.VERBOSE,
 )
+# Words of one degree of claim strength, compared as one: "can" for "may" is faithful, but a
+# possibility modal or hedge where the original has none (or none left, in an affirmative
+# original: "can cause" -> "causes") changes what is claimed.
+_STRENGTH_CLASS = {
+    **dict.fromkeys(
+        ["can", "could", "may", "might", "cannot", "can't", "couldn't", "mightn't"], "<modal>"
+    ),
+    **dict.fromkeys(["possible", "possibly", "potential", "potentially", "perhaps"], "<possible>"),
+    **dict.fromkeys(["conceivable", "conceivably", "plausible", "plausibly"], "<possible>"),
+    **dict.fromkeys(["probable", "probably", "presumable", "presumably"], "<probable>"),
+    **dict.fromkeys(["occasional", "occasionally", "sometimes"], "<sometimes>"),
+    **dict.fromkeys(["likely", "likelihood"], "<likely>"),
+    **dict.fromkeys(["must", "should", "ought"], "<obligation>"),
+}
+# "any" after a negation is a negative-polarity item ("cannot show any sign" = "shows no sign"),
+# not the universal quantifier of "any patient acquires".
+_ANY = "any"
 _MASK = "\x1a"
 
 Synonyms = Mapping[str, Sequence[str]]
@@ -273,7 +301,17 @@ def negation_cues(text: str, *, mask: Iterable[str] = ()) -> tuple[str, ...]:
 
 
 def _strength_words(masked: str) -> set[str]:
-    return {m.group(0).lower() for m in _STRENGTH.finditer(masked)}
+    """The claim-strength words of ``masked``, one key per degree (see ``_STRENGTH_CLASS``)."""
+    found: set[str] = set()
+    for match in _STRENGTH.finditer(masked):
+        word = match.group(0).lower().replace("’", "'")
+        before = masked[: match.start()]
+        if word == _ANY and _NEGATION.search(before):
+            continue
+        if word == "should" and not before.rstrip(" ,;:").strip():
+            continue  # sentence-initial "Should a patient have X, ...": a condition
+        found.add(_STRENGTH_CLASS.get(word, word))
+    return found
 
 
 def _loose_quote(inner: str, quotes: set[str]) -> bool:
@@ -596,10 +634,17 @@ def _check_negation(orig: _Reading, cand: _Reading, context: _Context) -> Verdic
     return None
 
 
-def _check_strength(orig: _Reading, cand: _Reading, _c: _Context) -> Verdict | None:
-    added = sorted(_strength_words(cand.masked) - _strength_words(orig.masked))
+def _check_strength(orig: _Reading, cand: _Reading, context: _Context) -> Verdict | None:
+    """A hedge, modal, frequency word or absolute the original does not have changes the
+    claim's strength ("may be caused by", "one possible diagnosis", "never", "any patient");
+    so does dropping the original's possibility modal from an affirmative statement ("can
+    affect" -> "affects"). A negated one may drop it ("cannot be" -> "is not")."""
+    was, now = _strength_words(orig.masked), _strength_words(cand.masked)
+    added = sorted(now - was)
     if added:
         return _reject("claim strength changed", f"adds {', '.join(map(repr, added))}")
+    if not context.negated and "<modal>" in was and "<modal>" not in now:
+        return _reject("claim strength changed", "drops the original's 'can'/'may'")
     return None
 
 

@@ -862,3 +862,92 @@ def test_a_change_of_capitals_alone_is_a_rewording_not_unchanged() -> None:
         "FBN1",
     )
     assert verdict.ok, verdict.reason
+
+
+# --------------------------------------------------------------------------------------------
+# Claim strength: hedges, modals, quantifiers and absolutes are compared between the sentences
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("original", "candidate", "negated"),
+    [
+        ("Gout is caused by urate crystals.", "Gout may be caused by urate crystals.", False),
+        ("Gout is caused by urate crystals.", "Gout could be caused by urate crystals.", False),
+        (
+            "Gout is not caused by urate crystals.",
+            "Gout might not be caused by urate crystals.",
+            True,
+        ),
+        (
+            "Colchicine is a treatment for gout.",
+            "Colchicine is one possible treatment for gout.",
+            False,
+        ),
+        (
+            "Colchicine is a treatment for gout.",
+            "Colchicine is probably a treatment for gout.",
+            False,
+        ),
+        (
+            "Colchicine is a treatment for gout.",
+            "Colchicine is sometimes a treatment for gout.",
+            False,
+        ),
+        (
+            "Colchicine is a treatment for gout.",
+            "Colchicine is one of several treatments for gout.",
+            False,
+        ),
+        (
+            "Colchicine is a treatment for gout.",
+            "Colchicine should be a treatment for gout.",
+            False,
+        ),
+        (
+            "Colchicine is not a treatment for gout.",
+            "Colchicine is never a treatment for gout.",
+            True,
+        ),
+        (
+            "Tophi are a clinical feature of gout.",
+            "Tophi are a clinical feature of gout in any patient.",
+            False,
+        ),
+        ("Gout can affect the first toe.", "Gout affects the first toe.", False),
+    ],
+)
+def test_a_change_of_claim_strength_is_rejected(
+    original: str, candidate: str, negated: bool
+) -> None:
+    head = "Colchicine" if "olchicine" in original else "gout"
+    tail = {"Colchicine": "gout"}.get(head) or next(
+        t for t in ("urate crystals", "Tophi", "first toe") if t in original
+    )
+    verdict = _judge_case(original, candidate, head, tail, negated=negated)
+    assert verdict.category == "claim strength changed", verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("original", "candidate", "negated"),
+    [
+        ("Gout can affect the first toe.", "Gout may affect the first toe.", False),
+        ("Gout cannot affect the first toe.", "Gout can't affect the first toe.", True),
+        ("Gout cannot affect the first toe.", "Gout does not affect the first toe.", True),
+        (
+            "Gout cannot show tophi in the first toe.",
+            "Gout cannot show any tophi in the first toe.",
+            True,
+        ),
+        (
+            "Gout gives an increased likelihood of first toe pain.",
+            "Gout makes first toe pain more likely.",
+            False,
+        ),
+    ],
+)
+def test_the_same_claim_strength_in_other_words_is_accepted(
+    original: str, candidate: str, negated: bool
+) -> None:
+    verdict = _judge_case(original, candidate, "gout", "first toe", negated=negated)
+    assert verdict.category != "claim strength changed", verdict.reason
