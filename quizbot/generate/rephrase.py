@@ -86,6 +86,7 @@ from quizbot.generate.wording import (
     entity_regex,
     families_of,
     family_allowed,
+    is_inheritance_mode,
     predicate_reading,
     same_side,
     stem,
@@ -655,8 +656,10 @@ def _check_antonyms(orig: _Reading, cand: _Reading, _c: _Context) -> Verdict | N
     return None
 
 
-def _check_predicate(orig: _Reading, cand: _Reading, _c: _Context) -> Verdict | None:
+def _check_predicate(orig: _Reading, cand: _Reading, context: _Context) -> Verdict | None:
     was = families_of(orig.words, implied=True)
+    if any(map(is_inheritance_mode, context.names)):
+        was.add("inherit")  # "follows X-linked inheritance" = "is inherited in an X-linked ..."
     for word in cand.words:
         for family in families_of([word]):
             if not family_allowed(family, was):

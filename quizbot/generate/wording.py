@@ -39,6 +39,7 @@ __all__ = [
     "entity_regex",
     "families_of",
     "family_allowed",
+    "is_inheritance_mode",
     "predicate_reading",
     "same_side",
     "stem",
@@ -114,12 +115,31 @@ def _word_pattern(word: str) -> str:
     return forms[0] if len(forms) == 1 else "(?:" + "|".join(map(re.escape, forms)) + ")"
 
 
+# Entity-form rules (documented in :func:`entity_regex`).
+_INHERITANCE_NOUNS = (
+    r"\s+(?:inheritance(?:\s+(?:pattern|mode)s?)?"
+    r"|(?:manner|pattern|fashion|mode|trait)s?(?:\s+of\s+inheritance)?)"
+)
+_SITED_NOUNS = frozenset(["pain", "tenderness", "swelling", "stiffness", "numbness", "rash"])
+
+
+def is_inheritance_mode(name: str) -> bool:
+    """Whether the entity names a mode of inheritance ("autosomal recessive inheritance")."""
+    words = name.split()
+    return len(words) > 1 and words[-1].lower() == "inheritance"
+
+
 @lru_cache(maxsize=8192)
 def entity_regex(name: str) -> re.Pattern[str]:
     """A case-insensitive pattern for one entity name, tolerant of articles and plurals.
 
     Articles in the name are optional, and an article may appear before any of its words;
-    whole words only at the name's edges ("FBN12" is not "FBN1").
+    whole words only at the name's edges ("FBN12" is not "FBN1"). Two phrasings keep every
+    word that tells one entity from another: a mode of inheritance ("X-linked recessive
+    inheritance") may read "an X-linked recessive manner / pattern (of inheritance)" or "X-linked
+    recessive inheritance pattern", and a symptom after its site ("right lower quadrant pain",
+    also tenderness, swelling, stiffness, numbness, rash) may read "pain in / over the right
+    lower quadrant".
     """
     words = [w for w in name.split(" ") if w]
     while len(words) > 1 and words[0].lower() in _ARTICLES:
@@ -131,6 +151,16 @@ def entity_regex(name: str) -> re.Pattern[str]:
         core = re.escape(word) if not word.isalpha() else _word_pattern(word)
         parts.append(core)
     body = (r"\s+" + _OPTIONAL_ARTICLE).join(parts)
+    last = words[-1].lower()
+    if len(parts) > 1 and last == "inheritance":
+        # "autosomal recessive inheritance" = "an autosomal recessive manner / pattern (of
+        # inheritance)" / "autosomal recessive inheritance pattern": the mode words stay.
+        mode = (r"\s+" + _OPTIONAL_ARTICLE).join(parts[:-1])
+        body = mode + _INHERITANCE_NOUNS
+    elif len(parts) > 1 and last in _SITED_NOUNS:
+        # "right lower quadrant pain" = "pain in the right lower quadrant": the site stays whole.
+        site = (r"\s+" + _OPTIONAL_ARTICLE).join(parts[:-1])
+        body = f"(?:{body}|{parts[-1]}\\s+(?:in|of|over|at)\\s+{_OPTIONAL_ARTICLE}{site}(?![\\w-]))"
     before = r"(?<![\w-])" if re.match(r"\w", words[0]) else ""
     after = r"(?![\w-]*\w)" if re.search(r"\w$", words[-1]) else ""
     return re.compile(before + body + after, re.IGNORECASE)

@@ -951,3 +951,76 @@ def test_the_same_claim_strength_in_other_words_is_accepted(
 ) -> None:
     verdict = _judge_case(original, candidate, "gout", "first toe", negated=negated)
     assert verdict.category != "claim strength changed", verdict.reason
+
+
+# --------------------------------------------------------------------------------------------
+# Entity forms: modes of inheritance and a symptom after its site
+# --------------------------------------------------------------------------------------------
+
+_PKD = (
+    "Polycystic kidney disease follows autosomal dominant inheritance.",
+    "autosomal dominant inheritance",
+)
+
+
+@pytest.mark.parametrize(
+    "candidate",
+    [
+        "Polycystic kidney disease is inherited in an autosomal dominant manner.",
+        "Polycystic kidney disease is inherited in an autosomal dominant pattern.",
+        "Polycystic kidney disease follows an autosomal dominant pattern of inheritance.",
+        "Polycystic kidney disease follows an autosomal dominant inheritance pattern.",
+    ],
+)
+def test_a_mode_of_inheritance_may_read_as_a_manner_or_pattern(candidate: str) -> None:
+    verdict = _judge_case(_PKD[0], candidate, "Polycystic kidney disease", _PKD[1])
+    assert verdict.ok, verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("candidate", "category"),
+    [
+        (
+            "Polycystic kidney disease is inherited in an autosomal recessive manner.",
+            "entity missing",
+        ),
+        ("Polycystic kidney disease is inherited in a dominant pattern.", "entity missing"),
+        (
+            "Polycystic kidney disease is not inherited in an autosomal dominant manner.",
+            "negation flipped",
+        ),
+    ],
+)
+def test_another_mode_of_inheritance_is_still_rejected(candidate: str, category: str) -> None:
+    verdict = _judge_case(_PKD[0], candidate, "Polycystic kidney disease", _PKD[1])
+    assert verdict.category == category, verdict.reason
+
+
+def test_inheritance_wording_needs_an_inheritance_entity() -> None:
+    verdict = _judge_case(
+        "Post-herpetic neuralgia follows herpes zoster.",
+        "Post-herpetic neuralgia is inherited in herpes zoster.",
+        "Post-herpetic neuralgia",
+        "herpes zoster",
+    )
+    assert verdict.category == "predicate changed", verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("candidate", "ok"),
+    [
+        ("Cholecystitis presents with pain in the right upper quadrant.", True),
+        ("Cholecystitis presents with tenderness over the right upper quadrant.", False),
+        ("Cholecystitis presents with pain in the left upper quadrant.", False),
+        ("Cholecystitis presents with severe pain in the right upper quadrant.", False),
+        ("Cholecystitis presents with pain in the upper quadrant.", False),
+    ],
+)
+def test_a_symptom_may_follow_its_site(candidate: str, ok: bool) -> None:
+    verdict = _judge_case(
+        "Cholecystitis presents with right upper quadrant pain.",
+        candidate,
+        "Cholecystitis",
+        "right upper quadrant pain",
+    )
+    assert verdict.ok is ok, verdict.reason
