@@ -648,7 +648,16 @@ FAMILIES: dict[str, tuple[str, ...]] = {
         "respond",
         "medicat",
     ),
-    "prevent": ("prevent", "prophyla", "protect", "avert", "ward"),
+    "prevent": (
+        "prevent",
+        "prophyla",
+        "protect",
+        "avert",
+        "ward",
+        "vaccinat",
+        "immunis",
+        "immuniz",
+    ),
     "cause": (
         "caus",
         "induc",
@@ -694,6 +703,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
         "correlat",
     ),
     "risk": ("risk",),
+    "origin": ("origin",),
     "inherit": ("inherit", "passed", "pass", "transmi", "hered", "handed", "mode", "pattern"),
     "encode": ("encod", "code", "coding", "express", "yield"),
     "time": ("preced", "follow", "after", "before", "prior", "previous", "subsequent", "later"),
@@ -892,7 +902,8 @@ _VOICE: tuple[tuple[str, str, int], ...] = (
     # presentation: the disease first
     (_BE + r"(?:characteri[sz]ed|marked|accompanied)\s+by\b", "feature", 0),
     (
-        r"\b(?:feature|sign|symptom|manifestation|finding|characteristic|hallmark)s?\s+of\b",
+        r"\b(?:feature|sign|symptom|manifestation|finding|characteristic|hallmark)s?"
+        r"(?:\s+(?:\w+ly\s+)?(?:seen|found|observed|encountered|present))?\s+(?:of|in)\b",
         "feature",
         1,
     ),
@@ -943,6 +954,13 @@ _VOICE: tuple[tuple[str, str, int], ...] = (
         "inherit",
         0,
     ),
+    # origin: the disease first, the cell / tissue / site it starts from second
+    (r"\borigin(?:ate|ates|ated|ating)\s+(?:in|from|within)\b", "origin", 0),
+    (
+        r"\b(?:(?:site|tissue|cell|organ|place|point)s?\s+of\s+)?origins?\s+(?:of|for)\b",
+        "origin",
+        1,
+    ),
     # association: symmetric
     (
         r"\b(?:associated|linked|related|connected|correlated|tied)\s+(?:with|to)\b"
@@ -955,8 +973,23 @@ _VOICE_RE = tuple((re.compile(p, re.IGNORECASE), f, flip) for p, f, flip in _VOI
 SYMMETRIC_FAMILIES = frozenset({"assoc"})
 
 
-def predicate_reading(between: str) -> PredicateReading | None:
-    """The first predicate phrase of ``between`` (the text between two entities), or None."""
+# "X has Y as one of its features": the phrase between is a bare "has", the predicate follows.
+_BARE_HAS = re.compile(r"^\s*(?:has|have|having|shows?|showing)\s+(?:(?:a|an|the)\s+)?$", re.I)
+_AS_FEATURE = re.compile(
+    r"^\s*as\s+(?:one\s+of\s+)?(?:its|their|a|an|the)\s+(?:[\w-]+\s+){0,2}"
+    r"(?:feature|sign|symptom|manifestation|finding|characteristic)s?\b",
+    re.IGNORECASE,
+)
+
+
+def predicate_reading(between: str, after: str = "") -> PredicateReading | None:
+    """The first predicate phrase of ``between`` (the text between two entities), or None.
+
+    ``after`` is the text after the second entity: "X has Y as one of its features" reads as
+    the feature family with X first, like "X presents with Y".
+    """
+    if _BARE_HAS.match(between) and (found := _AS_FEATURE.match(after)):
+        return PredicateReading("feature", 0, False, between.strip() + " ... " + found.group(0))
     best: tuple[int, PredicateReading] | None = None
     for pattern, family, flip in _VOICE_RE:
         match = pattern.search(between)

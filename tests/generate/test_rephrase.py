@@ -1024,3 +1024,130 @@ def test_a_symptom_may_follow_its_site(candidate: str, ok: bool) -> None:
         "right upper quadrant pain",
     )
     assert verdict.ok is ok, verdict.reason
+
+
+# --------------------------------------------------------------------------------------------
+# Reorderings: origin, "has Y as one of its features", patient clauses, symmetric phrases
+# --------------------------------------------------------------------------------------------
+
+REORDERED = [
+    # (original, candidate, head, tail)
+    (
+        "The stomach is the site of origin of gastric lymphoma.",
+        "Gastric lymphoma originates in the stomach.",
+        "gastric lymphoma",
+        "stomach",
+    ),
+    (
+        "Arachnodactyly is a clinical feature of Marfan syndrome.",
+        "Marfan syndrome has arachnodactyly as one of its clinical features.",
+        "Marfan syndrome",
+        "Arachnodactyly",
+    ),
+    (
+        "Arachnodactyly is a clinical feature of Marfan syndrome.",
+        "Arachnodactyly is one of the clinical features seen in Marfan syndrome.",
+        "Marfan syndrome",
+        "Arachnodactyly",
+    ),
+    (
+        "In a patient with septic shock, noradrenaline is the first-line vasopressor treatment.",
+        "Noradrenaline is the first-line vasopressor treatment for a patient with septic shock.",
+        "noradrenaline",
+        "septic shock",
+    ),
+    (
+        "In a patient with ulcerative colitis, the rectum is a commonly affected site.",
+        "The rectum is commonly affected in a patient with ulcerative colitis.",
+        "ulcerative colitis",
+        "rectum",
+    ),
+    (
+        "FBN1 is not a gene associated with Marfan syndrome.",
+        "Marfan syndrome is not associated with the FBN1 gene.",
+        "Marfan syndrome",
+        "FBN1",
+    ),
+    (
+        "Influenza vaccine prevents influenza.",
+        "Vaccination with influenza vaccine protects against influenza.",
+        "influenza vaccine",
+        "influenza",
+    ),
+]
+
+
+@pytest.mark.parametrize(("original", "candidate", "head", "tail"), REORDERED)
+def test_a_reordering_with_a_known_predicate_keeps_the_roles(
+    original: str, candidate: str, head: str, tail: str
+) -> None:
+    verdict = _judge_case(original, candidate, head, tail, negated=" not " in original)
+    assert verdict.ok, verdict.reason
+
+
+SWAPPED = [
+    # (original, candidate, head, tail): each gives an entity the other's role
+    (
+        "The stomach is the site of origin of gastric lymphoma.",
+        "The stomach originates in gastric lymphoma.",
+        "gastric lymphoma",
+        "stomach",
+    ),
+    (
+        "Gastric lymphoma originates in the stomach.",
+        "Gastric lymphoma is the site of origin of the stomach.",
+        "gastric lymphoma",
+        "stomach",
+    ),
+    (
+        "Arachnodactyly is a clinical feature of Marfan syndrome.",
+        "Arachnodactyly has Marfan syndrome as one of its clinical features.",
+        "Marfan syndrome",
+        "Arachnodactyly",
+    ),
+    (
+        "Arachnodactyly is a clinical feature of Marfan syndrome.",
+        "Marfan syndrome is one of the clinical features seen in arachnodactyly.",
+        "Marfan syndrome",
+        "Arachnodactyly",
+    ),
+    (
+        "In a patient with septic shock, noradrenaline is the first-line vasopressor treatment.",
+        "A patient with septic shock is the first-line vasopressor treatment for noradrenaline.",
+        "noradrenaline",
+        "septic shock",
+    ),
+    (
+        "In a patient with ulcerative colitis, the rectum is a commonly affected site.",
+        "The rectum commonly affects a patient with ulcerative colitis.",
+        "ulcerative colitis",
+        "rectum",
+    ),
+    (
+        "In a patient with septic shock, noradrenaline is the first-line vasopressor treatment.",
+        "Noradrenaline is treated with the first-line vasopressor in a patient with septic shock.",
+        "noradrenaline",
+        "septic shock",
+    ),
+    (
+        "FBN1 is a gene associated with Marfan syndrome.",
+        "The gene Marfan syndrome is associated with FBN1.",
+        "Marfan syndrome",
+        "FBN1",
+    ),
+    (
+        "FBN1 is a gene associated with Marfan syndrome.",
+        "Marfan syndrome is a gene associated with FBN1.",
+        "Marfan syndrome",
+        "FBN1",
+    ),
+]
+
+
+@pytest.mark.parametrize(("original", "candidate", "head", "tail"), SWAPPED)
+def test_a_reordering_that_swaps_roles_is_rejected(
+    original: str, candidate: str, head: str, tail: str
+) -> None:
+    verdict = _judge_case(original, candidate, head, tail)
+    assert not verdict.ok
+    assert verdict.category in {"roles swapped", "order swapped"}, verdict.reason
