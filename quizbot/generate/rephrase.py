@@ -18,13 +18,21 @@ rejects a candidate (with a reason whose text before the first ``:`` is a stable
 * the roles changed (``roles swapped`` / ``order swapped``): head and tail may change places
   only when the predicate between them reads as the same family with its voice flipped ("X
   treats Y" / "Y is treated with X", "Y is a feature of X" / "X presents with Y", "X occurs
-  after Y" / "Y precedes X") or turns symmetric ("associated with"); a same-order candidate
-  whose voice flipped, or one that gives an entity the words that introduced the other ("the
-  gene [disease]", "a patient with [drug]"), is a role swap;
+  after Y" / "Y precedes X", "Y is the site of origin of X" / "X originates in Y", "Y is a
+  feature of X" / "X has Y as one of its features") or turns symmetric ("associated with");
+  or when a patient clause names the same entity in both ("In a patient with Y, X is the
+  treatment" / "X is the treatment for a patient with Y", X still described by "is ...").
+  A same-order candidate whose voice flipped, one that makes the patient clause's entity the
+  subject of a new predicate ("A patient with Y is the treatment for X"), or one that gives an
+  entity the words that introduced the other ("the gene [disease]", "a patient with [drug]";
+  a bare symmetric phrase such as "associated with" may move, a type noun may not) is a role
+  swap;
 * the negation parity differs (``negation flipped``; cues: :func:`negation_cues`) or the
   original's parity does not match ``negated`` (``negation unclear``);
-* it adds a word that changes the claim's strength (``claim strength changed``): absolutes,
-  frequency words, hedges, superlatives absent from the original;
+* it adds a word that changes the claim's strength (``claim strength changed``): absolutes
+  ("never", "only", "any patient"), frequency words, modals ("may", "can", "should") and hedges
+  ("possible", "probably", "sometimes", "several") absent from the original, compared by degree
+  ("can" for "may" is fine); or, in an affirmative statement, drops the original's "can"/"may";
 * it brings in the opposite of an original word (``antonym``: prevent/cause, increase/decrease,
   presence/disappearance, treat/worsen, excess/deficiency, hyper-/hypo-, suitable/unsuitable,
   a negating un-/in-/non- prefix...);
@@ -49,10 +57,13 @@ which is always correct, so false rejections only cost variety):
 * the vocabulary is curated for our prototypes: a faithful rewording with a word it does not
   know is rejected (``new content``), and an opposite it does not list is only caught as new
   content if the word is unknown; a known neutral word used to change the meaning slips by;
-* modality is not compared ("can cause" -> "causes" is accepted);
+* modality is compared by degree only: "could" for "can" is accepted, and a negated original
+  may drop its modal ("cannot be" -> "is not"); a hedge outside the list is new content only
+  if the word is unknown;
 * negation by a word outside the cue lexicon ("X is contraindicated in Y") is not counted;
-* the voice patterns read the first predicate phrase between the entities only; an unknown
-  phrase falls back to "same order", which rejects many faithful reorderings;
+* the voice patterns read the first predicate phrase between the entities (and "as one of
+  its features" after them) only; an unknown phrase falls back to "same order", which rejects
+  many faithful reorderings;
 * parity treats double negation as affirmation ("it is not true that X cannot ..."), which is
   right logically but may read differently;
 * sentence splitting is heuristic (abbreviations such as "e.g." and single initials are allowed).
@@ -82,6 +93,7 @@ from quizbot.generate.wording import (
     entity_regex,
     families_of,
     family_allowed,
+    is_inheritance_mode,
     predicate_reading,
     same_side,
     stem,
@@ -196,12 +208,36 @@ _STRENGTH = re.compile(
     r"""\b(?:
         always | all | every | everyone | each | only | must | guarantee[sd]? | invariably
       | necessarily | certainly | definitely | undoubtedly | exclusively | solely | universally
+      | never | ever | any
       | usually | typically | commonly | mostly | mainly | primarily | predominantly | often
       | frequently | generally
       | rarely | seldom | hardly | barely | scarcely | unlikely
+      | should | ought
+      | can | could | may | might | cannot | can['’]t | couldn['’]t | mightn['’]t
+      | possibl[ey] | potential(?:ly)? | perhaps | conceivabl[ey] | plausibl[ey]
+      | probabl[ey] | presumabl[ey] | likely | likelihood | occasional(?:ly)? | sometimes
+      | some | several
+      | certain
     )\b""",
     re.IGNORECASE | re.VERBOSE,
 )
+# Words of one degree of claim strength, compared as one: "can" for "may" is faithful, but a
+# possibility modal or hedge where the original has none (or none left, in an affirmative
+# original: "can cause" -> "causes") changes what is claimed.
+_STRENGTH_CLASS = {
+    **dict.fromkeys(
+        ["can", "could", "may", "might", "cannot", "can't", "couldn't", "mightn't"], "<modal>"
+    ),
+    **dict.fromkeys(["possible", "possibly", "potential", "potentially", "perhaps"], "<possible>"),
+    **dict.fromkeys(["conceivable", "conceivably", "plausible", "plausibly"], "<possible>"),
+    **dict.fromkeys(["probable", "probably", "presumable", "presumably"], "<probable>"),
+    **dict.fromkeys(["occasional", "occasionally", "sometimes"], "<sometimes>"),
+    **dict.fromkeys(["likely", "likelihood"], "<likely>"),
+    **dict.fromkeys(["must", "should", "ought"], "<obligation>"),
+}
+# "any" after a negation is a negative-polarity item ("cannot show any sign" = "shows no sign"),
+# not the universal quantifier of "any patient acquires".
+_ANY = "any"
 _MASK = "\x1a"
 
 Synonyms = Mapping[str, Sequence[str]]
@@ -273,7 +309,17 @@ def negation_cues(text: str, *, mask: Iterable[str] = ()) -> tuple[str, ...]:
 
 
 def _strength_words(masked: str) -> set[str]:
-    return {m.group(0).lower() for m in _STRENGTH.finditer(masked)}
+    """The claim-strength words of ``masked``, one key per degree (see ``_STRENGTH_CLASS``)."""
+    found: set[str] = set()
+    for match in _STRENGTH.finditer(masked):
+        word = match.group(0).lower().replace("’", "'")
+        before = masked[: match.start()]
+        if word == _ANY and _NEGATION.search(before):
+            continue
+        if word == "should" and not before.rstrip(" ,;:").strip():
+            continue  # sentence-initial "Should a patient have X, ...": a condition
+        found.add(_STRENGTH_CLASS.get(word, word))
+    return found
 
 
 def _loose_quote(inner: str, quotes: set[str]) -> bool:
@@ -346,6 +392,11 @@ _WORD = re.compile(r"[^\W\d_][\w'’-]*")
 _CLAUSE_BREAK = re.compile(r"[,;:()\[\]]")
 
 
+_PERSON_STEMS = frozenset(
+    stem(w) for w in ["patient", "patients", "person", "people", "individual", "someone", "subject"]
+)
+
+
 @dataclass(frozen=True, slots=True)
 class _Reading:
     """A sentence normalised, with its entities blanked out and the spans of their mentions."""
@@ -370,6 +421,24 @@ class _Reading:
         """The text between the first mentions of two entities (keys), whichever comes first."""
         spans = sorted((self.found[first][0], self.found[second][0]))
         return self.masked[spans[0][1] : spans[1][0]]
+
+    def after(self, first: str, second: str) -> str:
+        """The text after the later of the two entities' first mentions."""
+        return self.masked[max(self.found[first][0], self.found[second][0])[1] :]
+
+    def anchor(self, key: str) -> tuple[str, ...] | None:
+        """The words tying the entity's first mention to a patient, stemmed and without
+        function words ("In a patient with [Y]" -> (), "a patient whose blood cultures grow
+        [Y]" -> ("blood", "cultur", "grow")), or None when no person noun stands at most four
+        words before it in its clause with no other entity in between."""
+        before = _CLAUSE_BREAK.split(self.masked[: self.found[key][0][0]])[-1]
+        before = before.rsplit(_MASK, 1)[-1]
+        words = [w.lower() for w in _WORD.findall(before)]
+        for back in range(1, min(len(words), 5) + 1):
+            if stem(words[-back]) in _PERSON_STEMS:
+                tail = words[len(words) - back + 1 :]
+                return tuple(stem(w) for w in tail if w not in FUNCTION_WORDS)
+        return None
 
     def frame(self, key: str) -> tuple[str, ...]:
         """Up to two words right before the entity's first mention, within its clause,
@@ -545,8 +614,8 @@ def _check_roles(orig: _Reading, cand: _Reading, context: _Context) -> Verdict |
     orig_first = orig.found[head][0] < orig.found[tail][0]
     cand_first = cand.found[head][0] < cand.found[tail][0]
     swapped = orig_first != cand_first
-    was = predicate_reading(orig.between(head, tail))
-    now = predicate_reading(cand.between(head, tail))
+    was = predicate_reading(orig.between(head, tail), orig.after(head, tail))
+    now = predicate_reading(cand.between(head, tail), cand.after(head, tail))
     weaker = (
         was is not None
         and now is not None
@@ -562,8 +631,26 @@ def _check_roles(orig: _Reading, cand: _Reading, context: _Context) -> Verdict |
                 f"{was.phrase!r} became {now.phrase!r} "
                 + ("with head and tail swapped" if swapped else "with head and tail in place"),
             )
-    elif swapped:
+    elif swapped and not _anchored_to_patient(orig, cand, context):
         return _reject("order swapped", "head and tail appear in the opposite order")
+    elif (
+        was is None
+        and now is not None
+        and not now.symmetric
+        and not swapped
+        and _patient_key(orig, orig, context) is not None
+        and _CLAUSE_BREAK.search(orig.between(head, tail))
+        and not _CLAUSE_BREAK.search(cand.between(head, tail))
+    ):
+        # "In a patient with [Y], [X] is the treatment": the patient clause names [Y], the
+        # predicate applies to [X]; "A patient with [Y] is the treatment for [X]" makes [Y]
+        # its subject.
+        return _reject("roles swapped", f"{now.phrase!r} now has the patient's entity first")
+    bare = None
+    if (weaker or swapped) and all(
+        _type_nouns(cand, key) <= _type_nouns(orig, key) for key in context.keys
+    ):
+        bare = _bare_symmetric(cand.between(head, tail))
     for this, other in ((head, tail), (tail, head)):
         frame = cand.frame(this)
         if (
@@ -571,12 +658,97 @@ def _check_roles(orig: _Reading, cand: _Reading, context: _Context) -> Verdict |
             and frame == orig.frame(other)
             and frame != orig.frame(this)
             and any(w not in FUNCTION_WORDS for w in frame)
+            and not (bare and set(frame) <= bare)
         ):
             return _reject(
                 "roles swapped",
                 f"{' '.join(frame)!r} now introduces the other entity",
             )
     return None
+
+
+# The moved entity must still be described ("[X] is the first-line treatment for ..."), not
+# made to act ("[X] affects a patient with ...") or be acted on ("[X] is treated with ...").
+_COPULA_AFTER = re.compile(r"^\s*(?:is|are)\b", re.IGNORECASE)
+_AGENT = re.compile(
+    r"\b(?:is|are)\s+(?:(?:not|\w+ly)\s+)*\w+(?:ed|en)\s+(?:by|with|using|through|via)\b"
+    r"|\b(?:by|with|using|through|via)\s+(?:(?:a|an|the)\s+)?$",
+    re.IGNORECASE,
+)
+
+
+def _patient_key(orig: _Reading, cand: _Reading, context: _Context) -> str | None:
+    """The entity tied to the patient in both sentences by the same words, coming first in
+    the original, while the other entity is not tied to the patient ("In a patient with [Y],
+    [X] ..." / "... for a patient with [Y]"); else None."""
+    for this, other in (context.keys, context.keys[::-1]):
+        anchor = orig.anchor(this)
+        if (
+            anchor is not None
+            and orig.anchor(other) is None
+            and cand.anchor(this) == anchor
+            and cand.anchor(other) is None
+            and orig.found[this][0] < orig.found[other][0]
+        ):
+            return this
+    return None
+
+
+def _anchored_to_patient(orig: _Reading, cand: _Reading, context: _Context) -> bool:
+    """Whether a change of order keeps the roles because the patient clause names the same
+    entity in both sentences: "In a patient with [Y], [X] is the first-line treatment" / "[X] is
+    the first-line treatment for a patient with [Y]". The moved entity must still be described
+    by a complement ("[X] is ..."), not made to act ("[X] affects a patient with [Y]") or be
+    acted on ("[X] is treated with ..."); the predicate itself is checked elsewhere.
+    """
+    this = _patient_key(orig, cand, context)
+    if this is None:
+        return False
+    other = context.keys[1] if this == context.keys[0] else context.keys[0]
+    between = cand.between(this, other)
+    person = max(between.lower().rfind(w) for w in ("patient", "person", "individual"))
+    described = between[:person] if person >= 0 else between
+    return bool(
+        _COPULA_AFTER.match(orig.masked[orig.found[other][0][1] :])
+        and _COPULA_AFTER.match(described)
+        and not _AGENT.search(described)
+    )
+
+
+_COMPLEMENT = re.compile(
+    r"^\s*(?:is|are)\s+(?:not\s+)?(?:(?:a|an|the)\s+)?([^\W\d_][\w'’-]*)", re.I
+)
+
+
+def _type_nouns(reading: _Reading, key: str) -> set[str]:
+    """The generic type nouns the sentence gives the entity (stems): right before it ("the
+    gene HTT"), right after it ("the HTT gene") or as its complement ("HTT is a gene")."""
+    stop = reading.found[key][0][1]
+    near = list(reading.frame(key))
+    for found in (
+        _RIGHT_WORD.search(reading.masked[stop:]),
+        _COMPLEMENT.match(reading.masked[stop:]),
+    ):
+        if found is not None:
+            near.append(found.group(1).lower())
+    return {stem(w) for w in near if stem(w) in TYPE_NOUNS}
+
+
+def _bare_symmetric(between: str) -> set[str] | None:
+    """The words of a symmetric predicate phrase ("associated with") when nothing but function
+    words and negation stands before it in ``between``; else None. Such a phrase introduces
+    neither entity in a role of its own, so it may introduce the other one in a rewording
+    ("[X] is not a gene associated with [Y]" / "[Y] is not associated with the [X] gene"), unlike
+    "[Y] is not a gene associated with [X]", which calls [Y] a gene."""
+    reading = predicate_reading(between)
+    if reading is None or not reading.symmetric:
+        return None
+    lead = between[: between.lower().find(reading.phrase.lower())]
+    if any(
+        w.lower() not in FUNCTION_WORDS and not _NEGATION.fullmatch(w) for w in _WORD.findall(lead)
+    ):
+        return None
+    return {w.lower() for w in _WORD.findall(reading.phrase)}
 
 
 def _check_negation(orig: _Reading, cand: _Reading, context: _Context) -> Verdict | None:
@@ -596,10 +768,17 @@ def _check_negation(orig: _Reading, cand: _Reading, context: _Context) -> Verdic
     return None
 
 
-def _check_strength(orig: _Reading, cand: _Reading, _c: _Context) -> Verdict | None:
-    added = sorted(_strength_words(cand.masked) - _strength_words(orig.masked))
+def _check_strength(orig: _Reading, cand: _Reading, context: _Context) -> Verdict | None:
+    """A hedge, modal, frequency word or absolute the original does not have changes the
+    claim's strength ("may be caused by", "one possible diagnosis", "never", "any patient");
+    so does dropping the original's possibility modal from an affirmative statement ("can
+    affect" -> "affects"). A negated one may drop it ("cannot be" -> "is not")."""
+    was, now = _strength_words(orig.masked), _strength_words(cand.masked)
+    added = sorted(now - was)
     if added:
         return _reject("claim strength changed", f"adds {', '.join(map(repr, added))}")
+    if not context.negated and "<modal>" in was and "<modal>" not in now:
+        return _reject("claim strength changed", "drops the original's 'can'/'may'")
     return None
 
 
@@ -610,8 +789,10 @@ def _check_antonyms(orig: _Reading, cand: _Reading, _c: _Context) -> Verdict | N
     return None
 
 
-def _check_predicate(orig: _Reading, cand: _Reading, _c: _Context) -> Verdict | None:
+def _check_predicate(orig: _Reading, cand: _Reading, context: _Context) -> Verdict | None:
     was = families_of(orig.words, implied=True)
+    if any(map(is_inheritance_mode, context.names)):
+        was.add("inherit")  # "follows X-linked inheritance" = "is inherited in an X-linked ..."
     for word in cand.words:
         for family in families_of([word]):
             if not family_allowed(family, was):

@@ -39,6 +39,7 @@ __all__ = [
     "entity_regex",
     "families_of",
     "family_allowed",
+    "is_inheritance_mode",
     "predicate_reading",
     "same_side",
     "stem",
@@ -114,12 +115,31 @@ def _word_pattern(word: str) -> str:
     return forms[0] if len(forms) == 1 else "(?:" + "|".join(map(re.escape, forms)) + ")"
 
 
+# Entity-form rules (documented in :func:`entity_regex`).
+_INHERITANCE_NOUNS = (
+    r"\s+(?:inheritance(?:\s+(?:pattern|mode)s?)?"
+    r"|(?:manner|pattern|fashion|mode|trait)s?(?:\s+of\s+inheritance)?)"
+)
+_SITED_NOUNS = frozenset(["pain", "tenderness", "swelling", "stiffness", "numbness", "rash"])
+
+
+def is_inheritance_mode(name: str) -> bool:
+    """Whether the entity names a mode of inheritance ("autosomal recessive inheritance")."""
+    words = name.split()
+    return len(words) > 1 and words[-1].lower() == "inheritance"
+
+
 @lru_cache(maxsize=8192)
 def entity_regex(name: str) -> re.Pattern[str]:
     """A case-insensitive pattern for one entity name, tolerant of articles and plurals.
 
     Articles in the name are optional, and an article may appear before any of its words;
-    whole words only at the name's edges ("FBN12" is not "FBN1").
+    whole words only at the name's edges ("FBN12" is not "FBN1"). Two phrasings keep every
+    word that tells one entity from another: a mode of inheritance ("X-linked recessive
+    inheritance") may read "an X-linked recessive manner / pattern (of inheritance)" or "X-linked
+    recessive inheritance pattern", and a symptom after its site ("right lower quadrant pain",
+    also tenderness, swelling, stiffness, numbness, rash) may read "pain in / over the right
+    lower quadrant".
     """
     words = [w for w in name.split(" ") if w]
     while len(words) > 1 and words[0].lower() in _ARTICLES:
@@ -131,6 +151,16 @@ def entity_regex(name: str) -> re.Pattern[str]:
         core = re.escape(word) if not word.isalpha() else _word_pattern(word)
         parts.append(core)
     body = (r"\s+" + _OPTIONAL_ARTICLE).join(parts)
+    last = words[-1].lower()
+    if len(parts) > 1 and last == "inheritance":
+        # "autosomal recessive inheritance" = "an autosomal recessive manner / pattern (of
+        # inheritance)" / "autosomal recessive inheritance pattern": the mode words stay.
+        mode = (r"\s+" + _OPTIONAL_ARTICLE).join(parts[:-1])
+        body = mode + _INHERITANCE_NOUNS
+    elif len(parts) > 1 and last in _SITED_NOUNS:
+        # "right lower quadrant pain" = "pain in the right lower quadrant": the site stays whole.
+        site = (r"\s+" + _OPTIONAL_ARTICLE).join(parts[:-1])
+        body = f"(?:{body}|{parts[-1]}\\s+(?:in|of|over|at)\\s+{_OPTIONAL_ARTICLE}{site}(?![\\w-]))"
     before = r"(?<![\w-])" if re.match(r"\w", words[0]) else ""
     after = r"(?![\w-]*\w)" if re.search(r"\w$", words[-1]) else ""
     return re.compile(before + body + after, re.IGNORECASE)
@@ -618,7 +648,16 @@ FAMILIES: dict[str, tuple[str, ...]] = {
         "respond",
         "medicat",
     ),
-    "prevent": ("prevent", "prophyla", "protect", "avert", "ward"),
+    "prevent": (
+        "prevent",
+        "prophyla",
+        "protect",
+        "avert",
+        "ward",
+        "vaccinat",
+        "immunis",
+        "immuniz",
+    ),
     "cause": (
         "caus",
         "induc",
@@ -664,6 +703,7 @@ FAMILIES: dict[str, tuple[str, ...]] = {
         "correlat",
     ),
     "risk": ("risk",),
+    "origin": ("origin",),
     "inherit": ("inherit", "passed", "pass", "transmi", "hered", "handed", "mode", "pattern"),
     "encode": ("encod", "code", "coding", "express", "yield"),
     "time": ("preced", "follow", "after", "before", "prior", "previous", "subsequent", "later"),
@@ -862,7 +902,8 @@ _VOICE: tuple[tuple[str, str, int], ...] = (
     # presentation: the disease first
     (_BE + r"(?:characteri[sz]ed|marked|accompanied)\s+by\b", "feature", 0),
     (
-        r"\b(?:feature|sign|symptom|manifestation|finding|characteristic|hallmark)s?\s+of\b",
+        r"\b(?:feature|sign|symptom|manifestation|finding|characteristic|hallmark)s?"
+        r"(?:\s+(?:\w+ly\s+)?(?:seen|found|observed|encountered|present))?\s+(?:of|in)\b",
         "feature",
         1,
     ),
@@ -913,6 +954,13 @@ _VOICE: tuple[tuple[str, str, int], ...] = (
         "inherit",
         0,
     ),
+    # origin: the disease first, the cell / tissue / site it starts from second
+    (r"\borigin(?:ate|ates|ated|ating)\s+(?:in|from|within)\b", "origin", 0),
+    (
+        r"\b(?:(?:site|tissue|cell|organ|place|point)s?\s+of\s+)?origins?\s+(?:of|for)\b",
+        "origin",
+        1,
+    ),
     # association: symmetric
     (
         r"\b(?:associated|linked|related|connected|correlated|tied)\s+(?:with|to)\b"
@@ -925,8 +973,23 @@ _VOICE_RE = tuple((re.compile(p, re.IGNORECASE), f, flip) for p, f, flip in _VOI
 SYMMETRIC_FAMILIES = frozenset({"assoc"})
 
 
-def predicate_reading(between: str) -> PredicateReading | None:
-    """The first predicate phrase of ``between`` (the text between two entities), or None."""
+# "X has Y as one of its features": the phrase between is a bare "has", the predicate follows.
+_BARE_HAS = re.compile(r"^\s*(?:has|have|having|shows?|showing)\s+(?:(?:a|an|the)\s+)?$", re.I)
+_AS_FEATURE = re.compile(
+    r"^\s*as\s+(?:one\s+of\s+)?(?:its|their|a|an|the)\s+(?:[\w-]+\s+){0,2}"
+    r"(?:feature|sign|symptom|manifestation|finding|characteristic)s?\b",
+    re.IGNORECASE,
+)
+
+
+def predicate_reading(between: str, after: str = "") -> PredicateReading | None:
+    """The first predicate phrase of ``between`` (the text between two entities), or None.
+
+    ``after`` is the text after the second entity: "X has Y as one of its features" reads as
+    the feature family with X first, like "X presents with Y".
+    """
+    if _BARE_HAS.match(between) and (found := _AS_FEATURE.match(after)):
+        return PredicateReading("feature", 0, False, between.strip() + " ... " + found.group(0))
     best: tuple[int, PredicateReading] | None = None
     for pattern, family, flip in _VOICE_RE:
         match = pattern.search(between)

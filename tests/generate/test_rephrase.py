@@ -862,3 +862,292 @@ def test_a_change_of_capitals_alone_is_a_rewording_not_unchanged() -> None:
         "FBN1",
     )
     assert verdict.ok, verdict.reason
+
+
+# --------------------------------------------------------------------------------------------
+# Claim strength: hedges, modals, quantifiers and absolutes are compared between the sentences
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("original", "candidate", "negated"),
+    [
+        ("Gout is caused by urate crystals.", "Gout may be caused by urate crystals.", False),
+        ("Gout is caused by urate crystals.", "Gout could be caused by urate crystals.", False),
+        (
+            "Gout is not caused by urate crystals.",
+            "Gout might not be caused by urate crystals.",
+            True,
+        ),
+        (
+            "Colchicine is a treatment for gout.",
+            "Colchicine is one possible treatment for gout.",
+            False,
+        ),
+        (
+            "Colchicine is a treatment for gout.",
+            "Colchicine is probably a treatment for gout.",
+            False,
+        ),
+        (
+            "Colchicine is a treatment for gout.",
+            "Colchicine is sometimes a treatment for gout.",
+            False,
+        ),
+        (
+            "Colchicine is a treatment for gout.",
+            "Colchicine is one of several treatments for gout.",
+            False,
+        ),
+        (
+            "Colchicine is a treatment for gout.",
+            "Colchicine should be a treatment for gout.",
+            False,
+        ),
+        (
+            "Colchicine is not a treatment for gout.",
+            "Colchicine is never a treatment for gout.",
+            True,
+        ),
+        (
+            "Tophi are a clinical feature of gout.",
+            "Tophi are a clinical feature of gout in any patient.",
+            False,
+        ),
+        ("Gout can affect the first toe.", "Gout affects the first toe.", False),
+    ],
+)
+def test_a_change_of_claim_strength_is_rejected(
+    original: str, candidate: str, negated: bool
+) -> None:
+    head = "Colchicine" if "olchicine" in original else "gout"
+    tail = {"Colchicine": "gout"}.get(head) or next(
+        t for t in ("urate crystals", "Tophi", "first toe") if t in original
+    )
+    verdict = _judge_case(original, candidate, head, tail, negated=negated)
+    assert verdict.category == "claim strength changed", verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("original", "candidate", "negated"),
+    [
+        ("Gout can affect the first toe.", "Gout may affect the first toe.", False),
+        ("Gout cannot affect the first toe.", "Gout can't affect the first toe.", True),
+        ("Gout cannot affect the first toe.", "Gout does not affect the first toe.", True),
+        (
+            "Gout cannot show tophi in the first toe.",
+            "Gout cannot show any tophi in the first toe.",
+            True,
+        ),
+        (
+            "Gout gives an increased likelihood of first toe pain.",
+            "Gout makes first toe pain more likely.",
+            False,
+        ),
+    ],
+)
+def test_the_same_claim_strength_in_other_words_is_accepted(
+    original: str, candidate: str, negated: bool
+) -> None:
+    verdict = _judge_case(original, candidate, "gout", "first toe", negated=negated)
+    assert verdict.category != "claim strength changed", verdict.reason
+
+
+# --------------------------------------------------------------------------------------------
+# Entity forms: modes of inheritance and a symptom after its site
+# --------------------------------------------------------------------------------------------
+
+_PKD = (
+    "Polycystic kidney disease follows autosomal dominant inheritance.",
+    "autosomal dominant inheritance",
+)
+
+
+@pytest.mark.parametrize(
+    "candidate",
+    [
+        "Polycystic kidney disease is inherited in an autosomal dominant manner.",
+        "Polycystic kidney disease is inherited in an autosomal dominant pattern.",
+        "Polycystic kidney disease follows an autosomal dominant pattern of inheritance.",
+        "Polycystic kidney disease follows an autosomal dominant inheritance pattern.",
+    ],
+)
+def test_a_mode_of_inheritance_may_read_as_a_manner_or_pattern(candidate: str) -> None:
+    verdict = _judge_case(_PKD[0], candidate, "Polycystic kidney disease", _PKD[1])
+    assert verdict.ok, verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("candidate", "category"),
+    [
+        (
+            "Polycystic kidney disease is inherited in an autosomal recessive manner.",
+            "entity missing",
+        ),
+        ("Polycystic kidney disease is inherited in a dominant pattern.", "entity missing"),
+        (
+            "Polycystic kidney disease is not inherited in an autosomal dominant manner.",
+            "negation flipped",
+        ),
+    ],
+)
+def test_another_mode_of_inheritance_is_still_rejected(candidate: str, category: str) -> None:
+    verdict = _judge_case(_PKD[0], candidate, "Polycystic kidney disease", _PKD[1])
+    assert verdict.category == category, verdict.reason
+
+
+def test_inheritance_wording_needs_an_inheritance_entity() -> None:
+    verdict = _judge_case(
+        "Post-herpetic neuralgia follows herpes zoster.",
+        "Post-herpetic neuralgia is inherited in herpes zoster.",
+        "Post-herpetic neuralgia",
+        "herpes zoster",
+    )
+    assert verdict.category == "predicate changed", verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("candidate", "ok"),
+    [
+        ("Cholecystitis presents with pain in the right upper quadrant.", True),
+        ("Cholecystitis presents with tenderness over the right upper quadrant.", False),
+        ("Cholecystitis presents with pain in the left upper quadrant.", False),
+        ("Cholecystitis presents with severe pain in the right upper quadrant.", False),
+        ("Cholecystitis presents with pain in the upper quadrant.", False),
+    ],
+)
+def test_a_symptom_may_follow_its_site(candidate: str, ok: bool) -> None:
+    verdict = _judge_case(
+        "Cholecystitis presents with right upper quadrant pain.",
+        candidate,
+        "Cholecystitis",
+        "right upper quadrant pain",
+    )
+    assert verdict.ok is ok, verdict.reason
+
+
+# --------------------------------------------------------------------------------------------
+# Reorderings: origin, "has Y as one of its features", patient clauses, symmetric phrases
+# --------------------------------------------------------------------------------------------
+
+REORDERED = [
+    # (original, candidate, head, tail)
+    (
+        "The stomach is the site of origin of gastric lymphoma.",
+        "Gastric lymphoma originates in the stomach.",
+        "gastric lymphoma",
+        "stomach",
+    ),
+    (
+        "Arachnodactyly is a clinical feature of Marfan syndrome.",
+        "Marfan syndrome has arachnodactyly as one of its clinical features.",
+        "Marfan syndrome",
+        "Arachnodactyly",
+    ),
+    (
+        "Arachnodactyly is a clinical feature of Marfan syndrome.",
+        "Arachnodactyly is one of the clinical features seen in Marfan syndrome.",
+        "Marfan syndrome",
+        "Arachnodactyly",
+    ),
+    (
+        "In a patient with septic shock, noradrenaline is the first-line vasopressor treatment.",
+        "Noradrenaline is the first-line vasopressor treatment for a patient with septic shock.",
+        "noradrenaline",
+        "septic shock",
+    ),
+    (
+        "In a patient with ulcerative colitis, the rectum is a commonly affected site.",
+        "The rectum is commonly affected in a patient with ulcerative colitis.",
+        "ulcerative colitis",
+        "rectum",
+    ),
+    (
+        "FBN1 is not a gene associated with Marfan syndrome.",
+        "Marfan syndrome is not associated with the FBN1 gene.",
+        "Marfan syndrome",
+        "FBN1",
+    ),
+    (
+        "Influenza vaccine prevents influenza.",
+        "Vaccination with influenza vaccine protects against influenza.",
+        "influenza vaccine",
+        "influenza",
+    ),
+]
+
+
+@pytest.mark.parametrize(("original", "candidate", "head", "tail"), REORDERED)
+def test_a_reordering_with_a_known_predicate_keeps_the_roles(
+    original: str, candidate: str, head: str, tail: str
+) -> None:
+    verdict = _judge_case(original, candidate, head, tail, negated=" not " in original)
+    assert verdict.ok, verdict.reason
+
+
+SWAPPED = [
+    # (original, candidate, head, tail): each gives an entity the other's role
+    (
+        "The stomach is the site of origin of gastric lymphoma.",
+        "The stomach originates in gastric lymphoma.",
+        "gastric lymphoma",
+        "stomach",
+    ),
+    (
+        "Gastric lymphoma originates in the stomach.",
+        "Gastric lymphoma is the site of origin of the stomach.",
+        "gastric lymphoma",
+        "stomach",
+    ),
+    (
+        "Arachnodactyly is a clinical feature of Marfan syndrome.",
+        "Arachnodactyly has Marfan syndrome as one of its clinical features.",
+        "Marfan syndrome",
+        "Arachnodactyly",
+    ),
+    (
+        "Arachnodactyly is a clinical feature of Marfan syndrome.",
+        "Marfan syndrome is one of the clinical features seen in arachnodactyly.",
+        "Marfan syndrome",
+        "Arachnodactyly",
+    ),
+    (
+        "In a patient with septic shock, noradrenaline is the first-line vasopressor treatment.",
+        "A patient with septic shock is the first-line vasopressor treatment for noradrenaline.",
+        "noradrenaline",
+        "septic shock",
+    ),
+    (
+        "In a patient with ulcerative colitis, the rectum is a commonly affected site.",
+        "The rectum commonly affects a patient with ulcerative colitis.",
+        "ulcerative colitis",
+        "rectum",
+    ),
+    (
+        "In a patient with septic shock, noradrenaline is the first-line vasopressor treatment.",
+        "Noradrenaline is treated with the first-line vasopressor in a patient with septic shock.",
+        "noradrenaline",
+        "septic shock",
+    ),
+    (
+        "FBN1 is a gene associated with Marfan syndrome.",
+        "The gene Marfan syndrome is associated with FBN1.",
+        "Marfan syndrome",
+        "FBN1",
+    ),
+    (
+        "FBN1 is a gene associated with Marfan syndrome.",
+        "Marfan syndrome is a gene associated with FBN1.",
+        "Marfan syndrome",
+        "FBN1",
+    ),
+]
+
+
+@pytest.mark.parametrize(("original", "candidate", "head", "tail"), SWAPPED)
+def test_a_reordering_that_swaps_roles_is_rejected(
+    original: str, candidate: str, head: str, tail: str
+) -> None:
+    verdict = _judge_case(original, candidate, head, tail)
+    assert not verdict.ok
+    assert verdict.category in {"roles swapped", "order swapped"}, verdict.reason
