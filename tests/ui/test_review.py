@@ -13,6 +13,8 @@ import re
 from collections import Counter
 from typing import Any
 
+from playwright.sync_api import expect
+
 from quizbot.domain import FlagState
 from quizbot.kb.registry import load_builtin
 from storage.review import list_flags, list_retired
@@ -49,7 +51,7 @@ def test_a_flagged_question_is_retired_by_an_admin_and_never_asked_again(
     builtin = load_builtin("clinical-core")
     facts = Counter(t.head for t in builtin.triplets if t.relation == "prevents")
     with database(served.database_url) as db:
-        _, planned = session_items(db, STUDENT)
+        first_session, planned = session_items(db, STUDENT)
     position = next(n for n, i in enumerate(planned, start=1) if facts[i.head] == 1)
     item = planned[position - 1]
     for n in range(1, position + 1):
@@ -102,9 +104,12 @@ def test_a_flagged_question_is_retired_by_an_admin_and_never_asked_again(
         assert (retired.item_id, retired.flag_id) == (item.id, flag.id)
 
     _start(tab, 100)
-    tab.locator("#qb-practice-status").get_by_text("could be made").wait_for()
+    status = tab.locator("#qb-practice-status")
+    expect(status).not_to_contain_text(f"Session {first_session} ")  # the new one has started
+    status.get_by_text("could be made").wait_for()
     with database(served.database_url) as db:
-        _, items = session_items(db, STUDENT)
+        second_session, items = session_items(db, STUDENT)
+    assert second_session != first_session
     assert len(items) > 20  # every question the topic can make, but the retired one
     assert item.id not in {i.id for i in items}
     assert item.head not in {i.head for i in items}  # its only possible question is retired
