@@ -20,17 +20,25 @@ from enum import StrEnum
 from typing import Any
 
 __all__ = [
+    "MAX_FLAG_COMMENT",
     "Alert",
     "CachedCall",
+    "FlagDecision",
+    "FlagReason",
+    "FlagState",
+    "ItemFlag",
+    "KbOverride",
     "KnowledgeBaseInfo",
     "Monitor",
     "NightRecord",
     "NightStatus",
     "Outcome",
+    "OverrideKind",
     "PracticeSessionRecord",
     "Respondent",
     "RespondentKind",
     "ResponseRecord",
+    "RetiredItem",
     "Run",
     "RunStatus",
     "SessionStatus",
@@ -89,6 +97,41 @@ class Severity(StrEnum):
     INFO = "info"
     WARNING = "warning"
     CRITICAL = "critical"
+
+
+MAX_FLAG_COMMENT = 1000  # characters of a flag's free comment
+
+
+class FlagReason(StrEnum):
+    """Why someone flagged a question they had just answered."""
+
+    WRONG_KEY = "wrong_key"  # the answer key is wrong
+    AMBIGUOUS = "ambiguous"  # the question can be read more than one way
+    OTHER = "other"
+
+
+class FlagState(StrEnum):
+    """Life cycle of a flag: open until someone decides about its item."""
+
+    OPEN = "open"
+    RESOLVED = "resolved"
+    DISMISSED = "dismissed"
+
+
+class FlagDecision(StrEnum):
+    """What a reviewer decided about a flagged item (``quizbot kb decide --action``)."""
+
+    RETIRE = "retire"  # never ask the item again
+    TRUE = "true"  # the triplet offered as false is true: never use it as a negative
+    FALSE = "false"  # the fact the KB lists is wrong: remove it
+    DISMISS = "dismiss"  # nothing wrong
+
+
+class OverrideKind(StrEnum):
+    """A correction of a knowledge base made without a release (``kb_overrides``)."""
+
+    TRUE_NOT_NEGATIVE = "true_not_negative"  # true: never a negative or a distractor
+    FALSE_REMOVE = "false_remove"  # the listed fact is wrong: drop it from the KB
 
 
 # --------------------------------------------------------------------------------------------
@@ -257,3 +300,46 @@ class Alert:
     delivered_at: datetime | None
     delivery_error: str | None
     created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class ItemFlag:
+    """Someone's flag on a question they answered, and what was decided about it."""
+
+    id: int
+    item_id: str
+    quiz_session_id: int | None
+    reason: str
+    comment: str
+    created_at: datetime
+    state: str
+    decision: str | None
+    decided_by: str | None
+    decided_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class KbOverride:
+    """A correction of one triplet of a knowledge base (``kind``: an :class:`OverrideKind`)."""
+
+    id: int
+    kb_name: str
+    head: str
+    relation: str
+    tail: str
+    kind: str
+    note: str
+    source: str
+    created_by: str
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class RetiredItem:
+    """An item never to be asked again (practice, monitors); its past answers are kept."""
+
+    id: int
+    item_id: str
+    reason: str
+    flag_id: int | None
+    retired_at: datetime

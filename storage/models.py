@@ -31,8 +31,13 @@ from sqlalchemy import (
 from sqlmodel import Field, SQLModel
 
 from quizbot.domain import (
+    MAX_FLAG_COMMENT,
+    FlagDecision,
+    FlagReason,
+    FlagState,
     NightStatus,
     Outcome,
+    OverrideKind,
     RespondentKind,
     RunStatus,
     SessionStatus,
@@ -48,6 +53,8 @@ __all__ = [
     "DriftResult",
     "EvalRun",
     "Item",
+    "ItemFlagRow",
+    "KbOverrideRow",
     "KnowledgeBase",
     "KnowledgePoint",
     "ModelCallCache",
@@ -61,6 +68,7 @@ __all__ = [
     "Respondent",
     "RespondentKind",
     "Response",
+    "RetiredItemRow",
     "RunStatus",
     "SchedulerJob",
     "SessionStatus",
@@ -397,6 +405,75 @@ class Alert(SQLModel, table=True):
     delivered_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
     delivery_error: str | None = Field(default=None, sa_type=Text)
     created_at: datetime = _created()
+
+
+# --------------------------------------------------------------------------------------------
+# Corrections without a release: flags, their review, KB overrides, retired items
+
+
+class ItemFlagRow(SQLModel, table=True):
+    """Someone flagged a question they had answered; a reviewer resolves or dismisses it."""
+
+    __tablename__ = "item_flags"
+    __table_args__ = (
+        _check_in("reason", FlagReason, "ck_item_flags_reason"),
+        _check_in("state", FlagState, "ck_item_flags_state"),
+        CheckConstraint(
+            "decision IS NULL OR decision IN ("
+            + ", ".join(f"'{d.value}'" for d in FlagDecision)
+            + ")",
+            name="ck_item_flags_decision",
+        ),
+        Index("ix_item_flags_state_item", "state", "item_id"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    item_id: str = Field(foreign_key="item.id", ondelete="CASCADE", max_length=80, index=True)
+    quiz_session_id: int | None = Field(
+        default=None, foreign_key="quiz_session.id", ondelete="SET NULL"
+    )
+    reason: str = Field(max_length=20)
+    comment: str = Field(default="", max_length=MAX_FLAG_COMMENT)
+    created_at: datetime = _created()
+    state: str = Field(default=FlagState.OPEN.value, max_length=20)
+    decision: str | None = Field(default=None, max_length=20)
+    decided_by: str | None = Field(default=None, max_length=200)
+    decided_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+
+
+class KbOverrideRow(SQLModel, table=True):
+    """A correction of one triplet of a knowledge base, applied whenever the KB is loaded."""
+
+    __tablename__ = "kb_overrides"
+    __table_args__ = (
+        UniqueConstraint(
+            "kb_name", "head", "relation", "tail", "kind", name="uq_kb_overrides_triplet_kind"
+        ),
+        _check_in("kind", OverrideKind, "ck_kb_overrides_kind"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    kb_name: str = Field(max_length=100)
+    head: str = Field(max_length=500)
+    relation: str = Field(max_length=100)
+    tail: str = Field(max_length=500)
+    kind: str = Field(max_length=30)
+    note: str = Field(default="", sa_type=Text)
+    source: str = Field(max_length=100, description="flag:<id>, review-csv or cli")
+    created_by: str = Field(default="", max_length=200)
+    created_at: datetime = _created()
+
+
+class RetiredItemRow(SQLModel, table=True):
+    """An item never to be asked again; its stored answers stay as they are."""
+
+    __tablename__ = "retired_items"
+
+    id: int | None = Field(default=None, primary_key=True)
+    item_id: str = Field(foreign_key="item.id", ondelete="CASCADE", max_length=80, unique=True)
+    reason: str = Field(default="", sa_type=Text)
+    flag_id: int | None = Field(default=None, foreign_key="item_flags.id", ondelete="SET NULL")
+    retired_at: datetime = _created()
 
 
 # --------------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from typing import Any
 from quizbot.errors import DuplicateError, NotFoundError
 from quizbot.kb.clinical import load_clinical_core
 from quizbot.kb.model import KnowledgeBaseData, Relation, Triplet
+from quizbot.kb.overrides import apply_overrides
 from storage import Database
 from storage.repo import (
     NewPoint,
@@ -24,6 +25,7 @@ from storage.repo import (
     load_knowledge_points,
     upsert_knowledge_base,
 )
+from storage.review import list_overrides
 
 __all__ = [
     "BUILTINS",
@@ -172,7 +174,18 @@ def _jsonable(value: Any) -> bool:
 
 
 def get_kb(db: Database, name: str) -> tuple[KnowledgeBaseData, int]:
-    """A KB by name, with its database id; built-ins are installed on first use."""
+    """A KB by name, with its database id, corrected by its stored overrides.
+
+    Built-ins are installed on first use. The overrides reviewers stored for the KB
+    (``quizbot kb review``, the admin tab's review queue) are applied on every call
+    (:func:`quizbot.kb.overrides.apply_overrides`): facts marked wrong are left out and triplets
+    marked true join ``extra_truths``. The stored knowledge points themselves are not changed.
+    """
+    kb, kb_id = _stored_kb(db, name)
+    return apply_overrides(kb, list_overrides(db, kb.name)), kb_id
+
+
+def _stored_kb(db: Database, name: str) -> tuple[KnowledgeBaseData, int]:
     if name in BUILTINS:
         kb = load_builtin(name)
         return kb, install(db, kb, prune=True).kb_id

@@ -104,11 +104,12 @@ Descriptive findings (test None, never alerts)
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import itertools
 import math
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -132,6 +133,7 @@ __all__ = [
     "Night",
     "detect",
     "night_summary",
+    "without_items",
 ]
 
 _TOLERANCE = 1e-9  # an effect of exactly -critical_effect counts as critical despite rounding
@@ -286,6 +288,33 @@ def _integer(value: object) -> bool:
 
 
 DEFAULT_POLICY = DriftPolicy()
+
+
+def without_items(nights: Sequence[Night], item_ids: Collection[str]) -> tuple[list[Night], int]:
+    """``nights`` with every answer to ``item_ids`` left out, and how many of them had answers.
+
+    For items a reviewer retired (a wrong key, a wrong fact): their answers measure the item, not
+    the model, so they are left out of every comparison, tonight's and the past nights' alike.
+    The nights given are not changed (they may be cached).
+    """
+    if not item_ids:
+        return list(nights), 0
+    dropped: set[str] = set()
+    kept: list[Night] = []
+    for night in nights:
+        hit = {r.item_id for r in (*night.anchor, *night.rotating) if r.item_id in item_ids}
+        if not hit:
+            kept.append(night)
+            continue
+        dropped |= hit
+        kept.append(
+            dataclasses.replace(
+                night,
+                anchor=[r for r in night.anchor if r.item_id not in hit],
+                rotating=[r for r in night.rotating if r.item_id not in hit],
+            )
+        )
+    return kept, len(dropped)
 
 
 # --------------------------------------------------------------------------------------------

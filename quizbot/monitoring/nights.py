@@ -13,8 +13,9 @@ One night of one monitor x model goes like this (:func:`run_night`):
 3. **Run** the model through the ordinary runner with caching off (a drift run served from a
    cache would be a lie), recording the model id the provider reports.
 4. **Test** against history (:mod:`quizbot.monitoring.drift`), store the night's summary, every
-drift
-   result and the alerts; log each alert and POST it to the monitor's webhook.
+   drift result and the alerts; log each alert and POST it to the monitor's webhook. Items a
+   reviewer retired are not asked, and their past answers are left out of the comparisons (the
+   summary's ``notes`` say how many); stored answers and past summaries are never changed.
 
 A date is the date in the monitor's time zone. Nothing here reads the wall clock except through
 the ``now`` arguments, so tests travel in time.
@@ -48,7 +49,14 @@ from quizbot.generate.statements import plan_points, statements
 from quizbot.items import StatementItem
 from quizbot.kb.registry import get_kb
 from quizbot.monitoring.alerts import alert_payload, post_webhook
-from quizbot.monitoring.drift import DriftPolicy, Finding, Night, detect, night_summary
+from quizbot.monitoring.drift import (
+    DriftPolicy,
+    Finding,
+    Night,
+    detect,
+    night_summary,
+    without_items,
+)
 from schedules.config import MonitorSpec
 from storage import Database
 from storage.monitoring import (
@@ -65,6 +73,7 @@ from storage.monitoring import (
     upsert_monitor,
 )
 from storage.repo import get_run
+from storage.review import retired_item_ids
 
 __all__ = [
     "NightResult",
@@ -135,7 +144,10 @@ def sync_monitors(db: Database, specs: Sequence[MonitorSpec], source: Path | Non
 def night_items(
     db: Database, spec: MonitorSpec, when: date, settings: Settings | None = None
 ) -> tuple[list[StatementItem], frozenset[str]]:
-    """The night's statements (anchors first) and the ids of the anchor statements."""
+    """The night's statements (anchors first) and the ids of the anchor statements.
+
+    Items a reviewer retired are left out (an anchor set shrinks by its retired statements).
+    """
     kb, kb_id = get_kb(db, spec.kb)
     prototypes = default_prototypes()
     relations = (
@@ -166,6 +178,10 @@ def night_items(
         rephraser = resolve_rephraser(db, spec.rephrase, settings)
         if rephraser is not None:
             rotating = list(rephrased(rephraser, rotating))
+    retired = retired_item_ids(db, [i.id for i in (*anchors, *rotating)])
+    if retired:
+        anchors = [i for i in anchors if i.id not in retired]
+        rotating = [i for i in rotating if i.id not in retired]
     anchor_ids = frozenset(i.id for i in anchors)
     # A rotating fact may share its false tail with an anchor fact of the same head: that
     # negative point is an anchor, asked once.
@@ -330,9 +346,19 @@ def run_night(
             )
             if (data := _night_data(db, n)) is not None
         ]
+        # Retired items (a wrong key or a wrong fact) measure the item, not the model: their
+        # answers are left out of tonight's figures and of every comparison, and the summary
+        # says so. The stored answers and past summaries stay as they were.
+        asked = {r.item_id for n in (*past, current) for r in (*n.anchor, *n.rotating)}
+        retired = retired_item_ids(db, asked)
+        (current, *past), n_retired = without_items([current, *past], retired)
         findings = detect(past, current, DriftPolicy(alpha=spec.alpha, window=spec.window))
         stored = save_findings(db, night_id, [_new_finding(f) for f in findings])
         night_json = night_summary(current)
+        if n_retired:
+            night_json["notes"] = [
+                f"{n_retired} retired item{'s' if n_retired != 1 else ''} left out"
+            ]
         finish_night(
             db,
             night_id,
@@ -373,7 +399,7 @@ def run_night(
         run_id=run_id,
         provider_model=current.provider_model,
         alerts=tuple(alerts),
-        message=f"{len(alerts)} alert(s)",
+        message="; ".join([f"{len(alerts)} alert(s)", *night_json.get("notes", [])]),
         summary=night_json,
     )
 

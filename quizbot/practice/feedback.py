@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from quizbot.domain import Outcome, SessionStatus
+from quizbot.domain import FlagState, ItemFlag, Outcome, SessionStatus
 from quizbot.errors import DuplicateError, InputError, NotFoundError
 from quizbot.evaluation.parse import Parsed, parse_human, score
 from quizbot.generate.prototypes import default_prototypes
@@ -35,6 +35,7 @@ from quizbot.practice.views import (
 )
 from storage import Database
 from storage.repo import NewResponse
+from storage.review import create_flag, list_flags
 from storage.sessions import (
     LoadedSession,
     load_session,
@@ -311,3 +312,32 @@ def answer(db: Database, session_id: int, item_id: str, text: str) -> Feedback:
 
 # --------------------------------------------------------------------------------------------
 # Summary
+
+
+def flag(
+    db: Database, session_id: int, question_id: str, reason: str, comment: str = ""
+) -> ItemFlag:
+    """Flag a question of this session that the student has answered, for a reviewer.
+
+    ``question_id`` is the :attr:`Feedback.question_id` of the answer. A question not answered
+    yet cannot be flagged (:class:`InputError`): a flag is about a question whose key the
+    student has seen. A second open flag on the same question from the same session is refused
+    (:class:`DuplicateError`). ``reason`` is one of :class:`~quizbot.domain.FlagReason`; the
+    comment is optional, at most :data:`~quizbot.domain.MAX_FLAG_COMMENT` characters.
+    """
+    loaded = load_session(db, session_id)
+    position, entry = _locate(loaded, question_id)
+    item_id = entry["id"]
+    if item_id not in loaded.answered:
+        raise InputError(
+            f"question {position} has not been answered yet",
+            hint="answer it first; you can flag it once you have seen its answer",
+        )
+    for earlier in list_flags(db, state=FlagState.OPEN, item_id=item_id):
+        if earlier.quiz_session_id == session_id:
+            raise DuplicateError(
+                f"question {position} is already flagged; a reviewer will look at it",
+            )
+    return create_flag(
+        db, item_id=item_id, reason=reason, comment=comment, quiz_session_id=session_id
+    )

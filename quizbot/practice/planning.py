@@ -47,6 +47,7 @@ from quizbot.practice.views import (
 )
 from storage import Database
 from storage.repo import get_or_create_respondent
+from storage.review import retired_item_ids
 from storage.sessions import (
     LoadedSession,
     create_session,
@@ -76,6 +77,7 @@ class _History:
     facts: dict[str, _FactRecord] = field(default_factory=dict)
     answered_items: set[str] = field(default_factory=set)
     missed_items: set[str] = field(default_factory=set)
+    retired: set[str] = field(default_factory=set)  # items a reviewer retired: never asked
 
 
 def _entries(config: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -156,7 +158,7 @@ def _statement_items(
 
     Two facts can share a negative statement (same head, relation and substituted tail), so
     every pick is kept out of the later ones: an item appears once per session. In review mode
-    the items the student missed are never picked.
+    the items the student missed are never picked; retired items never are.
     """
     if n <= 0 or not facts:
         return []
@@ -168,6 +170,7 @@ def _statement_items(
     for made in statements(kb, plan_points(kb, chosen, CANONICAL_SEED), protos):
         by_fact[made.fact_id].append(made)
     taken: set[str] = set(history.missed_items) if review else set()
+    taken |= history.retired
     rounds: list[list[StatementItem]] = []
     for fact in chosen:
         key = _fact_key(kb, fact)
@@ -210,6 +213,8 @@ def _choice_items(
         if not pending:
             break
         for question in choice_questions(kb, pending, seed=seed):
+            if question.id in history.retired:
+                continue
             if not (review and question.id in history.missed_items):
                 found.setdefault((question.head, question.relation), question)
         pending = [f for f in pending if (f.head, f.relation) not in found]
@@ -314,6 +319,7 @@ def start_session(
         set_respondent_cohort(db, respondent.id, group)
     session_seed = seed if seed is not None else secrets.token_hex(4)
     history = _history(db, respondent.id, kb_data.name)
+    history.retired = retired_item_ids(db)
     pool = _candidates(kb_data, chosen_topic)
     notes: list[str] = []
     if review:

@@ -57,6 +57,11 @@ Design
     stands. The answer and the "session finished" mark are written in one transaction
     (:func:`storage.sessions.record_session_answer`).
 
+    Flags. After the feedback on a question the student may flag it (:func:`flag`: wrong key,
+    ambiguous, other, and a comment) for a reviewer (:mod:`quizbot.kb.review`). Only a question
+    already answered can be flagged, so flagging never reveals a key. Items a reviewer retired
+    are never planned into a new session.
+
     Numbers. Accuracy is correct / answered questions ("I don't know" counts as answered
     wrongly in accuracy, as not answered in the answer rate), from
     :func:`quizbot.analysis.metrics.compute_metrics`; every proportion carries a Wilson 95%
@@ -73,6 +78,7 @@ from __future__ import annotations
 from quizbot.practice.feedback import (
     answer,
     end_session,
+    flag,
     next_question,
     session_view,
 )
@@ -131,6 +137,7 @@ __all__ = [
     "TopicScore",
     "answer",
     "end_session",
+    "flag",
     "next_question",
     "normalise_student",
     "progress",

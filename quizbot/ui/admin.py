@@ -17,6 +17,11 @@ The panel:
   change monitors is a file of one's own named by ``QUIZBOT_SCHEDULES_FILE``.
 * **Runs**: the runs of :func:`storage.repo.list_runs`; selecting one shows
   :func:`quizbot.analysis.reporting.run_report`.
+* **Review queue**: items students flagged in the practice chat (:mod:`quizbot.kb.review`), one
+  at a time, with the item's text, its answer key, the KB fact behind it (for a false statement,
+  the true tail it replaced), how many open flags it has and their comments; "Retire item",
+  "True — never use as a negative", "False — remove this fact" and "Dismiss" record the
+  decision (overrides, retirement) and close every open flag on that item.
 * **Import a knowledge base**: a triplets CSV/JSONL file or MedLAMA ``<relation>_1000.csv``
   files, read by the importers ``quizbot kb import`` uses and installed with
   :func:`quizbot.kb.registry.install`; a bad file is refused whole, naming file, line and field.
@@ -40,6 +45,7 @@ from quizbot.domain import Run
 from quizbot.errors import InputError, NotFoundError, QuizbotError
 from quizbot.kb.importers import read_medlama, read_triplets
 from quizbot.kb.registry import check_import_name, import_kb
+from quizbot.kb.review import FlaggedItem, decide, review_queue
 from quizbot.monitoring.nights import history
 from quizbot.monitoring.scheduler import trigger_for
 from quizbot.ui.boundary import guarded
@@ -51,6 +57,7 @@ from storage import Database
 from storage.repo import list_runs
 
 __all__ = [
+    "DECISIONS",
     "FAILED_LOGIN_DELAY_S",
     "MONITOR_HEADERS",
     "RUN_HEADERS",
@@ -58,6 +65,8 @@ __all__ = [
     "check_schedules",
     "import_knowledge_base",
     "monitor_rows",
+    "queue_choices",
+    "render_flagged",
     "render_report",
     "run_rows",
     "schedules_note",
@@ -258,6 +267,62 @@ def import_knowledge_base(db: Database, files: Sequence[str], fmt: str, name: st
     )
 
 
+DECISIONS = [
+    ("retire", "Retire item"),
+    ("true", "True — never use as a negative"),
+    ("false", "False — remove this fact"),
+    ("dismiss", "Dismiss"),
+]
+_PREVIEW = 70
+
+
+def _flat(text: str) -> str:
+    first = " ".join(text.split())
+    return first if len(first) <= _PREVIEW else first[: _PREVIEW - 1] + "…"
+
+
+def queue_choices(queue: Sequence[FlaggedItem]) -> list[tuple[str, str]]:
+    """Dropdown choices (label, first open flag's id) for the flagged items, oldest first."""
+    return [
+        (
+            f"#{item.flags[0].id} · {item.n_flags} flag(s) · {_flat(item.text)}",
+            str(item.flags[0].id),
+        )
+        for item in queue
+    ]
+
+
+def render_flagged(item: FlaggedItem) -> str:
+    """A flagged item for a reviewer, as Markdown: text, key, fact, flags and comments."""
+    lines = [
+        f"**{item.n_flags} open flag(s)** on this {item.kind} from `{md_escape(item.kb)}`.",
+        "",
+        "> " + md_escape(" ".join(item.text.split())),
+        "",
+        f"**Answer key:** {md_escape(item.answer_key)}  ",
+    ]
+    fact = f"{md_escape(item.head)} · *{md_escape(item.relation)}*"
+    if item.kind == "statement":
+        lines.append(f"**Fact asked** (head · relation · tail): {fact} · {md_escape(item.tail)}  ")
+        if item.negative and item.true_tail:
+            lines.append(
+                f"**A false statement:** it puts '{md_escape(item.tail)}' in place of the true "
+                f"tail '{md_escape(item.true_tail)}'.  "
+            )
+    else:
+        right = ", ".join(md_escape(t) for t in item.correct_tails) or "–"
+        wrong = ", ".join(md_escape(t) for t in item.distractors) or "–"
+        lines.append(f"**Fact** (head · relation): {fact}  ")
+        lines.append(f"**Offered as right:** {right}  ")
+        lines.append(f"**Offered as wrong (distractors):** {wrong}  ")
+    lines.extend(["", "**Flags:**", ""])
+    for flag in item.flags:
+        comment = f": {md_escape(flag.comment)}" if flag.comment else ""
+        when = flag.created_at.strftime("%Y-%m-%d %H:%M")
+        lines.append(f"- #{flag.id} {flag.reason.replace('_', ' ')} ({when} UTC){comment}")
+    return "\n".join(lines)
+
+
 def _frame(headers: list[str], rows: list[list[Any]]) -> Any:
     return pd.DataFrame(rows, columns=headers)
 
@@ -338,6 +403,44 @@ def build(ctx: UiContext, is_admin: gr.State, admin_only: list[Any]) -> None:
             elem_id="qb-admin-runs",
         )
         report = gr.Markdown(elem_id="qb-admin-report")
+
+        gr.Markdown("## Review queue")
+        gr.Markdown(
+            "Questions students flagged after answering them. A decision closes every open flag "
+            "on the item. *True* and *False* also retire the item, whose key was wrong; "
+            "corrections apply to every new question from now on."
+        )
+        with gr.Row():
+            flagged = gr.Dropdown(
+                label="Flagged item", choices=[], scale=3, elem_id="qb-admin-flag-item"
+            )
+            refresh_flags = gr.Button(
+                "Refresh", size="sm", scale=0, elem_id="qb-admin-flags-refresh"
+            )
+        flag_summary = gr.Markdown(elem_id="qb-admin-flags-summary")
+        flag_details = gr.Markdown(elem_id="qb-admin-flag-details")
+        with gr.Row():
+            flag_tail = gr.Dropdown(
+                label="Which option (multiple choice)",
+                choices=[],
+                visible=False,
+                elem_id="qb-admin-flag-tail",
+            )
+            reviewer = gr.Textbox(
+                label="Decided by", value="admin", max_length=200, elem_id="qb-admin-reviewer"
+            )
+        with gr.Row(elem_id="qb-admin-flag-actions"):
+            decision_buttons = [
+                gr.Button(
+                    label,
+                    size="sm",
+                    min_width=120,
+                    variant="stop" if action == "retire" else "secondary",
+                    elem_id=f"qb-admin-flag-{action}",
+                )
+                for action, label in DECISIONS
+            ]
+        flag_result = gr.Markdown(elem_id="qb-admin-flag-result")
 
         gr.Markdown("## Import a knowledge base")
         gr.Markdown(
@@ -427,7 +530,7 @@ def build(ctx: UiContext, is_admin: gr.State, admin_only: list[Any]) -> None:
 
     admin_outputs = [is_admin, message, password, login_row, panel, *admin_only]
     data_outputs = [schedules, monitors, monitor, editor, runs]
-    gr.on(
+    logged_in = gr.on(
         [login.click, password.submit],
         _login,
         inputs=password,
@@ -508,3 +611,86 @@ def build(ctx: UiContext, is_admin: gr.State, admin_only: list[Any]) -> None:
         outputs=kb_result,
         api_visibility="private",
     )
+
+    def _tail_choices(item: FlaggedItem | None) -> Any:
+        if item is None or item.kind != "choice":
+            return gr.update(choices=[], value=None, visible=False)
+        options = list(dict.fromkeys([*item.distractors, *item.correct_tails]))
+        return gr.update(choices=options, value=None, visible=True)
+
+    @guarded(4, at=1)
+    def _queue(admin: bool, chosen: str | None = None) -> list[Any]:
+        """The queue: dropdown of flagged items (keeping ``chosen`` if still open), a summary
+        line, the selected item's details and its option choices."""
+        if not admin:
+            return [gr.skip(), NOT_ADMIN, gr.skip(), gr.skip()]
+        queue = review_queue(ctx.db)
+        choices = queue_choices(queue)
+        values = [value for _, value in choices]
+        chosen = chosen if chosen in values else (values[0] if values else None)
+        item = next((q for q in queue if str(q.flags[0].id) == chosen), None)
+        summary = (
+            f"{len(queue)} flagged item(s), {sum(q.n_flags for q in queue)} open flag(s)."
+            if queue
+            else "No open flags."
+        )
+        return [
+            gr.Dropdown(choices=choices, value=chosen),
+            summary,
+            render_flagged(item) if item else "",
+            _tail_choices(item),
+        ]
+
+    queue_outputs = [flagged, flag_summary, flag_details, flag_tail]
+
+    @guarded(2)
+    def _select(admin: bool, chosen: str | None) -> list[Any]:
+        if not admin:
+            return [NOT_ADMIN, gr.skip()]
+        if not chosen:
+            return ["", _tail_choices(None)]
+        item = next((q for q in review_queue(ctx.db) if str(q.flags[0].id) == chosen), None)
+        if item is None:
+            return ["That item has no open flags any more; press Refresh.", _tail_choices(None)]
+        return [render_flagged(item), _tail_choices(item)]
+
+    flagged.input(
+        _select, inputs=[is_admin, flagged], outputs=[flag_details, flag_tail],
+        api_visibility="private",
+    )  # fmt: skip
+    refresh_flags.click(
+        _queue, inputs=[is_admin, flagged], outputs=queue_outputs, api_visibility="private"
+    )
+    logged_in.then(_queue, inputs=is_admin, outputs=queue_outputs, api_visibility="private")
+
+    def _forget() -> list[Any]:
+        return [gr.Dropdown(choices=[], value=None), "", "", _tail_choices(None), ""]
+
+    logout.click(_forget, outputs=[*queue_outputs, flag_result], api_visibility="private")
+
+    def _decision(action: str, label: str) -> Any:
+        @guarded(1)
+        def handler(admin: bool, chosen: str | None, tail: str | None, by: str | None) -> str:
+            if not admin:
+                return NOT_ADMIN
+            if not chosen:
+                raise InputError("choose a flagged item first")
+            decided = decide(
+                ctx.db, int(chosen), action, by=(by or "").strip() or "admin", tail=tail or None
+            )
+            done = [f"**{md_escape(label)}**: closed {len(decided.flags)} flag(s)"]
+            if decided.new_overrides:
+                done.append(f"{decided.new_overrides} correction(s) stored")
+            if decided.retired:
+                done.append("the item is retired")
+            return "; ".join(done) + "."
+
+        return handler
+
+    for (action, label), button in zip(DECISIONS, decision_buttons, strict=True):
+        button.click(
+            _decision(action, label),
+            inputs=[is_admin, flagged, flag_tail, reviewer],
+            outputs=flag_result,
+            api_visibility="private",
+        ).then(_queue, inputs=is_admin, outputs=queue_outputs, api_visibility="private")

@@ -30,6 +30,11 @@ Design
     joint accuracy per fact, topics and the weakest ones, how every model with stored answers
     to the same items did, and each answer with its key.
 
+    Flagging. After the feedback on a question, "Flag this question" (reason and an optional
+    comment) flags the question just answered: its id is kept in server-side state when the
+    answer is stored, so a question not yet answered can never be flagged, and the service checks
+    it again (:func:`quizbot.practice.service.flag`). Reviewers see flags in the Admin tab.
+
     Progress. "My progress" reads the student's whole history from the database
     (:func:`quizbot.practice.service.progress`): per-topic accuracy per day or per session with 95%
     intervals (a table, and a chart with the interval in each point's tooltip), and the list of
@@ -67,11 +72,13 @@ import gradio as gr
 import pandas as pd
 
 from quizbot.analysis.metrics import MIN_SHARED_FOR_MCNEMAR
+from quizbot.domain import MAX_FLAG_COMMENT, FlagReason
 from quizbot.errors import DuplicateError, InputError, QuizbotError
 from quizbot.generate.choice import I_DO_NOT_KNOW
 from quizbot.kb.registry import BUILTINS, DEFAULT_KB, KbListing, kb_listing
 from quizbot.practice import service as practice
 from quizbot.practice.service import Feedback, Progress, Question, Summary
+from quizbot.ui.boundary import guarded
 from quizbot.ui.context import UiContext
 from quizbot.ui.render import (
     error_markdown,
@@ -84,6 +91,7 @@ from quizbot.ui.render import (
 __all__ = [
     "ALL_TOPICS",
     "API_OUTPUTS",
+    "FLAG_REASONS",
     "IDK",
     "LETTER_BUTTONS",
     "SESSION_HEADERS",
@@ -100,6 +108,7 @@ __all__ = [
     "render_feedback",
     "render_question",
     "render_summary",
+    "send_flag",
     "topic_choices",
 ]
 
@@ -398,6 +407,7 @@ class Screen:
     summary: str | None = None
     ack: str | None = None
     keep_state: bool = False  # leave session, question and selection as they were
+    answered: Feedback | None = None  # the answer just given: its question may be flagged
 
 
 def _data(
@@ -444,8 +454,26 @@ def _controls(screen: Screen) -> list[Any]:
     ]
 
 
+def _flag_controls(screen: Screen) -> list[Any]:
+    """Updates for the flag box and the flaggable question's id (both kept out of the API)."""
+    if screen.keep_state:
+        return [gr.skip()] * 2
+    answered = screen.answered
+    if answered is None:
+        return [gr.update(visible=False, open=False), None]
+    return [
+        gr.update(
+            visible=True,
+            open=False,
+            label=f"Flag this question (question {answered.position}, just answered)",
+        ),
+        answered.question_id,
+    ]
+
+
 def _outputs(screen: Screen) -> tuple[Any, ...]:
-    """The screen as values/updates for the tab's output components, states last."""
+    """The screen as values/updates for the tab's output components, the flag form's two next
+    to last, the session's four states last."""
     if screen.keep_state:
         states: list[Any] = [gr.skip(), gr.skip(), _keep(screen.chat), gr.skip()]
     else:
@@ -457,6 +485,7 @@ def _outputs(screen: Screen) -> tuple[Any, ...]:
         _keep(screen.summary),
         _keep(screen.ack),
         *_controls(screen),
+        *_flag_controls(screen),
         *states,
     )
 
@@ -514,6 +543,7 @@ def _finish(
         question=None,
         status=_status(result.session, None),
         summary=render_summary(result, ctx.models()),
+        answered=feedback,
     )
 
 
@@ -654,6 +684,7 @@ def _next(
                 session_id=session_id,
                 question=question,
                 status=_status(view, question.position),
+                answered=feedback,
             )
     except Exception as exc:
         message = _error_text(exc)
@@ -755,6 +786,39 @@ def show_progress(ctx: UiContext, student: str, kb: str, by: str) -> tuple[Any, 
 def progress_view_empty() -> pd.DataFrame:
     """An empty chart frame (nothing to draw)."""
     return pd.DataFrame({"day": [], "accuracy (%)": [], "topic": []})
+
+
+FLAG_REASONS = [
+    ("The answer key is wrong", FlagReason.WRONG_KEY.value),
+    ("The question is ambiguous", FlagReason.AMBIGUOUS.value),
+    ("Something else", FlagReason.OTHER.value),
+]
+
+
+@guarded(2)
+def send_flag(
+    ctx: UiContext,
+    reason: str | None,
+    comment: str | None,
+    session_id: int | None,
+    answered: str | None,
+) -> tuple[Any, Any]:
+    """Flag the question just answered (never one still open) for a reviewer.
+
+    ``answered`` is the id of the question whose feedback the student has seen, kept on the
+    server; the browser sends only the reason and the comment. Returns the result message and
+    the comment box (cleared once the flag is stored).
+    """
+    if session_id is None or answered is None:
+        return "Answer a question first; you can flag it once you have seen its answer.", gr.skip()
+    stored = practice.flag(
+        ctx.db, session_id, answered, reason or FlagReason.OTHER.value, comment or ""
+    )
+    label = dict((v, k) for k, v in FLAG_REASONS).get(stored.reason, stored.reason)
+    return (
+        f"Thank you: flagged for review ({md_escape(label.lower())}). A reviewer will check it.",
+        "",
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -864,6 +928,23 @@ def build(ctx: UiContext) -> None:
                 end_btn = gr.Button(
                     "End session", visible=False, scale=1, elem_id="qb-practice-end"
                 )
+            with gr.Accordion(
+                "Flag this question", open=False, visible=False, elem_id="qb-practice-flag"
+            ) as flag_box:
+                flag_reason = gr.Radio(
+                    choices=FLAG_REASONS,
+                    value=FlagReason.WRONG_KEY.value,
+                    label="What is wrong?",
+                    elem_id="qb-practice-flag-reason",
+                )
+                flag_comment = gr.Textbox(
+                    label="Comment (optional)",
+                    max_length=MAX_FLAG_COMMENT,
+                    lines=2,
+                    elem_id="qb-practice-flag-comment",
+                )
+                flag_btn = gr.Button("Send flag", size="sm", elem_id="qb-practice-flag-send")
+                flag_result = gr.Markdown(elem_id="qb-practice-flag-result")
             summary = gr.Markdown(elem_id="qb-practice-summary")
             data = gr.JSON(visible=False, elem_id="qb-practice-data")
     with gr.Accordion("My progress", open=False, elem_id="qb-practice-progress") as progress_box:
@@ -910,6 +991,7 @@ def build(ctx: UiContext) -> None:
     question_state = gr.State(None)
     chat_state = gr.State([])
     selected_state = gr.State([])
+    flag_state = gr.State(None)  # the question just answered (its id stays on the server)
 
     screen = [
         data,
@@ -924,6 +1006,8 @@ def build(ctx: UiContext) -> None:
         idk_btn,
         answer_box,
         end_btn,
+        flag_box,
+        flag_state,
         session_state,
         question_state,
         chat_state,
@@ -985,6 +1069,16 @@ def build(ctx: UiContext) -> None:
         partial(kb_changed, ctx),
         [kb],
         [topic, kb_info],
+        api_visibility="private",
+        show_progress="minimal",
+    )
+    flag_state.change(  # a new answer: a fresh flag form
+        lambda: ("", ""), None, [flag_result, flag_comment], api_visibility="private"
+    )
+    flag_btn.click(
+        partial(send_flag, ctx),
+        [flag_reason, flag_comment, session_state, flag_state],
+        [flag_result, flag_comment],
         api_visibility="private",
         show_progress="minimal",
     )

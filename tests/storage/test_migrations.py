@@ -25,8 +25,10 @@ EXPECTED_TABLES = {
     "drift_result",
     "eval_run",
     "item",
+    "item_flags",
     "knowledge_base",
     "knowledge_point",
+    "kb_overrides",
     "model_call_cache",
     "monitor",
     "monitor_night",
@@ -35,6 +37,7 @@ EXPECTED_TABLES = {
     "rephrase_cache",
     "respondent",
     "response",
+    "retired_items",
 }
 
 
@@ -245,3 +248,31 @@ def test_a_job_store_made_by_apscheduler_before_0005_is_adopted_and_its_stale_jo
     with empty_db.engine.connect() as conn:
         context = MigrationContext.configure(conn, opts={"compare_type": True})
         assert compare_metadata(context, SQLModel.metadata) == []
+
+
+def test_0006_adds_the_review_tables_and_keeps_what_was_stored(empty_db: Database) -> None:
+    upgrade(empty_db, "0005")
+    for statement in _V1_ROWS:
+        empty_db.write(lambda s, st=statement: s.execute(text(st)))
+    upgrade(empty_db)
+    assert count_responses(empty_db) == 1
+    counts = table_counts(empty_db)
+    assert (counts["item_flags"], counts["kb_overrides"], counts["retired_items"]) == (0, 0, 0)
+    from storage.review import create_flag, decide_item, retired_item_ids
+
+    flag = create_flag(empty_db, item_id="i1:a", reason="wrong_key", comment="really?")
+    decide_item(
+        empty_db, item_id="i1:a", decision="retire", decided_by="rev", retire_reason="x",
+        flag_id=flag.id,
+    )  # fmt: skip
+    assert retired_item_ids(empty_db) == {"i1:a"}
+    # A flag cannot point at an item that does not exist, nor have a made-up state.
+    for statement in (
+        "INSERT INTO item_flags (item_id, reason, comment, created_at, state) VALUES"
+        " ('i1:missing', 'other', '', CURRENT_TIMESTAMP, 'open')",
+        "UPDATE item_flags SET state = 'pending'",
+        "INSERT INTO retired_items (item_id, reason, retired_at) VALUES ('i1:a', '', "
+        "CURRENT_TIMESTAMP)",
+    ):
+        with pytest.raises(IntegrityError):
+            empty_db.write(lambda s, st=statement: s.execute(text(st)))

@@ -17,6 +17,8 @@ from storage.cohorts import completed_runs
 from storage.models import (
     Alert,
     EvalRun,
+    ItemFlagRow,
+    KbOverrideRow,
     KnowledgeBase,
     ModelCallCache,
     Monitor,
@@ -25,6 +27,7 @@ from storage.models import (
     QuizSession,
     Respondent,
     Response,
+    RetiredItemRow,
 )
 from storage.monitoring import (
     NewFinding,
@@ -73,6 +76,9 @@ PAIRS: list[tuple[type[Any], type[SQLModel]]] = [
     (domain.Monitor, Monitor),
     (domain.NightRecord, MonitorNight),
     (domain.Alert, Alert),
+    (domain.ItemFlag, ItemFlagRow),
+    (domain.KbOverride, KbOverrideRow),
+    (domain.RetiredItem, RetiredItemRow),
 ]
 
 

@@ -40,6 +40,7 @@ from quizbot.ui import practice as ui
 from quizbot.ui.context import UiContext
 from storage import Database
 from storage.models import Response
+from storage.review import list_flags
 from storage.sessions import load_session
 
 T0 = datetime(2026, 3, 2, 9, 30, tzinfo=UTC)
@@ -310,7 +311,7 @@ def test_letter_buttons_toggle_a_selection_and_the_submit_button_names_it() -> N
 # --------------------------------------------------------------------------------------------
 # Handlers over a real database
 
-N_OUTPUTS = 5 + 2 + len(ui.LETTER_BUTTONS) + 4 + 4  # shown, answer controls, states
+N_OUTPUTS = 5 + 2 + len(ui.LETTER_BUTTONS) + 4 + 2 + 4  # shown, answer controls, flag, states
 
 
 @pytest.fixture
@@ -421,7 +422,35 @@ def test_starting_again_abandons_the_session_left_behind(ctx: UiContext, db: Dat
 def test_every_screen_fills_exactly_the_tabs_outputs() -> None:
     """An error keeps the state: its screen must still have one value per output, or every
     later output shifts (the letter buttons stopped working after an unreadable answer)."""
-    outputs = 5 + 2 + len(ui.LETTER_BUTTONS) + 4 + 4  # views, T/F, letters, controls, states
+    outputs = 5 + 2 + len(ui.LETTER_BUTTONS) + 4 + 2 + 4  # views, T/F, letters, controls, flag,
+    # states
     normal = ui._outputs(ui.Screen(chat=[], data={}))
     kept = ui._outputs(ui.Screen(chat=None, data={}, keep_state=True))
     assert len(normal) == len(kept) == outputs
+
+
+def test_the_flag_form_offers_only_the_question_just_answered(ctx: UiContext, db: Database) -> None:
+    """The flag box appears with feedback, holding that answer's question id on the server;
+    flagging a question before it is answered is impossible through the handler too."""
+    out = ui.start(ctx, "Di", "clinical-core", "all", "statement", 2)
+    box, flaggable = out[-6], out[-5]
+    assert box["visible"] is False and flaggable is None
+    session_id, question, chat = out[-4], out[-3], out[-2]
+    refused, _ = ui.send_flag(ctx, "wrong_key", "x", session_id, None)
+    assert "Answer a question first" in refused
+    out = ui.submit(ctx, "true", session_id, question, chat)
+    box, flaggable = out[-6], out[-5]
+    assert box["visible"] is True and flaggable == question.id
+    assert "question 1" in box["label"]
+    message, comment = ui.send_flag(ctx, "ambiguous", "two readings", session_id, flaggable)
+    assert "Thank you" in message and comment == ""
+    (stored,) = list_flags(db)
+    assert stored.item_id == load_session(db, session_id).session.config["items"][0]["id"]
+    # A second flag on the same answer is refused with a message, not a traceback.
+    again, untouched = ui.send_flag(ctx, "other", "", session_id, flaggable)
+    assert "already flagged" in again and is_skip(untouched)
+    # The question not yet answered cannot be flagged even if its id is sent.
+    nxt = out[-3]
+    refused, _ = ui.send_flag(ctx, "other", "", session_id, nxt.id)
+    assert "not been answered" in refused
+    assert len(list_flags(db)) == 1
