@@ -132,6 +132,7 @@ class OverrideKind(StrEnum):
 
     TRUE_NOT_NEGATIVE = "true_not_negative"  # true: never a negative or a distractor
     FALSE_REMOVE = "false_remove"  # the listed fact is wrong: drop it from the KB
+    REVIEWED_FALSE = "reviewed_false"  # a clinician found it false: a preferred negative
 
 
 # --------------------------------------------------------------------------------------------

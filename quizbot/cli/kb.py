@@ -175,8 +175,8 @@ def kb_review(
             result = {"kb": data.name, "file": str(marked), **summary.as_json()}
             message = (
                 f"read {summary.rows:,} rows: {summary.true:,} true, {summary.wrong_fact:,} "
-                f"wrong-fact, {summary.unchanged:,} unchanged; {summary.stored:,} new override(s) "
-                f"stored"
+                f"wrong-fact, {summary.reviewed_false:,} reviewed false, {summary.unchanged:,} "
+                f"not marked; {summary.stored:,} new override(s) stored"
             )
     if as_json:
         emit_json(result)

@@ -5,8 +5,11 @@
 multiple-choice distractor (:func:`~quizbot.generate.choice.choice_questions`), with the seed,
 points and relations ``quizbot generate`` would use. A clinician fills the ``verdict`` column:
 
-``false`` (or left empty)
-    the candidate is false, as intended: nothing changes;
+``false``
+    the candidate is false, as intended: stored as a ``reviewed_false`` override, so it is
+    among the candidates offered first (a reviewed negative or distractor is the safest);
+left empty
+    not reviewed: nothing changes;
 ``true``
     the candidate is actually true: stored as a ``true_not_negative`` override of (head,
     relation, tail), so it is never again a negative or a distractor;
@@ -227,7 +230,8 @@ class ImportSummary:
     rows: int
     true: int  # rows marked true
     wrong_fact: int  # rows marked wrong-fact
-    unchanged: int  # rows marked false or left empty
+    reviewed_false: int  # rows marked false
+    unchanged: int  # rows left empty
     stored: int  # overrides new to the database
 
     def as_json(self) -> dict[str, int]:
@@ -236,6 +240,7 @@ class ImportSummary:
             "rows": self.rows,
             "true": self.true,
             "wrong_fact": self.wrong_fact,
+            "reviewed_false": self.reviewed_false,
             "unchanged": self.unchanged,
             "stored": self.stored,
         }
@@ -247,9 +252,12 @@ def import_review(
     """Store the verdicts of a marked review file as overrides of ``kb`` (all or nothing)."""
     rows = read_review(path, kb)
     overrides: dict[tuple[str, str, str, OverrideKind], NewOverride] = {}
-    n_true = n_wrong = 0
+    n_true = n_wrong = n_false = 0
     for row in rows:
-        if row.verdict == "true":
+        if row.verdict == "false":
+            n_false += 1
+            key = (row.head, row.relation, row.tail, OverrideKind.REVIEWED_FALSE)
+        elif row.verdict == "true":
             n_true += 1
             key = (row.head, row.relation, row.tail, OverrideKind.TRUE_NOT_NEGATIVE)
         elif row.verdict == "wrong-fact":
@@ -262,4 +270,5 @@ def import_review(
             NewOverride(kb.name, *key, source=SOURCE, note=row.note, created_by=by),
         )
     stored = add_overrides(db, list(overrides.values()))
-    return ImportSummary(len(rows), n_true, n_wrong, len(rows) - n_true - n_wrong, stored)
+    unmarked = len(rows) - n_true - n_wrong - n_false
+    return ImportSummary(len(rows), n_true, n_wrong, n_false, unmarked, stored)

@@ -80,8 +80,9 @@ def test_export_mark_import_round_trip(
         "rows": len(rows),
         "true": 2,
         "wrong_fact": 1,
-        "unchanged": len(rows) - 3,
-        "stored": 3,
+        "reviewed_false": 1,
+        "unchanged": len(rows) - 4,
+        "stored": 4,
     }
     again = _json(_invoke(runner, *args))
     assert again["stored"] == 0  # idempotent
@@ -91,10 +92,12 @@ def test_export_mark_import_round_trip(
         stored = {(o.head, o.relation, o.tail, o.kind) for o in list_overrides(db, "clinical-core")}
         wrong = negatives[1]
         true = "true_not_negative"
+        fine = negatives[2]
         assert stored == {
             (negatives[0]["head"], negatives[0]["relation"], negatives[0]["tail"], true),
             (distractors[0]["head"], distractors[0]["relation"], distractors[0]["tail"], true),
             (wrong["head"], wrong["relation"], wrong["true_tail"], "false_remove"),
+            (fine["head"], fine["relation"], fine["tail"], "reviewed_false"),
         }
         kb, _ = get_kb(db, "clinical-core")
         facts = {(t.head, t.relation, t.tail) for t in kb.triplets}
@@ -102,10 +105,12 @@ def test_export_mark_import_round_trip(
         assert (negatives[0]["head"], negatives[0]["relation"], negatives[0]["tail"]) in (
             kb.extra_truths
         )
+        # a clinician's "false" makes the candidate a reviewed one, offered first
+        assert (fine["head"], fine["relation"], fine["tail"]) in kb.reviewed_false
     finally:
         db.dispose()
     listed = _json(_invoke(runner, "kb", "overrides", "clinical-core", "--json"))
-    assert len(listed["overrides"]) == 3
+    assert len(listed["overrides"]) == 4
     assert {o["source"] for o in listed["overrides"]} == {"review-csv"}
     assert {o["created_by"] for o in listed["overrides"]} == {"Dr K"}
     assert "textbook error" in {o["note"] for o in listed["overrides"]}

@@ -63,6 +63,20 @@ def test_false_remove_drops_the_fact_and_true_not_negative_joins_extra_truths() 
     assert len(kb.triplets) == 2 and kb.extra_truths == {("gout", "has_symptom", "tophi")}
 
 
+def test_reviewed_false_joins_the_reviewed_candidates_unless_also_known_true() -> None:
+    kb = _kb()
+    fixed = apply_overrides(
+        kb,
+        [
+            _override("wheeze", OverrideKind.REVIEWED_FALSE, head="gout"),
+            _override("joint pain", OverrideKind.REVIEWED_FALSE),
+            _override("joint pain", OverrideKind.TRUE_NOT_NEGATIVE),  # true wins
+        ],
+    )
+    assert fixed.reviewed_false == {("gout", "has_symptom", "wheeze")}
+    assert not kb.reviewed_false  # the input is untouched
+
+
 def test_overrides_of_other_kbs_or_none_leave_the_kb_as_it_is() -> None:
     kb = _kb()
     assert apply_overrides(kb, []) is kb

@@ -68,7 +68,8 @@ def upgrade() -> None:
         sa.Column("created_by", sa.String(200), nullable=False),
         sa.Column("created_at", TS, nullable=False),
         sa.CheckConstraint(
-            "kind IN ('true_not_negative', 'false_remove')", name="ck_kb_overrides_kind"
+            "kind IN ('true_not_negative', 'false_remove', 'reviewed_false')",
+            name="ck_kb_overrides_kind",
         ),
         sa.UniqueConstraint(
             "kb_name", "head", "relation", "tail", "kind", name="uq_kb_overrides_triplet_kind"
