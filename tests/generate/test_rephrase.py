@@ -821,15 +821,18 @@ def test_rephraser_passes_synonyms_to_the_validator() -> None:
 # The hand-written rewordings: acceptance and rejection goals
 # --------------------------------------------------------------------------------------------
 
-REWORDINGS = Path(__file__).parent / "data" / "rewordings.jsonl"
+DATA = Path(__file__).parent / "data"
+REWORDINGS = DATA / "rewordings.jsonl"
+# Written by a second author who never read the validator, and split by fact: the validator was
+# tuned on rewordings.jsonl and on rewordings_dev.jsonl, never on this half. Do not tune on it;
+# add new faithful or corrupted examples to the other files instead.
+HELD_OUT = DATA / "rewordings_heldout.jsonl"
 FAITHFUL_GOAL = 0.85
 CORRUPTED_GOAL = 0.995
 
 
-def test_rewordings_meet_the_acceptance_and_rejection_goals() -> None:
-    records = [json.loads(line) for line in REWORDINGS.read_text("utf-8").splitlines() if line]
-    assert sum(r["faithful"] for r in records) >= 150
-    assert sum(not r["faithful"] for r in records) >= 250
+def _rates(path: Path) -> tuple[dict[tuple[bool, str], float], str, Counter[bool]]:
+    records = [json.loads(line) for line in path.read_text("utf-8").splitlines() if line]
     right: Counter[tuple[bool, str]] = Counter()
     total: Counter[tuple[bool, str]] = Counter()
     for record in records:
@@ -850,6 +853,19 @@ def test_rewordings_meet_the_acceptance_and_rejection_goals() -> None:
         f"{'kept' if faithful else 'caught'} {group} {rate:.1%}"
         for (faithful, group), rate in sorted(rates.items())
     )
+    return rates, report, Counter(r["faithful"] for r in records)
+
+
+def test_rewordings_meet_the_acceptance_and_rejection_goals() -> None:
+    rates, report, counts = _rates(REWORDINGS)
+    assert counts[True] >= 150 and counts[False] >= 250
+    assert rates[(True, "all")] >= FAITHFUL_GOAL, report
+    assert rates[(False, "all")] >= CORRUPTED_GOAL, report
+
+
+def test_held_out_rewordings_meet_the_goals_too() -> None:
+    rates, report, counts = _rates(HELD_OUT)
+    assert counts[True] >= 70 and counts[False] >= 100
     assert rates[(True, "all")] >= FAITHFUL_GOAL, report
     assert rates[(False, "all")] >= CORRUPTED_GOAL, report
 
