@@ -186,6 +186,9 @@ def _explain(db: Database, loaded: LoadedSession, item: Item) -> Explanation:
             band = str(item.meta.get("band", _key_words(item)))
             tail = str(item.meta.get("tail", tail))
             fact = f"{tail[:1].upper()}{tail[1:]} in {item.head}: {band}."
+            patients = item.meta.get("patients")
+            if isinstance(patients, str) and patients:  # e.g. "7/9 patients": what it rests on
+                fact = f"{fact[:-1]} (reported in {patients})."
             text = f"The right answer is {_key_words(item)}. {fact}"
         else:
             fact = _sentence(item.relation, item.head, tail, label)

@@ -51,3 +51,29 @@ def test_an_unreadable_choice_answer_names_no_right_letter(db: Database) -> None
         assert f"answer {key}".lower() not in shown.lower() and f"is {key}" not in shown
     for option in item.options[:-1]:
         assert option not in shown  # no option text, right or wrong
+
+
+def test_frequency_feedback_says_how_many_patients_the_band_rests_on(db: Database) -> None:
+    from dataclasses import replace
+    from types import SimpleNamespace
+
+    from quizbot.generate.choice import FREQUENCY_BANDS, I_DO_NOT_KNOW
+    from quizbot.practice.feedback import _explain
+
+    item = ChoiceItem(
+        kb="hpo",
+        kb_version="1",
+        relation="has_phenotype",
+        head="Disease A",
+        question="How often does Disease A present with seizure?",
+        options=(*FREQUENCY_BANDS, I_DO_NOT_KNOW),
+        answer_keys=("C",),
+        subtype="frequency",
+        knowledge_point_ids=(),
+        meta={"tail": "seizure", "band": FREQUENCY_BANDS[2], "patients": "7/9 patients"},
+    )
+    loaded = SimpleNamespace(session=SimpleNamespace(config={}, kb_name="hpo"))
+    explained = _explain(db, loaded, item)  # type: ignore[arg-type]
+    assert "Seizure in Disease A: Frequent (30-79%) (reported in 7/9 patients)." in explained.text
+    bare = replace(item, meta={"tail": "seizure", "band": FREQUENCY_BANDS[2]})
+    assert "reported in" not in _explain(db, loaded, bare).text  # type: ignore[arg-type]
