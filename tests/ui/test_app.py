@@ -10,6 +10,9 @@ def test_every_tab_opens_and_the_status_page_reports_the_database(
 ) -> None:
     tab = page
     for name in ("Practice", "Ask a model", "Humans vs models", "Monitor", "Admin", "Status"):
+        # Gradio draws the tabs after its scripts load: wait, then count (on a loaded machine
+        # counting at once found none)
+        tab.get_by_role("tab", name=name).first.wait_for()  # type: ignore[attr-defined]
         assert tab.get_by_role("tab", name=name).count() == 1, name  # type: ignore[attr-defined]
     tab.get_by_role("tab", name="Status").click()  # type: ignore[attr-defined]
     status = tab.locator("#quizbot-status")  # type: ignore[attr-defined]
