@@ -171,6 +171,8 @@ def monitor_history(app: App, name: str, model: str | None, as_json: bool) -> No
                 f"{_accuracy_text(n['anchor']):<20} {_accuracy_text(n['rotating']):<20} "
                 f"{n['provider_model']}{changed}"
             )
+            for note in n.get("notes", []):
+                click.echo(f"  {'':<10}  {'':>5}  note: {note}")
         for alert in one["alerts"]:
             click.echo(f"  alert {alert['date']} [{alert['severity']}] {alert['message']}")
 

@@ -214,6 +214,9 @@ class Night:
     provider_model: str | None
     anchor: Sequence[Scored]
     rotating: Sequence[Scored]
+    # The item generator that made the night's questions (quizbot.items.GENERATOR_VERSION):
+    # nights of different generators ask differently worded items and are not compared.
+    generator: str = "g1"
 
     def __post_init__(self) -> None:
         """Freeze the records and reject a repeated item id."""

@@ -46,7 +46,7 @@ from quizbot.generate.points import select
 from quizbot.generate.prototypes import default_prototypes
 from quizbot.generate.service import rephrased, resolve_rephraser, store_items
 from quizbot.generate.statements import plan_points, statements
-from quizbot.items import StatementItem
+from quizbot.items import GENERATOR_VERSION, StatementItem
 from quizbot.kb.registry import get_kb
 from quizbot.monitoring.alerts import alert_payload, post_webhook
 from quizbot.monitoring.drift import (
@@ -216,6 +216,7 @@ def _night_data(db: Database, night: NightRecord) -> Night | None:
         provider_model=night.provider_model or run.model_reported,
         anchor=anchor,
         rotating=rotating,
+        generator=str(run.config.get("generator_version", "g1")),  # g1 did not record it
     )
     if run.finished_at is not None:
         _NIGHT_CACHE[key] = data
@@ -318,6 +319,7 @@ def run_night(
                         "monitor": spec.name,
                         "night": when.isoformat(),
                         "anchor_item_ids": sorted(anchor_ids),
+                        "generator_version": GENERATOR_VERSION,
                     },
                 )
                 ready = await start_run(
@@ -349,16 +351,27 @@ def run_night(
         # Retired items (a wrong key or a wrong fact) measure the item, not the model: their
         # answers are left out of tonight's figures and of every comparison, and the summary
         # says so. The stored answers and past summaries stay as they were.
+        # A new item generator (another wording, other negatives) changes what is measured, not
+        # the model: earlier generators' nights leave the comparison window, and the summary
+        # says so, until enough nights of the new one have been run.
+        other_generator = [n for n in past if n.generator != current.generator]
+        past = [n for n in past if n.generator == current.generator]
         asked = {r.item_id for n in (*past, current) for r in (*n.anchor, *n.rotating)}
         retired = retired_item_ids(db, asked)
         (current, *past), n_retired = without_items([current, *past], retired)
         findings = detect(past, current, DriftPolicy(alpha=spec.alpha, window=spec.window))
         stored = save_findings(db, night_id, [_new_finding(f) for f in findings])
         night_json = night_summary(current)
+        notes = []
         if n_retired:
-            night_json["notes"] = [
-                f"{n_retired} retired item{'s' if n_retired != 1 else ''} left out"
-            ]
+            notes.append(f"{n_retired} retired item{'s' if n_retired != 1 else ''} left out")
+        if other_generator:
+            notes.append(
+                f"{len(other_generator)} earlier night{'s' if len(other_generator) != 1 else ''}"
+                " of another item generator left out of the comparisons"
+            )
+        if notes:
+            night_json["notes"] = notes
         finish_night(
             db,
             night_id,
@@ -444,13 +457,19 @@ def history(
     """The time series of a monitor, one object per model (``quizbot monitor history --json``).
 
     Each: ``{"monitor", "model", "nights": [{"date", "run_id", "provider_model", "status",
-    "metrics", "anchor", "rotating", "error"}], "alerts": [...]}`` (plus each night's
+    "metrics", "anchor", "rotating", "error", "notes"}], "alerts": [...]}`` (plus each night's
     ``by_relation`` when asked). Figures come from the summaries stored with the nights, so a
     year of nights costs one query for the nights and one for the alerts.
     """
     monitor = get_monitor(db, name)
     assert monitor.id is not None
-    parts = ("overall", "anchor", "rotating", *(("by_relation",) if by_relation else ()))
+    parts = (
+        "overall",
+        "anchor",
+        "rotating",
+        "notes",
+        *(("by_relation",) if by_relation else ()),
+    )
     nights = night_series(db, monitor.id, model, parts=parts)
     alerts = list_alerts(db, monitor.id, model)
     models = sorted({n.model for n in nights} | ({model} if model else set()))
@@ -471,6 +490,8 @@ def history(
                 "anchor": n.parts["anchor"],
                 "rotating": n.parts["rotating"],
                 "error": n.error_text,
+                # what the night's figures leave out, e.g. "2 retired items left out"
+                "notes": list(n.parts["notes"] or []),
             }
             if by_relation:
                 night["by_relation"] = n.parts["by_relation"]

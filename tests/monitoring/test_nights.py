@@ -213,3 +213,35 @@ def test_a_failing_webhook_never_breaks_the_night(db: Database, hook: str) -> No
     (series,) = history(db, "broken-hook")
     alert = series["alerts"][0]
     assert alert["delivered"] is False and "HTTP 500" in alert["delivery_error"]
+
+
+def test_a_new_item_generator_is_not_taken_for_drift(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Six nights under the old generator at 80%; the new generator's wording makes the same
+    # model score 60%: that is a change of the items, not of the model.
+    from quizbot.monitoring import nights
+
+    factory = stepping_model(db, SPEC, lambda day: 0.8 if day < _night(7) else 0.6)
+    monkeypatch.setattr(nights, "GENERATOR_VERSION", "g1")
+    for n in range(1, 7):
+        (result,) = run_monitor(db, SPEC, when=_night(n), provider_factory=factory)
+        assert result.status == "completed", result.message
+    monkeypatch.setattr(nights, "GENERATOR_VERSION", "g2")
+    (first,) = run_monitor(db, SPEC, when=_night(7), provider_factory=factory)
+    assert first.status == "completed", first.message
+    assert not [a for a in first.alerts if "accuracy" in a["metric"]], first.alerts
+    assert first.summary is not None
+    assert first.summary["notes"] == [
+        "6 earlier nights of another item generator left out of the comparisons"
+    ]
+    (second,) = run_monitor(db, SPEC, when=_night(8), provider_factory=factory)
+    assert second.summary is not None
+    assert second.summary["notes"] == [
+        "6 earlier nights of another item generator left out of the comparisons"
+    ]
+    # the history shows the notes with their nights
+    (series,) = history(db, "watch")
+    notes = {n["date"]: n["notes"] for n in series["nights"]}
+    assert notes[_night(6).isoformat()] == []
+    assert notes[_night(7).isoformat()] == first.summary["notes"]
