@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import hashlib
 from collections import defaultdict
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol, TypeVar
 
 from quizbot.domain import Assignment, RespondentKind, SessionStatus
 from quizbot.errors import InputError
@@ -36,21 +36,33 @@ from storage.sessions import create_session, load_session
 __all__ = ["exam_review", "spread_order", "start_assignment_session"]
 
 
+class _HasId(Protocol):
+    @property
+    def id(self) -> str: ...
+
+
+T = TypeVar("T", bound=_HasId)
+
+
 def _rank(*parts: str) -> bytes:
     return hashlib.sha256("\x1f".join(parts).encode()).digest()
 
 
-def spread_order(items: Sequence[Item], seed: str) -> list[Item]:
+def spread_order(
+    items: Sequence[T],
+    seed: str,
+    key: Callable[[T], str] = fact_key,  # type: ignore[assignment]
+) -> list[T]:
     """``items`` in a seeded order where no two neighbours ask about the same fact if avoidable.
 
     Greedy: at each step take a fact with the most items left other than the fact just taken
     (ties broken by seed), then that fact's next item in its own seeded order. Taking the
     largest remaining fact first is what makes a spread order found whenever one exists.
     """
-    groups: dict[str, list[Item]] = defaultdict(list)
+    groups: dict[str, list[T]] = defaultdict(list)
     for item in sorted(items, key=lambda i: _rank(seed, i.id)):
-        groups[fact_key(item)].append(item)
-    order: list[Item] = []
+        groups[key(item)].append(item)
+    order: list[T] = []
     last: str | None = None
     while groups:
         choices = [k for k in groups if k != last] or list(groups)
