@@ -56,9 +56,9 @@ def _json(runner: CliRunner, *args: str) -> dict[str, object]:
     return data
 
 
-def _take(db: Database, student: str, reply: object) -> None:
-    view = start_assignment_session(db, assignment="wk", student=student)
-    items = {i.id: i for i in assignment_items(db, "wk")[1]}
+def _take(db: Database, student: str, reply: object, assignment: str = "wk") -> None:
+    view = start_assignment_session(db, assignment=assignment, student=student)
+    items = {i.id: i for i in assignment_items(db, assignment)[1]}
     from storage.sessions import load_session
 
     entries = load_session(db, view.id).session.config["items"]
@@ -139,6 +139,18 @@ def test_results_match_hand_computed_figures_and_ignore_unrelated_runs(
     )
     assert other.exit_code == 0, other.output
     assert _json(runner, "assignment", "results", "wk", "--json") == results
+    # Nor does a student answering the same items on another assignment.
+    copy = runner.invoke(cli, ["assignment", "create", "wk2", "--kb", "clinical-core",
+                               "--items", str(export)])  # fmt: skip
+    assert copy.exit_code == 0, copy.output
+    db = open_database(database_url)
+    try:
+        _take(db, "dan", "false", assignment="wk2")
+    finally:
+        db.dispose()
+    assert _json(runner, "assignment", "results", "wk", "--json") == results
+    dan = _json(runner, "assignment", "results", "wk2", "--json")["respondents"]
+    assert [r["name"] for r in dan] == ["dan"]  # type: ignore[attr-defined]
     # A later run made for the assignment is the one used.
     newer = runner.invoke(
         cli, ["eval", "--assignment", "wk", "--model", "baseline/always-true", "--json"]
