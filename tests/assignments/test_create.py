@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -50,8 +51,8 @@ def test_without_all_variants_one_variant_per_fact(db: Database) -> None:
 def test_the_same_name_twice_is_refused_and_writes_nothing(db: Database) -> None:
     make_assignment(db, REQUEST)
     before = table_counts(db)
-    with pytest.raises(DuplicateError) as caught:
-        make_assignment(db, REQUEST)
+    with pytest.raises(DuplicateError) as caught:  # other options: would make other items
+        make_assignment(db, replace(REQUEST, points=4, seed="8"))
     assert caught.value.exit_code == 65
     assert table_counts(db) == before
     assert [a.name for a in list_assignments(db)] == ["week1"]
