@@ -82,3 +82,15 @@ def test_an_items_file_is_validated_whole_before_anything_is_stored(
     path.write_text("\n".join(good) + "\n")
     made = make_assignment(db, AssignmentRequest(name="f", kb="clinical-core", items_file=path))
     assert list(made.item_ids) == [i.id for i in items[:3]]
+
+
+def test_mixed_alternates_formats_and_never_asks_one_fact_both_ways(db: Database) -> None:
+    make_assignment(
+        db, AssignmentRequest(name="mx", kb="clinical-core", points=6, seed="2", format="mixed")
+    )
+    _, items = assignment_items(db, "mx")
+    kinds = Counter(i.kind for i in items)
+    assert kinds["statement"] > 0 and kinds["choice"] > 0
+    said = {(i.head, i.relation) for i in items if i.kind == "statement"}
+    asked = {(i.head, i.relation) for i in items if i.kind == "choice"}
+    assert not said & asked
