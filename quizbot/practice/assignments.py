@@ -23,6 +23,7 @@ from typing import Any, Protocol, TypeVar
 from quizbot.domain import Assignment, RespondentKind, SessionStatus
 from quizbot.errors import InputError
 from quizbot.generate.assignments import Item, assignment_items, fact_key
+from quizbot.kb.model import KnowledgeBaseData
 from quizbot.kb.registry import get_kb
 from quizbot.practice.feedback import _explain, _key_words, _question_id, _words, is_exam
 from quizbot.practice.planning import _entries, _view
@@ -79,10 +80,14 @@ def _format(items: Sequence[Item]) -> str:
     return "mixed" if len(kinds) > 1 else ("choice" if kinds == {"choice"} else "statement")
 
 
-def _config(assignment: Assignment, items: Sequence[Item], seed: str) -> dict[str, Any]:
+def _config(
+    assignment: Assignment, kb: KnowledgeBaseData, items: Sequence[Item], seed: str
+) -> dict[str, Any]:
+    """A practice session's config holding the assignment's items in this student's order."""
     relations = sorted({i.relation for i in items})
     return {
         "version": CONFIG_VERSION,
+        "kb_version": kb.version,
         "format": _format(items),
         "length": len(items),
         "topic": None,
@@ -95,7 +100,8 @@ def _config(assignment: Assignment, items: Sequence[Item], seed: str) -> dict[st
         "items": [
             {"id": i.id, "fact": fact_key(i), "relation": i.relation, "system": None} for i in items
         ],
-        "labels": {f"relation:{r}": r.replace("_", " ") for r in relations},
+        "labels": {f"relation:{r}": _relation_label(kb, r) for r in relations},
+        "relation_labels": {r: _relation_label(kb, r) for r in relations},
         "notes": [],
     }
 
@@ -120,10 +126,7 @@ def start_assignment_session(db: Database, *, assignment: str, student: str) -> 
     kb, _ = get_kb(db, found.kb_name)
     seed = f"assignment\x1f{found.name}\x1f{respondent.name}"
     ordered = spread_order(items, seed)
-    config = _config(found, ordered, seed)
-    config["kb_version"] = kb.version
-    config["labels"] = {f"relation:{r}": _relation_label(kb, r) for r in kb.relations}
-    config["relation_labels"] = {r: _relation_label(kb, r) for r in kb.relations}
+    config = _config(found, kb, ordered, seed)
     row = create_session(
         db, respondent_id=respondent.id, kb_name=kb.name, config=config, assignment_id=found.id
     )
