@@ -22,6 +22,8 @@ from typing import Any
 __all__ = [
     "MAX_FLAG_COMMENT",
     "Alert",
+    "Assignment",
+    "AssignmentMode",
     "CachedCall",
     "FlagDecision",
     "FlagReason",
@@ -97,6 +99,13 @@ class Severity(StrEnum):
     INFO = "info"
     WARNING = "warning"
     CRITICAL = "critical"
+
+
+class AssignmentMode(StrEnum):
+    """How students meet an assignment: an exam (no feedback until the end) or practice."""
+
+    EXAM = "exam"
+    PRACTICE = "practice"
 
 
 MAX_FLAG_COMMENT = 1000  # characters of a flag's free comment
@@ -212,6 +221,7 @@ class Run:
     created_at: datetime
     started_at: datetime | None
     finished_at: datetime | None
+    assignment_id: int | None = None  # the run was made for this assignment
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,6 +259,7 @@ class PracticeSessionRecord:
     status: str
     started_at: datetime
     finished_at: datetime | None
+    assignment_id: int | None = None  # the session answers this assignment
 
 
 @dataclass(frozen=True, slots=True)
@@ -344,3 +355,23 @@ class RetiredItem:
     reason: str
     flag_id: int | None
     retired_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Assignment:
+    """A fixed set of items put to students and models alike (``item_ids`` in order).
+
+    ``config`` holds how the items were made: points, seed, format, relations, all_variants
+    (or ``items_file`` when they were read from a file).
+    """
+
+    id: int
+    name: str
+    kb_name: str
+    mode: str
+    cohort: str | None
+    opens_at: datetime | None
+    closes_at: datetime | None
+    config: dict[str, Any]
+    created_at: datetime
+    item_ids: tuple[str, ...] = ()

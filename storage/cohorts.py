@@ -25,6 +25,7 @@ from storage.models import (
     Item,
     KnowledgeBase,
     Outcome,
+    QuizSession,
     Respondent,
     RespondentKind,
     Response,
@@ -90,12 +91,14 @@ def human_answers(
     cohort: str | None = None,
     since: datetime | None = None,
     before: datetime | None = None,
+    assignment_id: int | None = None,
 ) -> list[HumanAnswer]:
     """Answers given by people in practice sessions, oldest first (ties by response id).
 
     Filters, all optional and combined: only ``item_ids``; only items of knowledge base ``kb``;
     only respondents of ``cohort``; answers stored at or after ``since`` and strictly before
-    ``before`` (timezone-aware datetimes). Every outcome is returned, errors included.
+    ``before`` (timezone-aware datetimes); only sessions on ``assignment_id``. Every outcome is
+    returned, errors included.
     """
     columns = (
         col(Response.id),
@@ -124,6 +127,10 @@ def human_answers(
         )
     if cohort is not None:
         base = base.where(col(Respondent.cohort) == cohort)
+    if assignment_id is not None:
+        base = base.join(QuizSession, col(QuizSession.id) == col(Response.quiz_session_id)).where(
+            col(QuizSession.assignment_id) == assignment_id
+        )
     if since is not None:
         base = base.where(col(Response.created_at) >= since)
     if before is not None:

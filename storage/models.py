@@ -32,6 +32,7 @@ from sqlmodel import Field, SQLModel
 
 from quizbot.domain import (
     MAX_FLAG_COMMENT,
+    AssignmentMode,
     FlagDecision,
     FlagReason,
     FlagState,
@@ -50,6 +51,8 @@ _BigId = BigInteger().with_variant(Integer(), "sqlite")
 
 __all__ = [
     "Alert",
+    "AssignmentItemRow",
+    "AssignmentRow",
     "DriftResult",
     "EvalRun",
     "Item",
@@ -259,6 +262,9 @@ class EvalRun(SQLModel, table=True):
     created_at: datetime = _created()
     started_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
     finished_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    assignment_id: int | None = Field(
+        default=None, foreign_key="assignments.id", ondelete="SET NULL", index=True
+    )
 
 
 class Response(SQLModel, table=True):
@@ -319,6 +325,9 @@ class QuizSession(SQLModel, table=True):
     status: str = Field(default=SessionStatus.ACTIVE.value, max_length=20)
     started_at: datetime = _created()
     finished_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    assignment_id: int | None = Field(
+        default=None, foreign_key="assignments.id", ondelete="SET NULL", index=True
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -474,6 +483,42 @@ class RetiredItemRow(SQLModel, table=True):
     reason: str = Field(default="", sa_type=Text)
     flag_id: int | None = Field(default=None, foreign_key="item_flags.id", ondelete="SET NULL")
     retired_at: datetime = _created()
+
+
+# --------------------------------------------------------------------------------------------
+# Assignments: one fixed item set for students and models
+
+
+class AssignmentRow(SQLModel, table=True):
+    """A named, fixed set of items (``assignment_items``) put to students and models alike."""
+
+    __tablename__ = "assignments"
+    __table_args__ = (_check_in("mode", AssignmentMode, "ck_assignments_mode"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(max_length=100, unique=True)
+    kb_name: str = Field(max_length=100)
+    mode: str = Field(default=AssignmentMode.PRACTICE.value, max_length=20)
+    cohort: str | None = Field(default=None, max_length=100)
+    opens_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    closes_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    config: dict[str, Any] = Field(default_factory=dict, sa_type=JSONType)
+    created_at: datetime = _created()
+
+
+class AssignmentItemRow(SQLModel, table=True):
+    """One item of an assignment at its position; an item appears once per assignment."""
+
+    __tablename__ = "assignment_items"
+    __table_args__ = (
+        UniqueConstraint("assignment_id", "item_id", name="uq_assignment_items_item"),
+        UniqueConstraint("assignment_id", "position", name="uq_assignment_items_position"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    assignment_id: int = Field(foreign_key="assignments.id", ondelete="CASCADE")
+    position: int
+    item_id: str = Field(foreign_key="item.id", ondelete="RESTRICT", max_length=80, index=True)
 
 
 # --------------------------------------------------------------------------------------------

@@ -605,14 +605,16 @@ def create_run(
     config: dict[str, Any] | None = None,
     n_items: int = 0,
     name: str | None = None,
+    assignment_id: int | None = None,
 ) -> domain.Run:
-    """Create an evaluation run in status ``pending``."""
+    """Create an evaluation run in status ``pending`` (made for ``assignment_id`` when given)."""
     run = EvalRun(
         respondent_id=respondent_id,
         model_requested=model_requested,
         config=config or {},
         n_items=n_items,
         name=name,
+        assignment_id=assignment_id,
     )
 
     return _add(db, run, domain.Run, f"run for {model_requested!r}")

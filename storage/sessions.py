@@ -138,10 +138,18 @@ def set_respondent_cohort(
 
 
 def create_session(
-    db: Database, *, respondent_id: int, kb_name: str, config: dict[str, Any]
+    db: Database,
+    *,
+    respondent_id: int,
+    kb_name: str,
+    config: dict[str, Any],
+    assignment_id: int | None = None,
 ) -> domain.PracticeSessionRecord:
-    """Create an active practice session; :class:`NotFoundError` for an unknown respondent."""
-    row = QuizSession(respondent_id=respondent_id, kb_name=kb_name, config=config)
+    """Create an active practice session (on ``assignment_id`` when given);
+    :class:`NotFoundError` for an unknown respondent or assignment."""
+    row = QuizSession(
+        respondent_id=respondent_id, kb_name=kb_name, config=config, assignment_id=assignment_id
+    )
 
     def _do(session: Session) -> domain.PracticeSessionRecord:
         session.add(row)

@@ -423,8 +423,13 @@ def compare(
     models: Sequence[str] = (),
     run_ids: Sequence[int] = (),
     min_items: int = DEFAULT_MIN_ITEMS,
+    assignment_id: int | None = None,
 ) -> HumansVsModels:
     """Compare students with models on the same items (definitions in the module docstring).
+
+    With ``assignment_id`` only answers given in sessions on that assignment count, and the
+    models are exactly ``run_ids`` (never a default run: an assignment's results must not pick
+    up an unrelated run).
 
     ``item_ids`` None means every item both sides answered; an empty sequence means no items.
     Raises :class:`~quizbot.errors.InputError` for ``since`` after ``until`` or ``min_items``
@@ -476,13 +481,21 @@ def compare(
     # Students: first scored answer per (student, item).
     since_at, before_at = _utc_bounds(since, until)
     answers = _first_answers(
-        human_answers(db, item_ids=given, kb=kb, cohort=cohort, since=since_at, before=before_at),
+        human_answers(
+            db,
+            item_ids=given,
+            kb=kb,
+            cohort=cohort,
+            since=since_at,
+            before=before_at,
+            assignment_id=assignment_id,
+        ),
         notes,
     )
     candidates = set(given) if given is not None else {a.item_id for a in answers}
 
     # Models: the runs, and their scored answers on the candidate items.
-    runs = _select_runs(db, models, run_ids, candidates, notes)
+    runs = _select_runs(db, models, run_ids, candidates if assignment_id is None else set(), notes)
     model_records: dict[int, list[Scored]] = {}
     for run in runs:
         assert run.id is not None

@@ -52,6 +52,12 @@ def _print_report(report: dict[str, Any]) -> None:
 @click.option("--items", "items_file", type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="JSONL of items from `quizbot generate`.")  # fmt: skip
 @click.option("--kb", "kb_name", help="Generate the items from this knowledge base instead.")
+@click.option(
+    "--assignment",
+    "assignment_name",
+    metavar="NAME",
+    help="Put an assignment's exact items to the model; the run counts for it.",
+)
 @click.option("--relations", help="With --kb: comma-separated relations.")
 @click.option("--points", type=click.IntRange(min=1), help="With --kb: number of knowledge points.")
 @click.option("--format", "fmt", type=click.Choice(["statements", "choice"]), default="statements",
@@ -88,6 +94,7 @@ def eval_cmd(
     model: str | None,
     items_file: Path | None,
     kb_name: str | None,
+    assignment_name: str | None,
     relations: str | None,
     points: int | None,
     fmt: str,
@@ -123,12 +130,22 @@ def eval_cmd(
         if resume is None:
             if not model:
                 raise InputError("--model is required", hint="e.g. --model baseline/random")
-            if (items_file is None) == (kb_name is None):
-                raise InputError("give exactly one of --items FILE and --kb NAME")
+            sources = [items_file, kb_name, assignment_name]
+            if sum(source is not None for source in sources) != 1:
+                raise InputError(
+                    "give exactly one of --items FILE, --kb NAME and --assignment NAME"
+                )
             if retry_errors:
                 raise InputError("--retry-errors goes with --resume RUN")
+            assignment_id: int | None = None
             if items_file is not None:
                 items = _read_items(items_file)
+            elif assignment_name is not None:
+                from quizbot.generate.assignments import assignment_items
+
+                assignment, assignment_list = assignment_items(database, assignment_name)
+                items = list(assignment_list)
+                assignment_id = assignment.id
             else:
                 assert kb_name is not None
                 request = GenerateRequest(
@@ -150,6 +167,7 @@ def eval_cmd(
                 seed=seed,
                 name=name,
                 overrides=overrides,
+                assignment_id=assignment_id,
             )
 
             async def _ready() -> ReadyRun:

@@ -179,10 +179,12 @@ def prepare_run(
     name: str | None = None,
     demonstrations: Sequence[Item] | None = None,
     extra: Mapping[str, Any] | None = None,
+    assignment_id: int | None = None,
 ) -> int:
     """Record a run (items, demonstrations, settings) before anything is asked; return its id.
 
-    ``extra`` is stored with the run's config (e.g. a monitor's night and anchor item ids).
+    ``extra`` is stored with the run's config (e.g. a monitor's night and anchor item ids);
+    ``assignment_id`` marks the run as made for that assignment.
     """
     if not items:
         raise InputError("no items to evaluate")
@@ -214,6 +216,7 @@ def prepare_run(
         config=stored,
         n_items=len(items),
         name=name,
+        assignment_id=assignment_id,
     )
     assert run.id is not None
     return run.id

@@ -92,6 +92,7 @@ class EvalSpec:
     name: str | None = None
     overrides: ModelOverrides = ModelOverrides()
     extra: Mapping[str, Any] | None = None  # stored with the run's config (e.g. a monitor night)
+    assignment_id: int | None = None  # the run is made for this assignment (its exact items)
 
 
 @dataclass(frozen=True)
@@ -184,6 +185,7 @@ async def start(
             name=spec.name,
             demonstrations=demonstrations,
             extra=spec.extra,
+            assignment_id=spec.assignment_id,
         )
     except BaseException:
         await provider.aclose()

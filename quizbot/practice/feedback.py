@@ -3,7 +3,7 @@ the feedback that explains it (never the key before the answer)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from quizbot.domain import FlagState, ItemFlag, Outcome, SessionStatus
@@ -299,6 +299,12 @@ def answer(db: Database, session_id: int, item_id: str, text: str) -> Feedback:
         ),
         n_items=len(_entries(row.config)),
     )
+    if is_exam(row.config) and not recorded.finished:
+        # An exam, like a model's run, gets no feedback until everything is answered.
+        return withheld_feedback(
+            row.id, _question_id(row.id, position), position, len(_entries(row.config)),
+            _words(item, stored_answer), recorded.n_answered,
+        )  # fmt: skip
     return Feedback(
         session_id=row.id,
         question_id=_question_id(row.id, position),
@@ -310,6 +316,33 @@ def answer(db: Database, session_id: int, item_id: str, text: str) -> Feedback:
         explanation=_explain(db, loaded, item),
         answered=recorded.n_answered,
         finished=recorded.finished,
+    )
+
+
+WITHHELD = "withheld"  # the outcome shown for an exam answer before the exam is complete
+_WITHHELD_TEXT = "This is an exam: the answers are shown once you have answered every question."
+
+
+def is_exam(config: Mapping[str, Any]) -> bool:
+    """Whether a session's config is an exam-mode assignment (no feedback until the end)."""
+    return config.get("mode") == "exam"
+
+
+def withheld_feedback(
+    session_id: int, question_id: str, position: int, total: int, your_answer: str, answered: int
+) -> Feedback:
+    """The receipt an exam answer gets: stored, but no outcome, key or explanation."""
+    return Feedback(
+        session_id=session_id,
+        question_id=question_id,
+        position=position,
+        total=total,
+        outcome=WITHHELD,
+        your_answer=your_answer,
+        correct_answer="",
+        explanation=Explanation("", "", "", "", None, False, None, [], _WITHHELD_TEXT),
+        answered=answered,
+        finished=False,
     )
 
 

@@ -134,6 +134,11 @@ def summary(db: Database, session_id: int, models: Sequence[str] = ()) -> Summar
     loaded = load_session(db, session_id)
     row = loaded.session
     assert row.id is not None
+    if row.config.get("mode") == "exam" and len(loaded.answered) < len(_entries(row.config)):
+        raise InputError(
+            "the exam is not complete; its results are shown once every question is answered",
+            hint="answer the remaining questions first",
+        )
     entries = _entries(row.config)
     labels: Mapping[str, str] = row.config.get("labels", {})
     items = {item.id: item for item in load_items(db, [e["id"] for e in entries])}

@@ -70,11 +70,20 @@ Design
     answered) with every question right. Models are compared on the items both answered, using
     each model's newest stored answer per item from evaluation runs.
 
+    Assignments. :func:`start_assignment_session` starts (or resumes) a student's session on an
+    assignment: its exact items in a per-student order (:mod:`quizbot.practice.assignments`).
+    In exam mode :func:`answer` withholds the outcome, key and explanation until the last
+    answer, and :func:`exam_review` gives them all at the end.
+
 Every dataclass returned has ``as_json()`` giving plain JSON types (datetimes as ISO 8601).
 """
 
 from __future__ import annotations
 
+from quizbot.practice.assignments import (
+    exam_review,
+    start_assignment_session,
+)
 from quizbot.practice.feedback import (
     answer,
     end_session,
@@ -137,11 +146,13 @@ __all__ = [
     "TopicScore",
     "answer",
     "end_session",
+    "exam_review",
     "flag",
     "next_question",
     "normalise_student",
     "progress",
     "session_view",
+    "start_assignment_session",
     "start_session",
     "summary",
     "topics",

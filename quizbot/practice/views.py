@@ -161,7 +161,7 @@ class Feedback(_Json):
     question_id: str
     position: int
     total: int
-    outcome: str  # "correct", "incorrect" or "abstained"
+    outcome: str  # "correct", "incorrect" or "abstained"; "withheld" in an unfinished exam
     your_answer: str
     correct_answer: str
     explanation: Explanation

@@ -64,7 +64,10 @@ def test_eval_report_and_compare_as_json(runner: CliRunner, tmp_path: Path) -> N
 
 def test_eval_needs_exactly_one_item_source(runner: CliRunner, tmp_path: Path) -> None:
     neither = runner.invoke(cli, ["eval", "--model", "baseline/random"])
-    assert neither.exit_code == 65 and "exactly one of --items FILE and --kb NAME" in neither.stderr
+    assert (
+        neither.exit_code == 65
+        and "exactly one of --items FILE, --kb NAME and --assignment NAME" in neither.stderr
+    )
     bad = tmp_path / "items.jsonl"
     bad.write_text('{"kind": "statement"}\n')
     broken = runner.invoke(cli, ["eval", "--model", "baseline/random", "--items", str(bad)])

@@ -17,11 +17,13 @@ from sqlmodel import SQLModel
 from quizbot.errors import SchemaError
 from storage import Database, ensure_schema, head_revision, open_database, schema_status, upgrade
 from storage.monitoring import list_nights
-from storage.repo import count_responses, list_responses, table_counts
+from storage.repo import count_responses, get_run, list_responses, table_counts
 
 EXPECTED_TABLES = {
     "alert",
     "apscheduler_jobs",
+    "assignment_items",
+    "assignments",
     "drift_result",
     "eval_run",
     "item",
@@ -273,6 +275,30 @@ def test_0006_adds_the_review_tables_and_keeps_what_was_stored(empty_db: Databas
         "UPDATE item_flags SET state = 'pending'",
         "INSERT INTO retired_items (item_id, reason, retired_at) VALUES ('i1:a', '', "
         "CURRENT_TIMESTAMP)",
+    ):
+        with pytest.raises(IntegrityError):
+            empty_db.write(lambda s, st=statement: s.execute(text(st)))
+
+
+def test_0007_adds_assignments_and_keeps_runs_and_sessions_unlinked(empty_db: Database) -> None:
+    upgrade(empty_db, "0006")
+    for statement in _V1_ROWS:
+        empty_db.write(lambda s, st=statement: s.execute(text(st)))
+    upgrade(empty_db)
+    assert count_responses(empty_db) == 1
+    counts = table_counts(empty_db)
+    assert (counts["assignments"], counts["assignment_items"]) == (0, 0)
+    from storage.assignments import assignment_runs, create_assignment
+
+    made = create_assignment(empty_db, name="a1", kb_name="kb", item_ids=["i1:a"], mode="exam")
+    assert made.item_ids == ("i1:a",)
+    assert assignment_runs(empty_db, made.id) == []  # the run stored before 0007 is not linked
+    assert get_run(empty_db, 1).assignment_id is None
+    for statement in (
+        "UPDATE assignments SET mode = 'homework'",
+        "INSERT INTO assignment_items (assignment_id, position, item_id) VALUES (1, 2, 'i1:a')",
+        "INSERT INTO assignment_items (assignment_id, position, item_id) VALUES (1, 3, 'i1:zz')",
+        "UPDATE eval_run SET assignment_id = 99",
     ):
         with pytest.raises(IntegrityError):
             empty_db.write(lambda s, st=statement: s.execute(text(st)))

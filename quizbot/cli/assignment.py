@@ -1,0 +1,198 @@
+"""`quizbot assignment`: one fixed item set for students and models, and its results.
+
+Exit codes: 0 done; 65 bad input (a name already taken, a bad items file: file, line and field
+named); 66 no such assignment or knowledge base; 69 the database is unavailable.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from quizbot.cli.base import App, Group, cli, database_for, emit_json, split_list
+
+if TYPE_CHECKING:
+    from quizbot.domain import Assignment
+
+
+def _summary(assignment: Assignment) -> dict[str, Any]:
+    return {
+        "name": assignment.name,
+        "kb": assignment.kb_name,
+        "mode": assignment.mode,
+        "cohort": assignment.cohort,
+        "n_items": len(assignment.item_ids),
+        "config": assignment.config,
+        "created_at": assignment.created_at.isoformat(),
+    }
+
+
+def _line(data: dict[str, Any]) -> str:
+    cohort = f", cohort {data['cohort']}" if data["cohort"] else ""
+    return f"{data['name']}: {data['n_items']} items from {data['kb']} ({data['mode']}{cohort})"
+
+
+@cli.group(cls=Group)
+def assignment() -> None:
+    """Assignments: the same items for students and models."""
+
+
+@assignment.command("create")
+@click.argument("name")
+@click.option("--kb", "kb_name", required=True, help="Knowledge base name (see `quizbot kb list`).")
+@click.option("--points", type=click.IntRange(min=1), help="Number of facts [default: all].")
+@click.option("--seed", default="0", show_default=True, help="Seed for facts, negatives, variants.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["statements", "choice", "mixed"]),
+    default="statements",
+    show_default=True,
+    help="True/false statements, multiple choice, or both (alternating facts).",
+)
+@click.option("--relations", help="Comma-separated relations to use [default: all].")
+@click.option(
+    "--all-variants",
+    is_flag=True,
+    help="Every variant of each fact and of its negative (joint accuracy needs them all).",
+)
+@click.option(
+    "--mode",
+    type=click.Choice(["exam", "practice"]),
+    default="practice",
+    show_default=True,
+    help="exam: no feedback until every question is answered.",
+)
+@click.option("--cohort", help="The cohort the assignment is for.")
+@click.option(
+    "--items",
+    "items_file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    help="Use these items (quizbot item JSONL) instead of generating them.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the assignment as JSON.")
+@click.pass_obj
+def create_cmd(
+    app: App,
+    name: str,
+    kb_name: str,
+    points: int | None,
+    seed: str,
+    fmt: str,
+    relations: str | None,
+    all_variants: bool,
+    mode: str,
+    cohort: str | None,
+    items_file: Path | None,
+    as_json: bool,
+) -> None:
+    """Make assignment NAME once: its items are fixed from now on."""
+    from quizbot.domain import AssignmentMode
+    from quizbot.generate.assignments import AssignmentRequest, make_assignment
+
+    request = AssignmentRequest(
+        name=name,
+        kb=kb_name,
+        points=points,
+        seed=seed,
+        format="choice" if fmt == "choice" else "mixed" if fmt == "mixed" else "statements",
+        relations=split_list(relations),
+        all_variants=all_variants,
+        mode=AssignmentMode(mode),
+        cohort=cohort,
+        items_file=items_file,
+    )
+    with database_for(app) as database:
+        made = make_assignment(database, request, app.settings)
+    data = _summary(made)
+    if as_json:
+        emit_json(data)
+    else:
+        click.echo(f"created {_line(data)}")
+
+
+@assignment.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print the list as JSON.")
+@click.pass_obj
+def list_cmd(app: App, as_json: bool) -> None:
+    """List assignments, oldest first."""
+    from storage.assignments import list_assignments
+
+    with database_for(app) as database:
+        data = [_summary(a) for a in list_assignments(database)]
+    if as_json:
+        emit_json({"assignments": data})
+    elif not data:
+        click.echo("no assignments yet (`quizbot assignment create` makes one)")
+    else:
+        for entry in data:
+            click.echo(_line(entry))
+
+
+@assignment.command("show")
+@click.argument("name")
+@click.option("--json", "as_json", is_flag=True, help="Print the assignment as JSON.")
+@click.pass_obj
+def show_cmd(app: App, name: str, as_json: bool) -> None:
+    """One assignment: its settings and item ids (never the answer keys)."""
+    from storage.assignments import get_assignment
+
+    with database_for(app) as database:
+        found = get_assignment(database, name)
+    data = {**_summary(found), "item_ids": list(found.item_ids)}
+    if as_json:
+        emit_json(data)
+    else:
+        click.echo(_line(data))
+        for key, value in found.config.items():
+            click.echo(f"  {key}: {value}")
+
+
+@assignment.command("export")
+@click.argument("name")
+@click.option(
+    "--out", required=True, type=click.Path(dir_okay=False, path_type=Path), help="Output JSONL."
+)
+@click.pass_obj
+def export_cmd(app: App, name: str, out: Path) -> None:
+    """Write the assignment's items, with their keys, as JSONL (for instructors)."""
+    import json
+
+    from quizbot.errors import InputError
+    from quizbot.generate.assignments import assignment_items
+
+    with database_for(app) as database:
+        _, items = assignment_items(database, name)
+    text = "".join(json.dumps(i.to_json(), sort_keys=True) + "\n" for i in items)
+    try:
+        out.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise InputError(f"cannot write ({exc.strerror})", path=str(out)) from None
+    click.echo(f"wrote {len(items)} items to {out}", err=True)
+
+
+@assignment.command("results")
+@click.argument("name")
+@click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
+@click.pass_obj
+def results_cmd(app: App, name: str, as_json: bool) -> None:
+    """Every student and every model run made for the assignment, with 95% intervals."""
+    from quizbot.analysis.assignments import assignment_results
+
+    with database_for(app) as database:
+        results = assignment_results(database, name)
+    if as_json:
+        emit_json(results)
+        return
+    click.echo(f"{results['assignment']}: {results['n_items']} items ({results['mode']})")
+    for r in results["respondents"]:
+        acc = r["metrics"]["accuracy"]
+        shown = "-" if acc["value"] is None else f"{acc['value']:.3f}"
+        extra = ""
+        if r["kind"] == "model" and r.get("percentile") is not None:
+            extra = f", percentile {r['percentile']:.0f}"
+        click.echo(f"  {r['kind']:7} {r['name']}: accuracy {shown} on {r['n_items']} items{extra}")
+    for note in results["notes"]:
+        click.echo(f"  note: {note}")

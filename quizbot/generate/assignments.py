@@ -1,0 +1,207 @@
+"""Making an assignment: one fixed item set, generated once (or read from a file) and stored.
+
+The items come from :mod:`quizbot.generate.service` (``prepare`` + ``store_items``) with the KB
+options given, or from quizbot's own item JSONL (validated whole before anything is written).
+With ``all_variants`` every one of the eight variants of each fact and of its negative is kept
+(joint accuracy needs them all); without it one variant per fact, drawn by seed. The item ids are
+recorded in order once (:func:`storage.assignments.create_assignment`), so every student and every
+model of the assignment answers exactly those items.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from quizbot.config import Settings
+from quizbot.domain import Assignment, AssignmentMode
+from quizbot.errors import DuplicateError, InputError
+from quizbot.generate.service import GenerateRequest, load_items, prepare, store_items
+from quizbot.items import ChoiceItem, StatementItem, item_from_json
+from quizbot.jsonl import read_objects
+from quizbot.kb.registry import get_kb
+from storage import Database
+from storage.assignments import create_assignment, find_assignment, get_assignment
+
+__all__ = [
+    "AssignmentRequest",
+    "Item",
+    "assignment_items",
+    "fact_key",
+    "make_assignment",
+    "read_items_file",
+]
+
+Item = StatementItem | ChoiceItem
+Format = Literal["statements", "choice", "mixed"]
+
+_REQUIRED = {
+    "statement": ("kb", "kb_version", "relation", "head", "tail", "polarity", "prototype_set",
+                  "transform", "label", "text", "prototype"),
+    "choice": ("kb", "kb_version", "relation", "head", "question", "options", "answer_keys",
+               "subtype", "knowledge_point_ids"),
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class AssignmentRequest:
+    """Everything ``quizbot assignment create`` can ask for."""
+
+    name: str
+    kb: str
+    points: int | None = None
+    seed: str = "0"
+    format: Format = "statements"
+    relations: Sequence[str] | None = None
+    all_variants: bool = False
+    mode: AssignmentMode = AssignmentMode.PRACTICE
+    cohort: str | None = None
+    items_file: Path | None = None
+
+
+def fact_key(item: Item) -> str:
+    """The fact an item asks about: its KB point for a statement (both sides of it share it),
+    its head and relation for a multiple-choice question."""
+    if isinstance(item, StatementItem):
+        return item.fact_id
+    return f"choice:{item.kb}\x1f{item.relation}\x1f{item.head}"
+
+
+def _rank(*parts: str) -> bytes:
+    return hashlib.sha256("\x1f".join(parts).encode()).digest()
+
+
+def read_items_file(path: Path, kb: str) -> list[Item]:
+    """Every item of a quizbot item JSONL, validated whole before any is used.
+
+    Raises :class:`InputError` naming the file, line and field of the first problem: a missing
+    field, an unknown kind or value, an item of another knowledge base, an ``id`` that does not
+    match the item's content, or the same item twice.
+    """
+    label = str(path)
+    items: list[Item] = []
+    seen: dict[str, int] = {}
+    for line, record in read_objects(path):
+        kind = record.get("kind")
+        if kind not in _REQUIRED:
+            raise InputError("must be 'statement' or 'choice'", path=label, line=line, field="kind")
+        for key in _REQUIRED[str(kind)]:
+            if key not in record:
+                raise InputError("is missing", path=label, line=line, field=key)
+        if record["kb"] != kb:
+            raise InputError(
+                f"is {record['kb']!r}, not the assignment's knowledge base {kb!r}",
+                path=label,
+                line=line,
+                field="kb",
+            )
+        try:
+            item = item_from_json(record)
+        except (KeyError, ValueError, TypeError) as exc:
+            field = exc.args[0] if isinstance(exc, KeyError) else None
+            raise InputError(f"not an item ({exc})", path=label, line=line, field=field) from None
+        if "id" in record and record["id"] != item.id:
+            raise InputError(
+                "does not match the item's content (edited after generation?)",
+                path=label,
+                line=line,
+                field="id",
+            )
+        if item.id in seen:
+            raise InputError(
+                f"the same item as line {seen[item.id]}", path=label, line=line, field="id"
+            )
+        seen[item.id] = line
+        items.append(item)
+    if not items:
+        raise InputError("no items", path=label)
+    return items
+
+
+def _one_per_fact(items: Sequence[Item], seed: str) -> list[Item]:
+    """One variant per fact, drawn by seed among its (up to 16) variants, in the facts' order."""
+    groups: dict[str, list[Item]] = defaultdict(list)
+    for item in items:
+        groups[fact_key(item)].append(item)
+    return [min(group, key=lambda i: _rank(seed, i.id)) for group in groups.values()]
+
+
+def _generate(db: Database, request: AssignmentRequest, settings: Settings | None) -> list[Item]:
+    def made(fmt: Literal["statements", "choice"]) -> list[Item]:
+        generation = prepare(
+            db,
+            GenerateRequest(
+                kb=request.kb,
+                relations=request.relations,
+                points=request.points,
+                seed=request.seed,
+                format=fmt,
+                store=True,
+            ),
+            settings,
+        )
+        return list(generation.items())
+
+    if request.format == "mixed":
+        said = made("statements")
+        asked = made("choice")
+        # Alternate facts between the two formats, never both formats on one head+relation.
+        order = list(dict.fromkeys((i.head, i.relation) for i in [*said, *asked]))
+        as_choice = {key for n, key in enumerate(order) if n % 2 == 1}
+        chosen_choice = {(i.head, i.relation) for i in asked} & as_choice
+        items = [i for i in said if (i.head, i.relation) not in chosen_choice]
+        items += [i for i in asked if (i.head, i.relation) in chosen_choice]
+    else:
+        items = made(request.format)
+    if not request.all_variants:
+        items = _one_per_fact(items, f"assignment\x1f{request.seed}")
+    return list({i.id: i for i in items}.values())  # two facts may share a negative statement
+
+
+def make_assignment(
+    db: Database, request: AssignmentRequest, settings: Settings | None = None
+) -> Assignment:
+    """Create assignment ``request.name``: make (or read) its items, store them, record them.
+
+    The same name twice raises :class:`DuplicateError` (exit 65) before anything is generated
+    or written; bad options or a bad items file raise :class:`InputError`.
+    """
+    if find_assignment(db, request.name) is not None:
+        raise DuplicateError(
+            f"assignment {request.name!r} already exists", hint="choose another name"
+        )
+    kb, kb_id = get_kb(db, request.kb)
+    config: dict[str, Any] = {
+        "points": request.points,
+        "seed": request.seed,
+        "format": request.format,
+        "relations": list(request.relations) if request.relations else None,
+        "all_variants": request.all_variants,
+    }
+    if request.items_file is not None:
+        items = read_items_file(request.items_file, kb.name)
+        config = {"items_file": request.items_file.name, "all_variants": request.all_variants}
+    else:
+        items = _generate(db, request, settings)
+    if not items:
+        raise InputError(f"no items could be made from knowledge base {kb.name!r}")
+    store_items(db, kb, kb_id, items)
+    return create_assignment(
+        db,
+        name=request.name,
+        kb_name=kb.name,
+        item_ids=[i.id for i in items],
+        mode=request.mode,
+        cohort=request.cohort,
+        config=config,
+    )
+
+
+def assignment_items(db: Database, name: str) -> tuple[Assignment, list[Item]]:
+    """Assignment ``name`` and its items, in its order; :class:`NotFoundError` if unknown."""
+    assignment = get_assignment(db, name)
+    return assignment, load_items(db, list(assignment.item_ids))

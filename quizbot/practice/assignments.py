@@ -1,0 +1,174 @@
+"""Students on an assignment: exactly its items, in an order of their own, exam or practice.
+
+:func:`start_assignment_session` starts a student's session on an assignment (or resumes the one
+they have): the assignment's items, every one of them, shuffled per student (seeded by the
+assignment and the student, so the order is stable across restarts) with the variants of one
+fact spread apart (no two adjacent where the mix of facts allows it). The session is an ordinary
+practice session (:mod:`quizbot.practice.feedback` asks and scores) marked with the assignment,
+so its answers count for the assignment's results and nowhere else changes.
+
+Modes. ``practice``: feedback after every answer, as in practice. ``exam``: an answer is stored
+and acknowledged (outcome ``withheld``) with no key or explanation until the student has answered
+everything, like a model's run; the last answer gets its full feedback and :func:`exam_review`
+then gives the feedback on every question.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol, TypeVar
+
+from quizbot.domain import Assignment, RespondentKind, SessionStatus
+from quizbot.errors import InputError
+from quizbot.generate.assignments import Item, assignment_items, fact_key
+from quizbot.kb.model import KnowledgeBaseData
+from quizbot.kb.registry import get_kb
+from quizbot.practice.feedback import _explain, _key_words, _question_id, _words, is_exam
+from quizbot.practice.planning import _entries, _view
+from quizbot.practice.topics import _cohort, _display_name, _relation_label
+from quizbot.practice.views import CONFIG_VERSION, Feedback, SessionView
+from storage import Database
+from storage.assignments import assignment_sessions
+from storage.repo import get_or_create_respondent
+from storage.sessions import create_session, load_session
+
+__all__ = ["exam_review", "spread_order", "start_assignment_session"]
+
+
+class _HasId(Protocol):
+    @property
+    def id(self) -> str: ...
+
+
+T = TypeVar("T", bound=_HasId)
+
+
+def _rank(*parts: str) -> bytes:
+    return hashlib.sha256("\x1f".join(parts).encode()).digest()
+
+
+def spread_order(
+    items: Sequence[T],
+    seed: str,
+    key: Callable[[T], str] = fact_key,  # type: ignore[assignment]
+) -> list[T]:
+    """``items`` in a seeded order where no two neighbours ask about the same fact if avoidable.
+
+    Greedy: at each step take a fact with the most items left other than the fact just taken
+    (ties broken by seed), then that fact's next item in its own seeded order. Taking the
+    largest remaining fact first is what makes a spread order found whenever one exists.
+    """
+    groups: dict[str, list[T]] = defaultdict(list)
+    for item in sorted(items, key=lambda i: _rank(seed, i.id)):
+        groups[key(item)].append(item)
+    order: list[T] = []
+    last: str | None = None
+    while groups:
+        choices = [k for k in groups if k != last] or list(groups)
+        fact = max(choices, key=lambda k: (len(groups[k]), _rank(seed, "fact", k)))
+        order.append(groups[fact].pop(0))
+        if not groups[fact]:
+            del groups[fact]
+        last = fact
+    return order
+
+
+def _format(items: Sequence[Item]) -> str:
+    kinds = {i.kind for i in items}
+    return "mixed" if len(kinds) > 1 else ("choice" if kinds == {"choice"} else "statement")
+
+
+def _config(
+    assignment: Assignment, kb: KnowledgeBaseData, items: Sequence[Item], seed: str
+) -> dict[str, Any]:
+    """A practice session's config holding the assignment's items in this student's order."""
+    relations = sorted({i.relation for i in items})
+    return {
+        "version": CONFIG_VERSION,
+        "kb_version": kb.version,
+        "format": _format(items),
+        "length": len(items),
+        "topic": None,
+        "topic_label": f"Assignment {assignment.name}",
+        "seed": seed,
+        "review": False,
+        "cohort": assignment.cohort,
+        "assignment": assignment.name,
+        "mode": assignment.mode,
+        "items": [
+            {"id": i.id, "fact": fact_key(i), "relation": i.relation, "system": None} for i in items
+        ],
+        "labels": {f"relation:{r}": _relation_label(kb, r) for r in relations},
+        "relation_labels": {r: _relation_label(kb, r) for r in relations},
+        "notes": [],
+    }
+
+
+def start_assignment_session(db: Database, *, assignment: str, student: str) -> SessionView:
+    """Start ``student``'s session on ``assignment``, or resume theirs if they have one.
+
+    A student has one session per assignment: an active one is resumed, a finished one is
+    returned as it is (its answers stand); only an abandoned one lets them start again.
+    Raises :class:`~quizbot.errors.NotFoundError` for an unknown assignment and
+    :class:`InputError` for an unusable pseudonym.
+    """
+    display = _display_name(student)
+    found, items = assignment_items(db, assignment)
+    group = _cohort(found.cohort)
+    respondent = get_or_create_respondent(
+        db, RespondentKind.HUMAN, display.casefold(), display_name=display, cohort=group
+    )
+    for earlier in reversed(assignment_sessions(db, found.id, respondent_id=respondent.id)):
+        if earlier.status != SessionStatus.ABANDONED.value:
+            return _view(load_session(db, earlier.id))
+    kb, _ = get_kb(db, found.kb_name)
+    seed = f"assignment\x1f{found.name}\x1f{respondent.name}"
+    ordered = spread_order(items, seed)
+    config = _config(found, kb, ordered, seed)
+    row = create_session(
+        db, respondent_id=respondent.id, kb_name=kb.name, config=config, assignment_id=found.id
+    )
+    return _view(load_session(db, row.id))
+
+
+def exam_review(db: Database, session_id: int) -> list[Feedback]:
+    """The feedback on every question of a session, in order, once all are answered.
+
+    For an exam it is the full review at the end; before the student has answered everything
+    it raises :class:`InputError` (nothing is revealed). Practice sessions get it too.
+    """
+    loaded = load_session(db, session_id)
+    row = loaded.session
+    entries = _entries(row.config)
+    answered = loaded.answered
+    if is_exam(row.config) and len(answered) < len(entries):
+        raise InputError(
+            f"the exam has {len(entries) - len(answered)} question(s) left to answer",
+            hint="the answers are shown once every question is answered",
+        )
+    from quizbot.generate.service import load_items  # noqa: PLC0415 - keeps the import list short
+
+    items = {i.id: i for i in load_items(db, [e["id"] for e in entries])}
+    review: list[Feedback] = []
+    for position, entry in enumerate(entries, start=1):
+        a = answered.get(entry["id"])
+        if a is None:
+            continue
+        item = items[entry["id"]]
+        review.append(
+            Feedback(
+                session_id=row.id,
+                question_id=_question_id(row.id, position),
+                position=position,
+                total=len(entries),
+                outcome=a.outcome,
+                your_answer=_words(item, a.parsed_answer),
+                correct_answer=_key_words(item),
+                explanation=_explain(db, loaded, item),
+                answered=len(answered),
+                finished=row.status == SessionStatus.FINISHED.value,
+            )
+        )
+    return review

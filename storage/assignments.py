@@ -1,0 +1,211 @@
+"""Repository functions for assignments: one fixed item set for students and models.
+
+An assignment is created once with its items in order (:func:`create_assignment`, one
+transaction: the row and every ``assignment_items`` row, or nothing). Runs and practice sessions
+made for it carry its id (``assignment_id``), so its results read only those
+(:func:`assignment_runs`, :func:`assignment_sessions`). Like :mod:`storage.repo`, every function
+takes plain values and returns frozen records of :mod:`quizbot.domain`, never table rows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, col
+
+from quizbot import domain
+from quizbot.domain import AssignmentMode, RunStatus
+from quizbot.errors import DuplicateError, InputError, NotFoundError
+from storage.engine import Database
+from storage.models import (
+    AssignmentItemRow,
+    AssignmentRow,
+    EvalRun,
+    Item,
+    QuizSession,
+)
+from storage.records import record_columns
+from storage.repo import _integrity
+
+__all__ = [
+    "assignment_runs",
+    "assignment_sessions",
+    "create_assignment",
+    "find_assignment",
+    "get_assignment",
+    "latest_runs",
+    "list_assignments",
+]
+
+MAX_NAME = 100
+
+
+def _with_items(session: Session, row: AssignmentRow) -> domain.Assignment:
+    ids = session.execute(
+        select(col(AssignmentItemRow.item_id))
+        .where(col(AssignmentItemRow.assignment_id) == row.id)
+        .order_by(col(AssignmentItemRow.position))
+    ).scalars()
+    return domain.Assignment(
+        id=row.id or 0,
+        name=row.name,
+        kb_name=row.kb_name,
+        mode=row.mode,
+        cohort=row.cohort,
+        opens_at=row.opens_at,
+        closes_at=row.closes_at,
+        config=dict(row.config),
+        created_at=row.created_at,
+        item_ids=tuple(ids),
+    )
+
+
+def _check_name(name: str) -> str:
+    if not isinstance(name, str) or not name.strip():
+        raise InputError("is empty", field="name")
+    if len(name) > MAX_NAME or any(ord(c) < 32 for c in name):
+        raise InputError(
+            f"must be at most {MAX_NAME} characters with no control characters", field="name"
+        )
+    return name.strip()
+
+
+def create_assignment(
+    db: Database,
+    *,
+    name: str,
+    kb_name: str,
+    item_ids: Sequence[str],
+    mode: AssignmentMode | str = AssignmentMode.PRACTICE,
+    cohort: str | None = None,
+    opens_at: datetime | None = None,
+    closes_at: datetime | None = None,
+    config: dict[str, Any] | None = None,
+) -> domain.Assignment:
+    """Record assignment ``name`` with ``item_ids`` (stored items) in this order, all or nothing.
+
+    Raises :class:`DuplicateError` when the name is taken, :class:`InputError` for an empty
+    or repeated item list or an unknown mode, :class:`NotFoundError` for an unknown item.
+    """
+    clean = _check_name(name)
+    try:
+        chosen = AssignmentMode(mode)
+    except ValueError:
+        raise InputError(f"unknown mode {mode!r}", field="mode", hint="exam or practice") from None
+    ids = list(item_ids)
+    if not ids:
+        raise InputError("an assignment needs at least one item", field="items")
+    if len(set(ids)) != len(ids):
+        raise InputError("an item appears twice", field="items")
+
+    def _do(session: Session) -> domain.Assignment:
+        if session.execute(
+            select(col(AssignmentRow.id)).where(col(AssignmentRow.name) == clean)
+        ).first():
+            raise DuplicateError(f"assignment {clean!r} already exists", hint="choose another name")
+        known: set[str] = set()
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            known.update(
+                session.execute(select(col(Item.id)).where(col(Item.id).in_(chunk))).scalars()
+            )
+        missing = [i for i in ids if i not in known]
+        if missing:
+            raise NotFoundError(f"no item {missing[0]!r} ({len(missing)} unknown)")
+        row = AssignmentRow(
+            name=clean,
+            kb_name=kb_name,
+            mode=chosen.value,
+            cohort=cohort,
+            opens_at=opens_at,
+            closes_at=closes_at,
+            config=dict(config or {}),
+        )
+        session.add(row)
+        session.flush()
+        assert row.id is not None
+        session.add_all(
+            AssignmentItemRow(assignment_id=row.id, position=i, item_id=item_id)
+            for i, item_id in enumerate(ids, start=1)
+        )
+        session.flush()
+        return _with_items(session, row)
+
+    try:
+        return db.write(_do)
+    except IntegrityError as exc:
+        raise _integrity(exc, f"assignment {clean!r}") from None
+
+
+def find_assignment(db: Database, name: str) -> domain.Assignment | None:
+    """Assignment ``name`` with its items, or ``None``."""
+
+    def _do(session: Session) -> domain.Assignment | None:
+        row = session.execute(
+            select(AssignmentRow).where(col(AssignmentRow.name) == name.strip())
+        ).scalar_one_or_none()
+        return None if row is None else _with_items(session, row)
+
+    return db.read(_do)
+
+
+def get_assignment(db: Database, name: str) -> domain.Assignment:
+    """Assignment ``name`` with its items; :class:`NotFoundError` naming the fix if none."""
+    found = find_assignment(db, name)
+    if found is None:
+        raise NotFoundError(f"no assignment {name!r}", hint="see `quizbot assignment list`")
+    return found
+
+
+def list_assignments(db: Database) -> list[domain.Assignment]:
+    """Every assignment with its items, oldest first."""
+
+    def _do(session: Session) -> list[domain.Assignment]:
+        rows = session.execute(select(AssignmentRow).order_by(col(AssignmentRow.id))).scalars()
+        return [_with_items(session, row) for row in rows]
+
+    return db.read(_do)
+
+
+def assignment_runs(db: Database, assignment_id: int) -> list[domain.Run]:
+    """Runs made for the assignment, oldest first (every status)."""
+    stmt = (
+        select(*record_columns(domain.Run, EvalRun))
+        .where(col(EvalRun.assignment_id) == assignment_id)
+        .order_by(col(EvalRun.id))
+    )
+    return db.read(lambda s: [domain.Run(*row) for row in s.execute(stmt).all()])
+
+
+def latest_runs(db: Database, assignment_id: int) -> list[domain.Run]:
+    """Per model, the run made for the assignment that finished last and did not fail.
+
+    Only completed and interrupted runs count (pending/running ones have no finish yet), so a
+    run still under way or a failed run never replaces a finished one.
+    """
+    best: dict[str, domain.Run] = {}
+    for run in assignment_runs(db, assignment_id):
+        if run.status not in (RunStatus.COMPLETED.value, RunStatus.INTERRUPTED.value):
+            continue
+        key = (run.finished_at or run.created_at, run.id)
+        held = best.get(run.model_requested)
+        if held is None or key > (held.finished_at or held.created_at, held.id):
+            best[run.model_requested] = run
+    return sorted(best.values(), key=lambda r: r.model_requested)
+
+
+def assignment_sessions(
+    db: Database, assignment_id: int, *, respondent_id: int | None = None
+) -> list[domain.PracticeSessionRecord]:
+    """Practice sessions on the assignment (one respondent's when given), oldest first."""
+    stmt = select(*record_columns(domain.PracticeSessionRecord, QuizSession)).where(
+        col(QuizSession.assignment_id) == assignment_id
+    )
+    if respondent_id is not None:
+        stmt = stmt.where(col(QuizSession.respondent_id) == respondent_id)
+    stmt = stmt.order_by(col(QuizSession.id))
+    return db.read(lambda s: [domain.PracticeSessionRecord(*row) for row in s.execute(stmt).all()])
