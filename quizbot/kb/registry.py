@@ -16,6 +16,7 @@ from typing import Any
 
 from quizbot.errors import ConfigError, DuplicateError, NotFoundError
 from quizbot.kb.clinical import load_clinical_core
+from quizbot.kb.listing import KbListing, merge_listing
 from quizbot.kb.model import KnowledgeBaseData, Relation, Triplet
 from quizbot.kb.overrides import apply_overrides
 from storage import Database
@@ -286,39 +287,9 @@ def _stored_kb(db: Database, name: str) -> tuple[KnowledgeBaseData, int]:
     return kb, row.id
 
 
-@dataclass(frozen=True)
-class KbListing:
-    """One line of ``quizbot kb list``."""
-
-    name: str
-    version: str | None
-    source: str
-    installed: bool
-    points: int
-    relations: dict[str, int]
-    license: str
-
-    def as_json(self) -> dict[str, Any]:
-        """The listing as a JSON object."""
-        return {
-            "name": self.name,
-            "version": self.version,
-            "source": self.source,
-            "installed": self.installed,
-            "points": self.points,
-            "relations": self.relations,
-            "license": self.license,
-        }
-
-
 def kb_listing(db: Database) -> list[KbListing]:
     """Every KB in the database, plus built-ins not installed yet."""
-    listed = [
+    return merge_listing(
         KbListing(s.kb.name, s.kb.version, s.kb.source, True, s.n_points, s.relations, s.kb.license)
         for s in list_knowledge_bases(db)
-    ]
-    names = {entry.name for entry in listed}
-    for name in BUILTINS:
-        if name not in names:
-            listed.append(KbListing(name, None, "builtin", False, 0, {}, ""))
-    return sorted(listed, key=lambda e: e.name)
+    )
