@@ -167,7 +167,7 @@ def _encode(kb: KnowledgeBaseData, digest: str) -> dict[str, Any] | None:
         "source": kb.source,
         "relations": [(r.name, r.label, r.head_type, r.tail_type) for r in kb.relations.values()],
         "triplets": [
-            (t.head, t.relation, t.tail, t.head_ref, t.tail_ref, t.group, dict(t.meta))
+            (t.head, t.relation, t.tail, t.head_ref, t.tail_ref, t.group, _plain(t.meta))
             for t in kb.triplets
         ],
         "title": kb.title,
@@ -186,6 +186,11 @@ def _encode(kb: KnowledgeBaseData, digest: str) -> dict[str, Any] | None:
         "extra_truths": kb.extra_truths,
         "reviewed_false": kb.reviewed_false,
     }
+
+
+def _plain(meta: Mapping[str, Any]) -> dict[str, Any]:
+    """``meta`` as a dict, copied only when it is some other mapping."""
+    return meta if type(meta) is dict else dict(meta)
 
 
 def _decode(p: Mapping[str, Any]) -> CachedKb:
