@@ -272,3 +272,33 @@ def test_a_corrupt_cache_is_parsed_again_and_rewritten(
     assert path.read_bytes() == raw  # rewritten whole
     _load_again()
     assert len(parses) == 2
+
+
+def _write_many(path: str, directory: str, rounds: int) -> None:
+    kb = load_hpo(Path(directory))
+    for _ in range(rounds):
+        assert write_cache(Path(path), KEY, kb, "d")
+
+
+def test_concurrent_writer_processes_never_leave_half_a_file(tmp_path: Path) -> None:
+    """The same with separate processes, as two quizbot commands started together would be."""
+    import multiprocessing
+
+    source = write_kb(tmp_path / "hpo")
+    expected = load_hpo(source)
+    path = cache_path(tmp_path / "cache", "hpo")
+    context = multiprocessing.get_context("fork")
+    writers = [
+        context.Process(target=_write_many, args=(str(path), str(source), 25)) for _ in range(4)
+    ]
+    for w in writers:
+        w.start()
+    while any(w.is_alive() for w in writers):
+        if path.exists():
+            found = read_cache(path, KEY)
+            assert found is not None and found.kb == expected
+    for w in writers:
+        w.join()
+        assert w.exitcode == 0
+    assert read_cache(path, KEY) is not None
+    assert [p.name for p in path.parent.iterdir()] == [path.name]
