@@ -12,7 +12,7 @@ import os
 from fnmatch import fnmatchcase
 from functools import lru_cache
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import (
     AliasChoices,
@@ -26,7 +26,9 @@ from pydantic import (
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from quizbot.errors import ConfigError
-from storage.engine import EngineOptions, normalize_database_url
+
+if TYPE_CHECKING:
+    from storage.engine import EngineOptions
 
 __all__ = ["ModelOptions", "Settings", "default_home", "get_settings", "load_settings"]
 
@@ -173,6 +175,8 @@ class Settings(BaseSettings):
     def _check_url(cls, value: str | None) -> str | None:
         if value is None or not value.strip():
             return None
+        from storage.engine import normalize_database_url  # noqa: PLC0415 - SQLAlchemy
+
         try:
             return normalize_database_url(value.strip())
         except ConfigError as exc:  # reported with the other settings' problems
@@ -200,10 +204,19 @@ class Settings(BaseSettings):
         """The database URL in force: ``database_url`` or a SQLite file under ``home``."""
         if self.database_url:
             return self.database_url
-        return normalize_database_url(f"sqlite:///{self.home / 'quizbot.db'}")
+        from storage.engine import normalize_database_url  # noqa: PLC0415 - SQLAlchemy
+
+        return normalize_database_url(f"sqlite:///{self.default_sqlite_file}")
+
+    @property
+    def default_sqlite_file(self) -> Path | None:
+        """The SQLite file under ``home`` in force, or None when ``DATABASE_URL`` is set."""
+        return None if self.database_url else self.home / "quizbot.db"
 
     def engine_options(self) -> EngineOptions:
         """Database tuning taken from these settings."""
+        from storage.engine import EngineOptions  # noqa: PLC0415 - SQLAlchemy
+
         return EngineOptions(
             sqlite_synchronous=self.sqlite_synchronous,
             busy_timeout_ms=self.sqlite_busy_timeout_ms,

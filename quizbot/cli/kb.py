@@ -21,10 +21,16 @@ def kb() -> None:
 @click.pass_obj
 def kb_list(app: App, as_json: bool) -> None:
     """List knowledge bases: built-in ones and those imported into the database."""
-    from quizbot.kb.registry import kb_listing
+    from quizbot.kb.listing import quick_listing
 
-    with database_for(app) as database:
-        listing = kb_listing(database)
+    # A SQLite database already at the newest schema is read with sqlite3 alone; anything else
+    # (PostgreSQL, a file to create or migrate) goes through the database layer as before.
+    listing = quick_listing(app.settings.default_sqlite_file)
+    if listing is None:
+        from quizbot.kb.registry import kb_listing
+
+        with database_for(app) as database:
+            listing = kb_listing(database)
     if as_json:
         emit_json({"knowledge_bases": [entry.as_json() for entry in listing]})
         return

@@ -117,10 +117,18 @@ class CandidatePool:
         self._heads_of = dict(heads_of)
         # (relation, group) -> tails seen under the relation with a head of that group
         seen: dict[tuple[str, str], set[str]] = defaultdict(set)
-        for (relation, tail), heads in self._heads_of.items():
-            for head in heads:
-                for group in self.knowledge.groups(head):
-                    seen[(relation, group)].add(tail)
+        # Each distinct head's groups, asked once (not once per triplet); none at all for a KB
+        # without groups (HPO, MedLAMA), whose 140,000 triplets then need no pass here.
+        grouped = {
+            head: groups
+            for head in {head for head, _relation in tails_of}
+            if (groups := self.knowledge.groups(head))
+        }
+        if grouped:
+            for (relation, tail), heads in self._heads_of.items():
+                for head in heads:
+                    for group in grouped.get(head, ()):
+                        seen[(relation, group)].add(tail)
         self._seen_with = dict(seen)
         reviewed: dict[tuple[str, str], set[str]] = defaultdict(set)
         for head, relation, tail in kb.reviewed_false:

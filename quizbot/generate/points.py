@@ -8,7 +8,8 @@ byte) on any machine.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Sequence
+import heapq
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
 
@@ -18,7 +19,28 @@ __all__ = ["Subset", "candidate_points", "select", "stratified"]
 
 
 def _rank(key: str, t: Triplet, kb: str) -> bytes:
+    """A point's place in a seeded order: sha256 of the key and the point's id."""
     return hashlib.sha256(f"{key}\x1f{point_id(kb, t.relation, t.head, t.tail)}".encode()).digest()
+
+
+def _ranker(key: str, kb: str) -> Callable[[Triplet], bytes]:
+    """:func:`_rank` with ``key`` and ``kb`` fixed, hashing their common prefixes once.
+
+    Equal to ``_rank(key, t, kb)`` for every triplet (tests/generate/test_points.py checks it):
+    it resumes copies of the two hashes after the shared prefix instead of re-hashing it, which
+    halves the cost of ordering HPO's 140,000 points.
+    """
+    outer = hashlib.sha256(f"{key}\x1fkp1:".encode())  # point_id() is "kp1:" + 16 hex digits
+    inner = hashlib.sha256(f"{kb}\x1f".encode())
+
+    def rank(t: Triplet) -> bytes:
+        h = inner.copy()
+        h.update(f"{t.relation}\x1f{t.head}\x1f{t.tail}".encode())
+        o = outer.copy()
+        o.update(h.hexdigest()[:16].encode())
+        return o.digest()
+
+    return rank
 
 
 def candidate_points(
@@ -33,20 +55,31 @@ def candidate_points(
     return [t for ts in grouped.values() for t in ts if t.meta.get("primary", True)]
 
 
-def stratified(kb: str, triplets: Sequence[Triplet], key: str) -> list[Triplet]:
-    """All ``triplets`` in a seeded order that interleaves relations evenly (round robin)."""
+def stratified(
+    kb: str, triplets: Sequence[Triplet], key: str, limit: int | None = None
+) -> list[Triplet]:
+    """All ``triplets`` in a seeded order that interleaves relations evenly (round robin).
+
+    With ``limit``, only the first ``limit`` of that order: the same points, without sorting
+    every relation in full when a few are asked of a big KB.
+    """
     by_relation: dict[str, list[Triplet]] = {}
     for t in triplets:
         by_relation.setdefault(t.relation, []).append(t)
-    queues = [
-        sorted(ts, key=lambda t: _rank(f"{key}\x1f{relation}", t, kb))
-        for relation, ts in sorted(by_relation.items())
-    ]
+    queues = []
+    for relation, ts in sorted(by_relation.items()):
+        rank = _ranker(f"{key}\x1f{relation}", kb)
+        if limit is not None and limit < len(ts):
+            # No relation gives more than `limit` of the first `limit`; nsmallest is documented
+            # as equivalent to sorted(...)[:limit].
+            queues.append(heapq.nsmallest(limit, ts, key=rank))
+        else:
+            queues.append(sorted(ts, key=rank))
     ordered: list[Triplet] = []
     depth = max((len(q) for q in queues), default=0)
     for i in range(depth):
         ordered.extend(q[i] for q in queues if i < len(q))
-    return ordered
+    return ordered if limit is None else ordered[:limit]
 
 
 @dataclass(frozen=True)

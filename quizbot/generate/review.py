@@ -93,7 +93,7 @@ def review_rows(
             )
     facts = candidate_points(kb, relations or None)
     if points is not None:
-        facts = stratified(kb.name, facts, f"seed\x1f{seed}")[:points]
+        facts = stratified(kb.name, facts, f"seed\x1f{seed}", limit=points)
     sampler = NegativeSampler(kb, seed)
     rows: list[ReviewRow] = []
     for fact in facts:

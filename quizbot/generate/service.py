@@ -315,7 +315,7 @@ def _select_facts(kb: KnowledgeBaseData, request: GenerateRequest) -> list[Tripl
     pool = candidate_points(kb, relations)
     if request.points is None:
         return pool  # every point, in KB order
-    return stratified(kb.name, pool, f"seed\x1f{request.seed}")[: request.points]
+    return stratified(kb.name, pool, f"seed\x1f{request.seed}", limit=request.points)
 
 
 def prepare(db: Database, request: GenerateRequest, settings: Settings | None = None) -> Generation:

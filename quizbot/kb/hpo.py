@@ -611,6 +611,32 @@ class HpoOracle:
                 by_name.setdefault(name.casefold(), []).append(term)
         self._terms_by_name = {k: tuple(v) for k, v in by_name.items()}
 
+    def cache_state(self) -> tuple[Any, ...]:
+        """Plain data from which :meth:`from_cache_state` rebuilds an equivalent oracle.
+
+        The ontology's names, ``is_a`` parents, redirects and obsolete terms (its synonyms are
+        the lexicon's business, not the oracle's) and the annotations of each disease name;
+        names of one disease share one set object, which the cache keeps shared.
+        """
+        onto = self._onto
+        return (
+            onto.version,
+            onto.names,
+            onto.parents,
+            onto.redirects,
+            onto.obsolete,
+            self._phenotypes,
+            self._inheritance,
+            self._genes,
+        )
+
+    @classmethod
+    def from_cache_state(cls, state: Sequence[Any]) -> HpoOracle:
+        """The oracle :meth:`cache_state` describes (ancestors are recomputed on demand)."""
+        version, names, parents, redirects, obsolete, phenotypes, inheritance, genes = state
+        onto = _Ontology(version, names, parents, redirects, set(obsolete))
+        return cls(onto, phenotypes, inheritance, genes)
+
     def plausibly_true(self, head: str, relation: str, tail: str) -> bool:
         """True if (head, relation, tail) is or may be true, so it is no safe negative."""
         disease = head.strip().casefold()

@@ -11,10 +11,12 @@ import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
-from quizbot.errors import DuplicateError, NotFoundError
+from quizbot.errors import ConfigError, DuplicateError, NotFoundError
 from quizbot.kb.clinical import load_clinical_core
+from quizbot.kb.listing import KbListing, merge_listing
 from quizbot.kb.model import KnowledgeBaseData, Relation, Triplet
 from quizbot.kb.overrides import apply_overrides
 from storage import Database
@@ -29,6 +31,7 @@ from storage.review import list_overrides
 
 __all__ = [
     "BUILTINS",
+    "CACHED_BUILTINS",
     "DEFAULT_KB",
     "InstallResult",
     "KbListing",
@@ -48,6 +51,13 @@ def _load_hpo() -> KnowledgeBaseData:
     return load_hpo()
 
 
+def _hpo_sources() -> list[Path]:
+    from quizbot.kb.hpo import FILES, hpo_data_dir  # noqa: PLC0415
+
+    directory = hpo_data_dir()
+    return [directory / name for name in FILES]
+
+
 DEFAULT_KB = "clinical-core"
 
 BUILTINS: dict[str, Callable[[], KnowledgeBaseData]] = {
@@ -55,13 +65,68 @@ BUILTINS: dict[str, Callable[[], KnowledgeBaseData]] = {
     "hpo": _load_hpo,
 }
 
+# Built-ins worth an on-disk cache (quizbot/kb/cache.py), with the files each is read from.
+# clinical-core is not among them: it parses in about 20 ms, no slower than reading a cache.
+CACHED_BUILTINS: dict[str, Callable[[], list[Path]]] = {"hpo": _hpo_sources}
+
+# The modules whose code shapes a cached KB: a change to any of them invalidates every cache.
+_KB_DIR = Path(__file__).resolve().parent
+_CACHE_CODE = tuple(
+    _KB_DIR / f for f in ("model.py", "hpo.py", "hpo_text.py", "cache.py", "registry.py")
+)
+
+# name -> (the KB load_builtin returned, its content digest): spares install() from hashing
+# 140,000 triplets again when the digest came with the cache or was computed to write it.
+_DIGESTS: dict[str, tuple[KnowledgeBaseData, str]] = {}
+
+
+def _cache_location(name: str) -> tuple[Path, str] | None:
+    """(cache file, key) for built-in ``name``, or None if it has no usable cache."""
+    sources = CACHED_BUILTINS.get(name)
+    if sources is None:
+        return None
+    from quizbot.config import load_settings  # noqa: PLC0415 - pydantic: only when needed
+    from quizbot.kb.cache import cache_key, cache_path  # noqa: PLC0415
+
+    try:
+        directory = load_settings().home / "cache" / "kb"
+        return cache_path(directory, name), cache_key(sources(), _CACHE_CODE)
+    except (ConfigError, OSError):
+        return None  # no data directory, or a source missing: the loader reports it
+
 
 @lru_cache(maxsize=4)
 def load_builtin(name: str) -> KnowledgeBaseData:
-    """A built-in KB read from its packaged files (cached for the process)."""
+    """A built-in KB read from its packaged files (cached for the process).
+
+    HPO is read from its on-disk cache when the cache matches the source files and quizbot's
+    code, and parsed (and the cache rewritten) otherwise; see :mod:`quizbot.kb.cache`.
+    """
     if name not in BUILTINS:
         raise NotFoundError(f"no built-in knowledge base named {name!r}")
-    return BUILTINS[name]()
+    location = _cache_location(name)
+    if location is None:
+        return BUILTINS[name]()
+    from quizbot.kb.cache import read_cache, write_cache  # noqa: PLC0415
+
+    path, key = location
+    cached = read_cache(path, key)
+    if cached is not None:
+        _DIGESTS[name] = (cached.kb, cached.digest)
+        return cached.kb
+    kb = BUILTINS[name]()
+    digest = content_digest(kb)
+    write_cache(path, key, kb, digest)
+    _DIGESTS[name] = (kb, digest)
+    return kb
+
+
+def _known_digest(kb: KnowledgeBaseData) -> str:
+    """``content_digest(kb)``, taken from :func:`load_builtin` when it already knows it."""
+    known = _DIGESTS.get(kb.name)
+    if known is not None and known[0] is kb:
+        return known[1]
+    return content_digest(kb)
 
 
 def content_digest(kb: KnowledgeBaseData) -> str:
@@ -109,7 +174,7 @@ def _point_rows(kb: KnowledgeBaseData) -> list[NewPoint]:
 
 def install(db: Database, kb: KnowledgeBaseData, *, prune: bool = False) -> InstallResult:
     """Write ``kb`` to the database in one transaction; a no-op if the same content is there."""
-    digest = content_digest(kb)
+    digest = _known_digest(kb)
     try:
         existing = get_knowledge_base(db, kb.name)
     except NotFoundError:
@@ -222,39 +287,9 @@ def _stored_kb(db: Database, name: str) -> tuple[KnowledgeBaseData, int]:
     return kb, row.id
 
 
-@dataclass(frozen=True)
-class KbListing:
-    """One line of ``quizbot kb list``."""
-
-    name: str
-    version: str | None
-    source: str
-    installed: bool
-    points: int
-    relations: dict[str, int]
-    license: str
-
-    def as_json(self) -> dict[str, Any]:
-        """The listing as a JSON object."""
-        return {
-            "name": self.name,
-            "version": self.version,
-            "source": self.source,
-            "installed": self.installed,
-            "points": self.points,
-            "relations": self.relations,
-            "license": self.license,
-        }
-
-
 def kb_listing(db: Database) -> list[KbListing]:
     """Every KB in the database, plus built-ins not installed yet."""
-    listed = [
+    return merge_listing(
         KbListing(s.kb.name, s.kb.version, s.kb.source, True, s.n_points, s.relations, s.kb.license)
         for s in list_knowledge_bases(db)
-    ]
-    names = {entry.name for entry in listed}
-    for name in BUILTINS:
-        if name not in names:
-            listed.append(KbListing(name, None, "builtin", False, 0, {}, ""))
-    return sorted(listed, key=lambda e: e.name)
+    )

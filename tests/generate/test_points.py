@@ -57,3 +57,20 @@ def test_stratified_order_depends_only_on_the_key() -> None:
     pool = list(kb.triplets)
     assert stratified(kb.name, pool, "a") == stratified(kb.name, list(reversed(pool)), "a")
     assert stratified(kb.name, pool, "a") != stratified(kb.name, pool, "b")
+
+
+def test_the_prefix_hashing_ranker_is_the_point_id_rank() -> None:
+    from quizbot.generate.points import _rank, _ranker
+
+    kb = load_clinical_core()
+    for key in ("seed\x1f0", "anchor\x1fhas_symptom", ""):
+        rank = _ranker(key, kb.name)
+        assert all(rank(t) == _rank(key, t, kb.name) for t in kb.triplets[:500])
+
+
+@pytest.mark.parametrize("limit", [0, 1, 7, 30, 500, 5000])
+def test_a_limited_order_is_the_head_of_the_full_one(limit: int) -> None:
+    kb = load_clinical_core()
+    pool = candidate_points(kb)
+    full = stratified(kb.name, pool, "seed\x1f3")
+    assert stratified(kb.name, pool, "seed\x1f3", limit=limit) == full[:limit]
