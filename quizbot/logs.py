@@ -19,5 +19,5 @@ def configure_logging(level: str = "INFO") -> None:
         handler._quizbot = True  # type: ignore[attr-defined]
         root.addHandler(handler)
     root.setLevel(level)
-    for noisy in ("httpx", "httpcore", "urllib3", "LiteLLM", "alembic.runtime.migration"):
+    for noisy in ("httpx", "httpcore", "urllib3", "LiteLLM", "alembic"):
         logging.getLogger(noisy).setLevel(max(logging.WARNING, logging.getLevelName(level)))

@@ -127,6 +127,19 @@ def test_installed_console_script_runs(tmp_path: Path) -> None:
     assert info.returncode == 0, info.stderr
     assert json.loads(info.stdout)["schema_version"] == head_revision()  # stdout is only JSON
     assert (tmp_path / "h" / "quizbot.db").exists()
+    # A command on a new home creates the database: the user reads quizbot's own line about it,
+    # not Alembic's internals ("setup plugin ...").
+    fresh = {**env, "QUIZBOT_HOME": str(tmp_path / "fresh")}
+    out = tmp_path / "items.jsonl"
+    generate = subprocess.run(
+        [str(QUIZBOT), "generate", "--kb", "clinical-core", "--points", "1", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        env=fresh,
+        timeout=120,
+    )
+    assert generate.returncode == 0, generate.stderr
+    assert "alembic" not in generate.stderr, generate.stderr
 
 
 def test_error_messages_never_print_a_secret(monkeypatch: pytest.MonkeyPatch) -> None:
