@@ -196,3 +196,63 @@ def results_cmd(app: App, name: str, as_json: bool) -> None:
         click.echo(f"  {r['kind']:7} {r['name']}: accuracy {shown} on {r['n_items']} items{extra}")
     for note in results["notes"]:
         click.echo(f"  note: {note}")
+
+
+def _answers_text(data: dict[str, Any]) -> str:
+    """The readable form of ``quizbot answers``: one block per item, one line per answer."""
+    lines = [
+        f"assignment {data['assignment']}" if "assignment" in data else f"run {data['run_id']}"
+    ]
+    for item in data["items"]:
+        lines.append(f"\n{item['id']} ({item['kind']}, key {item['key']})")
+        lines.append(f"  {item['text']}")
+        if not item["answers"]:
+            lines.append("  (no answers)")
+        for a in item["answers"]:
+            if a["kind"] == "student":
+                feedback = "after feedback on this fact" if a["feedback_shown_before"] else "fresh"
+                taken = "-" if a["time_taken_ms"] is None else f"{a['time_taken_ms']:.0f} ms"
+                lines.append(
+                    f"  student {a['respondent']}: {a['answer']!r} -> {a['parsed_answer']} "
+                    f"[{a['outcome']}] time {taken}, {feedback}"
+                )
+            else:
+                lines.append(
+                    f"  model   {a['respondent']} (run {a['run_id']}): {a['raw_text']!r} -> "
+                    f"{a['parsed_answer']} [{a['outcome']}] because {a['why']}"
+                )
+                prompt = (a["prompt"] or "(no prompt stored)").replace("\n", "\n      ")
+                lines.append(f"    prompt: {prompt}")
+    return "\n".join(lines)
+
+
+@cli.command("answers")
+@click.option("--assignment", "assignment_name", metavar="NAME", help="The assignment's answers.")
+@click.option("--run", "run_id", type=int, metavar="RUN_ID", help="Or one run's answers.")
+@click.option("--item", "item_id", metavar="ITEM_ID", help="Only this item.")
+@click.option("--json", "as_json", is_flag=True, help="Print the answers as one JSON object.")
+@click.pass_obj
+def answers_cmd(
+    app: App, assignment_name: str | None, run_id: int | None, item_id: str | None, as_json: bool
+) -> None:
+    """Every answer, item by item: students' text, time and feedback; models' prompt and reply."""
+    from quizbot.errors import InputError
+
+    if (assignment_name is None) == (run_id is None):
+        raise InputError(
+            "give exactly one of --assignment and --run",
+            hint="e.g. `quizbot answers --assignment wk` or `quizbot answers --run 3`",
+        )
+    from quizbot.analysis.answers import assignment_answers, run_answers
+
+    with database_for(app) as database:
+        if assignment_name is not None:
+            found = assignment_answers(database, assignment_name, item_id=item_id)
+        else:
+            assert run_id is not None
+            found = run_answers(database, run_id, item_id=item_id)
+    data = found.as_json()
+    if as_json:
+        emit_json(data)
+    else:
+        click.echo(_answers_text(data))
