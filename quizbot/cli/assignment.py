@@ -176,13 +176,38 @@ def export_cmd(app: App, name: str, out: Path) -> None:
 @assignment.command("results")
 @click.argument("name")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
+@click.option(
+    "--export-csv",
+    "csv_out",
+    metavar="FILE",
+    type=click.Path(path_type=Path),
+    help="Also write respondents, tests and every answer as CSV.",
+)
+@click.option(
+    "--export-jsonl",
+    "jsonl_out",
+    metavar="FILE",
+    type=click.Path(path_type=Path),
+    help="Also write respondents, tests and every answer as JSONL.",
+)
 @click.pass_obj
-def results_cmd(app: App, name: str, as_json: bool) -> None:
+def results_cmd(
+    app: App, name: str, as_json: bool, csv_out: Path | None, jsonl_out: Path | None
+) -> None:
     """Every student and every model run made for the assignment, with 95% intervals."""
     from quizbot.analysis.assignments import assignment_results
 
     with database_for(app) as database:
         results = assignment_results(database, name)
+        if csv_out is not None or jsonl_out is not None:
+            from quizbot.analysis.answers import assignment_answers
+            from quizbot.analysis.exports import result_rows, to_csv, to_jsonl, write_atomic
+
+            rows = result_rows(results, assignment_answers(database, name))
+            for out, render in ((csv_out, to_csv), (jsonl_out, to_jsonl)):
+                if out is not None:
+                    write_atomic(out, render(rows))
+                    click.echo(f"wrote {len(rows)} rows to {out}", err=True)
     if as_json:
         emit_json(results)
         return

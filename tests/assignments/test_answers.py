@@ -8,7 +8,9 @@ must be exactly what the runner stored; a student's ``feedback_shown_before`` fo
 
 from __future__ import annotations
 
+import csv
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -132,3 +134,58 @@ def test_exam_answers_never_had_feedback_and_errors_are_user_safe(
         done = runner.invoke(cli, args)
         assert done.exit_code == code, done.output
         assert words in done.output and "Traceback" not in done.output
+
+
+def test_exports_hold_every_respondent_and_the_results_figures(
+    runner: CliRunner, database_url: str, tmp_path: Path
+) -> None:
+    items, _ = _make(runner, database_url, "practice")
+    results = json.loads(_ok(runner, "assignment", "results", "wk", "--json"))
+    out = tmp_path / "out"
+    out.mkdir()
+    csv_path, jsonl_path = out / "wk.csv", out / "wk.jsonl"
+    done = runner.invoke(cli, ["assignment", "results", "wk", "--json", "--export-csv",
+                               str(csv_path), "--export-jsonl", str(jsonl_path)])  # fmt: skip
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.stdout) == results  # --json is unchanged by the exports
+    assert sorted(p.name for p in out.iterdir()) == ["wk.csv", "wk.jsonl"]  # no temp files
+
+    rows = [json.loads(line) for line in jsonl_path.read_text(encoding="utf-8").splitlines()]
+    with csv_path.open(encoding="utf-8", newline="") as handle:
+        table = list(csv.DictReader(handle))
+    assert len(table) == len(rows)
+    for flat, cells in zip(rows, table, strict=True):
+        assert {k: "" if v is None else str(v) for k, v in flat.items() if
+                not isinstance(v, list | dict)} == {k: cells[k] for k in flat if
+                not isinstance(flat[k], list | dict)}  # fmt: skip
+
+    people = {r["respondent"]: r for r in rows if r["record"] == "respondent"}
+    assert set(people) == {"ann", "bob", "baseline/always-true"}
+    for expected in results["respondents"]:
+        row = people[expected["name"]]
+        assert (row["kind"], row["n_items"]) == (expected["kind"], expected["n_items"])
+        for metric in ("accuracy", "answer_rate", "joint_accuracy"):
+            figure = expected["metrics"][metric]
+            assert row[metric] == figure["value"]
+            assert (row[f"{metric}_low"], row[f"{metric}_high"]) == (figure["low"], figure["high"])
+            assert (row[f"{metric}_k"], row[f"{metric}_n"]) == (figure["k"], figure["n"])
+        assert row["percentile"] == expected.get("percentile")
+    (model,) = [r for r in results["respondents"] if r["kind"] == "model"]
+    tests = [r for r in rows if r["record"] == "test"]
+    assert len(tests) == len(model["tests"]) > 0
+    for row, expected in zip(tests, model["tests"], strict=True):
+        assert row["p_value"] == expected["p_value"]
+        assert row["p_adjusted"] == expected["p_adjusted"]
+    answers = [r for r in rows if r["record"] == "answer"]
+    assert len(answers) == 3 * len(items)
+    assert {(r["item_id"], r["respondent"]) for r in answers} == {
+        (i.id, who) for i in items for who in ("ann", "bob", "baseline/always-true")
+    }
+    assert all(r["prompt"] for r in answers if r["kind"] == "model")
+
+    before = csv_path.read_text(encoding="utf-8")
+    for bad in (out / "missing" / "x.csv", out):
+        failed = runner.invoke(cli, ["assignment", "results", "wk", "--export-csv", str(bad)])
+        assert failed.exit_code == 65, failed.output
+        assert str(bad) in failed.output and "Traceback" not in failed.output
+    assert csv_path.read_text(encoding="utf-8") == before
