@@ -34,7 +34,7 @@ from typing import Any
 from quizbot.analysis.answers import AnswerSet
 from quizbot.errors import InputError
 
-__all__ = ["METRICS", "result_rows", "to_csv", "to_jsonl", "write_atomic"]
+__all__ = ["METRICS", "check_target", "result_rows", "to_csv", "to_jsonl", "write_atomic"]
 
 METRICS = ("accuracy", "answer_rate", "joint_accuracy")
 
@@ -100,14 +100,27 @@ def to_csv(rows: Sequence[Mapping[str, Any]]) -> str:
     return buffer.getvalue()
 
 
+def check_target(path: Path) -> None:
+    """:class:`~quizbot.errors.InputError` unless ``path`` names a file in an existing folder.
+
+    Called for every target before anything is written, so one bad path leaves no other file
+    written either.
+    """
+    if path.is_dir():
+        raise InputError("is a folder, not a file", path=str(path), hint="give a file name")
+    if not path.parent.is_dir():
+        raise InputError(
+            "its folder does not exist", path=str(path), hint="create the folder first"
+        )
+
+
 def write_atomic(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file in the same folder and a rename.
 
     :class:`~quizbot.errors.InputError` naming the path when it cannot be written (no such
     folder, no permission, a folder in the way); nothing is left behind then.
     """
-    if path.is_dir():
-        raise InputError("is a folder, not a file", path=str(path), hint="give a file name")
+    check_target(path)
     temp: str | None = None
     try:
         fd, temp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")

@@ -197,17 +197,23 @@ def results_cmd(
     """Every student and every model run made for the assignment, with 95% intervals."""
     from quizbot.analysis.assignments import assignment_results
 
+    targets = [out for out in (csv_out, jsonl_out) if out is not None]
+    if targets:
+        from quizbot.analysis.exports import check_target
+
+        for out in targets:
+            check_target(out)  # before anything is written
     with database_for(app) as database:
         results = assignment_results(database, name)
-        if csv_out is not None or jsonl_out is not None:
+        if targets:
             from quizbot.analysis.answers import assignment_answers
             from quizbot.analysis.exports import result_rows, to_csv, to_jsonl, write_atomic
 
             rows = result_rows(results, assignment_answers(database, name))
-            for out, render in ((csv_out, to_csv), (jsonl_out, to_jsonl)):
-                if out is not None:
-                    write_atomic(out, render(rows))
-                    click.echo(f"wrote {len(rows)} rows to {out}", err=True)
+            for target, render in ((csv_out, to_csv), (jsonl_out, to_jsonl)):
+                if target is not None:
+                    write_atomic(target, render(rows))
+                    click.echo(f"wrote {len(rows)} rows to {target}", err=True)
     if as_json:
         emit_json(results)
         return

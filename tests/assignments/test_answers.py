@@ -189,3 +189,8 @@ def test_exports_hold_every_respondent_and_the_results_figures(
         assert failed.exit_code == 65, failed.output
         assert str(bad) in failed.output and "Traceback" not in failed.output
     assert csv_path.read_text(encoding="utf-8") == before
+    # One bad target writes nothing at all.
+    fresh = out / "fresh.csv"
+    both = runner.invoke(cli, ["assignment", "results", "wk", "--export-csv", str(fresh),
+                               "--export-jsonl", str(out / "no" / "x.jsonl")])  # fmt: skip
+    assert both.exit_code == 65 and not fresh.exists()
