@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
@@ -27,11 +27,15 @@ from storage.models import (
     EvalRun,
     Item,
     QuizSession,
+    Respondent,
+    Response,
 )
 from storage.records import record_columns
 from storage.repo import _integrity
 
 __all__ = [
+    "SessionAnswer",
+    "assignment_answers",
     "assignment_runs",
     "assignment_sessions",
     "create_assignment",
@@ -209,3 +213,33 @@ def assignment_sessions(
         stmt = stmt.where(col(QuizSession.respondent_id) == respondent_id)
     stmt = stmt.order_by(col(QuizSession.id))
     return db.read(lambda s: [domain.PracticeSessionRecord(*row) for row in s.execute(stmt).all()])
+
+
+class SessionAnswer(NamedTuple):
+    """One stored answer given in a session on an assignment, with who gave it."""
+
+    response: domain.ResponseRecord
+    respondent: str  # the respondent's unique name (a pseudonym)
+
+
+def assignment_answers(db: Database, assignment_id: int) -> list[SessionAnswer]:
+    """Every answer given in sessions on the assignment, whole, oldest first (ties by id).
+
+    Unlike :func:`storage.cohorts.human_answers` this keeps every stored column (raw text,
+    parse reason, latency), because it is what ``quizbot answers`` shows; errors are included.
+    """
+    stmt = (
+        select(*record_columns(domain.ResponseRecord, Response), col(Respondent.name))
+        .join(QuizSession, col(QuizSession.id) == col(Response.quiz_session_id))
+        .join(Respondent, col(Respondent.id) == col(Response.respondent_id))
+        .where(col(QuizSession.assignment_id) == assignment_id)
+        .order_by(col(Response.created_at), col(Response.id))
+    )
+
+    def _do(session: Session) -> list[SessionAnswer]:
+        return [
+            SessionAnswer(domain.ResponseRecord(*row[:-1]), str(row[-1]))
+            for row in session.execute(stmt).all()
+        ]
+
+    return db.read(_do)

@@ -176,13 +176,44 @@ def export_cmd(app: App, name: str, out: Path) -> None:
 @assignment.command("results")
 @click.argument("name")
 @click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
+@click.option(
+    "--export-csv",
+    "csv_out",
+    metavar="FILE",
+    type=click.Path(path_type=Path),
+    help="Also write respondents, tests and every answer as CSV.",
+)
+@click.option(
+    "--export-jsonl",
+    "jsonl_out",
+    metavar="FILE",
+    type=click.Path(path_type=Path),
+    help="Also write respondents, tests and every answer as JSONL.",
+)
 @click.pass_obj
-def results_cmd(app: App, name: str, as_json: bool) -> None:
+def results_cmd(
+    app: App, name: str, as_json: bool, csv_out: Path | None, jsonl_out: Path | None
+) -> None:
     """Every student and every model run made for the assignment, with 95% intervals."""
     from quizbot.analysis.assignments import assignment_results
 
+    targets = [out for out in (csv_out, jsonl_out) if out is not None]
+    if targets:
+        from quizbot.analysis.exports import check_target
+
+        for out in targets:
+            check_target(out)  # before anything is written
     with database_for(app) as database:
         results = assignment_results(database, name)
+        if targets:
+            from quizbot.analysis.answers import assignment_answers
+            from quizbot.analysis.exports import result_rows, to_csv, to_jsonl, write_atomic
+
+            rows = result_rows(results, assignment_answers(database, name))
+            for target, render in ((csv_out, to_csv), (jsonl_out, to_jsonl)):
+                if target is not None:
+                    write_atomic(target, render(rows))
+                    click.echo(f"wrote {len(rows)} rows to {target}", err=True)
     if as_json:
         emit_json(results)
         return
@@ -196,3 +227,63 @@ def results_cmd(app: App, name: str, as_json: bool) -> None:
         click.echo(f"  {r['kind']:7} {r['name']}: accuracy {shown} on {r['n_items']} items{extra}")
     for note in results["notes"]:
         click.echo(f"  note: {note}")
+
+
+def _answers_text(data: dict[str, Any]) -> str:
+    """The readable form of ``quizbot answers``: one block per item, one line per answer."""
+    lines = [
+        f"assignment {data['assignment']}" if "assignment" in data else f"run {data['run_id']}"
+    ]
+    for item in data["items"]:
+        lines.append(f"\n{item['id']} ({item['kind']}, key {item['key']})")
+        lines.append(f"  {item['text']}")
+        if not item["answers"]:
+            lines.append("  (no answers)")
+        for a in item["answers"]:
+            if a["kind"] == "student":
+                feedback = "after feedback on this fact" if a["feedback_shown_before"] else "fresh"
+                taken = "-" if a["time_taken_ms"] is None else f"{a['time_taken_ms']:.0f} ms"
+                lines.append(
+                    f"  student {a['respondent']}: {a['answer']!r} -> {a['parsed_answer']} "
+                    f"[{a['outcome']}] time {taken}, {feedback}"
+                )
+            else:
+                lines.append(
+                    f"  model   {a['respondent']} (run {a['run_id']}): {a['raw_text']!r} -> "
+                    f"{a['parsed_answer']} [{a['outcome']}] because {a['why']}"
+                )
+                prompt = (a["prompt"] or "(no prompt stored)").replace("\n", "\n      ")
+                lines.append(f"    prompt: {prompt}")
+    return "\n".join(lines)
+
+
+@cli.command("answers")
+@click.option("--assignment", "assignment_name", metavar="NAME", help="The assignment's answers.")
+@click.option("--run", "run_id", type=int, metavar="RUN_ID", help="Or one run's answers.")
+@click.option("--item", "item_id", metavar="ITEM_ID", help="Only this item.")
+@click.option("--json", "as_json", is_flag=True, help="Print the answers as one JSON object.")
+@click.pass_obj
+def answers_cmd(
+    app: App, assignment_name: str | None, run_id: int | None, item_id: str | None, as_json: bool
+) -> None:
+    """Every answer, item by item: students' text, time and feedback; models' prompt and reply."""
+    from quizbot.errors import InputError
+
+    if (assignment_name is None) == (run_id is None):
+        raise InputError(
+            "give exactly one of --assignment and --run",
+            hint="e.g. `quizbot answers --assignment wk` or `quizbot answers --run 3`",
+        )
+    from quizbot.analysis.answers import assignment_answers, run_answers
+
+    with database_for(app) as database:
+        if assignment_name is not None:
+            found = assignment_answers(database, assignment_name, item_id=item_id)
+        else:
+            assert run_id is not None
+            found = run_answers(database, run_id, item_id=item_id)
+    data = found.as_json()
+    if as_json:
+        emit_json(data)
+    else:
+        click.echo(_answers_text(data))
