@@ -181,3 +181,29 @@ def test_a_practice_assignment_gives_feedback_and_an_unknown_name_starts_nothing
         assert [(r.raw_text, r.outcome) for r in stored(db, session_id)] == [("False", outcome)]
         if n > 1:
             chat.get_by_text(f"Question 2 of {n}").first.wait_for()
+
+
+def test_the_api_takes_an_assignment_and_withholds_an_exams_keys(served: Served) -> None:
+    """``/practice_start`` takes the assignment as its seventh argument (or by name)."""
+    from gradio_client import Client
+
+    with database(served.database_url) as db:
+        make(db, "api-exam", AssignmentMode.EXAM)
+        client = Client(served.url, verbose=False)
+        first = client.predict("Kai", assignment="api-exam", api_name="/practice_start")[0]
+        assert first["error"] is None and first["session"]["mode"] == "exam"
+        assert first["session"]["assignment"] == "api-exam"
+        session_id, items = session_items(db, "Kai")
+        assert first["session"]["id"] == session_id
+        n = len(items)
+        for position in range(1, n + 1):
+            out = client.predict("true", api_name="/practice_answer")
+            if position < n:
+                assert out[0]["feedback"] is None and out[0]["summary"] is None
+                assert "Correct answer" not in str(out), out
+        assert out[0]["summary"]["n_answered"] == n
+        assert "Review of every question" in out[3]
+        unknown = client.predict(
+            "Kai", "clinical-core", "all", "statement", 3, None, "nope", api_name="/practice_start"
+        )[0]
+        assert unknown["error"] == "no assignment 'nope'" and unknown["session"] is None
