@@ -38,8 +38,10 @@ Design
     and nothing else (the service withholds the outcome, key and explanation, and so does the
     tab: the chat, the JSON and the flag form get none of them) until the last answer; then the
     summary and the review of every question (:func:`~quizbot.practice.service.exam_review`)
-    appear below the chat. A finished assignment is never started again: entering it again shows
-    a message and its summary and review once more. An unknown name is a message in the chat.
+    appear below the chat. "End session" on an exam before its last answer ends it with a
+    message and no results (the student may start it afresh). A finished assignment is never
+    started again: entering it again shows a message and its summary and review once more. An
+    unknown name is a message in the chat.
 
     Flagging. After the feedback on a question, "Flag this question" (reason and an optional
     comment) flags the question just answered: its id is kept in server-side state when the
@@ -886,7 +888,22 @@ def end(ctx: UiContext, session_id: int | None, chat: list[Message] | None) -> t
             Screen(chat=None, data=_data(error="no practice session is running"), keep_state=True)
         )
     try:
-        practice.end_session(ctx.db, session_id)
+        view = practice.end_session(ctx.db, session_id)
+        if view.mode == "exam" and view.answered < view.total:
+            # An unfinished exam has no results to show (the service refuses its summary).
+            message = (
+                f"**Exam ended early.** Your {view.answered} answer(s) of {view.total} are "
+                "stored; an exam's results are shown only when every question is answered, so "
+                "there is no review. Enter the assignment again to start it afresh."
+            )
+            return _outputs(
+                Screen(
+                    chat=[*chat, {"role": "assistant", "content": message}],
+                    data=_data(session=view.as_json()),
+                    status=_status(view, None),
+                    summary="",
+                )
+            )
         return _outputs(_finish(ctx, session_id, chat))
     except Exception as exc:
         message = _error_text(exc)

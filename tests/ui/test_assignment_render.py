@@ -97,3 +97,19 @@ def test_an_unknown_assignment_is_a_message_and_the_running_session_goes_on(
 def ui_skip(value: Any) -> bool:
     """Whether an output leaves its component as it was (``gr.skip()``)."""
     return isinstance(value, dict) and value.get("__type__") == "update" and len(value) == 1
+
+
+def test_ending_an_exam_early_shows_no_results_and_it_can_be_started_afresh(
+    ctx: UiContext,
+) -> None:
+    out = start(ctx, "Ned")
+    session_id = out[-4]
+    out = ui.submit(ctx, "true", session_id, out[-3], out[-2])
+    ended = ui.end(ctx, session_id, out[-2])
+    assert ended[0]["error"] is None and ended[0]["summary"] is None
+    assert "Exam ended early" in ended[1][-1]["content"]
+    assert "Correct answer" not in sent(ended)
+    assert ended[-4] is None and ended[-3] is None  # nothing left to answer in this tab
+    assert ended[3] == ""
+    again = start(ctx, "Ned")
+    assert again[-4] != session_id and again[-3].position == 1
