@@ -693,7 +693,6 @@ def start_assignment(
                 Screen(
                     chat=[*(chat or []), {"role": "assistant", "content": message}],
                     data=_data(error=f"no assignment {name!r}"),
-                    status=message,
                     keep_state=True,
                 )
             )
@@ -750,7 +749,6 @@ def start_assignment(
             Screen(
                 chat=[*(chat or []), {"role": "assistant", "content": message}],
                 data=_data(error=user_message(exc)),
-                status=message,
                 keep_state=True,
             )
         )

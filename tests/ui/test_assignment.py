@@ -103,8 +103,12 @@ def test_an_exam_assignment_reveals_nothing_until_the_end_and_is_not_retaken(
             assert item.id.split(":")[-1] not in page_text
             assert tab.locator("#qb-practice-summary").inner_text().strip() == ""
             assert tab.locator("#qb-practice-flag").is_hidden()
-            if position == 1:
+            if position == 2:
+                tab.set_viewport_size({"width": 1280, "height": 900})
                 screenshot(tab, "assignment-exam-1280")
+                tab.set_viewport_size({"width": 390, "height": 844})
+                screenshot(tab, "assignment-exam-390")
+                tab.set_viewport_size({"width": 1280, "height": 900})
             answer = "True" if position % 2 else "False"
             tab.locator("#qb-practice-true" if answer == "True" else "#qb-practice-false").click()
             sent.append(answer)
@@ -142,6 +146,7 @@ def test_an_exam_assignment_reveals_nothing_until_the_end_and_is_not_retaken(
         summary.get_by_text("Review of every question").wait_for()
         assert tab.locator("#qb-practice-true").is_hidden()
         assert tab.locator("#qb-practice-answer").is_hidden()
+        screenshot(tab, "assignment-again-390")
         assert sessions_of(db, session_id) == 1
         assert len(stored(db, session_id)) == n
         assert session_items(db, student)[0] == session_id
@@ -157,6 +162,8 @@ def test_a_practice_assignment_gives_feedback_and_an_unknown_name_starts_nothing
     chat.get_by_text("There is no assignment called").wait_for()
     assert "Traceback" not in chat.inner_text()
     assert tab.locator("#qb-practice-true").is_hidden()
+    tab.set_viewport_size({"width": 1280, "height": 900})
+    screenshot(tab, "assignment-unknown-1280")
 
     with database(served.database_url) as db:
         make(db, "week-3-practice", AssignmentMode.PRACTICE)
