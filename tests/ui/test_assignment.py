@@ -16,7 +16,7 @@ from sqlmodel import col, select
 
 from quizbot.domain import AssignmentMode
 from quizbot.generate.assignments import AssignmentRequest, make_assignment
-from quizbot.items import StatementItem
+from quizbot.items import ChoiceItem, StatementItem
 from storage import Database
 from storage.models import QuizSession
 from tests.ui.conftest import Served, screenshot
@@ -214,3 +214,54 @@ def test_the_api_takes_an_assignment_and_withholds_an_exams_keys(served: Served)
             "Kai", "clinical-core", "all", "statement", 3, None, "nope", api_name="/practice_start"
         )[0]
         assert unknown["error"] == "no assignment 'nope'" and unknown["session"] is None
+
+
+def test_a_multiple_choice_exam_takes_letters_and_typing_and_withholds_the_key(
+    page: Any, served: Served
+) -> None:
+    tab = page
+    student = "Mo Choice"
+    with database(served.database_url) as db:
+        make_assignment(
+            db,
+            AssignmentRequest(
+                name="mc-exam", kb="clinical-core", points=2, seed="4", format="choice",
+                mode=AssignmentMode.EXAM,
+            ),
+        )  # fmt: skip
+        start(tab, student, "mc-exam")
+        chat = tab.locator("#qb-practice-chat")
+        chat.get_by_text("This is an exam").wait_for()
+        session_id, items = session_items(db, student)
+        n = len(items)
+        assert n == 2 and all(isinstance(item, ChoiceItem) for item in items)
+        panel = tab.get_by_role("tabpanel").filter(has=chat)
+        # The first by the letter buttons and Submit, the second typed.
+        chat.get_by_text(f"Question 1 of {n}").first.wait_for()
+        tab.locator("#qb-practice-letter-A").click()
+        tab.locator("#qb-practice-letter-B").click()
+        tab.locator("#qb-practice-submit").get_by_text(re.compile(r"Submit A, B")).wait_for()
+        tab.locator("#qb-practice-submit").click()
+        chat.get_by_text(f"Question 2 of {n}").first.wait_for()
+        shown = panel.inner_text()
+        assert "Answer recorded. Question 1 of 2." in shown
+        assert not any(words in shown for words in REVEALING + IN_THE_TAB), shown
+        assert not any(words in tab.content() for words in REVEALING)
+        box = tab.locator("#qb-practice-answer textarea, #qb-practice-answer input").first
+        box.fill("banana")  # unreadable: a hint, nothing stored, still the same question
+        box.press("Enter")
+        chat.get_by_text("could not read 'banana'").wait_for()
+        assert [r.raw_text for r in stored(db, session_id)] == ["A, B"]
+        box.fill("c")
+        box.press("Enter")
+        summary = tab.locator("#qb-practice-summary")
+        summary.get_by_text("Review of every question").wait_for()
+        rows = stored(db, session_id)
+        assert [r.raw_text for r in rows] == ["A, B", "c"]
+        expected = [expected_outcome(items[0], {"A", "B"}), expected_outcome(items[1], {"C"})]
+        assert [r.outcome for r in rows] == expected
+        review = summary.inner_text()
+        for position, item in enumerate(items, start=1):
+            line = review_line(review, position, n)
+            assert f": {WORDS[expected[position - 1]]}" in line, line
+            assert all(piece in line.split("Correct answer:")[1] for piece in key_text(item))
