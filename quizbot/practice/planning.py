@@ -283,6 +283,8 @@ def _view(loaded: LoadedSession) -> SessionView:
         started_at=row.started_at,
         finished_at=row.finished_at,
         notes=[str(n) for n in config.get("notes", [])],
+        assignment=config.get("assignment"),
+        mode=config.get("mode"),
     )
 
 

@@ -112,6 +112,8 @@ class SessionView(_Json):
     started_at: datetime
     finished_at: datetime | None
     notes: list[str] = field(default_factory=list)
+    assignment: str | None = None  # the assignment's name when the session is one
+    mode: str | None = None  # an assignment's: "exam" (no feedback until the end) or "practice"
 
 
 @dataclass(frozen=True)

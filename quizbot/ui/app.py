@@ -19,7 +19,16 @@ from quizbot.ui import admin, ask, compare, monitor, practice
 from quizbot.ui.context import UiContext
 from storage import Database
 
-__all__ = ["build_app", "render_knowledge_bases", "render_status"]
+__all__ = ["CSS", "build_app", "render_knowledge_bases", "render_status"]
+
+# Passed to ``launch`` (Gradio 6 takes CSS there). On a phone the practice summary's answer
+# table broke words letter by letter ("yo/ur/an/sw/er"); it scrolls sideways instead.
+CSS = """
+#qb-practice-summary table {
+  display: block; overflow-x: auto; max-width: 100%; border: none; padding: 0;
+}
+#qb-practice-summary th, #qb-practice-summary td { word-break: normal; overflow-wrap: normal; }
+"""
 
 
 def render_knowledge_bases(listing: list[KbListing]) -> str:

@@ -30,6 +30,19 @@ Design
     joint accuracy per fact, topics and the weakest ones, how every model with stored answers
     to the same items did, and each answer with its key.
 
+    Assignments. "Assignment (optional)" takes the name of an assignment an instructor made
+    (``quizbot assignment create``); "Start" then starts the student's session on it, or resumes
+    it (:func:`quizbot.practice.service.start_assignment_session`: the same pseudonym is the same
+    student), and the knowledge base, topic, format and length are the assignment's. A practice
+    assignment gives feedback as above. An exam acknowledges each answer with "Answer recorded"
+    and nothing else (the service withholds the outcome, key and explanation, and so does the
+    tab: the chat, the JSON and the flag form get none of them) until the last answer; then the
+    summary and the review of every question (:func:`~quizbot.practice.service.exam_review`)
+    appear below the chat. "End session" on an exam before its last answer ends it with a
+    message and no results (the student may start it afresh). A finished assignment is never
+    started again: entering it again shows a message and its summary and review once more. An
+    unknown name is a message in the chat.
+
     Flagging. After the feedback on a question, "Flag this question" (reason and an optional
     comment) flags the question just answered: its id is kept in server-side state when the
     answer is stored, so a question not yet answered can never be flagged, and the service checks
@@ -52,8 +65,8 @@ Design
 
 API (for ``gradio_client``; ``gr.State`` is kept per client, so one Client is one student)
     ``/practice_start`` (student, kb="clinical-core", topic="all", format="statement",
-    length=10, cohort=None) and ``/practice_answer`` (answer) return the six values of
-    :data:`API_OUTPUTS`; the first is a JSON object with ``session``, ``question``,
+    length=10, cohort=None, assignment=None) and ``/practice_answer`` (answer) return the six
+    values of :data:`API_OUTPUTS`; the first is a JSON object with ``session``, ``question``,
     ``feedback``, ``summary`` and ``error`` (each null when it does not apply). The button
     updates are not part of the API. ``/practice_progress`` (student, kb="all", by="day")
     returns the overview, the chart data and the two tables.
@@ -73,10 +86,11 @@ import pandas as pd
 
 from quizbot.analysis.metrics import MIN_SHARED_FOR_MCNEMAR
 from quizbot.domain import MAX_FLAG_COMMENT, FlagReason
-from quizbot.errors import DuplicateError, InputError, QuizbotError
+from quizbot.errors import DuplicateError, InputError, NotFoundError, QuizbotError
 from quizbot.generate.choice import I_DO_NOT_KNOW
 from quizbot.kb.registry import BUILTINS, DEFAULT_KB, KbListing, kb_listing
 from quizbot.practice import service as practice
+from quizbot.practice.feedback import WITHHELD
 from quizbot.practice.service import Feedback, Progress, Question, Summary
 from quizbot.ui.boundary import guarded
 from quizbot.ui.context import UiContext
@@ -107,6 +121,8 @@ __all__ = [
     "progress_view",
     "render_feedback",
     "render_question",
+    "render_receipt",
+    "render_review",
     "render_summary",
     "send_flag",
     "topic_choices",
@@ -206,6 +222,23 @@ def render_feedback(feedback: Feedback) -> str:
             f"knowledge base has '{md_escape(e.tail)}'."
         )
     return "  \n".join(lines).replace("  \n  \n", "\n\n")
+
+
+def render_receipt(feedback: Feedback) -> str:
+    """The acknowledgement of an exam answer: stored, and nothing about whether it was right."""
+    then = (
+        "That was the last question."
+        if feedback.finished
+        else "Your results are shown once you have answered every question."
+    )
+    return f"**Answer recorded.** Question {feedback.position} of {feedback.total}. {then}"
+
+
+def render_review(review: Sequence[Feedback]) -> str:
+    """An exam's review: the feedback on every question, in order, as Markdown."""
+    if not review:
+        return ""
+    return "### Review of every question\n\n" + "\n\n---\n\n".join(map(render_feedback, review))
 
 
 def _comparison_text(result: practice.ModelResult) -> str:
@@ -496,9 +529,10 @@ def _status(view: practice.SessionView, position: int | None) -> str:
     else:
         where = "finished" if view.status == "finished" else "ended early"
     review = ", review of mistakes" if view.review else ""
+    exam = " · exam" if view.mode == "exam" else ""
     text = (
         f"**Session {view.id}** · {md_escape(view.student)} · {_code(view.kb)} · "
-        f"{md_escape(view.topic_label)} · {view.format}{review} · {where}"
+        f"{md_escape(view.topic_label)} · {view.format}{review}{exam} · {where}"
     )
     if view.notes:
         text += "  \n" + " ".join(f"*{md_escape(n)}*" for n in view.notes)
@@ -526,23 +560,29 @@ def _finish(
     *,
     feedback: Feedback | None = None,
 ) -> Screen:
-    """The screen once a session has no question left: its summary."""
+    """The screen once a session has no question left: its summary (an exam's with its review)."""
     result = practice.summary(ctx.db, session_id)
-    chat = [
-        *chat,
-        {
-            "role": "assistant",
-            "content": f"**Session over.** Accuracy {format_proportion(result.accuracy)}. "
-            "Your summary is below the chat; start another session whenever you like.",
-        },
-    ]
+    rendered = render_summary(result, ctx.models())
+    if result.session.mode == "exam":
+        review = practice.exam_review(ctx.db, session_id)
+        rendered += "\n\n" + render_review(review)
+        over = (
+            f"**Exam complete.** Accuracy {format_proportion(result.accuracy)}. Your summary "
+            "and the review of every question, with the right answers, are below the chat."
+        )
+    else:
+        over = (
+            f"**Session over.** Accuracy {format_proportion(result.accuracy)}. "
+            "Your summary is below the chat; start another session whenever you like."
+        )
+    chat = [*chat, {"role": "assistant", "content": over}]
     return Screen(
         chat=chat,
         data=_data(session=result.session.as_json(), feedback=feedback, summary=result),
         session_id=session_id,
         question=None,
         status=_status(result.session, None),
-        summary=render_summary(result, ctx.models()),
+        summary=rendered,
         answered=feedback,
     )
 
@@ -564,10 +604,18 @@ def start(
     length: float,
     cohort: str | None = None,
     session_id: int | None = None,
+    assignment: str | None = None,
+    chat: list[Message] | None = None,
     *,
     review: bool = False,
 ) -> tuple[Any, ...]:
-    """Start a session and ask its first question (the ``practice_start`` endpoint)."""
+    """Start a session and ask its first question (the ``practice_start`` endpoint).
+
+    With an ``assignment`` name the session is the student's on that assignment (started or
+    resumed, see :func:`start_assignment`); the other settings are then the assignment's.
+    """
+    if assignment is not None and assignment.strip() and not review:
+        return start_assignment(ctx, student, assignment, session_id, chat)
     try:
         chosen_topic = None if topic in (None, "", ALL_TOPICS) else topic
         view = practice.start_session(
@@ -588,16 +636,16 @@ def start(
             f"Hello {md_escape(view.student)}! {view.total} question(s) on {what} from "
             f"{_code(view.kb)}. Answer with the buttons or type your answer."
         )
-        chat: list[Message] = [{"role": "assistant", "content": intro}]
+        opening: list[Message] = [{"role": "assistant", "content": intro}]
         ack = kb_note(kb_listing(ctx.db), view.kb)
         if question is None:  # cannot happen for a new session; shown rather than assumed
-            screen = _finish(ctx, view.id, chat)
+            screen = _finish(ctx, view.id, opening)
             screen.ack = ack
             return _outputs(screen)
-        chat.append({"role": "assistant", "content": render_question(question)})
+        opening.append({"role": "assistant", "content": render_question(question)})
         return _outputs(
             Screen(
-                chat=chat,
+                chat=opening,
                 data=_data(session=view.as_json(), question=question),
                 session_id=view.id,
                 question=question,
@@ -610,6 +658,99 @@ def start(
         message = _error_text(exc)
         return _outputs(
             Screen(chat=None, data=_data(error=user_message(exc)), status=message, keep_state=True)
+        )
+
+
+def _unknown_assignment(name: str) -> str:
+    return (
+        f"⚠ **There is no assignment called {_code(name)}.** Check the name your instructor "
+        "gave you (spelling and capitals count); nothing was started."
+    )
+
+
+def start_assignment(
+    ctx: UiContext,
+    student: str,
+    assignment: str,
+    session_id: int | None = None,
+    chat: list[Message] | None = None,
+) -> tuple[Any, ...]:
+    """Start or resume ``student``'s session on ``assignment`` and show where they are.
+
+    A new or unfinished session shows its next question; a finished one is not started again:
+    a message says so and its summary (an exam's with the review) is shown once more. Errors,
+    such as an unknown name, are a message in the chat; the running session, if any, goes on.
+    """
+    name = assignment.strip()
+    try:
+        try:
+            view = practice.start_assignment_session(ctx.db, assignment=name, student=student or "")
+        except NotFoundError as exc:
+            if "assignment" not in str(exc):
+                raise
+            message = _unknown_assignment(name)
+            return _outputs(
+                Screen(
+                    chat=[*(chat or []), {"role": "assistant", "content": message}],
+                    data=_data(error=f"no assignment {name!r}"),
+                    keep_state=True,
+                )
+            )
+        if session_id is not None and session_id != view.id:
+            _abandon(ctx, session_id)
+        title = f"assignment {_code(view.assignment or name)}"
+        ack = kb_note(kb_listing(ctx.db), view.kb)
+        if view.status != "active":
+            intro = (
+                f"Hello {md_escape(view.student)}! You have already finished {title} "
+                f"({view.answered} of {view.total} answered); your answers stand and it cannot "
+                "be taken again. Its summary is below."
+            )
+            screen = _finish(ctx, view.id, [{"role": "assistant", "content": intro}])
+            screen.ack = ack
+            return _outputs(screen)
+        question = practice.next_question(ctx.db, view.id)
+        if view.answered:
+            intro = (
+                f"Welcome back {md_escape(view.student)}! You have answered {view.answered} of "
+                f"{view.total} questions of {title}; here is the next one."
+            )
+        else:
+            intro = (
+                f"Hello {md_escape(view.student)}! {title[:1].upper()}{title[1:]}: "
+                f"{view.total} question(s) from {_code(view.kb)}. Answer with the buttons or "
+                "type your answer."
+            )
+        if view.mode == "exam":
+            intro += (
+                " **This is an exam:** each answer is recorded without feedback; your results "
+                "and the explanations are shown once you have answered every question."
+            )
+        started: list[Message] = [{"role": "assistant", "content": intro}]
+        if question is None:  # every answer stored: the session is finished, shown as such
+            screen = _finish(ctx, view.id, started)
+            screen.ack = ack
+            return _outputs(screen)
+        started.append({"role": "assistant", "content": render_question(question)})
+        return _outputs(
+            Screen(
+                chat=started,
+                data=_data(session=view.as_json(), question=question),
+                session_id=view.id,
+                question=question,
+                status=_status(view, question.position),
+                summary="",
+                ack=ack,
+            )
+        )
+    except Exception as exc:  # every error becomes a message, never a traceback
+        message = _error_text(exc)
+        return _outputs(
+            Screen(
+                chat=[*(chat or []), {"role": "assistant", "content": message}],
+                data=_data(error=user_message(exc)),
+                keep_state=True,
+            )
         )
 
 
@@ -660,8 +801,18 @@ def submit(
                 chat=chat, data=_data(question=question, error=user_message(exc)), keep_state=True
             )
         )
-    chat = [*chat, shown, {"role": "assistant", "content": render_feedback(feedback)}]
+    if feedback.outcome == WITHHELD:  # an exam: stored, acknowledged, nothing revealed
+        chat = [*chat, shown, {"role": "assistant", "content": render_receipt(feedback)}]
+        return _next(ctx, session_id, chat, None)
+    if feedback.finished and _is_exam(ctx, session_id):  # the review below says it all
+        chat = [*chat, shown, {"role": "assistant", "content": render_receipt(feedback)}]
+    else:
+        chat = [*chat, shown, {"role": "assistant", "content": render_feedback(feedback)}]
     return _next(ctx, session_id, chat, feedback)
+
+
+def _is_exam(ctx: UiContext, session_id: int) -> bool:
+    return practice.session_view(ctx.db, session_id).mode == "exam"
 
 
 def _next(
@@ -735,7 +886,22 @@ def end(ctx: UiContext, session_id: int | None, chat: list[Message] | None) -> t
             Screen(chat=None, data=_data(error="no practice session is running"), keep_state=True)
         )
     try:
-        practice.end_session(ctx.db, session_id)
+        view = practice.end_session(ctx.db, session_id)
+        if view.mode == "exam" and view.answered < view.total:
+            # An unfinished exam has no results to show (the service refuses its summary).
+            message = (
+                f"**Exam ended early.** Your {view.answered} answer(s) of {view.total} are "
+                "stored; an exam's results are shown only when every question is answered, so "
+                "there is no review. Enter the assignment again to start it afresh."
+            )
+            return _outputs(
+                Screen(
+                    chat=[*chat, {"role": "assistant", "content": message}],
+                    data=_data(session=view.as_json()),
+                    status=_status(view, None),
+                    summary="",
+                )
+            )
         return _outputs(_finish(ctx, session_id, chat))
     except Exception as exc:
         message = _error_text(exc)
@@ -853,6 +1019,13 @@ def build(ctx: UiContext) -> None:
                 label="Cohort or group (optional)",
                 max_length=practice.MAX_NAME_LENGTH,
                 elem_id="qb-practice-cohort",
+            )
+            assignment = gr.Textbox(
+                label="Assignment (optional)",
+                info="The name your instructor gave you; it sets the questions, so the "
+                "settings below are not used.",
+                max_length=practice.MAX_NAME_LENGTH,
+                elem_id="qb-practice-assignment",
             )
             kb = gr.Dropdown(
                 choices=kb_names,
@@ -1013,7 +1186,9 @@ def build(ctx: UiContext) -> None:
         chat_state,
         selected_state,
     ]
-    settings = [student, kb, topic, fmt, length, cohort, session_state]
+    # The API takes the components in this order (states are not part of it), so the
+    # assignment, added last, comes after the cohort there too.
+    settings = [student, kb, topic, fmt, length, cohort, session_state, assignment, chat_state]
     start_btn.click(
         partial(start, ctx), settings, screen, api_name="practice_start", show_progress="minimal"
     )
