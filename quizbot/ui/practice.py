@@ -595,6 +595,32 @@ def _abandon(ctx: UiContext, session_id: int) -> None:
         log.warning("practice tab: could not end session %s: %s", session_id, exc)
 
 
+def _opening(
+    ctx: UiContext,
+    view: practice.SessionView,
+    question: Question | None,
+    intro: str,
+    ack: str,
+) -> Screen:
+    """The screen of a session just started or resumed: the greeting and its first question,
+    or, when no question is left, the finished session's summary."""
+    chat: list[Message] = [{"role": "assistant", "content": intro}]
+    if question is None:
+        screen = _finish(ctx, view.id, chat)
+        screen.ack = ack
+        return screen
+    chat.append({"role": "assistant", "content": render_question(question)})
+    return Screen(
+        chat=chat,
+        data=_data(session=view.as_json(), question=question),
+        session_id=view.id,
+        question=question,
+        status=_status(view, question.position),
+        summary="",
+        ack=ack,
+    )
+
+
 def start(
     ctx: UiContext,
     student: str,
@@ -636,24 +662,9 @@ def start(
             f"Hello {md_escape(view.student)}! {view.total} question(s) on {what} from "
             f"{_code(view.kb)}. Answer with the buttons or type your answer."
         )
-        opening: list[Message] = [{"role": "assistant", "content": intro}]
         ack = kb_note(kb_listing(ctx.db), view.kb)
-        if question is None:  # cannot happen for a new session; shown rather than assumed
-            screen = _finish(ctx, view.id, opening)
-            screen.ack = ack
-            return _outputs(screen)
-        opening.append({"role": "assistant", "content": render_question(question)})
-        return _outputs(
-            Screen(
-                chat=opening,
-                data=_data(session=view.as_json(), question=question),
-                session_id=view.id,
-                question=question,
-                status=_status(view, question.position),
-                summary="",
-                ack=ack,
-            )
-        )
+        # no question cannot happen for a new session; shown rather than assumed
+        return _outputs(_opening(ctx, view, question, intro, ack))
     except Exception as exc:  # every error becomes a message, never a traceback
         message = _error_text(exc)
         return _outputs(
@@ -726,23 +737,8 @@ def start_assignment(
                 " **This is an exam:** each answer is recorded without feedback; your results "
                 "and the explanations are shown once you have answered every question."
             )
-        started: list[Message] = [{"role": "assistant", "content": intro}]
-        if question is None:  # every answer stored: the session is finished, shown as such
-            screen = _finish(ctx, view.id, started)
-            screen.ack = ack
-            return _outputs(screen)
-        started.append({"role": "assistant", "content": render_question(question)})
-        return _outputs(
-            Screen(
-                chat=started,
-                data=_data(session=view.as_json(), question=question),
-                session_id=view.id,
-                question=question,
-                status=_status(view, question.position),
-                summary="",
-                ack=ack,
-            )
-        )
+        # no question: every answer stored, the session is finished and shown as such
+        return _outputs(_opening(ctx, view, question, intro, ack))
     except Exception as exc:  # every error becomes a message, never a traceback
         message = _error_text(exc)
         return _outputs(
