@@ -8,11 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 from fsrs import Card, Rating, Scheduler
 
-from quizbot.errors import InputError
+from quizbot.config import get_settings
+from quizbot.errors import ConfigError, InputError
 from quizbot.generate.service import load_items
 from quizbot.items import ChoiceItem, StatementItem
 from quizbot.practice import review_queue
@@ -54,8 +56,8 @@ def _key(item: StatementItem | ChoiceItem, right: bool) -> str:
     if isinstance(item, ChoiceItem):
         if right:
             return ",".join(item.answer_keys)
-        wrong = [letter for letter in "ABCDEFGHIJ"[: len(item.options) - 1]]
-        return next(w for w in wrong if w not in item.answer_keys)
+        letters = "ABCDEFGHIJ"[: len(item.options) - 1]  # the last option is "I do not know"
+        return next(w for w in letters if w not in item.answer_keys)
     return "true" if item.label == right else "false"
 
 
@@ -201,13 +203,8 @@ def test_ratings_follow_the_documented_mapping() -> None:
     assert review_queue.rating_for("unparsed") is None
 
 
-def test_the_clock_file_sets_now(tmp_path: object, monkeypatch: pytest.MonkeyPatch) -> None:
-    from pathlib import Path
-
-    from quizbot.config import get_settings
-    from quizbot.errors import ConfigError
-
-    path = Path(str(tmp_path)) / "clock"
+def test_the_clock_file_sets_now(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "clock"
     path.write_text("2026-05-01T10:00:00+02:00\n")
     monkeypatch.setenv("QUIZBOT_CLOCK_FILE", str(path))
     get_settings.cache_clear()
