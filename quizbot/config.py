@@ -122,6 +122,11 @@ class Settings(BaseSettings):
     model_settings: Annotated[dict[str, ModelOptions], NoDecode] = Field(
         default_factory=dict, description="Per-model endpoint, key variable and limits (JSON)."
     )
+    clock_file: Path | None = Field(
+        default=None,
+        description="Tests and demos: a file holding the ISO 8601 UTC time the review queue "
+        "takes as now (read on every use); unset, the real clock.",
+    )
 
     @field_validator("model_settings", mode="before")
     @classmethod

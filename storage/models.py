@@ -72,6 +72,8 @@ __all__ = [
     "RespondentKind",
     "Response",
     "RetiredItemRow",
+    "ReviewCardRow",
+    "ReviewSyncRow",
     "RunStatus",
     "SchedulerJob",
     "SessionStatus",
@@ -539,3 +541,51 @@ class SchedulerJob(SQLModel, table=True):
         default=None, sa_column=Column(Float(25), index=True, nullable=True)
     )
     job_state: bytes = Field(sa_column=Column(LargeBinary, nullable=False))
+
+
+# --------------------------------------------------------------------------------------------
+# Spaced review: one FSRS card per student x knowledge point
+
+
+class ReviewCardRow(SQLModel, table=True):
+    """A student's spaced-review card for one knowledge point (scheduled by FSRS).
+
+    ``card`` is FSRS's own dictionary (``fsrs.Card.to_dict()``); ``due`` repeats its due time as
+    a column so "what is due" is an indexed query. ``relation``, ``head`` and ``tail`` name the
+    fact so a review session can ask it again; ``last_response_id`` is the answer that last
+    touched the card.
+    """
+
+    __tablename__ = "review_cards"
+    __table_args__ = (
+        UniqueConstraint("respondent_id", "fact", name="uq_review_cards_respondent_fact"),
+        Index("ix_review_cards_respondent_due", "respondent_id", "due"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    respondent_id: int = Field(foreign_key="respondent.id", ondelete="CASCADE")
+    fact: str = Field(max_length=80, description="knowledge point id, kp1:...")
+    kb_name: str = Field(max_length=100)
+    relation: str = Field(max_length=100)
+    head: str = Field(max_length=500)
+    tail: str = Field(max_length=500)
+    card: dict[str, Any] = Field(default_factory=dict, sa_type=JSONType)
+    due: datetime = Field(sa_type=UTCDateTime, nullable=False)
+    last_review: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    reviews: int = Field(default=0)
+    lapses: int = Field(default=0)
+    last_response_id: int = Field(default=0, sa_type=_BigId)
+    updated_at: datetime = _created()
+
+
+class ReviewSyncRow(SQLModel, table=True):
+    """How far a student's answers have been turned into review cards: every practice answer
+    of theirs with an id up to ``last_response_id`` has been considered."""
+
+    __tablename__ = "review_sync"
+
+    respondent_id: int = Field(
+        foreign_key="respondent.id", ondelete="CASCADE", primary_key=True, sa_type=Integer
+    )
+    last_response_id: int = Field(default=0, sa_type=_BigId)
+    updated_at: datetime = _created()

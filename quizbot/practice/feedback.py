@@ -13,6 +13,7 @@ from quizbot.generate.prototypes import default_prototypes
 from quizbot.generate.service import load_items
 from quizbot.generate.transforms import Polarity, Transform, describe
 from quizbot.items import ChoiceItem
+from quizbot.practice import review_queue
 from quizbot.practice.planning import (
     _entries,
     _view,
@@ -299,6 +300,7 @@ def answer(db: Database, session_id: int, item_id: str, text: str) -> Feedback:
         ),
         n_items=len(_entries(row.config)),
     )
+    review_queue.record(db, respondent_id, recorded.response_id)  # spaced review (FSRS) cards
     if is_exam(row.config) and not recorded.finished:
         # An exam, like a model's run, gets no feedback until everything is answered.
         return withheld_feedback(

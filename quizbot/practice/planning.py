@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from quizbot.domain import Outcome, RespondentKind
+from quizbot.domain import Outcome, Respondent, RespondentKind
 from quizbot.errors import InputError
 from quizbot.generate.choice import choice_questions
 from quizbot.generate.points import candidate_points, stratified
@@ -358,6 +358,31 @@ def start_session(
             if review
             else f"only {len(planned)} question(s) could be made for this choice"
         )
+    config: dict[str, Any] = {
+        "version": CONFIG_VERSION,
+        "kb_version": kb_data.version,
+        "format": format,
+        "length": length,
+        "topic": chosen_topic.key if chosen_topic else None,
+        "topic_label": chosen_topic.label if chosen_topic else "All topics",
+        "seed": session_seed,
+        "review": review,
+        "cohort": group,
+        "notes": notes,
+    }
+    return _record_plan(db, kb_data, kb_id, respondent, planned, config)
+
+
+def _record_plan(
+    db: Database,
+    kb_data: KnowledgeBaseData,
+    kb_id: int,
+    respondent: Respondent,
+    planned: Sequence[_Planned],
+    config: dict[str, Any],
+) -> SessionView:
+    """Store the planned items and record the session (``config`` gets the items and labels)."""
+    assert respondent.id is not None
     store_items(db, kb_data, kb_id, [p.item for p in planned])
     labels: dict[str, str] = {}
     systems = _system_labels(kb_data)
@@ -375,22 +400,13 @@ def start_session(
                 "system": system,
             }
         )
-    config: dict[str, Any] = {
-        "version": CONFIG_VERSION,
-        "kb_version": kb_data.version,
-        "format": format,
-        "length": length,
-        "topic": chosen_topic.key if chosen_topic else None,
-        "topic_label": chosen_topic.label if chosen_topic else "All topics",
-        "seed": session_seed,
-        "review": review,
-        "cohort": group,
+    config = {
+        **config,
         "items": entries,
         "labels": labels,
         "relation_labels": {
             r: _relation_label(kb_data, r) for r in sorted({p.fact.relation for p in planned})
         },
-        "notes": notes,
     }
     row = create_session(db, respondent_id=respondent.id, kb_name=kb_data.name, config=config)
     assert row.id is not None

@@ -75,6 +75,10 @@ Design
     In exam mode :func:`answer` withholds the outcome, key and explanation until the last
     answer, and :func:`exam_review` gives them all at the end.
 
+    Spaced review. Every answer also updates the student's FSRS card for the fact it asks
+    about (:mod:`quizbot.practice.review_queue`: the rating rule, one review per fact per day);
+    :func:`due_items` lists the facts due, :func:`start_review_session` asks them.
+
 Every dataclass returned has ``as_json()`` giving plain JSON types (datetimes as ISO 8601).
 """
 
@@ -97,6 +101,14 @@ from quizbot.practice.planning import (
 from quizbot.practice.reports import (
     progress,
     summary,
+)
+from quizbot.practice.review_queue import (
+    DueCounts,
+    DueFact,
+    count_due_now,
+    due_counts,
+    due_items,
+    start_review_session,
 )
 from quizbot.practice.topics import (
     normalise_student,
@@ -130,6 +142,8 @@ __all__ = [
     "MAX_LENGTH",
     "MAX_NAME_LENGTH",
     "AnswerRecord",
+    "DueCounts",
+    "DueFact",
     "Explanation",
     "Feedback",
     "Format",
@@ -145,6 +159,9 @@ __all__ = [
     "TopicProgress",
     "TopicScore",
     "answer",
+    "count_due_now",
+    "due_counts",
+    "due_items",
     "end_session",
     "exam_review",
     "flag",
@@ -153,6 +170,7 @@ __all__ = [
     "progress",
     "session_view",
     "start_assignment_session",
+    "start_review_session",
     "start_session",
     "summary",
     "topics",

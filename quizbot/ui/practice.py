@@ -938,7 +938,7 @@ def show_progress(ctx: UiContext, student: str, kb: str, by: str) -> tuple[Any, 
     view = progress_view(result)
     x = "session" if result.by == "session" else "day"
     return (
-        view.overview,
+        view.overview + _due_line(ctx, student, kb),
         gr.update(value=view.plot, x=x),
         pd.DataFrame(view.topics, columns=TOPIC_HEADERS),
         pd.DataFrame(view.sessions, columns=SESSION_HEADERS),
@@ -1055,6 +1055,7 @@ def build(ctx: UiContext) -> None:
             with gr.Row():
                 start_btn = gr.Button("Start", variant="primary", elem_id="qb-practice-start")
                 review_btn = gr.Button("Review my mistakes", elem_id="qb-practice-review")
+            due_text, due_btn = _build_due_panel()
         with gr.Column(scale=2, min_width=420):
             status = gr.Markdown(
                 "Choose your options and press **Start**.", elem_id="qb-practice-status"
@@ -1195,6 +1196,8 @@ def build(ctx: UiContext) -> None:
         api_visibility="private",
         show_progress="minimal",
     )
+    due_session = [length, session_state, chat_state]
+    _wire_due_panel(ctx, due_text, due_btn, [student, kb], due_session, chatbot, screen)
     answer_state = [session_state, question_state, chat_state]
     gr.on(
         [answer_box.submit],
@@ -1277,3 +1280,112 @@ def _fixed_answer(ctx: UiContext, text: str) -> Callable[..., tuple[Any, ...]]:
 def _error_text(exc: BaseException) -> str:
     """A failed practice action as Markdown (the chat's warning look)."""
     return error_markdown(exc, "⚠")
+
+
+# --------------------------------------------------------------------------------------------
+# Spaced review: the "Due for review" panel, its session, the line in "My progress"
+
+_DUE_HINT = "Enter your pseudonym to see what is due for review."
+
+
+def due_panel_text(count: int) -> str:
+    """The panel's text for ``count`` facts due now."""
+    noun = "fact" if count == 1 else "facts"
+    if count == 0:
+        return (
+            f"**Due for review: 0 {noun}.** Facts you answer come due again days later "
+            "(spaced review)."
+        )
+    return f"**Due for review: {count} {noun}.** Press **Review due facts** to go over them."
+
+
+def refresh_due(ctx: UiContext, student: str, kb: str) -> tuple[Any, Any]:
+    """The panel's text and whether its button can be pressed (the student's cards are built
+    from their answers on first use)."""
+    if not (student or "").strip():
+        return _DUE_HINT, gr.update(interactive=False)
+    try:
+        count = practice.count_due_now(ctx.db, student, kb=kb or DEFAULT_KB)
+    except Exception as exc:  # every error becomes a message, never a traceback
+        return _error_text(exc), gr.update(interactive=False)
+    return due_panel_text(count), gr.update(interactive=count > 0)
+
+
+def start_due(
+    ctx: UiContext,
+    student: str,
+    kb: str,
+    length: float,
+    session_id: int | None = None,
+    chat: list[Message] | None = None,
+) -> tuple[Any, ...]:
+    """Start a session asking the facts due for review now (most overdue first)."""
+    try:
+        view = practice.start_review_session(
+            ctx.db, student=student or "", kb=kb or DEFAULT_KB, length=_length(length)
+        )
+        if session_id is not None and session_id != view.id:
+            _abandon(ctx, session_id)
+        question = practice.next_question(ctx.db, view.id)
+        intro = (
+            f"Hello {md_escape(view.student)}! {view.total} fact(s) due for review from "
+            f"{_code(view.kb)}. Answer with the buttons or type your answer."
+        )
+        return _outputs(_opening(ctx, view, question, intro, ""))
+    except Exception as exc:  # every error becomes a message, never a traceback
+        message = _error_text(exc)
+        return _outputs(
+            Screen(chat=None, data=_data(error=user_message(exc)), status=message, keep_state=True)
+        )
+
+
+def _due_line(ctx: UiContext, student: str, kb: str | None) -> str:
+    """The progress overview's spaced-review line (empty when it cannot be read)."""
+    try:
+        counts = practice.due_counts(
+            ctx.db, student or "", kb=None if kb in (None, "", ALL_TOPICS) else kb
+        )
+    except Exception as exc:  # the rest of the progress view still stands
+        log.warning("due counts not shown: %s", user_message(exc))
+        return ""
+    return (
+        f"\n\nDue for review: **{counts.today}** today, **{counts.week}** within a week "
+        "(spaced review)."
+    )
+
+
+def _build_due_panel() -> tuple[Any, Any]:
+    with gr.Group(elem_id="qb-practice-due"):
+        text = gr.Markdown(_DUE_HINT, elem_id="qb-practice-due-text")
+        button = gr.Button(
+            "Review due facts", interactive=False, size="sm", elem_id="qb-practice-due-start"
+        )
+    return text, button
+
+
+def _wire_due_panel(
+    ctx: UiContext,
+    text: Any,
+    button: Any,
+    who: list[Any],
+    session: list[Any],
+    chatbot: Any,
+    screen: list[Any],
+) -> None:
+    """``who`` is [student, kb]; ``session`` is [length, session state, chat state]."""
+    student, kb = who
+    button.click(
+        partial(start_due, ctx),
+        [*who, *session],
+        screen,
+        api_visibility="private",
+        show_progress="minimal",
+    )
+    gr.on(
+        [student.blur, student.submit, kb.change, chatbot.change],
+        partial(refresh_due, ctx),
+        who,
+        [text, button],
+        api_visibility="private",
+        show_progress="hidden",
+    )

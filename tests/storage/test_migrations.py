@@ -40,6 +40,8 @@ EXPECTED_TABLES = {
     "respondent",
     "response",
     "retired_items",
+    "review_cards",
+    "review_sync",
 }
 
 

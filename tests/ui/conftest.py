@@ -14,6 +14,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -39,6 +40,7 @@ class Served:
     database_url: str
     model: str = STUB_MODEL
     admin_password: str = ADMIN_PASSWORD
+    clock_file: Path | None = None  # QUIZBOT_CLOCK_FILE: write a time to move the app's clock
 
 
 @pytest.fixture
@@ -46,6 +48,8 @@ def served(database_url: str, tmp_path: Path) -> Iterator[Served]:
     """`quizbot serve` on a free port over the test database, with a stub model configured."""
     with stub_server("--answer", "true") as stub:
         port = free_port()
+        clock = tmp_path / "clock"
+        clock.write_text(datetime.now(UTC).isoformat(), encoding="utf-8")
         env = {
             k: v
             for k, v in os.environ.items()
@@ -58,6 +62,7 @@ def served(database_url: str, tmp_path: Path) -> Iterator[Served]:
                 "QUIZBOT_MODELS": STUB_MODEL,
                 "QUIZBOT_MODEL_SETTINGS": f'{{"openai/stub": {{"api_base": "{stub}"}}}}',
                 "QUIZBOT_ADMIN_PASSWORD": ADMIN_PASSWORD,
+                "QUIZBOT_CLOCK_FILE": str(clock),
             }
         )
         log = (tmp_path / "server.log").open("w")
@@ -66,7 +71,7 @@ def served(database_url: str, tmp_path: Path) -> Iterator[Served]:
         )
         try:
             wait_for_http(f"http://127.0.0.1:{port}/")
-            yield Served(f"http://127.0.0.1:{port}/", database_url)
+            yield Served(f"http://127.0.0.1:{port}/", database_url, clock_file=clock)
         finally:
             proc.terminate()
             try:

@@ -1,0 +1,492 @@
+"""Spaced review: a "due for review" queue per student, scheduled by FSRS (the ``fsrs`` package).
+
+Design
+    Cards. One FSRS card per student x knowledge point (a KB triplet, ``kp1:...``), stored by
+    :mod:`storage.review_cards` as FSRS's own dictionary plus its due time. A true/false
+    statement reviews the fact it is about (a negative statement: the true fact it was made
+    from). A multiple-choice question reviews every fact it keys (each right option's point):
+    answering it is recalling all of them.
+
+    Ratings (:func:`rating_for`). Wrong -> ``Again``; "I don't know" -> ``Again``; correct ->
+    ``Good``. ``Easy`` only for a correct answer given within :data:`FAST_MS` *when the answer
+    time is recorded*; students' answer times are not recorded today, so a correct answer is
+    ``Good``. ``Hard`` is never given: a right/wrong answer says nothing about effort.
+
+    One review per fact per day. Only an answer to a fact whose card was last reviewed on an
+    earlier UTC date (or never) counts as a review; later answers that day are ignored. So the
+    eight variants of a fact, or an exam asking several of them before any feedback, review it
+    once: the first answer, given before any feedback on that fact that day, is the one that
+    counts. Matching that rule, the scheduler has no minute-scale (re)learning steps: every
+    interval is a whole number of days, a wrong answer making the fact due the next day.
+    Fuzzing is off so the same answers always give the same schedule.
+
+    When. The answer hook (:func:`record`, called once from
+    :func:`quizbot.practice.feedback.answer`) reviews the answer at :func:`now`: the real clock,
+    or the time written in ``QUIZBOT_CLOCK_FILE`` (tests and demos move time without sleeping).
+    Answers stored before a student's cards existed are turned into cards lazily, at their
+    stored time, the first time the queue is read or an answer recorded (:func:`sync`: the
+    backfill and the hook are one code path, driven by a per-student watermark on answer ids).
+
+    The queue. :func:`due_items` lists the facts due at a time, each with the question a review
+    session would ask (a statement variant the student has not missed, preferably one never
+    shown; a multiple-choice question for a relation no statement can be made of);
+    :func:`start_review_session` starts an ordinary practice session asking exactly those.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from fsrs import Card, Rating, Scheduler, State
+
+from quizbot.config import get_settings
+from quizbot.domain import Outcome, RespondentKind
+from quizbot.errors import ConfigError, InputError, redact
+from quizbot.generate.prototypes import default_prototypes
+from quizbot.generate.service import load_items
+from quizbot.items import ChoiceItem, StatementItem
+from quizbot.kb.model import KnowledgeBaseData, Triplet, point_id
+from quizbot.kb.registry import DEFAULT_KB
+from quizbot.practice.planning import (
+    _choice_items,
+    _fact_key,
+    _history,
+    _Planned,
+    _record_plan,
+    _statement_items,
+)
+from quizbot.practice.topics import _load_kb, normalise_student
+from quizbot.practice.views import (
+    CONFIG_VERSION,
+    MAX_LENGTH,
+    REVIEW_VARIANTS_PER_FACT,
+    SessionView,
+)
+from storage import Database
+from storage.review import retired_item_ids
+from storage.review_cards import (
+    ReviewCard,
+    answers_after,
+    count_due,
+    due_cards,
+    get_cards,
+    review_watermark,
+    save_cards,
+)
+from storage.sessions import find_respondent
+
+__all__ = [
+    "FAST_MS",
+    "DueCounts",
+    "DueFact",
+    "count_due_now",
+    "due_counts",
+    "due_items",
+    "now",
+    "rating_for",
+    "record",
+    "scheduler",
+    "start_review_session",
+    "sync",
+]
+
+log = logging.getLogger(__name__)
+
+FAST_MS = 5_000.0  # a correct answer this quick is Easy (only when the answer time is recorded)
+_SYNC_ATTEMPTS = 3
+
+
+def scheduler() -> Scheduler:
+    """The FSRS scheduler every card uses: default parameters and 90% desired retention, no
+    (re)learning steps (whole days, see the module docstring), no fuzz."""
+    return Scheduler(learning_steps=(), relearning_steps=(), enable_fuzzing=False)
+
+
+def rating_for(outcome: str, latency_ms: float | None = None) -> Rating | None:
+    """The FSRS rating of an answer's outcome; ``None`` for one that is not a review (unread)."""
+    if outcome in (Outcome.INCORRECT.value, Outcome.ABSTAINED.value):
+        return Rating.Again
+    if outcome == Outcome.CORRECT.value:
+        if latency_ms is not None and latency_ms <= FAST_MS:
+            return Rating.Easy
+        return Rating.Good
+    return None
+
+
+def now() -> datetime:
+    """The time the review queue takes as now: the real clock, or ``QUIZBOT_CLOCK_FILE``'s."""
+    path = get_settings().clock_file
+    if path is None:
+        return datetime.now(UTC)
+    try:
+        moment = datetime.fromisoformat(path.read_text(encoding="utf-8").strip())
+    except (OSError, ValueError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) else "not an ISO 8601 time"
+        raise ConfigError(
+            f"QUIZBOT_CLOCK_FILE={path}: cannot read the time in it ({reason})",
+            hint="write a time such as 2026-11-24T12:00:00+00:00 into it, or unset it",
+        ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC)
+
+
+# --------------------------------------------------------------------------------------------
+# Turning answers into reviews
+
+
+@dataclass(frozen=True)
+class _FactRef:
+    fact: str
+    kb: str
+    relation: str
+    head: str
+    tail: str
+
+
+def _facts_of(item: StatementItem | ChoiceItem) -> list[_FactRef]:
+    """The knowledge points an answer to ``item`` reviews (see the module docstring)."""
+    if isinstance(item, StatementItem):
+        tail = item.positive_tail or item.tail
+        return [_FactRef(item.fact_id, item.kb, item.relation, item.head, tail)]
+    if item.subtype == "frequency":
+        tails = [str(item.meta.get("tail", ""))]
+    else:
+        tails = [str(t) for t in item.meta.get("correct_tails", [])]
+    refs = [
+        _FactRef(
+            point_id(item.kb, item.relation, item.head, t), item.kb, item.relation, item.head, t
+        )
+        for t in tails
+        if t
+    ]
+    known = set(item.knowledge_point_ids)
+    return [r for r in refs if r.fact in known]
+
+
+def _utc(moment: datetime) -> datetime:
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC)
+
+
+def _review(
+    card: ReviewCard | None,
+    ref: _FactRef,
+    respondent_id: int,
+    rating: Rating | None,
+    at: datetime,
+    response_id: int,
+) -> ReviewCard | None:
+    """``card`` after one answer at ``at`` (the one-review-per-day rule applied)."""
+    counts = rating is not None and (
+        card is None or card.last_review is None or at.date() > _utc(card.last_review).date()
+    )
+    if not counts or rating is None:
+        if card is None:
+            return None
+        return ReviewCard(**{**asdict(card), "last_response_id": response_id})
+    before = (
+        Card.from_dict(card.card)  # type: ignore[arg-type]
+        if card is not None
+        else Card(card_id=response_id, due=at)
+    )
+    after, _log = scheduler().review_card(before, rating, review_datetime=at)
+    reviews = card.reviews if card is not None else 0
+    lapses = card.lapses if card is not None else 0
+    return ReviewCard(
+        respondent_id=respondent_id,
+        fact=ref.fact,
+        kb_name=ref.kb,
+        relation=ref.relation,
+        head=ref.head,
+        tail=ref.tail,
+        card=dict(after.to_dict()),
+        due=after.due,
+        last_review=after.last_review,
+        reviews=reviews + 1,
+        lapses=lapses + (1 if rating is Rating.Again and reviews > 0 else 0),
+        last_response_id=response_id,
+    )
+
+
+def sync(db: Database, respondent_id: int, *, at: Mapping[int, datetime] | None = None) -> int:
+    """Turn the student's answers not yet seen into reviews; return how many reviews counted.
+
+    Answers are taken in the order they were stored, each at ``at[response_id]`` if given, else
+    at its stored time. Safe to call any time and from several places at once: the write checks
+    the watermark it started from (:func:`storage.review_cards.save_cards`) and a losing call
+    starts over from the new one.
+    """
+    when = dict(at or {})
+    for _attempt in range(_SYNC_ATTEMPTS):
+        mark = review_watermark(db, respondent_id)
+        answers = answers_after(db, respondent_id, mark)
+        if not answers:
+            return 0
+        items = {i.id: i for i in load_items(db, list(dict.fromkeys(a.item_id for a in answers)))}
+        refs = {item_id: _facts_of(item) for item_id, item in items.items()}
+        cards = get_cards(db, respondent_id, [r.fact for rs in refs.values() for r in rs])
+        changed: dict[str, ReviewCard] = {}
+        n_reviews = 0
+        for a in answers:
+            moment = _utc(when.get(a.response_id, a.created_at))
+            rating = rating_for(a.outcome, a.latency_ms)
+            for ref in refs.get(a.item_id, []):
+                old = changed.get(ref.fact, cards.get(ref.fact))
+                new = _review(old, ref, respondent_id, rating, moment, a.response_id)
+                if new is not None:
+                    n_reviews += new.reviews - (old.reviews if old is not None else 0)
+                    changed[ref.fact] = new
+        if save_cards(
+            db,
+            respondent_id,
+            list(changed.values()),
+            expected_watermark=mark,
+            new_watermark=answers[-1].response_id,
+        ):
+            return n_reviews
+    return 0
+
+
+def record(db: Database, respondent_id: int, response_id: int) -> None:
+    """The answer hook: review the answer just stored (at :func:`now`), with any earlier ones.
+
+    The answer itself is already stored, so a failure here is logged, never raised: the next
+    sync (the next answer, or reading the queue) catches up.
+    """
+    try:
+        sync(db, respondent_id, at={response_id: now()})
+    except Exception as exc:  # the answer is stored; scheduling must not undo it
+        log.warning(
+            "review cards of respondent %s not updated: %s",
+            respondent_id,
+            redact(f"{type(exc).__name__}: {exc}"),
+        )
+
+
+# --------------------------------------------------------------------------------------------
+# The queue
+
+
+@dataclass(frozen=True)
+class DueFact:
+    """A fact due for review and the question a review session asks about it (``item_id`` and
+    ``question`` are ``None`` when no question can be made of it any more)."""
+
+    fact: str
+    kb: str
+    relation: str
+    head: str
+    tail: str
+    due: datetime
+    last_review: datetime | None
+    state: str  # FSRS's: learning, review, relearning
+    reviews: int
+    lapses: int
+    item_id: str | None
+    question: str | None
+
+    def as_json(self) -> dict[str, Any]:
+        """Plain JSON types (datetimes as ISO 8601)."""
+        data = asdict(self)
+        data["due"] = self.due.isoformat()
+        data["last_review"] = self.last_review.isoformat() if self.last_review else None
+        return data
+
+
+@dataclass(frozen=True)
+class DueCounts:
+    """How many facts are due today (overdue included: due before the next UTC midnight) and
+    within the next seven days (today's included)."""
+
+    today: int
+    week: int
+
+
+def _student_id(db: Database, student: str) -> int | None:
+    respondent = find_respondent(db, RespondentKind.HUMAN, normalise_student(student))
+    return respondent.id if respondent is not None else None
+
+
+def _end_of_day(moment: datetime) -> datetime:
+    start = _utc(moment).replace(hour=0, minute=0, second=0, microsecond=0)
+    return start + timedelta(days=1) - timedelta(microseconds=1)
+
+
+def count_due_now(
+    db: Database, student: str, at: datetime | None = None, kb: str | None = None
+) -> int:
+    """How many facts are due for the student at ``at`` (default :func:`now`), building their
+    cards first if needed; 0 for a student never seen."""
+    respondent_id = _student_id(db, student)
+    if respondent_id is None:
+        return 0
+    sync(db, respondent_id)
+    return count_due(db, respondent_id, _utc(at or now()), kb_name=kb)
+
+
+def due_counts(
+    db: Database, student: str, at: datetime | None = None, kb: str | None = None
+) -> DueCounts:
+    """Facts due today and this week for the student (see :class:`DueCounts`)."""
+    respondent_id = _student_id(db, student)
+    if respondent_id is None:
+        return DueCounts(0, 0)
+    sync(db, respondent_id)
+    moment = _utc(at or now())
+    return DueCounts(
+        today=count_due(db, respondent_id, _end_of_day(moment), kb_name=kb),
+        week=count_due(db, respondent_id, moment + timedelta(days=7), kb_name=kb),
+    )
+
+
+def _plan_due(
+    db: Database,
+    respondent_id: int,
+    kb_data: KnowledgeBaseData,
+    cards: Sequence[ReviewCard],
+    seed: str,
+) -> dict[str, _Planned]:
+    """The question to ask about each due card's fact, by fact (facts no longer in the KB and
+    facts with no question left are missing)."""
+    wanted = {c.fact for c in cards}
+    by_key: dict[str, Triplet] = {}
+    for triplets in kb_data.by_relation({c.relation for c in cards}).values():
+        for t in triplets:
+            key = _fact_key(kb_data, t)
+            if key in wanted:
+                by_key.setdefault(key, t)
+    facts = [by_key[c.fact] for c in cards if c.fact in by_key]
+    history = _history(db, respondent_id, kb_data.name)
+    history.retired = retired_item_ids(db)
+    protos = default_prototypes()
+    stateable = [f for f in facts if protos.covers(f.relation)]
+    planned = _statement_items(
+        kb_data,
+        stateable,
+        len(stateable),
+        seed=seed,
+        cap=REVIEW_VARIANTS_PER_FACT,
+        history=history,
+        review=True,
+    )
+    rest = [f for f in facts if not protos.covers(f.relation)]
+    planned += _choice_items(kb_data, rest, len(rest), review=True, history=history)
+    found: dict[str, _Planned] = {}
+    for p in planned:
+        found.setdefault(_fact_key(kb_data, p.fact), p)
+    return found
+
+
+def _due(
+    db: Database, student: str, at: datetime | None, kb: str, limit: int
+) -> tuple[int, KnowledgeBaseData, int, list[ReviewCard], dict[str, _Planned], str]:
+    if not 1 <= limit <= MAX_LENGTH:
+        raise InputError(f"the length must be between 1 and {MAX_LENGTH}", field="length")
+    kb_data, kb_id = _load_kb(db, kb)
+    moment = _utc(at or now())
+    respondent_id = _student_id(db, student)
+    if respondent_id is None:
+        return 0, kb_data, kb_id, [], {}, ""
+    sync(db, respondent_id)
+    cards = due_cards(db, respondent_id, moment, kb_name=kb_data.name)[:limit]
+    seed = f"due\x1f{moment.date().isoformat()}"
+    return (
+        respondent_id,
+        kb_data,
+        kb_id,
+        cards,
+        _plan_due(db, respondent_id, kb_data, cards, seed),
+        seed,
+    )
+
+
+def due_items(
+    db: Database,
+    student: str,
+    at: datetime | None = None,
+    *,
+    kb: str = DEFAULT_KB,
+    limit: int = MAX_LENGTH,
+) -> list[DueFact]:
+    """The student's facts in ``kb`` due at ``at`` (default :func:`now`), most overdue first, at
+    most ``limit``, each with the question a review session would ask about it.
+
+    Builds the student's cards from their stored answers first if needed (the backfill). An
+    unknown student has nothing due; an unknown KB is an :class:`InputError`.
+    """
+    _rid, _kb_data, _kb_id, cards, planned, _seed = _due(db, student, at, kb, limit)
+    out: list[DueFact] = []
+    for c in cards:
+        p = planned.get(c.fact)
+        state = State(int(c.card.get("state", State.Review.value))).name.lower()
+        out.append(
+            DueFact(
+                fact=c.fact,
+                kb=c.kb_name,
+                relation=c.relation,
+                head=c.head,
+                tail=c.tail,
+                due=c.due,
+                last_review=c.last_review,
+                state=state,
+                reviews=c.reviews,
+                lapses=c.lapses,
+                item_id=p.item.id if p else None,
+                question=p.item.text if p else None,
+            )
+        )
+    return out
+
+
+def start_review_session(
+    db: Database,
+    *,
+    student: str,
+    kb: str = DEFAULT_KB,
+    at: datetime | None = None,
+    length: int = 10,
+) -> SessionView:
+    """Start a practice session asking the student's facts due at ``at`` (most overdue first, at
+    most ``length``), each with the question :func:`due_items` names for it.
+
+    :class:`InputError` when nothing is due (or nothing due can be asked any more).
+    """
+    respondent_id, kb_data, kb_id, cards, planned, seed = _due(db, student, at, kb, length)
+    if not cards:
+        raise InputError(
+            "nothing is due for review yet",
+            hint="practise first; facts come due for review days after you answer them",
+        )
+    chosen = [planned[c.fact] for c in cards if c.fact in planned]
+    if not chosen:
+        raise InputError(
+            f"the {len(cards)} fact(s) due can no longer be asked (changed knowledge base)",
+            hint="practise other facts",
+        )
+    respondent = find_respondent(db, RespondentKind.HUMAN, normalise_student(student))
+    assert respondent is not None and respondent.id == respondent_id
+    notes = []
+    if len(chosen) < len(cards):
+        notes.append(f"{len(cards) - len(chosen)} fact(s) due can no longer be asked")
+    config: dict[str, Any] = {
+        "version": CONFIG_VERSION,
+        "kb_version": kb_data.version,
+        "format": "statement"
+        if all(isinstance(p.item, StatementItem) for p in chosen)
+        else "mixed",
+        "length": length,
+        "topic": None,
+        "topic_label": "Due for review",
+        "seed": seed,
+        "review": False,
+        "review_due": True,
+        "cohort": respondent.cohort,
+        "notes": notes,
+    }
+    return _record_plan(db, kb_data, kb_id, respondent, chosen, config)
