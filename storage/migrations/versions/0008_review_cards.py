@@ -4,7 +4,7 @@
 student, so "what is due" is one range query); ``review_sync`` records how far each student's
 answers have been turned into cards (the backfill and the answer hook share it).
 
-Revision ID: 0010
+Revision ID: 0008
 Revises: 0007
 Create Date: 2026-11-24
 """
@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from alembic import op
 from sqlalchemy.dialects import postgresql
 
-revision: str = "0010"
+revision: str = "0008"
 down_revision: str | None = "0007"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
