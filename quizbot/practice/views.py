@@ -6,13 +6,14 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, is_dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from enum import Enum
 from typing import Any, Literal
 
 from quizbot.analysis.metrics import (
     Proportion,
 )
+from quizbot.config import DEFAULT_PRACTICE_IDLE_HOURS
 from quizbot.domain import Outcome
 from quizbot.items import ChoiceItem, StatementItem
 
@@ -26,6 +27,9 @@ MAX_ANSWER_LENGTH = 2000
 # A session shows the answer after each question: a fact is asked once, never after its reveal.
 VARIANTS_PER_FACT = 1
 REVIEW_VARIANTS_PER_FACT = 1
+# An active free-practice session with no answer for this long is closed when next looked at
+# (the app passes QUIZBOT_PRACTICE_IDLE_HOURS).
+IDLE_TIMEOUT = timedelta(hours=DEFAULT_PRACTICE_IDLE_HOURS)
 WEAKEST_MIN_N = 2  # a topic needs this many answers to be called weak
 WEAKEST_COUNT = 3
 CONFIG_VERSION = 1
