@@ -39,7 +39,6 @@ _MISSED = frozenset({Outcome.INCORRECT.value, Outcome.ABSTAINED.value})
 _LETTERS = "ABCDEFGHIJ"
 _QUESTION_ID = re.compile(r"s(\d+)q(\d+)")
 _IDK_WORDS = "I don't know"
-_MAX_TAILS_SHOWN = 12
 
 # Topic names for the relations of the built-in KBs; others use the KB's relation label.
 _RELATION_TOPICS: Mapping[str, str] = {
@@ -145,6 +144,16 @@ class Question(_Json):
 
 
 @dataclass(frozen=True)
+class OptionNote(_Json):
+    """One option of a multiple-choice question after the answer: right or not, and why."""
+
+    letter: str
+    text: str
+    correct: bool
+    note: str  # what the knowledge base says about this option ("" when it knows nothing)
+
+
+@dataclass(frozen=True)
 class Explanation(_Json):
     """Why the answer is what it is, from the item's lineage."""
 
@@ -156,7 +165,9 @@ class Explanation(_Json):
     negative: bool  # the statement was about a substituted, false tail
     substituted_tail: str | None
     true_tails: list[str]  # every tail the KB lists for this head and relation
-    text: str  # all of the above in words
+    text: str  # the verdict and the reason in plain words
+    why: str = ""  # the reason alone, without the verdict (the fact; what is true instead)
+    options: list[OptionNote] = field(default_factory=list)  # multiple choice: every option
 
 
 @dataclass(frozen=True)

@@ -186,7 +186,8 @@ def test_a_five_question_session_end_to_end(db: Database) -> None:
             assert row.tail in ex.text and ex.tail in ex.text
         else:
             assert ex.substituted_tail is None and ex.tail == row.tail
-        assert ex.text.startswith(f"The statement is {'true' if truth(row) else 'false'}.")
+        assert ex.text.startswith(f"The statement is {'true' if truth(row) else 'false'}: ")
+        assert ex.text.endswith(ex.why) and ex.fact in ex.why and ex.options == []
         assert json.loads(json.dumps(feedback.as_json()))["outcome"] == outcome
 
     assert next_question(db, view.id) is None
