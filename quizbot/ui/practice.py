@@ -23,11 +23,16 @@ Design
     what the service cannot read comes back as an :class:`~quizbot.errors.InputError` whose
     message and hint are shown in the chat, and nothing is stored.
 
-    Feedback and summary. After each answer the chat shows whether it was right, the right
-    answer and the service's explanation (the fact as head - relation - tail, how the statement
-    was worded, and why a statement about a substituted tail is false), then the next question.
-    At the end (or on "End session") the summary goes below the chat: accuracy, answer rate,
-    joint accuracy per fact, topics and the weakest ones, how every model with stored answers
+    Feedback and summary. After each answer the chat shows, in a message of its own, whether
+    it was right and the right answer, then the reason once in plain words (the service's
+    ``why``: the fact; for a false statement what is true instead; for multiple choice every
+    option, right or not, and what the KB says a wrong one is), and the technical side (the
+    triple, the transform's name, the KB's list) in a collapsed "Details". The next question
+    waits for the "Next question" button and comes in its own message (the Chatbot does not
+    group consecutive messages); the JSON already carries it, so an API client goes on without
+    it. An exam's "Answer recorded" is followed by the next question at once. At the end (or
+    on "End session") the summary goes below the chat: accuracy, answer rate, joint accuracy
+    per fact, topics and the weakest ones, how every model with stored answers
     to the same items did, and each answer with its key.
 
     Assignments. "Assignment (optional)" takes the name of an assignment an instructor made
@@ -57,6 +62,14 @@ Design
     Knowledge base notice. The chosen knowledge base's licence or acknowledgement (from
     :func:`quizbot.kb.registry.kb_listing`; for HPO the required acknowledgement) is shown under
     the KB choice and, for the running session, right under the chat.
+
+    Coming back. A reload empties the tab's state but the session stays active in the
+    database. When a pseudonym is entered (Enter, or leaving the field) the tab asks
+    :func:`~quizbot.practice.service.resumable_session` and offers "Resume your session of
+    <date> UTC (k/n answered)" or "Start new" under the field; Resume goes on at the next
+    question, and once any other session runs in the tab the offered one is ended
+    (:func:`after_start`). Idle sessions are closed by the service after
+    ``QUIZBOT_PRACTICE_IDLE_HOURS``.
 
     Sessions. "Start" and "Review my mistakes" (``review=True``: facts the student missed
     before) start a session with the settings on the left; starting another one while a session
