@@ -180,6 +180,14 @@ _OUTCOME_WORDS = {
 }
 _QUESTION_PREVIEW = 90
 _TAILS_SHOWN = 12  # in a feedback's details
+# At phone width the settings stack above the chat: once a session starts or resumes, bring the
+# session's status line (and the chat under it) into view instead of leaving the student at the
+# bottom of the settings.
+SHOW_CHAT_JS = """() => {
+  if (window.innerWidth < 700) {
+    document.querySelector('#qb-practice-status')?.scrollIntoView({block: 'start'});
+  }
+}"""
 
 
 # --------------------------------------------------------------------------------------------
@@ -1368,30 +1376,31 @@ def build(ctx: UiContext) -> None:
         "api_visibility": "private",
         "show_progress": "hidden",
     }
+    to_chat = {"fn": None, "js": SHOW_CHAT_JS, "api_visibility": "private"}
     start_btn.click(
         partial(start, ctx), settings, screen, api_name="practice_start", show_progress="minimal"
-    ).then(**settled)
+    ).then(**settled).then(**to_chat)
     review_btn.click(
         partial(start, ctx, review=True),
         settings,
         screen,
         api_visibility="private",
         show_progress="minimal",
-    ).then(**settled)
+    ).then(**settled).then(**to_chat)
     fresh_btn.click(
         partial(start, ctx),
         settings,
         screen,
         api_visibility="private",
         show_progress="minimal",
-    ).then(**settled)
+    ).then(**settled).then(**to_chat)
     resume_btn.click(
         partial(resume, ctx),
         [offered_state, session_state, chat_state],
         screen,
         api_visibility="private",
         show_progress="minimal",
-    ).then(**settled)
+    ).then(**settled).then(**to_chat)
     answer_state = [session_state, question_state, chat_state]
     gr.on(
         [answer_box.submit],

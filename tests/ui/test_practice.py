@@ -390,6 +390,9 @@ def test_a_reload_offers_the_session_again_and_it_goes_on_where_it_was(
     tab.locator("#qb-practice-resume-go").click()  # at phone width: the buttons are usable
     chat = tab.locator("#qb-practice-chat")
     chat.get_by_text("Question 3 of 4").wait_for()
+    # The settings stack above the chat on a phone: the page scrolls to the session.
+    expect(tab.locator("#qb-practice-status")).to_be_in_viewport()
+    expect(tab.locator("#qb-practice-false")).to_be_in_viewport()
     expect(chat).to_contain_text("Welcome back")
     expect(tab.locator("#qb-practice-resume-go")).to_be_hidden()
     tab.locator("#qb-practice-false").click()
