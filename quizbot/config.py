@@ -33,6 +33,9 @@ if TYPE_CHECKING:
 __all__ = ["ModelOptions", "Settings", "default_home", "get_settings", "load_settings"]
 
 ENV_PREFIX = "QUIZBOT_"
+# A practice session with no answer for this long is closed ("abandoned") the next time the
+# student's sessions are listed or a session is started (QUIZBOT_PRACTICE_IDLE_HOURS).
+DEFAULT_PRACTICE_IDLE_HOURS = 12.0
 
 # How to fix each setting, shown with the validation message.
 _HINTS: dict[str, str] = {
@@ -55,6 +58,8 @@ _HINTS: dict[str, str] = {
     "db_pool_size": "set QUIZBOT_DB_POOL_SIZE to a whole number between 1 and 100",
     "admin_password": "set QUIZBOT_ADMIN_PASSWORD to a non-empty password, or unset it",
     "scheduler": "set QUIZBOT_SCHEDULER to 1 (run the monitors inside `quizbot serve`) or 0",
+    "practice_idle_hours": "set QUIZBOT_PRACTICE_IDLE_HOURS to a number of hours between 0.1 "
+    "and 8760 (a year), e.g. 12",
     "model_settings": "set QUIZBOT_MODEL_SETTINGS to a JSON object from model string (or pattern "
     'such as "ollama/*") to options, e.g. {"openai/gpt-4o-mini": {"api_key_env": "WORK_KEY", '
     '"max_concurrency": 16, "timeout": 30}}; options: api_base, api_key_env, timeout, '
@@ -118,6 +123,12 @@ class Settings(BaseSettings):
     admin_password: SecretStr | None = None
     scheduler: bool = Field(
         default=False, description="Run the monitors' scheduler inside `quizbot serve`."
+    )
+    practice_idle_hours: float = Field(
+        default=DEFAULT_PRACTICE_IDLE_HOURS,
+        ge=0.1,
+        le=8760,
+        description="Hours without an answer after which a practice session is closed.",
     )
     model_settings: Annotated[dict[str, ModelOptions], NoDecode] = Field(
         default_factory=dict, description="Per-model endpoint, key variable and limits (JSON)."

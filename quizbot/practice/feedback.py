@@ -3,12 +3,13 @@ the feedback that explains it (never the key before the answer)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from quizbot.domain import FlagState, ItemFlag, Outcome, SessionStatus
 from quizbot.errors import DuplicateError, InputError, NotFoundError
 from quizbot.evaluation.parse import Parsed, parse_human, score
+from quizbot.generate.choice import I_DO_NOT_KNOW
 from quizbot.generate.prototypes import default_prototypes
 from quizbot.generate.service import load_items
 from quizbot.generate.transforms import Polarity, Transform, describe
@@ -24,17 +25,18 @@ from quizbot.practice.topics import (
 from quizbot.practice.views import (
     _IDK_WORDS,
     _LETTERS,
-    _MAX_TAILS_SHOWN,
     _QUESTION_ID,
     MAX_ANSWER_LENGTH,
     Explanation,
     Feedback,
     Item,
     Option,
+    OptionNote,
     Question,
     SessionView,
 )
 from storage import Database
+from storage.practice_queries import tail_heads
 from storage.repo import NewResponse
 from storage.review import create_flag, list_flags
 from storage.sessions import (
@@ -168,18 +170,57 @@ def _sentence(relation: str, head: str, tail: str, label: str) -> str:
     return f"{head[:1].upper()}{head[1:]} {label} {tail}."
 
 
-def _tails_text(tails: Sequence[str]) -> str:
-    shown = ", ".join(tails[:_MAX_TAILS_SHOWN])
-    if len(tails) > _MAX_TAILS_SHOWN:
-        shown += f" and {len(tails) - _MAX_TAILS_SHOWN} more"
-    return shown or "nothing"
+def _option_notes(
+    db: Database, kb_name: str, item: ChoiceItem, label: str, fact: str
+) -> list[OptionNote]:
+    """Every option but "I do not know": right or not, and what the KB says about it.
+
+    A right option is the fact it stands for. A wrong one is "not listed for" the head, and,
+    where the knowledge base lists it under the same relation for another head, that fact (so
+    the student learns what the distractor really is).
+    """
+    shown = [(i, o) for i, o in enumerate(item.options) if o != I_DO_NOT_KNOW]
+    if item.subtype == "frequency":  # the options are frequency bands, not tails
+        keys = set(item.answer_keys)
+        return [
+            OptionNote(_LETTERS[i], o, _LETTERS[i] in keys, fact if _LETTERS[i] in keys else "")
+            for i, o in shown
+        ]
+    wrong = [o for i, o in shown if _LETTERS[i] not in item.answer_keys]
+    elsewhere = tail_heads(db, kb_name, item.relation, wrong) if wrong else {}
+    notes: list[OptionNote] = []
+    for i, option in shown:
+        letter = _LETTERS[i]
+        if letter in item.answer_keys:
+            sentence = _sentence(item.relation, item.head, option, label)
+            notes.append(OptionNote(letter, option, True, sentence))
+            continue
+        note = f"Not listed for {item.head}."
+        heads = [h for h in elsewhere.get(option, []) if h != item.head]
+        if heads:
+            note += " " + _sentence(item.relation, heads[0], option, label)
+            if len(heads) > 1:
+                others = len(heads) - 1
+                note = f"{note[:-1]} (and {others} other{'s' if others > 1 else ''})."
+        notes.append(OptionNote(letter, option, False, note))
+    return notes
 
 
 def _explain(db: Database, loaded: LoadedSession, item: Item) -> Explanation:
+    """The verdict and the reason in plain words; for multiple choice, every option's note.
+
+    Statements, by which tail they name and whether the wording denies it:
+
+    - the fact, affirmed (true): the fact;
+    - the fact, denied (false): it denies a true fact, and the fact;
+    - a substituted tail, affirmed (false): the KB does not list it, and what is true;
+    - a substituted tail, denied (true): it denies something false, and what is true.
+
+    The transform's name and the KB's full list stay in the fields, for a "details" view.
+    """
     row = loaded.session
     label = str(row.config.get("relation_labels", {}).get(item.relation, item.relation))
     tails = point_tails(db, row.kb_name, item.relation, item.head)
-    listed = f"The knowledge base lists for {item.head} ({label}): {_tails_text(tails)}."
     if isinstance(item, ChoiceItem):
         correct = [str(t) for t in item.meta.get("correct_tails", [])]
         tail = correct[0] if correct else (tails[0] if tails else "")
@@ -190,48 +231,35 @@ def _explain(db: Database, loaded: LoadedSession, item: Item) -> Explanation:
             patients = item.meta.get("patients")
             if isinstance(patients, str) and patients:  # e.g. "7/9 patients": what it rests on
                 fact = f"{fact[:-1]} (reported in {patients})."
-            text = f"The right answer is {_key_words(item)}. {fact}"
         else:
             fact = _sentence(item.relation, item.head, tail, label)
-            text = (
-                f"The right answer is {_key_words(item)}. {listed} "
-                "The other options are not listed for it."
-            )
-        return Explanation(fact, item.head, label, tail, None, False, None, tails, text)
+        notes = _option_notes(db, row.kb_name, item, label, fact)
+        why = " ".join(f"{n.letter}: {n.note}" for n in notes if n.note)
+        text = f"The right answer is {_key_words(item)}. {why}".strip()
+        return Explanation(fact, item.head, label, tail, None, False, None, tails, text, why, notes)
     negative = item.polarity is Polarity.NEGATIVE
     true_tail = item.positive_tail if negative and item.positive_tail else item.tail
     fact = _sentence(item.relation, item.head, true_tail, label)
-    how = describe(item.transform)
     negated = item.transform.negated
     verdict = "true" if item.label else "false"
-    if item.transform is Transform.NONE:
-        wording = "It states this directly."
-    elif negated:
-        wording = f"It is worded as a negation ({how})."
-    else:
-        wording = f"It is reworded by {how}, which keeps the meaning."
+    absent = f"the knowledge base does not list {item.tail} for {item.head} ({label})"
     if not negative:
-        effect = "so it denies a true fact" if negated else "so it affirms a true fact"
-        core = f"The fact: {fact} {wording[:-1]}, {effect}."
+        why = f"It denies a true fact: {fact}" if negated else fact
+    elif negated:
+        why = f"It denies something false: {absent}. What is true: {fact}"
     else:
-        claim = _sentence(item.relation, item.head, item.tail, label)
-        effect = "so it denies a false claim" if negated else "so it affirms a false claim"
-        core = (
-            f"It is about the claim: {claim} That claim is false: '{item.tail}' stands where the "
-            f"knowledge base has '{true_tail}' (the fact: {fact}) {listed} '{item.tail}' is not "
-            f"among them. {wording[:-1]}, {effect}."
-        )
-    text = f"The statement is {verdict}. {core}"
+        why = f"{absent[:1].upper()}{absent[1:]}. What is true: {fact}"
     return Explanation(
         fact=fact,
         head=item.head,
         relation=label,
         tail=true_tail,
-        transform=how,
+        transform=describe(item.transform),
         negative=negative,
         substituted_tail=item.tail if negative else None,
         true_tails=tails,
-        text=text,
+        text=f"The statement is {verdict}: {why}",
+        why=why,
     )
 
 

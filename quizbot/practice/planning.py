@@ -9,6 +9,7 @@ import secrets
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from typing import Any
 
 from quizbot.domain import Outcome, Respondent, RespondentKind
@@ -38,6 +39,7 @@ from quizbot.practice.views import (
     _REVIEW_SEEDS,
     CANONICAL_SEED,
     CONFIG_VERSION,
+    IDLE_TIMEOUT,
     REVIEW_VARIANTS_PER_FACT,
     VARIANTS_PER_FACT,
     Format,
@@ -46,6 +48,7 @@ from quizbot.practice.views import (
     Topic,
 )
 from storage import Database
+from storage.practice_queries import close_idle_sessions
 from storage.repo import get_or_create_respondent
 from storage.review import retired_item_ids
 from storage.sessions import (
@@ -54,6 +57,7 @@ from storage.sessions import (
     respondent_history,
     set_respondent_cohort,
 )
+from storage.types import utcnow
 
 
 @dataclass
@@ -229,6 +233,23 @@ def _interleave(a: Sequence[_Planned], b: Sequence[_Planned]) -> list[_Planned]:
     return out
 
 
+def _one_per_point(facts: Sequence[Triplet]) -> list[Triplet]:
+    """The first fact of each (head, relation), in order.
+
+    The feedback on a statement names the true fact and lists what the knowledge base has for
+    its head and relation, so it reveals every fact of that pair (and that a substituted tail is
+    false): a second statement on the pair, whichever tail it names, would be asked after its
+    answer was shown. Multiple choice already asks once per pair.
+    """
+    seen: set[tuple[str, str]] = set()
+    out: list[Triplet] = []
+    for fact in facts:
+        if (fact.head, fact.relation) not in seen:
+            seen.add((fact.head, fact.relation))
+            out.append(fact)
+    return out
+
+
 def _plan(
     kb: KnowledgeBaseData,
     facts: Sequence[Triplet],
@@ -240,7 +261,7 @@ def _plan(
     history: _History,
 ) -> list[_Planned]:
     protos = default_prototypes()
-    stateable = [f for f in facts if protos.covers(f.relation)]
+    stateable = _one_per_point([f for f in facts if protos.covers(f.relation)])
     cap = REVIEW_VARIANTS_PER_FACT if review else VARIANTS_PER_FACT
     if format == "statement":
         return _statement_items(
@@ -299,13 +320,17 @@ def start_session(
     cohort: str | None = None,
     seed: str | None = None,
     review: bool = False,
+    idle_timeout: timedelta = IDLE_TIMEOUT,
+    now: datetime | None = None,
 ) -> SessionView:
     """Start a practice session: choose facts, generate and store the items, record the session.
 
     ``topic`` is a key from :func:`topics` (``relation:has_symptom``, ``system:cardiovascular``)
     or a topic's name or label. ``review=True`` re-asks facts the student missed before, each in
-    a variant they did not miss. Raises :class:`InputError` for an unknown KB or topic, a length
-    outside 1..100, an unusable pseudonym, or nothing left to ask.
+    a variant they did not miss. The student's sessions idle for ``idle_timeout`` are closed
+    first (:mod:`quizbot.practice.resume`; ``now`` is for tests). Raises :class:`InputError`
+    for an unknown KB or topic, a length outside 1..100, an unusable pseudonym, or nothing left
+    to ask.
     """
     _validate(length, format, seed)
     display = _display_name(student)
@@ -319,6 +344,7 @@ def start_session(
     assert respondent.id is not None
     if group is not None and respondent.cohort != group:
         set_respondent_cohort(db, respondent.id, group)
+    close_idle_sessions(db, respondent.id, (now or utcnow()) - idle_timeout)
     session_seed = seed if seed is not None else secrets.token_hex(4)
     history = _history(db, respondent.id, kb_data.name)
     history.retired = retired_item_ids(db)

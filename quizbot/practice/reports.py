@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime, timedelta
 from typing import Any, Literal
 
 from quizbot.analysis.metrics import (
@@ -25,12 +26,14 @@ from quizbot.practice.planning import (
     _entries,
     _view,
 )
+from quizbot.practice.resume import close_idle
 from quizbot.practice.topics import (
     _display_name,
     _topic_label,
     normalise_student,
 )
 from quizbot.practice.views import (
+    IDLE_TIMEOUT,
     WEAKEST_COUNT,
     WEAKEST_MIN_N,
     AnswerRecord,
@@ -194,11 +197,18 @@ def summary(db: Database, session_id: int, models: Sequence[str] = ()) -> Summar
 
 
 def progress(
-    db: Database, student: str, *, kb: str | None = None, by: Literal["day", "session"] = "day"
+    db: Database,
+    student: str,
+    *,
+    kb: str | None = None,
+    by: Literal["day", "session"] = "day",
+    idle_timeout: timedelta = IDLE_TIMEOUT,
+    now: datetime | None = None,
 ) -> Progress:
     """A student's accuracy over time: overall and per topic, per UTC day or per session.
 
-    Counts every answered question of every session (only in ``kb`` if given). Raises
+    Counts every answered question of every session (only in ``kb`` if given). Sessions idle
+    for ``idle_timeout`` are closed before they are listed (``now`` is for tests). Raises
     :class:`NotFoundError` when the pseudonym has never practised.
     """
     if by not in ("day", "session"):
@@ -210,6 +220,7 @@ def progress(
             f"no practice sessions for {_display_name(student)!r} yet",
             hint="check the spelling of the pseudonym, or start a practice session",
         )
+    close_idle(db, respondent.id, idle_timeout=idle_timeout, now=now)
     overall: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     per_topic: dict[tuple[str, str], dict[str, list[int]]] = defaultdict(
         lambda: defaultdict(lambda: [0, 0])

@@ -70,6 +70,13 @@ Design
     answered) with every question right. Models are compared on the items both answered, using
     each model's newest stored answer per item from evaluation runs.
 
+    Coming back (:mod:`quizbot.practice.resume`). A reload loses the browser's state, not the
+    session: :func:`resumable_session` offers the student's newest active free-practice session
+    again (k of n answered), and :func:`next_question` goes on where they left. A session with
+    no answer for :data:`IDLE_TIMEOUT` (``QUIZBOT_PRACTICE_IDLE_HOURS``) is closed as
+    ``abandoned`` lazily, when the student's sessions are looked up, listed (:func:`progress`) or
+    a session is started; assignment sessions are never closed for idleness.
+
     Assignments. :func:`start_assignment_session` starts (or resumes) a student's session on an
     assignment: its exact items in a per-student order (:mod:`quizbot.practice.assignments`).
     In exam mode :func:`answer` withholds the outcome, key and explanation until the last
@@ -102,6 +109,10 @@ from quizbot.practice.reports import (
     progress,
     summary,
 )
+from quizbot.practice.resume import (
+    close_idle,
+    resumable_session,
+)
 from quizbot.practice.review_queue import (
     DueCounts,
     DueFact,
@@ -116,6 +127,7 @@ from quizbot.practice.topics import (
 )
 from quizbot.practice.views import (
     CANONICAL_SEED,
+    IDLE_TIMEOUT,
     MAX_ANSWER_LENGTH,
     MAX_LENGTH,
     MAX_NAME_LENGTH,
@@ -125,6 +137,7 @@ from quizbot.practice.views import (
     Format,
     ModelResult,
     Option,
+    OptionNote,
     Progress,
     ProgressPoint,
     Question,
@@ -138,6 +151,7 @@ from quizbot.practice.views import (
 
 __all__ = [
     "CANONICAL_SEED",
+    "IDLE_TIMEOUT",
     "MAX_ANSWER_LENGTH",
     "MAX_LENGTH",
     "MAX_NAME_LENGTH",
@@ -149,6 +163,7 @@ __all__ = [
     "Format",
     "ModelResult",
     "Option",
+    "OptionNote",
     "Progress",
     "ProgressPoint",
     "Question",
@@ -159,6 +174,7 @@ __all__ = [
     "TopicProgress",
     "TopicScore",
     "answer",
+    "close_idle",
     "count_due_now",
     "due_counts",
     "due_items",
@@ -168,6 +184,7 @@ __all__ = [
     "next_question",
     "normalise_student",
     "progress",
+    "resumable_session",
     "session_view",
     "start_assignment_session",
     "start_review_session",

@@ -6,13 +6,14 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, is_dataclass
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from enum import Enum
 from typing import Any, Literal
 
 from quizbot.analysis.metrics import (
     Proportion,
 )
+from quizbot.config import DEFAULT_PRACTICE_IDLE_HOURS
 from quizbot.domain import Outcome
 from quizbot.items import ChoiceItem, StatementItem
 
@@ -26,6 +27,9 @@ MAX_ANSWER_LENGTH = 2000
 # A session shows the answer after each question: a fact is asked once, never after its reveal.
 VARIANTS_PER_FACT = 1
 REVIEW_VARIANTS_PER_FACT = 1
+# An active free-practice session with no answer for this long is closed when next looked at
+# (the app passes QUIZBOT_PRACTICE_IDLE_HOURS).
+IDLE_TIMEOUT = timedelta(hours=DEFAULT_PRACTICE_IDLE_HOURS)
 WEAKEST_MIN_N = 2  # a topic needs this many answers to be called weak
 WEAKEST_COUNT = 3
 CONFIG_VERSION = 1
@@ -35,7 +39,6 @@ _MISSED = frozenset({Outcome.INCORRECT.value, Outcome.ABSTAINED.value})
 _LETTERS = "ABCDEFGHIJ"
 _QUESTION_ID = re.compile(r"s(\d+)q(\d+)")
 _IDK_WORDS = "I don't know"
-_MAX_TAILS_SHOWN = 12
 
 # Topic names for the relations of the built-in KBs; others use the KB's relation label.
 _RELATION_TOPICS: Mapping[str, str] = {
@@ -141,6 +144,16 @@ class Question(_Json):
 
 
 @dataclass(frozen=True)
+class OptionNote(_Json):
+    """One option of a multiple-choice question after the answer: right or not, and why."""
+
+    letter: str
+    text: str
+    correct: bool
+    note: str  # what the knowledge base says about this option ("" when it knows nothing)
+
+
+@dataclass(frozen=True)
 class Explanation(_Json):
     """Why the answer is what it is, from the item's lineage."""
 
@@ -152,7 +165,9 @@ class Explanation(_Json):
     negative: bool  # the statement was about a substituted, false tail
     substituted_tail: str | None
     true_tails: list[str]  # every tail the KB lists for this head and relation
-    text: str  # all of the above in words
+    text: str  # the verdict and the reason in plain words
+    why: str = ""  # the reason alone, without the verdict (the fact; what is true instead)
+    options: list[OptionNote] = field(default_factory=list)  # multiple choice: every option
 
 
 @dataclass(frozen=True)

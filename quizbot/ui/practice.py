@@ -23,11 +23,16 @@ Design
     what the service cannot read comes back as an :class:`~quizbot.errors.InputError` whose
     message and hint are shown in the chat, and nothing is stored.
 
-    Feedback and summary. After each answer the chat shows whether it was right, the right
-    answer and the service's explanation (the fact as head - relation - tail, how the statement
-    was worded, and why a statement about a substituted tail is false), then the next question.
-    At the end (or on "End session") the summary goes below the chat: accuracy, answer rate,
-    joint accuracy per fact, topics and the weakest ones, how every model with stored answers
+    Feedback and summary. After each answer the chat shows, in a message of its own, whether
+    it was right and the right answer, then the reason once in plain words (the service's
+    ``why``: the fact; for a false statement what is true instead; for multiple choice every
+    option, right or not, and what the KB says a wrong one is), and the technical side (the
+    triple, the transform's name, the KB's list) in a collapsed "Details". The next question
+    waits for the "Next question" button and comes in its own message (the Chatbot does not
+    group consecutive messages); the JSON already carries it, so an API client goes on without
+    it. An exam's "Answer recorded" is followed by the next question at once. At the end (or
+    on "End session") the summary goes below the chat: accuracy, answer rate, joint accuracy
+    per fact, topics and the weakest ones, how every model with stored answers
     to the same items did, and each answer with its key.
 
     Assignments. "Assignment (optional)" takes the name of an assignment an instructor made
@@ -58,6 +63,14 @@ Design
     :func:`quizbot.kb.registry.kb_listing`; for HPO the required acknowledgement) is shown under
     the KB choice and, for the running session, right under the chat.
 
+    Coming back. A reload empties the tab's state but the session stays active in the
+    database. When a pseudonym is entered (Enter, or leaving the field) the tab asks
+    :func:`~quizbot.practice.service.resumable_session` and offers "Resume your session of
+    <date> UTC (k/n answered)" or "Start new" under the field; Resume goes on at the next
+    question, and once any other session runs in the tab the offered one is ended
+    (:func:`after_start`). Idle sessions are closed by the service after
+    ``QUIZBOT_PRACTICE_IDLE_HOURS``.
+
     Sessions. "Start" and "Review my mistakes" (``review=True``: facts the student missed
     before) start a session with the settings on the left; starting another one while a session
     is running in the same tab ends the running one (it becomes ``abandoned``), as "End session"
@@ -77,7 +90,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import partial
 from typing import Any, cast
 
@@ -166,6 +179,15 @@ _OUTCOME_WORDS = {
     "abstained": ("–", 'not answered ("I don\'t know")'),
 }
 _QUESTION_PREVIEW = 90
+_TAILS_SHOWN = 12  # in a feedback's details
+# At phone width the settings stack above the chat: once a session starts or resumes, bring the
+# session's status line (and the chat under it) into view instead of leaving the student at the
+# bottom of the settings.
+SHOW_CHAT_JS = """() => {
+  if (window.innerWidth < 700) {
+    document.querySelector('#qb-practice-status')?.scrollIntoView({block: 'start'});
+  }
+}"""
 
 
 # --------------------------------------------------------------------------------------------
@@ -200,28 +222,48 @@ def render_question(question: Question) -> str:
     return "\n".join(lines)
 
 
+def _details(e: practice.Explanation) -> str:
+    """The technical side of an explanation, collapsed: the triple, the wording's transform and
+    everything the knowledge base lists for the head and relation."""
+    parts = []
+    if e.head:
+        parts.append(f"Fact: {md_escape(e.head)} · *{md_escape(e.relation)}* · {md_escape(e.tail)}")
+    if e.transform is not None:
+        parts.append(f"Wording: {md_escape(e.transform)}")
+    if e.true_tails:
+        shown = ", ".join(md_escape(t) for t in e.true_tails[:_TAILS_SHOWN])
+        if len(e.true_tails) > _TAILS_SHOWN:
+            shown += f" and {len(e.true_tails) - _TAILS_SHOWN} more"
+        parts.append(f"The knowledge base lists for {md_escape(e.head)}: {shown}")
+    if not parts:
+        return ""
+    return "<details><summary>Details</summary>\n\n" + "  \n".join(parts) + "\n\n</details>"
+
+
 def render_feedback(feedback: Feedback) -> str:
-    """How an answer was scored, the right answer and why, as a chat message."""
+    """How an answer was scored, as one chat message: the verdict with the key, then the reason
+    once in plain words (for multiple choice, every option: right or not, and what it is), and
+    the technical details collapsed."""
     mark, word = _OUTCOME_WORDS.get(feedback.outcome, ("?", feedback.outcome))
     e = feedback.explanation
     lines = [
         f"{mark} **Answer {feedback.position} of {feedback.total}: {word}.** "
         f"Your answer: {md_escape(feedback.your_answer)}. "
         f"Correct answer: **{md_escape(feedback.correct_answer)}**.",
-        "",
-        md_escape(e.text),
-        "",
-        f"**Fact** (head · relation · tail): {md_escape(e.head)} · *{md_escape(e.relation)}* · "
-        f"{md_escape(e.tail)}",
     ]
-    if e.transform is not None:
-        lines.append(f"**Wording:** {md_escape(e.transform)}")
-    if e.negative and e.substituted_tail is not None:
-        lines.append(
-            f"**Why the claim is false:** it puts '{md_escape(e.substituted_tail)}' where the "
-            f"knowledge base has '{md_escape(e.tail)}'."
+    if e.options:
+        lines.append("")
+        lines.extend(
+            f"- {'✓' if o.correct else '✗'} **{o.letter}. {md_escape(o.text)}**"
+            + (f": {md_escape(o.note)}" if o.note else "")
+            for o in e.options
         )
-    return "  \n".join(lines).replace("  \n  \n", "\n\n")
+    elif e.why or e.text:
+        lines.extend(["", md_escape(e.why or e.text)])
+    details = _details(e)
+    if details:
+        lines.extend(["", details])
+    return "\n".join(lines)
 
 
 def render_receipt(feedback: Feedback) -> str:
@@ -441,6 +483,7 @@ class Screen:
     ack: str | None = None
     keep_state: bool = False  # leave session, question and selection as they were
     answered: Feedback | None = None  # the answer just given: its question may be flagged
+    pending: bool = False  # ``question`` waits for the student's "Next" (feedback is showing)
 
 
 def _data(
@@ -465,25 +508,31 @@ def _keep(value: Any) -> Any:
 
 
 # The answer controls besides the letters, in output order (see :func:`_controls`).
-_OTHER_CONTROLS = ("true", "false", "submit", "idk", "answer box", "end")
+_OTHER_CONTROLS = ("true", "false", "submit", "idk", "answer box", "end", "next")
 
 
 def _controls(screen: Screen) -> list[Any]:
-    """Updates for True, False, the letters, Submit, I don't know, the answer box, End."""
+    """Updates for True, False, the letters, Submit, I don't know, the answer box, End, Next.
+
+    While feedback is showing (``pending``) only End and Next are shown: the next question
+    comes when the student asks for it, in a bubble of its own.
+    """
     if screen.keep_state:
         return [gr.skip()] * (len(LETTER_BUTTONS) + len(_OTHER_CONTROLS))
     q = screen.question
-    statement = q is not None and q.kind == "statement"
-    letters = set(answer_letters(q)) if q is not None and q.kind == "choice" else set()
     running = q is not None
+    asking = running and not screen.pending
+    statement = asking and q is not None and q.kind == "statement"
+    letters = set(answer_letters(q)) if asking and q is not None and q.kind == "choice" else set()
     return [
         gr.update(visible=statement),
         gr.update(visible=statement),
         *(gr.update(visible=letter in letters, variant="secondary") for letter in LETTER_BUTTONS),
         gr.update(visible=bool(letters), value="Submit", interactive=False),
+        gr.update(visible=asking),
+        gr.update(value="", visible=asking),
         gr.update(visible=running),
-        gr.update(value="", visible=running),
-        gr.update(visible=running),
+        gr.update(visible=running and screen.pending),
     ]
 
 
@@ -653,6 +702,7 @@ def start(
             length=_length(length),
             cohort=cohort or None,
             review=review,
+            idle_timeout=_idle(ctx),
         )
         if session_id is not None and session_id != view.id:
             _abandon(ctx, session_id)
@@ -750,6 +800,78 @@ def start_assignment(
         )
 
 
+def _idle(ctx: UiContext) -> timedelta:
+    """How long a practice session may go unanswered before it is closed (the setting)."""
+    return timedelta(hours=ctx.settings.practice_idle_hours)
+
+
+def _no_offer() -> tuple[Any, ...]:
+    return gr.update(visible=False), "", None
+
+
+def offer_resume(ctx: UiContext, student: str | None, session_id: int | None) -> tuple[Any, ...]:
+    """After the pseudonym is entered: offer the student's active session (a page reload lost
+    it from the tab), with when it started and how far it got; nothing when there is none or it
+    is the one this tab runs. Returns the offer box, its text and the offered session's id."""
+    try:
+        view = practice.resumable_session(ctx.db, student or "", idle_timeout=_idle(ctx))
+    except QuizbotError as exc:  # a lookup while typing: the Start button reports errors
+        log.warning("practice tab: cannot look up a session to resume: %s", exc)
+        return _no_offer()
+    if view is None or view.id == session_id:
+        return _no_offer()
+    text = (
+        f"**Resume your session of {_when(view.started_at)} UTC** "
+        f"({view.answered}/{view.total} answered · {md_escape(view.topic_label)} · "
+        f"{_code(view.kb)} · {view.format})? Or start a new one."
+    )
+    return gr.update(visible=True), text, view.id
+
+
+def resume(
+    ctx: UiContext, offered: int | None, session_id: int | None, chat: list[Message] | None
+) -> tuple[Any, ...]:
+    """The "Resume" button: take the offered session up again at its next question."""
+    try:
+        if offered is None:
+            raise InputError("there is no session to resume", hint="press Start")
+        view = practice.session_view(ctx.db, offered)
+        if view.status != "active":
+            raise InputError(
+                f"session {view.id} is {view.status} and cannot be resumed",
+                hint="press Start new",
+            )
+        if session_id is not None and session_id != view.id:
+            _abandon(ctx, session_id)
+        question = practice.next_question(ctx.db, view.id)
+        intro = (
+            f"Welcome back {md_escape(view.student)}! You have answered {view.answered} of "
+            f"{view.total} questions of your session of {_when(view.started_at)} UTC "
+            f"({md_escape(view.topic_label)} from {_code(view.kb)}); here is the next one."
+        )
+        ack = kb_note(kb_listing(ctx.db), view.kb)
+        return _outputs(_opening(ctx, view, question, intro, ack))
+    except Exception as exc:  # every error becomes a message, never a traceback
+        return _outputs(
+            Screen(
+                chat=[*(chat or []), {"role": "assistant", "content": _error_text(exc)}],
+                data=_data(error=user_message(exc)),
+                keep_state=True,
+            )
+        )
+
+
+def after_start(ctx: UiContext, offered: int | None, session_id: int | None) -> tuple[Any, ...]:
+    """Once a session runs in the tab the offer goes; an offered session the student did not
+    resume (they started a new one) is ended. Nothing changes when no session runs (the start
+    failed), so the offer stays."""
+    if session_id is None:
+        return gr.skip(), gr.skip(), gr.skip()
+    if offered is not None and offered != session_id:
+        _abandon(ctx, offered)
+    return _no_offer()
+
+
 def submit(
     ctx: UiContext,
     answer: str,
@@ -804,7 +926,7 @@ def submit(
         chat = [*chat, shown, {"role": "assistant", "content": render_receipt(feedback)}]
     else:
         chat = [*chat, shown, {"role": "assistant", "content": render_feedback(feedback)}]
-    return _next(ctx, session_id, chat, feedback)
+    return _next(ctx, session_id, chat, feedback, hold=True)
 
 
 def _is_exam(ctx: UiContext, session_id: int) -> bool:
@@ -818,20 +940,27 @@ def _next(
     feedback: Feedback | None,
     *,
     error: str | None = None,
+    hold: bool = False,
 ) -> tuple[Any, ...]:
+    """The screen after an answer: the summary when nothing is left, else the next question,
+    or (``hold``, after feedback) the next question kept back until the student presses Next.
+    The JSON's ``question`` is the next question either way, so an API client goes on."""
     try:
         question = practice.next_question(ctx.db, session_id)
         if question is None:
             screen = _finish(ctx, session_id, chat, feedback=feedback)
         else:
             view = practice.session_view(ctx.db, session_id)
+            if not hold:
+                chat = [*chat, {"role": "assistant", "content": render_question(question)}]
             screen = Screen(
-                chat=[*chat, {"role": "assistant", "content": render_question(question)}],
+                chat=chat,
                 data=_data(question=question, feedback=feedback),
                 session_id=session_id,
                 question=question,
                 status=_status(view, question.position),
                 answered=feedback,
+                pending=hold,
             )
     except Exception as exc:
         message = _error_text(exc)
@@ -854,6 +983,34 @@ def submit_selection(
 ) -> tuple[Any, ...]:
     """Send the letters selected with the letter buttons as the answer."""
     return submit(ctx, ", ".join(sorted(selected or [])), session_id, question, chat)
+
+
+def show_next(
+    ctx: UiContext,
+    session_id: int | None,
+    question: Question | None,
+    chat: list[Message] | None,
+) -> tuple[Any, ...]:
+    """The "Next" button: the question held back after feedback, in a chat bubble of its own."""
+    if session_id is None or question is None:
+        return _outputs(
+            Screen(chat=None, data=_data(error="no question is waiting"), keep_state=True)
+        )
+    try:
+        view = practice.session_view(ctx.db, session_id)
+    except Exception as exc:
+        failed = Screen(chat=None, data=_data(error=user_message(exc)), keep_state=True)
+        failed.status = _error_text(exc)
+        return _outputs(failed)
+    return _outputs(
+        Screen(
+            chat=[*(chat or []), {"role": "assistant", "content": render_question(question)}],
+            data=_data(session=view.as_json(), question=question),
+            session_id=session_id,
+            question=question,
+            status=_status(view, question.position),
+        )
+    )
 
 
 def toggle_letter(
@@ -927,6 +1084,7 @@ def show_progress(ctx: UiContext, student: str, kb: str, by: str) -> tuple[Any, 
             student or "",
             kb=None if kb in (None, "", ALL_TOPICS) else kb,
             by="session" if by == "session" else "day",
+            idle_timeout=_idle(ctx),
         )
     except Exception as exc:
         return (
@@ -1011,6 +1169,13 @@ def build(ctx: UiContext) -> None:
                 max_length=practice.MAX_NAME_LENGTH,
                 elem_id="qb-practice-student",
             )
+            with gr.Group(visible=False, elem_id="qb-practice-resume") as resume_box:
+                resume_text = gr.Markdown(elem_id="qb-practice-resume-text")
+                with gr.Row():
+                    resume_btn = gr.Button(
+                        "Resume", variant="primary", elem_id="qb-practice-resume-go"
+                    )
+                    fresh_btn = gr.Button("Start new", elem_id="qb-practice-resume-new")
             cohort = gr.Textbox(
                 label="Cohort or group (optional)",
                 max_length=practice.MAX_NAME_LENGTH,
@@ -1065,6 +1230,7 @@ def build(ctx: UiContext) -> None:
                 height=520,
                 feedback_options=None,
                 buttons=["copy_all"],
+                group_consecutive_messages=False,  # one bubble per question, one per feedback
                 elem_id="qb-practice-chat",
             )
             ack = gr.Markdown(elem_id="qb-practice-ack")
@@ -1097,6 +1263,13 @@ def build(ctx: UiContext) -> None:
                 )
                 end_btn = gr.Button(
                     "End session", visible=False, scale=1, elem_id="qb-practice-end"
+                )
+                next_btn = gr.Button(
+                    "Next question",
+                    visible=False,
+                    variant="primary",
+                    scale=1,
+                    elem_id="qb-practice-next",
                 )
             with gr.Accordion(
                 "Flag this question", open=False, visible=False, elem_id="qb-practice-flag"
@@ -1162,6 +1335,7 @@ def build(ctx: UiContext) -> None:
     chat_state = gr.State([])
     selected_state = gr.State([])
     flag_state = gr.State(None)  # the question just answered (its id stays on the server)
+    offered_state = gr.State(None)  # the session offered for resuming (found by pseudonym)
 
     screen = [
         data,
@@ -1176,6 +1350,7 @@ def build(ctx: UiContext) -> None:
         idk_btn,
         answer_box,
         end_btn,
+        next_btn,
         flag_box,
         flag_state,
         session_state,
@@ -1186,16 +1361,47 @@ def build(ctx: UiContext) -> None:
     # The API takes the components in this order (states are not part of it), so the
     # assignment, added last, comes after the cohort there too.
     settings = [student, kb, topic, fmt, length, cohort, session_state, assignment, chat_state]
+    offer = [resume_box, resume_text, offered_state]
+    gr.on(
+        [student.blur, student.submit],
+        partial(offer_resume, ctx),
+        [student, session_state],
+        offer,
+        api_visibility="private",
+        show_progress="hidden",
+    )
+    settled = {  # after Start, Start new, Resume: the offer goes (an old one is ended)
+        "fn": partial(after_start, ctx),
+        "inputs": [offered_state, session_state],
+        "outputs": offer,
+        "api_visibility": "private",
+        "show_progress": "hidden",
+    }
+    to_chat = {"fn": None, "js": SHOW_CHAT_JS, "api_visibility": "private"}
     start_btn.click(
         partial(start, ctx), settings, screen, api_name="practice_start", show_progress="minimal"
-    )
+    ).then(**settled).then(**to_chat)
     review_btn.click(
         partial(start, ctx, review=True),
         settings,
         screen,
         api_visibility="private",
         show_progress="minimal",
-    )
+    ).then(**settled).then(**to_chat)
+    fresh_btn.click(
+        partial(start, ctx),
+        settings,
+        screen,
+        api_visibility="private",
+        show_progress="minimal",
+    ).then(**settled).then(**to_chat)
+    resume_btn.click(
+        partial(resume, ctx),
+        [offered_state, session_state, chat_state],
+        screen,
+        api_visibility="private",
+        show_progress="minimal",
+    ).then(**settled).then(**to_chat)
     due_session = [length, session_state, chat_state]
     _wire_due_panel(ctx, due_text, due_btn, [student, kb], due_session, chatbot, screen)
     answer_state = [session_state, question_state, chat_state]
@@ -1234,6 +1440,13 @@ def build(ctx: UiContext) -> None:
     end_btn.click(
         partial(end, ctx),
         [session_state, chat_state],
+        screen,
+        api_visibility="private",
+        show_progress="minimal",
+    )
+    next_btn.click(
+        partial(show_next, ctx),
+        answer_state,
         screen,
         api_visibility="private",
         show_progress="minimal",

@@ -77,3 +77,53 @@ def test_frequency_feedback_says_how_many_patients_the_band_rests_on(db: Databas
     assert "Seizure in Disease A: Frequent (30-79%) (reported in 7/9 patients)." in explained.text
     bare = replace(item, meta={"tail": "seizure", "band": FREQUENCY_BANDS[2]})
     assert "reported in" not in _explain(db, loaded, bare).text  # type: ignore[arg-type]
+
+
+def test_every_choice_option_is_explained_from_the_knowledge_base(db: Database) -> None:
+    """Right options are marked right, wrong ones "not listed" and, where the KB lists the
+    option for another head under the same relation, that head is named. Checked against the
+    clinical-core file, not the service."""
+    from tests.practice.test_service import kb_tails, right_letters, session_rows
+
+    view = start_session(db, student="opt", format="choice", length=4, seed="o")
+    rows = session_rows(db, view.id)
+    named_elsewhere = 0
+    for row in rows:
+        question = next_question(db, view.id)
+        assert question is not None
+        notes = answer(db, view.id, question.id, "A").explanation.options
+        options = row.options or []
+        assert [n.text for n in notes] == options[:-1]  # every option but "I do not know"
+        assert {n.letter for n in notes if n.correct} == set(right_letters(row).split(","))
+        for note in notes:
+            if note.correct:
+                assert row.head.casefold() in note.note.casefold() and note.text in note.note
+                continue
+            assert note.note.startswith(f"Not listed for {row.head}.")
+            others = [h for (h, r), t in kb_tails().items() if r == row.relation and note.text in t]
+            if others:
+                named_elsewhere += 1
+                assert any(h.casefold() in note.note.casefold() for h in others), note
+            else:
+                assert note.note == f"Not listed for {row.head}."
+    assert named_elsewhere > 0  # the seed gives distractors that are true of something else
+
+
+def test_a_false_statement_says_what_is_true_once(db: Database) -> None:
+    """The substituted tail is named once, the true fact follows, the transform's name is not in
+    the text (it is jargon; it stays in its own field for a details view)."""
+    view = start_session(db, student="neg", format="statement", length=30, seed="n")
+    seen_false_claim = False
+    for _ in range(30):
+        question = next_question(db, view.id)
+        assert question is not None
+        e = answer(db, view.id, question.id, "idk").explanation
+        assert e.transform is not None and e.transform not in e.text
+        if e.negative:
+            assert e.substituted_tail is not None
+            assert e.why.count(e.substituted_tail) == 1
+            assert "What is true: " + e.fact in e.why
+            seen_false_claim = True
+        else:
+            assert e.why.endswith(e.fact) and "What is true" not in e.why
+    assert seen_false_claim

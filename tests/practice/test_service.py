@@ -186,7 +186,8 @@ def test_a_five_question_session_end_to_end(db: Database) -> None:
             assert row.tail in ex.text and ex.tail in ex.text
         else:
             assert ex.substituted_tail is None and ex.tail == row.tail
-        assert ex.text.startswith(f"The statement is {'true' if truth(row) else 'false'}.")
+        assert ex.text.startswith(f"The statement is {'true' if truth(row) else 'false'}: ")
+        assert ex.text.endswith(ex.why) and ex.fact in ex.why and ex.options == []
         assert json.loads(json.dumps(feedback.as_json()))["outcome"] == outcome
 
     assert next_question(db, view.id) is None
@@ -532,16 +533,18 @@ def test_a_fact_is_never_asked_again_after_its_answer_was_shown(
 ) -> None:
     """Every answer is followed by feedback that reveals the fact, so a later question about the
     same fact (another wording, the counterfactual, or a choice question on it) would test
-    reading, not knowing, and inflate the student against models."""
+    reading, not knowing, and inflate the student against models. The feedback also lists every
+    tail the KB has for the head and relation (and says a substituted tail is not among them),
+    so no second question on that (head, relation) either, whichever tail it names."""
     view = start_session(db, student="noor", length=length, format=fmt, seed=f"{fmt}{length}")  # type: ignore[arg-type]
     rows = session_rows(db, view.id)
     assert len(rows) == length
     asked = [(r.head, r.relation, r.lineage.get("positive_tail") or r.tail) for r in rows]
-    points = [(r.head, r.relation) for r in rows if r.kind == "choice"]
     assert len(set(asked)) == len(asked)
-    # A choice question covers its whole (head, relation): no statement about it either.
     per_point = Counter((r.head, r.relation) for r in rows)
-    assert all(per_point[point] == 1 for point in points)
+    assert set(per_point.values()) == {1}, per_point.most_common(3)
+    claims = [(r.head, r.relation, r.tail) for r in rows]  # a false claim shown is revealed too
+    assert len(set(claims)) == len(claims)
     for row in rows:  # and answering them all never brings a fact back
         question = next_question(db, view.id)
         assert question is not None

@@ -40,6 +40,14 @@ def test_models_are_comma_separated(monkeypatch: pytest.MonkeyPatch) -> None:
     assert load_settings().models == ["openai/gpt-4o-mini", "baseline/always-true"]
 
 
+def test_practice_sessions_close_after_twelve_idle_hours_unless_set(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert load_settings().practice_idle_hours == 12
+    monkeypatch.setenv("QUIZBOT_PRACTICE_IDLE_HOURS", "1.5")
+    assert load_settings().practice_idle_hours == 1.5
+
+
 def test_case_of_enumerated_values_does_not_matter(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("QUIZBOT_LOG_LEVEL", "debug")
     monkeypatch.setenv("QUIZBOT_SQLITE_SYNCHRONOUS", "normal")
@@ -62,6 +70,8 @@ def test_case_of_enumerated_values_does_not_matter(monkeypatch: pytest.MonkeyPat
         ("QUIZBOT_SQLITE_SYNCHRONOUS", "OFF", "QUIZBOT_SQLITE_SYNCHRONOUS", "FULL"),
         ("QUIZBOT_HOME", "  ", "QUIZBOT_HOME", "writable directory"),
         ("QUIZBOT_DEBUG", "perhaps", "QUIZBOT_DEBUG", "1 or 0"),
+        ("QUIZBOT_PRACTICE_IDLE_HOURS", "0", "QUIZBOT_PRACTICE_IDLE_HOURS='0'", "number of hours"),
+        ("QUIZBOT_PRACTICE_IDLE_HOURS", "soon", "QUIZBOT_PRACTICE_IDLE_HOURS", "e.g. 12"),
     ],
 )
 def test_bad_values_name_the_setting_and_the_fix(

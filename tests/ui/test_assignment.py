@@ -186,7 +186,8 @@ def test_a_practice_assignment_gives_feedback_and_an_unknown_name_starts_nothing
         assert f": {WORDS[outcome]}" in line, line
         assert all(piece in line.split("Correct answer:")[1] for piece in key_text(items[0]))
         assert [(r.raw_text, r.outcome) for r in stored(db, session_id)] == [("False", outcome)]
-        if n > 1:
+        if n > 1:  # practice feedback stays until the student asks for the next question
+            tab.locator("#qb-practice-next").click()
             chat.get_by_text(f"Question 2 of {n}").first.wait_for()
 
 

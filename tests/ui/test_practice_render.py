@@ -27,6 +27,7 @@ from quizbot.practice.service import (
     Feedback,
     ModelResult,
     Option,
+    OptionNote,
     Progress,
     ProgressPoint,
     Question,
@@ -129,6 +130,12 @@ def test_a_question_lists_its_options_and_letter_buttons_skip_i_do_not_know() ->
 
 
 def explanation(*, negative: bool, transform: str | None) -> Explanation:
+    why = (
+        "The knowledge base does not list cornea for gout (affects site). What is true: Gout can "
+        "affect the big toe."
+        if negative
+        else "Gout can affect the big toe."
+    )
     return Explanation(
         fact="Gout can affect the big toe.",
         head="gout",
@@ -137,8 +144,9 @@ def explanation(*, negative: bool, transform: str | None) -> Explanation:
         transform=transform,
         negative=negative,
         substituted_tail="cornea" if negative else None,
-        true_tails=["big toe"],
-        text="The statement is false. Because.",
+        true_tails=["big toe", "ankle"],
+        text=f"The statement is {'false' if negative else 'true'}: {why}",
+        why=why,
     )
 
 
@@ -157,27 +165,59 @@ def feedback(outcome: str, e: Explanation, correct: str = "False") -> Feedback:
     )
 
 
-def test_feedback_says_right_or_wrong_the_key_the_fact_the_wording_and_the_substitution() -> None:
+def test_feedback_is_the_verdict_the_reason_once_and_collapsed_details() -> None:
     wrong = ui.render_feedback(
-        feedback("incorrect", explanation(negative=True, transform="double negation"))
+        feedback("incorrect", explanation(negative=True, transform="inversion + instantiation"))
     )
-    assert wrong.startswith(
-        "✗ **Answer 1 of 5: wrong.** Your answer: True. Correct answer: **False**."
+    verdict, reason, details = wrong.split("\n\n", 2)
+    assert verdict == "✗ **Answer 1 of 5: wrong.** Your answer: True. Correct answer: **False**."
+    assert reason == (
+        "The knowledge base does not list cornea for gout (affects site). What is true: Gout can "
+        "affect the big toe."
     )
-    assert "The statement is false. Because." in wrong
-    assert "**Fact** (head · relation · tail): gout · *affects site* · big toe" in wrong
-    assert "**Wording:** double negation" in wrong
-    assert "puts 'cornea' where the knowledge base has 'big toe'" in wrong
+    assert wrong.count("cornea") == 1  # the substitution is said once
+    # The transform's name is jargon: only inside the collapsed details.
+    assert "inversion" not in verdict + reason
+    assert details.startswith("<details><summary>Details</summary>")
+    assert details.endswith("</details>")
+    assert "Wording: inversion + instantiation" in details
+    assert "gout · *affects site* · big toe" in details
+    assert "The knowledge base lists for gout: big toe, ankle" in details
 
     right = ui.render_feedback(feedback("correct", explanation(negative=False, transform="none")))
     assert right.startswith("✓ **Answer 1 of 5: right.**")
+    assert "\n\nGout can affect the big toe.\n\n<details>" in right
     assert "cornea" not in right
 
-    choice = ui.render_feedback(
-        feedback("abstained", explanation(negative=False, transform=None), "A. colchicine")
+
+def test_multiple_choice_feedback_explains_every_option() -> None:
+    e = Explanation(
+        fact="Gout is treated with colchicine.",
+        head="gout",
+        relation="treated with drug",
+        tail="colchicine",
+        transform=None,
+        negative=False,
+        substituted_tail=None,
+        true_tails=["colchicine", "allopurinol"],
+        text="The right answer is A. colchicine. ...",
+        why="A: ... C: ...",
+        options=[
+            OptionNote("A", "colchicine", True, "Gout is treated with colchicine."),
+            OptionNote("B", "insulin", False, "Not listed for gout. Diabetes is treated with it."),
+            OptionNote("C", "a*b", False, ""),
+        ],
     )
-    assert 'not answered ("I don\'t know")' in choice
-    assert "Wording" not in choice and "**A. colchicine**" in choice
+    shown = ui.render_feedback(feedback("abstained", e, "A. colchicine"))
+    assert 'not answered ("I don\'t know")' in shown and "**A. colchicine**" in shown
+    lines = shown.split("\n")
+    assert lines[2:5] == [
+        "- ✓ **A. colchicine**: Gout is treated with colchicine.",
+        "- ✗ **B. insulin**: Not listed for gout. Diabetes is treated with it.",
+        "- ✗ **C. a\\*b**",
+    ]
+    assert "The right answer is" not in shown  # the key is said once, in the first line
+    assert "Wording" not in shown
 
 
 def session_view(status: str = "finished") -> SessionView:
@@ -311,7 +351,8 @@ def test_letter_buttons_toggle_a_selection_and_the_submit_button_names_it() -> N
 # --------------------------------------------------------------------------------------------
 # Handlers over a real database
 
-N_OUTPUTS = 5 + 2 + len(ui.LETTER_BUTTONS) + 4 + 2 + 4  # shown, answer controls, flag, states
+N_OUTPUTS = 5 + 2 + len(ui.LETTER_BUTTONS) + 5 + 2 + 4  # shown, answer controls, flag, states
+NEXT, ANSWER_BOX = -7, -9  # the Next button and the answer box among the outputs
 
 
 @pytest.fixture
@@ -360,7 +401,16 @@ def test_start_answer_and_finish_through_the_handlers(ctx: UiContext, db: Databa
     want = "correct" if first.label else "incorrect"
     assert out[0]["feedback"]["outcome"] == want
     assert out[0]["question"]["position"] == 2 and out[0]["summary"] is None
-    assert f"Answer 1 of 2: {'right' if first.label else 'wrong'}" in out[1][-2]["content"]
+    # The feedback is the last bubble: the next question waits for "Next".
+    assert f"Answer 1 of 2: {'right' if first.label else 'wrong'}" in out[1][-1]["content"]
+    assert "Question 2 of 2" not in json.dumps(out[1])
+    assert out[NEXT]["visible"] is True and out[ANSWER_BOX]["visible"] is False
+    assert out[5]["visible"] is False  # no True button while the feedback is read
+    out = ui.show_next(ctx, session_id, out[-3], out[-2])
+    assert out[1][-1]["content"].startswith("**Question 2 of 2**")
+    assert "Answer 1 of 2" in out[1][-2]["content"]  # its own bubble, before the question
+    assert out[NEXT]["visible"] is False and out[ANSWER_BOX]["visible"] is True
+    assert out[5]["visible"] is True
 
     second = items[1]
     assert isinstance(second, StatementItem)
@@ -422,7 +472,7 @@ def test_starting_again_abandons_the_session_left_behind(ctx: UiContext, db: Dat
 def test_every_screen_fills_exactly_the_tabs_outputs() -> None:
     """An error keeps the state: its screen must still have one value per output, or every
     later output shifts (the letter buttons stopped working after an unreadable answer)."""
-    outputs = 5 + 2 + len(ui.LETTER_BUTTONS) + 4 + 2 + 4  # views, T/F, letters, controls, flag,
+    outputs = 5 + 2 + len(ui.LETTER_BUTTONS) + 5 + 2 + 4  # views, T/F, letters, controls, flag,
     # states
     normal = ui._outputs(ui.Screen(chat=[], data={}))
     kept = ui._outputs(ui.Screen(chat=None, data={}, keep_state=True))
@@ -454,3 +504,43 @@ def test_the_flag_form_offers_only_the_question_just_answered(ctx: UiContext, db
     refused, _ = ui.send_flag(ctx, "other", "", session_id, nxt.id)
     assert "not been answered" in refused
     assert len(list_flags(db)) == 1
+
+
+def test_a_returning_student_is_offered_their_session_and_resumes_it(
+    ctx: UiContext, db: Database
+) -> None:
+    """A reload empties the tab's state: entering the pseudonym offers the active session with
+    its progress; Resume goes on at its next question; Start new ends it."""
+    out = ui.start(ctx, "Ida", "clinical-core", "all", "statement", 4)
+    session_id, question, chat = out[-4], out[-3], out[-2]
+    for _ in range(2):
+        out = ui.submit(ctx, "true", session_id, question, chat)
+        question, chat = out[-3], out[-2]
+    # This tab runs it: nothing to offer. A fresh tab (no state): the offer.
+    box, _, offered = ui.offer_resume(ctx, "Ida", session_id)
+    assert box["visible"] is False and offered is None
+    box, text, offered = ui.offer_resume(ctx, " ida ", None)
+    assert box["visible"] is True and offered == session_id
+    started = load_session(db, session_id).session.started_at
+    assert f"Resume your session of {started:%Y-%m-%d %H:%M} UTC" in text
+    assert "(2/4 answered" in text
+    assert ui.offer_resume(ctx, "Nobody", None)[2] is None
+    assert ui.offer_resume(ctx, "", None)[2] is None
+
+    out = ui.resume(ctx, offered, None, [])
+    assert out[-4] == session_id and out[-3].position == 3
+    assert "Welcome back Ida! You have answered 2 of 4" in out[1][0]["content"]
+    assert out[1][-1]["content"].startswith("**Question 3 of 4**")
+    assert ui.after_start(ctx, offered, out[-4])[2] is None
+    assert load_session(db, session_id).session.status == "active"
+
+    # Start new instead: the offered session is ended once the new one runs.
+    newer = ui.start(ctx, "Ida", "clinical-core", "all", "statement", 2)[-4]
+    box, _, cleared = ui.after_start(ctx, session_id, newer)
+    assert box["visible"] is False and cleared is None
+    assert load_session(db, session_id).session.status == "abandoned"
+    assert load_session(db, newer).session.status == "active"
+    # A start that failed (no session in the tab) leaves the offer as it was.
+    assert all(is_skip(v) for v in ui.after_start(ctx, newer, None))
+    gone = ui.resume(ctx, session_id, None, [])
+    assert "abandoned" in gone[0]["error"] and "cannot be resumed" in gone[1][-1]["content"]

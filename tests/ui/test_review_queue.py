@@ -55,6 +55,7 @@ def test_a_missed_fact_comes_due_and_the_review_session_asks_it(page: Any, serve
     right, wrong = items
     assert isinstance(right, StatementItem) and isinstance(wrong, StatementItem)
     _answer(tab, right, True)
+    tab.locator("#qb-practice-next").click()  # the student moves on when ready
     chat.get_by_text("Question 2 of 2").wait_for()
     _answer(tab, wrong, False)
     chat.get_by_text("Answer 2 of 2:").wait_for()
