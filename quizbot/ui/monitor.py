@@ -155,7 +155,7 @@ def _days(when: str) -> int:
     return date.fromisoformat(when).toordinal()
 
 
-def _svg_text(x: float, y: float, text: str, *, size: int = 11, anchor: str = "start",
+def _svg_text(x: float, y: float, text: str, *, size: int = 13, anchor: str = "start",
               color: str = "#444") -> str:  # fmt: skip
     return (
         f'<text x="{x:.1f}" y="{y:.1f}" font-size="{size}" fill="{color}" '
@@ -167,8 +167,8 @@ def chart_svg(
     series: Mapping[str, Any] | None,
     incidents: Sequence[Mapping[str, Any]] = (),
     *,
-    width: int = 760,
-    height: int = 320,
+    width: int = 600,
+    height: int = 300,
 ) -> str:
     """The chart of one model as HTML: an SVG and its legend.
 
@@ -202,7 +202,7 @@ def chart_svg(
             f'<line x1="{left}" x2="{width - right}" y1="{y(tick):.1f}" y2="{y(tick):.1f}" '
             'stroke="#e5e5e5"/>'
         )
-        parts.append(_svg_text(left - 6, y(tick) + 4, f"{tick:.2f}", size=10, anchor="end"))
+        parts.append(_svg_text(left - 6, y(tick) + 4, f"{tick:.2f}", size=12, anchor="end"))
     for incident in incidents:
         start = incident["opened_on"]
         end = incident.get("closed_on") or nights[-1]["date"]
@@ -216,14 +216,14 @@ def chart_svg(
             f' height="{inner_h}" fill="{fill}" fill-opacity="0.08">'
             f"<title>{tip}</title></rect>"
         )
-        parts.append(_svg_text(x0, top - 16, f"#{incident['id']} {state}", size=10, color=fill))
+        parts.append(_svg_text(x0, top - 16, f"#{incident['id']} {state}", size=12, color=fill))
         if incident.get("baseline_from"):
             bx = x(incident["baseline_from"])
             parts.append(
                 f'<line x1="{bx:.1f}" x2="{bx:.1f}" y1="{top}" y2="{top + inner_h}" '
                 'stroke="#2b8a3e" stroke-width="2"/>'
             )
-            parts.append(_svg_text(bx + 3, top + inner_h - 4, "baseline", size=10,
+            parts.append(_svg_text(bx + 3, top + inner_h - 4, "baseline", size=12,
                                    color="#2b8a3e"))  # fmt: skip
     for part in (ANCHOR, ROTATING):
         points = [(n["date"], f) for n in nights if (f := _figure(n, part)) is not None]
@@ -268,12 +268,16 @@ def chart_svg(
                 f'{cy - 4:.1f} L{cx - 4:.1f},{cy + 4:.1f}" stroke="#495057" stroke-width="2">'
                 f"<title>{html_text(night['date'] + ': failed')}</title></path>"
             )
-    parts.append(_svg_text(left, height - 10, nights[0]["date"], size=10))
-    parts.append(_svg_text(width - right, height - 10, nights[-1]["date"], size=10,
-                           anchor="end"))  # fmt: skip
+    last_index = len(nights) - 1
+    ticks = sorted({round(i * last_index / 4) for i in range(5)})
+    for i in ticks:
+        when = nights[i]["date"]
+        anchor = "start" if i == 0 else "end" if i == last_index else "middle"
+        label = when if i in (0, last_index) else when[5:]
+        parts.append(_svg_text(x(when), height - 10, label, size=12, anchor=anchor))
     svg = (
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="100%" '
-        f'role="img" aria-label="accuracy per night" style="max-width:{width}px;height:auto">'
+        f'role="img" aria-label="accuracy per night" style="max-width:760px;height:auto">'
         + "".join(parts)
         + "</svg>"
     )
@@ -595,8 +599,9 @@ def _histories(ctx: UiContext, name: str) -> list[dict[str, Any]]:
 OVERVIEW_CSS = """
 <style>
 .qb-overview { width: 100%; border-collapse: collapse; font-size: 0.92em; }
-.qb-overview th, .qb-overview td { padding: 6px 8px; border-bottom: 1px solid #e5e5e5;
-  text-align: left; vertical-align: middle; }
+#qb-monitor-overview .qb-overview th, #qb-monitor-overview .qb-overview td {
+  padding: 6px 8px; border: none; border-bottom: 1px solid #e5e5e5; text-align: left;
+  vertical-align: middle; }
 .qb-overview code { word-break: break-all; }
 .qb-badge { display: inline-block; color: #fff; border-radius: 10px; padding: 1px 8px;
   margin: 1px 2px; font-size: 0.85em; white-space: nowrap; }
@@ -607,12 +612,15 @@ OVERVIEW_CSS = """
 .qb-swatch span { display: inline-block; width: 12px; height: 12px; margin-right: 4px;
   vertical-align: -1px; border-radius: 2px; }
 @media (max-width: 640px) {
-  .qb-overview thead { display: none; }
-  .qb-overview tr { display: block; border: 1px solid #dee2e6; border-radius: 8px;
-    margin-bottom: 10px; padding: 4px 6px; }
-  .qb-overview td { display: flex; gap: 8px; border: none; padding: 3px 2px;
-    flex-wrap: wrap; align-items: center; }
+  #qb-monitor-overview .qb-overview thead { display: none; }
+  #qb-monitor-overview .qb-overview tr { display: block; border: 1px solid #dee2e6;
+    border-radius: 8px; margin-bottom: 10px; padding: 4px 6px; }
+  #qb-monitor-overview .qb-overview td { display: flex; gap: 8px; border: none;
+    padding: 3px 2px; flex-wrap: wrap; align-items: center; }
   .qb-overview td::before { content: attr(data-label); font-weight: 600; min-width: 96px; }
+  #qb-monitor-tables { overflow-x: auto !important; }
+  #qb-monitor-incidents, #qb-monitor-nights, #qb-monitor-changes, #qb-monitor-alerts {
+    min-width: 760px !important; }
 }
 </style>
 """
@@ -763,37 +771,38 @@ def build(ctx: UiContext, is_admin: gr.State) -> list[Any]:
         "nights on which the provider reported a different model id.",
         elem_id="qb-monitor-plot-caption",
     )
-    incidents_table = gr.Dataframe(
-        headers=INCIDENT_HEADERS,
-        label="Incidents of this monitor (newest first)",
-        interactive=False,
-        wrap=True,
-        max_height=320,
-        elem_id="qb-monitor-incidents",
-    )
-    nights = gr.Dataframe(
-        headers=NIGHT_HEADERS,
-        label="Nights (all models, newest first)",
-        interactive=False,
-        max_height=420,
-        column_widths=["9%", "16%", "9%", "14%", "14%", "14%", "5%", "14%", "5%"],
-        elem_id="qb-monitor-nights",
-    )
-    changes = gr.Dataframe(
-        headers=CHANGE_HEADERS,
-        label="Model id changes reported by the provider",
-        interactive=False,
-        elem_id="qb-monitor-changes",
-    )
-    alerts = gr.Dataframe(
-        headers=ALERT_HEADERS,
-        label="Alerts (newest first)",
-        interactive=False,
-        wrap=True,
-        max_height=420,
-        column_widths=["9%", "14%", "7%", "38%", "12%", "7%", "5%", "8%"],
-        elem_id="qb-monitor-alerts",
-    )
+    with gr.Column(elem_id="qb-monitor-tables"):
+        incidents_table = gr.Dataframe(
+            headers=INCIDENT_HEADERS,
+            label="Incidents of this monitor (newest first)",
+            interactive=False,
+            wrap=True,
+            max_height=320,
+            elem_id="qb-monitor-incidents",
+        )
+        nights = gr.Dataframe(
+            headers=NIGHT_HEADERS,
+            label="Nights (all models, newest first)",
+            interactive=False,
+            max_height=420,
+            column_widths=["9%", "16%", "9%", "14%", "14%", "14%", "5%", "14%", "5%"],
+            elem_id="qb-monitor-nights",
+        )
+        changes = gr.Dataframe(
+            headers=CHANGE_HEADERS,
+            label="Model id changes reported by the provider",
+            interactive=False,
+            elem_id="qb-monitor-changes",
+        )
+        alerts = gr.Dataframe(
+            headers=ALERT_HEADERS,
+            label="Alerts (newest first)",
+            interactive=False,
+            wrap=True,
+            max_height=420,
+            column_widths=["9%", "14%", "7%", "38%", "12%", "7%", "5%", "8%"],
+            elem_id="qb-monitor-alerts",
+        )
 
     @guarded(10, at=2)
     def _view(name: str | None, chosen: str | None) -> tuple[Any, ...]:
