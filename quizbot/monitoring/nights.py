@@ -13,7 +13,10 @@ One night of one monitor x model goes like this (:func:`run_night`):
 3. **Run** the model through the ordinary runner with caching off (a drift run served from a
    cache would be a lie), recording the model id the provider reports.
 4. **Test** against history (:mod:`quizbot.monitoring.drift`), store the night's summary, every
-   drift result and the alerts; log each alert and POST it to the monitor's webhook. Items a
+   drift result and the alerts, and fold the alerts into incidents
+   (:mod:`quizbot.monitoring.incidents`), which post the webhook when one opens or changes
+   state, never once per alert. After "accept new baseline" the history compared starts at the
+   accepted night (the summary's ``notes`` say how many nights were left out). Items a
    reviewer retired are not asked, and their past answers are left out of the comparisons (the
    summary's ``notes`` say how many); stored answers and past summaries are never changed.
 

@@ -1,15 +1,22 @@
-"""The "Monitor" tab: every monitor's nights, per model, as a chart and three tables.
+"""The "Monitor" tab: an overview of every monitor x model first, then one monitor in detail.
 
-What is shown comes from :func:`quizbot.monitoring.nights.history` (the nights' stored summaries
-and the
-alerts); nothing is computed here beyond arranging it. The chart draws, for the chosen model, the
-nightly accuracy of the anchor set (the same statements every night, compared pairwise) and of the
-rotating slice (new statements every night), each with its 95% Wilson interval. The app ships
-without matplotlib, so the chart is Gradio's own :class:`gr.LinePlot`: it cannot fill a band, so
-each interval is drawn as a pair of light lines (its lower and upper bounds) around the
-accuracy line, and every night on which the provider reported a different model id is drawn as a
-grey vertical line from 0 to 1, named after the new id. The tables list every model of the
-monitor: the nights (newest first), the model-id changes and the alerts.
+The **overview** (:func:`overview_rows`, :func:`overview_html`) lists every monitor x model with
+its last night, that night's accuracy, a 14-night trend (a sparkline and the change against the
+7 nights before) and its active incidents (:mod:`quizbot.monitoring.incidents`). An admin gets
+the incident actions under it: acknowledge, resolve, or accept the new level as the baseline
+(from a chosen night); :func:`incident_action` checks the session's admin flag again on the
+server, as the Admin tab's own actions do.
+
+The **detail** of the chosen monitor opens on the model that needs attention
+(:func:`default_model`: the most severe active incident, else a last night that alerted or
+failed, else the first model). Its chart (:func:`chart_svg`) is an SVG drawn here, since the app
+ships without a plotting library and Gradio's line plot cannot fill a band: the nightly accuracy
+of the anchor set and of the rotating slice as lines, each 95% Wilson interval as a shaded band,
+a marker above each night with alerts, incident spans, accepted baselines and model-id changes.
+The tables list the monitor's incidents, nights, model-id changes and alerts; on a phone they
+scroll sideways inside their box (the overview turns into cards). Figures come from
+:func:`quizbot.monitoring.nights.history` and the stored incidents; nothing is computed here
+beyond arranging them.
 
 Monitors are those declared in the schedules file in force (``QUIZBOT_SCHEDULES_FILE`` or the
 shipped ``schedules/monitors.toml``) plus any the database remembers. "Run now" runs tonight for
