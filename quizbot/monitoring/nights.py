@@ -284,10 +284,14 @@ def _deliver(
             "alert [%s] monitor %s, %s, %s: %s",
             alert.severity, spec.name, model, when, alert.message,
         )  # fmt: skip
-    events = track_night(
-        db, monitor_id, model, when, stored, completed=completed, webhook=spec.webhook,
-        provider_model=provider_model,
-    )  # fmt: skip
+    try:
+        events = track_night(
+            db, monitor_id, model, when, stored, completed=completed, webhook=spec.webhook,
+            provider_model=provider_model,
+        )  # fmt: skip
+    except Exception:  # the night and its alerts are stored; the scheduler must go on
+        log.exception("monitor %s, %s, night %s: incidents not updated", spec.name, model, when)
+        events = []
     return payloads, events
 
 
