@@ -9,10 +9,20 @@ median of several calls, on SQLite and PostgreSQL; and ``detect`` for one night 
 of 2,000-statement history (the nightly cost per model).
 
 The page reads one summary row per night, not the 2.19 M responses behind them; the responses
-are therefore not seeded (they would change neither query). Usage:
+are therefore not seeded (they would change neither query).
+
+``--false-alarms SEEDS`` instead re-measures what a *stable* model costs people: SEEDS
+simulated monitors (a model right with probability 0.8 on every item, its rotating slice fresh
+each night, answers drawn by hash from the seed), each run for ``--stable-nights`` nights
+through the real ``detect`` (the scheduler's 60 nights of history) and the incident rules of
+:func:`quizbot.monitoring.incidents.plan_night`. It prints the share of tested nights with an
+alert (the drift tests' false-alarm rate), the incidents opened and the webhook posts per 1,000
+nights. Usage:
 
     .venv/bin/python bench/bench_monitor_history.py [--nights 365] [--items 2000] [--models 3]
         [--postgres postgresql+psycopg://postgres@127.0.0.1:5432/test]
+    .venv/bin/python bench/bench_monitor_history.py --false-alarms 100 [--stable-nights 40]
+        [--items 400]
 """
 
 from __future__ import annotations
@@ -54,9 +64,10 @@ def _unit(*parts: object) -> float:
 
 
 def _records(
-    night: int, model: int, n_items: int, anchors: int
+    night: int, model: int, n_items: int, anchors: int, accuracy: float | None = None
 ) -> tuple[list[Scored], list[Scored]]:
-    accuracy = 0.8 - (0.1 if night > 300 else 0.0) - 0.05 * model
+    if accuracy is None:
+        accuracy = 0.8 - (0.1 if night > 300 else 0.0) - 0.05 * model
     out: list[Scored] = []
     for i in range(n_items):
         point = i // 16 if i < anchors else 10_000 + night * n_items + i // 16
@@ -155,6 +166,66 @@ def time_detect(n_items: int, window: int = 60, repeats: int = 3) -> float:
     return statistics.median(times)
 
 
+def false_alarms(seeds: int, nights: int, n_items: int) -> dict[str, float]:
+    """Replay ``seeds`` stable monitors of ``nights`` nights; count alerts, incidents, posts."""
+    from quizbot.domain import Alert as AlertRecord
+    from quizbot.monitoring.drift import DriftPolicy
+    from quizbot.monitoring.incidents import Active, plan_night
+    from quizbot.monitoring.nights import HISTORY_NIGHTS
+
+    policy = DriftPolicy()
+    anchors = n_items // 4
+    first = date(2025, 1, 1)
+    tested = alarmed = opened = posts = alert_count = 0
+    for seed in range(seeds):
+        model = 1000 + seed  # the hash salt: another model, same accuracy
+        history: list[Night] = []
+        active: dict[int, Active] = {}
+        next_id = 0
+        for n in range(nights):
+            current = Night(
+                first + timedelta(days=n), n + 1, "stable",
+                *_records(n, model, n_items, anchors, accuracy=0.8),
+            )  # fmt: skip
+            findings = detect(history[-HISTORY_NIGHTS:], current, policy)
+            history.append(current)
+            alerts = [
+                AlertRecord(i, n, None, f.severity.value, f"{f.scope}:{f.metric}", f.effect,
+                            f.p_adjusted, f.message, [], None, None, None)  # type: ignore[arg-type]
+                for i, f in enumerate(findings)
+                if f.severity is not None
+            ]  # fmt: skip
+            alert_count += len(alerts)
+            if n >= policy.min_window:  # a full baseline window: the tests all run
+                tested += 1
+                alarmed += bool(alerts)
+            plan = plan_night(list(active.values()), alerts, current.date, completed=True)
+            for new in plan.openings:
+                next_id += 1
+                opened += 1
+                posts += 1
+                active[next_id] = Active(next_id, new.metric, new.severity, 0, new.kind.value)
+            for update in plan.updates:
+                was = active[update.id]
+                if update.state is not None:
+                    posts += 1
+                    del active[update.id]
+                else:
+                    active[update.id] = Active(
+                        was.id, was.metric, update.severity, update.quiet_nights, was.kind
+                    )
+    total = seeds * nights
+    return {
+        "tested_nights": tested,
+        "alarmed_nights": alarmed,
+        "false_alarm_rate": alarmed / tested if tested else 0.0,
+        "incidents_per_1000_nights": 1000 * opened / total,
+        "webhook_posts_per_1000_nights": 1000 * posts / total,
+        "alerts_per_1000_nights": 1000 * alert_count / total,
+        "nights": total,
+    }
+
+
 def _postgres(url: str) -> tuple[str, str]:
     import psycopg
 
@@ -181,7 +252,23 @@ def main() -> None:
         "--postgres", default="postgresql+psycopg://postgres@127.0.0.1:5432/test",
         help="server to create a scratch database on ('' to skip)",
     )  # fmt: skip
+    parser.add_argument("--false-alarms", type=int, default=0, metavar="SEEDS")
+    parser.add_argument("--stable-nights", type=int, default=40)
     args = parser.parse_args()
+    if args.false_alarms:
+        started = time.perf_counter()
+        found = false_alarms(args.false_alarms, args.stable_nights, args.items)
+        print(
+            f"stable model (accuracy 0.80, {args.items} statements a night), "
+            f"{args.false_alarms} seeds x {args.stable_nights} nights "
+            f"({time.perf_counter() - started:.0f} s):\n"
+            f"  nights with an alert: {found['alarmed_nights']}/{found['tested_nights']} = "
+            f"{found['false_alarm_rate']:.4f} (alpha 0.01)\n"
+            f"  incidents opened: {found['incidents_per_1000_nights']:.1f} per 1,000 nights; "
+            f"webhook posts: {found['webhook_posts_per_1000_nights']:.1f} per 1,000 nights "
+            f"(one per alert before incidents: {found['alerts_per_1000_nights']:.1f})"
+        )
+        return
     goal = 0.300
     print(f"{args.nights} nights x {args.items} statements x {args.models} models")
     backends = [("sqlite", None)] + ([("postgresql", args.postgres)] if args.postgres else [])

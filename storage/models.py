@@ -589,3 +589,58 @@ class ReviewSyncRow(SQLModel, table=True):
     )
     last_response_id: int = Field(default=0, sa_type=_BigId)
     updated_at: datetime = _created()
+
+
+# Incidents: consecutive alerts of one monitor x model x metric, and what people did about them
+
+
+class IncidentState(StrEnum):
+    """Life cycle of an incident (``open`` and ``acknowledged`` are active, the others closed)."""
+
+    OPEN = "open"
+    ACKNOWLEDGED = "acknowledged"
+    RESOLVED = "resolved"
+    ACCEPTED = "accepted"  # the new level was accepted as the baseline
+
+
+class IncidentKind(StrEnum):
+    """Drift (a statistic moved) or operational (a night could not be run)."""
+
+    DRIFT = "drift"
+    OPERATIONAL = "operational"
+
+
+class MonitorIncident(SQLModel, table=True):
+    """One incident: the alerts of one monitor x model x metric on consecutive nights.
+
+    ``evidence`` holds the alerting nights (date, severity, statistic, p-value, message);
+    ``events`` every state change (opened, acknowledged, ...) with who, when and the webhook's
+    answer. An accepted incident's ``baseline_from`` restarts the drift comparison window of its
+    monitor x model from that night on.
+    """
+
+    __tablename__ = "monitor_incident"
+    __table_args__ = (
+        _check_in("state", IncidentState, "ck_monitor_incident_state"),
+        _check_in("kind", IncidentKind, "ck_monitor_incident_kind"),
+        _check_in("severity", Severity, "ck_monitor_incident_severity"),
+        Index("ix_monitor_incident_key", "monitor_id", "model", "metric", "state"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    monitor_id: int = Field(foreign_key="monitor.id", ondelete="CASCADE")
+    model: str = Field(max_length=200)
+    metric: str = Field(max_length=100, description="accuracy, provider_model, night_failed")
+    kind: str = Field(max_length=20)
+    state: str = Field(default=IncidentState.OPEN.value, max_length=20)
+    severity: str = Field(max_length=20, description="the worst alert so far")
+    opened_on: date = Field(description="the first alerting night")
+    last_alert_on: date
+    quiet_nights: int = Field(default=0, description="completed nights in range since")
+    closed_on: date | None = Field(default=None, description="night or day it was closed")
+    baseline_from: date | None = Field(default=None, description="accepted: window starts here")
+    evidence: list[dict[str, Any]] = Field(default_factory=list, sa_type=JSONType)
+    events: list[dict[str, Any]] = Field(default_factory=list, sa_type=JSONType)
+    note: str | None = Field(default=None, sa_type=Text)
+    created_at: datetime = _created()
+    updated_at: datetime = _created()

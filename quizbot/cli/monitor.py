@@ -211,3 +211,168 @@ def scheduler_start(app: App, schedules_file: Path | None) -> None:
             click.echo("stopping (waiting for a running night to finish)", err=True)
         finally:
             stop(scheduler, wait=True)
+
+
+# --------------------------------------------------------------------------------------------
+# Incidents: consecutive alerts of one monitor x model x metric (quizbot.monitoring.incidents)
+
+_INCIDENT_STATES = ("active", "open", "acknowledged", "resolved", "accepted", "all")
+_INCIDENT_EXIT_CODES = (
+    "Exit codes: 0 done; 65 the incident's state does not allow it (or a bad --from-night); "
+    "66 no such incident; 69 the database cannot be reached."
+)
+
+
+def _who() -> str:
+    import getpass
+
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # no user name in a container
+        return "cli"
+
+
+def _incident_line(incident: Any) -> str:
+    nights = len({e["night"] for e in incident.evidence})
+    closed = f", closed {incident.closed_on}" if incident.closed_on else ""
+    baseline = f", baseline from {incident.baseline_from}" if incident.baseline_from else ""
+    return (
+        f"#{incident.id:<4} {incident.state:<12} {incident.severity:<8} {incident.monitor} / "
+        f"{incident.model} / {incident.metric} ({incident.kind}): opened {incident.opened_on}, "
+        f"last alert {incident.last_alert_on}, {nights} alerting night(s){closed}{baseline}"
+    )
+
+
+def _incident_detail(incident: Any) -> None:
+    click.echo(_incident_line(incident))
+    if incident.note:
+        click.echo(f"      note: {incident.note}")
+    for e in incident.evidence[-5:]:
+        p_value = "" if e.get("p_value") is None else f" p={e['p_value']:.2g}"
+        click.echo(f"      {e['night']} [{e['severity']}] {e['statistic']}{p_value}: "
+                   f"{e['message'][:160]}")  # fmt: skip
+    if len(incident.evidence) > 5:
+        click.echo(f"      ... {len(incident.evidence) - 5} earlier alert(s) (--json shows all)")
+
+
+@monitor.command("incidents", epilog=_INCIDENT_EXIT_CODES)
+@click.option("--monitor", "monitor_name", help="Only this monitor.")
+@click.option("--model", help="Only this model.")
+@click.option(
+    "--state",
+    type=click.Choice(_INCIDENT_STATES),
+    default="active",
+    show_default=True,
+    help="Which incidents: active (open or acknowledged), one state, or all.",
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help='{"incidents": [{"id", "monitor", "model", "metric", "kind", "state", "severity", '
+    '"opened_on", "last_alert_on", "quiet_nights", "closed_on", "baseline_from", "note", '
+    '"evidence", "events"}]}',
+)
+@click.pass_obj
+def monitor_incidents(
+    app: App, monitor_name: str | None, model: str | None, state: str, as_json: bool
+) -> None:
+    """Incidents: consecutive alerts of one monitor x model x metric, newest first."""
+    from storage.incidents import ACTIVE_STATES, IncidentState, list_incidents
+
+    states: Any = (
+        None if state == "all" else ACTIVE_STATES if state == "active" else {IncidentState(state)}
+    )
+    with database_for(app) as database:
+        if monitor_name is not None:
+            from storage.monitoring import get_monitor
+
+            get_monitor(database, monitor_name)  # 66 for a mistyped name, not an empty list
+        found = list_incidents(database, monitor=monitor_name, model=model, states=states)
+    if as_json:
+        emit_json({"incidents": [i.as_json() for i in found]})
+        return
+    if not found:
+        click.echo(f"no {state if state != 'all' else ''} incidents".replace("  ", " "))
+        return
+    for incident in found:
+        _incident_detail(incident)
+
+
+def _changed(incident: Any, as_json: bool) -> None:
+    if as_json:
+        emit_json({"incident": incident.as_json()})
+    else:
+        click.echo(_incident_line(incident))
+        last = incident.events[-1] if incident.events else {}
+        click.echo(f"      webhook: {last.get('webhook', '-')}")
+
+
+_BY_OPTION = click.option("--by", default=None, help="Who did it [default: your user name].")
+_NOTE_OPTION = click.option("--note", help="A note kept with the incident.")
+_JSON_CHANGED = click.option(
+    "--json", "as_json", is_flag=True, help='The incident after the change: {"incident": {...}}.'
+)
+
+
+@monitor.command("ack", epilog=_INCIDENT_EXIT_CODES)
+@click.argument("incident_id", metavar="ID", type=int)
+@_NOTE_OPTION
+@_BY_OPTION
+@_JSON_CHANGED
+@click.pass_obj
+def monitor_ack(
+    app: App, incident_id: int, note: str | None, by: str | None, as_json: bool
+) -> None:
+    """Acknowledge open incident ID: someone is on it (later alerts still join it)."""
+    from quizbot.monitoring.incidents import acknowledge
+
+    with database_for(app) as database:
+        incident = acknowledge(database, incident_id, by=by or _who(), note=note)
+    _changed(incident, as_json)
+
+
+@monitor.command("resolve", epilog=_INCIDENT_EXIT_CODES)
+@click.argument("incident_id", metavar="ID", type=int)
+@_NOTE_OPTION
+@_BY_OPTION
+@_JSON_CHANGED
+@click.pass_obj
+def monitor_resolve(
+    app: App, incident_id: int, note: str | None, by: str | None, as_json: bool
+) -> None:
+    """Close incident ID by hand (incidents also resolve themselves once back in range)."""
+    from quizbot.monitoring.incidents import resolve
+
+    with database_for(app) as database:
+        incident = resolve(database, incident_id, by=by or _who(), note=note)
+    _changed(incident, as_json)
+
+
+@monitor.command("accept-baseline", epilog=_INCIDENT_EXIT_CODES)
+@click.argument("incident_id", metavar="ID", type=int)
+@click.option(
+    "--from-night",
+    type=click.DateTime(formats=["%Y-%m-%d"]),
+    help="Compare later nights only with nights from this one on [default: the night the "
+    "incident opened].",
+)
+@_NOTE_OPTION
+@_BY_OPTION
+@_JSON_CHANGED
+@click.pass_obj
+def monitor_accept_baseline(
+    app: App, incident_id: int, from_night: Any, note: str | None, by: str | None, as_json: bool
+) -> None:
+    """Accept the level drift incident ID found as the new baseline (no alerts for it again)."""
+    from quizbot.monitoring.incidents import accept_baseline
+
+    with database_for(app) as database:
+        incident = accept_baseline(
+            database,
+            incident_id,
+            by=by or _who(),
+            from_night=from_night.date() if from_night else None,
+            note=note,
+        )
+    _changed(incident, as_json)

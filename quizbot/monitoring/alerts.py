@@ -1,6 +1,9 @@
 """Telling people about drift: the log line and the webhook POST.
 
-A webhook receives one JSON object per alert (:func:`alert_payload`). Delivery is retried with
+A webhook receives one JSON object per incident event (:func:`incident_payload`: an incident
+opened, acknowledged, resolved or accepted; see :mod:`quizbot.monitoring.incidents`), never one
+per nightly alert. Its top-level fields are those of :func:`alert_payload` (the alert that opened
+the incident), plus ``event`` and ``incident``. Delivery is retried with
 backoff on connection errors, timeouts, 429 and 5xx; any other answer is final. Delivery never
 raises: a failing webhook must not fail the night that found the drift (the alert is stored and
 shown in the app either way, with the delivery error).
@@ -12,6 +15,7 @@ import json
 import logging
 import urllib.error
 import urllib.request
+from datetime import date
 from typing import Any
 
 from tenacity import (
@@ -22,7 +26,7 @@ from tenacity import (
     wait_random_exponential,
 )
 
-__all__ = ["WEBHOOK_WAIT", "alert_payload", "post_webhook"]
+__all__ = ["WEBHOOK_WAIT", "alert_payload", "incident_payload", "post_webhook"]
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +66,57 @@ def alert_payload(
         "message": message,
         "run_ids": run_ids,
     }
+
+
+_SEVERITY_RANK = {"info": 0, "warning": 1, "critical": 2}
+
+
+def incident_payload(
+    incident: dict[str, Any],
+    event: str,
+    *,
+    night: date | None = None,
+    by: str | None = None,
+    note: str | None = None,
+    provider_model: str | None = None,
+) -> dict[str, Any]:
+    """The JSON object a webhook receives for one incident event.
+
+    ``incident`` is :meth:`storage.incidents.Incident.as_json`. The alert fields describe the
+    most severe alert of the incident's first night; ``message`` says what happened.
+    """
+    evidence = incident.get("evidence") or []
+    first_night = evidence[0]["night"] if evidence else None
+    first = [e for e in evidence if e["night"] == first_night]
+    empty: dict[str, Any] = {}
+    lead = max(first, key=lambda e: _SEVERITY_RANK.get(e["severity"], 0), default=empty)
+    what = {
+        "opened": lead.get("message", "incident opened"),
+        "resolved": "resolved",
+        "acknowledged": "acknowledged",
+        "accepted": f"new level accepted as the baseline from {incident.get('baseline_from')}",
+    }.get(event, event)
+    who = f" by {by}" if by else ""
+    message = (
+        what
+        if event == "opened"
+        else f"incident {incident['id']} ({incident['metric']}) {what}{who}"
+        + (f": {note}" if note else "")
+    )
+    payload = alert_payload(
+        monitor=incident["monitor"],
+        model=incident["model"],
+        night=(night.isoformat() if night else date.today().isoformat()),
+        severity=incident["severity"],
+        metric=lead.get("statistic", incident["metric"]),
+        effect=lead.get("effect"),
+        p_value=lead.get("p_value"),
+        message=message,
+        run_ids=list(lead.get("run_ids", [])),
+        provider_model=provider_model,
+    )
+    brief = {k: v for k, v in incident.items() if k not in ("events",)}
+    return {**payload, "event": event, "incident": brief}
 
 
 def _post_once(url: str, body: bytes, timeout: float) -> None:

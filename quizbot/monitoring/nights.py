@@ -13,7 +13,10 @@ One night of one monitor x model goes like this (:func:`run_night`):
 3. **Run** the model through the ordinary runner with caching off (a drift run served from a
    cache would be a lie), recording the model id the provider reports.
 4. **Test** against history (:mod:`quizbot.monitoring.drift`), store the night's summary, every
-   drift result and the alerts; log each alert and POST it to the monitor's webhook. Items a
+   drift result and the alerts, and fold the alerts into incidents
+   (:mod:`quizbot.monitoring.incidents`), which post the webhook when one opens or changes
+   state, never once per alert. After "accept new baseline" the history compared starts at the
+   accepted night (the summary's ``notes`` say how many nights were left out). Items a
    reviewer retired are not asked, and their past answers are left out of the comparisons (the
    summary's ``notes`` say how many); stored answers and past summaries are never changed.
 
@@ -48,7 +51,7 @@ from quizbot.generate.service import rephrased, resolve_rephraser, store_items
 from quizbot.generate.statements import plan_points, statements
 from quizbot.items import GENERATOR_VERSION, StatementItem
 from quizbot.kb.registry import get_kb
-from quizbot.monitoring.alerts import alert_payload, post_webhook
+from quizbot.monitoring.alerts import alert_payload
 from quizbot.monitoring.drift import (
     DriftPolicy,
     Finding,
@@ -57,8 +60,10 @@ from quizbot.monitoring.drift import (
     night_summary,
     without_items,
 )
+from quizbot.monitoring.incidents import track_night
 from schedules.config import MonitorSpec
 from storage import Database
+from storage.incidents import baseline_from
 from storage.monitoring import (
     NewFinding,
     claim_night,
@@ -66,7 +71,6 @@ from storage.monitoring import (
     get_monitor,
     list_alerts,
     list_nights,
-    mark_alert_delivered,
     night_series,
     save_findings,
     set_night_run,
@@ -114,6 +118,7 @@ class NightResult:
     alerts: tuple[dict[str, Any], ...] = ()
     message: str = ""
     summary: dict[str, Any] = field(default_factory=dict)
+    incidents: tuple[dict[str, Any], ...] = ()  # incident events (opened, resolved) tonight
 
     def as_json(self) -> dict[str, Any]:
         """JSON-ready dict."""
@@ -125,6 +130,10 @@ class NightResult:
             "run_id": self.run_id,
             "provider_model": self.provider_model,
             "alerts": list(self.alerts),
+            "incidents": [
+                {"event": e["event"], "id": e["incident"]["id"], "metric": e["incident"]["metric"]}
+                for e in self.incidents
+            ],
             "message": self.message,
         }
 
@@ -250,8 +259,12 @@ def _deliver(
     when: date,
     stored: Sequence[Alert],
     provider_model: str | None,
-) -> list[dict[str, Any]]:
-    """Log each stored alert and POST it to the monitor's webhook; return the payloads."""
+    *,
+    monitor_id: int,
+    completed: bool,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Log each stored alert and fold the night into incidents, which post the webhook when one
+    opens or changes state (never once per alert); return (alert payloads, incident events)."""
     payloads: list[dict[str, Any]] = []
     for alert in stored:
         payload = alert_payload(
@@ -267,14 +280,19 @@ def _deliver(
             provider_model=provider_model,
         )
         payloads.append(payload)
-        log.warning(
+        log.info(
             "alert [%s] monitor %s, %s, %s: %s",
             alert.severity, spec.name, model, when, alert.message,
         )  # fmt: skip
-        if spec.webhook:
-            error = post_webhook(spec.webhook, payload)
-            mark_alert_delivered(db, alert.id, error)
-    return payloads
+    try:
+        events = track_night(
+            db, monitor_id, model, when, stored, completed=completed, webhook=spec.webhook,
+            provider_model=provider_model,
+        )  # fmt: skip
+    except Exception:  # the night and its alerts are stored; the scheduler must go on
+        log.exception("monitor %s, %s, night %s: incidents not updated", spec.name, model, when)
+        events = []
+    return payloads, events
 
 
 def run_night(
@@ -356,6 +374,10 @@ def run_night(
         # says so, until enough nights of the new one have been run.
         other_generator = [n for n in past if n.generator != current.generator]
         past = [n for n in past if n.generator == current.generator]
+        # An accepted new baseline restarts the comparison window from its night.
+        baseline = baseline_from(db, monitor.id, model)
+        before_baseline = [n for n in past if baseline is not None and n.date < baseline]
+        past = [n for n in past if baseline is None or n.date >= baseline]
         asked = {r.item_id for n in (*past, current) for r in (*n.anchor, *n.rotating)}
         retired = retired_item_ids(db, asked)
         (current, *past), n_retired = without_items([current, *past], retired)
@@ -369,6 +391,11 @@ def run_night(
             notes.append(
                 f"{len(other_generator)} earlier night{'s' if len(other_generator) != 1 else ''}"
                 " of another item generator left out of the comparisons"
+            )
+        if before_baseline:
+            notes.append(
+                f"{len(before_baseline)} night{'s' if len(before_baseline) != 1 else ''} "
+                f"before the baseline accepted from {baseline} left out of the comparisons"
             )
         if notes:
             night_json["notes"] = notes
@@ -392,7 +419,9 @@ def run_night(
             alert_message=f"the night could not be run: {message[:500]}",
         )
         stored_failure = save_findings(db, night_id, [failed])
-        payloads = _deliver(db, spec, model, when, stored_failure, None)
+        payloads, events = _deliver(
+            db, spec, model, when, stored_failure, None, monitor_id=monitor.id, completed=False
+        )
         return NightResult(
             spec.name,
             model,
@@ -401,9 +430,13 @@ def run_night(
             run_id=night.run_id,
             message=message,
             alerts=tuple(payloads),
+            incidents=tuple(events),
         )
 
-    alerts = _deliver(db, spec, model, when, stored, current.provider_model)
+    alerts, events = _deliver(
+        db, spec, model, when, stored, current.provider_model, monitor_id=monitor.id,
+        completed=True,
+    )  # fmt: skip
     return NightResult(
         spec.name,
         model,
@@ -412,8 +445,15 @@ def run_night(
         run_id=run_id,
         provider_model=current.provider_model,
         alerts=tuple(alerts),
-        message="; ".join([f"{len(alerts)} alert(s)", *night_json.get("notes", [])]),
+        message="; ".join(
+            [
+                f"{len(alerts)} alert(s)",
+                *(f"incident {e['incident']['id']} {e['event']}" for e in events),
+                *night_json.get("notes", []),
+            ]
+        ),
         summary=night_json,
+        incidents=tuple(events),
     )
 
 

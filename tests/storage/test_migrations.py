@@ -33,6 +33,7 @@ EXPECTED_TABLES = {
     "kb_overrides",
     "model_call_cache",
     "monitor",
+    "monitor_incident",
     "monitor_night",
     "prototype_set",
     "quiz_session",

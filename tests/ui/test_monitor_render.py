@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 
 import pytest
 
@@ -30,11 +31,10 @@ from quizbot.ui.monitor import (
     accuracy_text,
     alert_rows,
     change_rows,
+    chart_svg,
     describe_monitor,
     monitor_names,
     night_rows,
-    plot_colors,
-    plot_rows,
     provider_changes,
     run_now,
 )
@@ -105,32 +105,23 @@ def test_provider_changes_skip_failed_nights_and_name_each_new_id() -> None:
     assert provider_changes(OTHER) == []
 
 
-def test_plot_rows_draw_lines_bounds_and_one_vertical_per_change() -> None:
-    rows = plot_rows(SERIES)
-    first = [r for r in rows if r[0] == "2026-01-01"]
-    assert first == [
-        ("2026-01-01", 0.5, "anchor"),
-        ("2026-01-01", pytest.approx(0.4), "anchor 95% low"),
-        ("2026-01-01", pytest.approx(0.6), "anchor 95% high"),
-        ("2026-01-01", 0.25, "rotating"),
-        ("2026-01-01", pytest.approx(0.05), "rotating 95% low"),
-        ("2026-01-01", pytest.approx(0.45), "rotating 95% high"),
-    ]
-    assert not [r for r in rows if r[0] == "2026-01-02"]  # the failed night draws nothing
-    verticals = [r for r in rows if r[2].startswith("id → ")]
-    assert verticals == [
-        ("2026-01-03", 0.0, "id → m-2"),
-        ("2026-01-03", 1.0, "id → m-2"),
-        ("2026-01-04", 0.0, "id → m-1"),
-        ("2026-01-04", 1.0, "id → m-1"),
-        # m-2 comes back: a series of its own, or the two verticals would be joined
-        ("2026-01-05", 0.0, "id → m-2 (2026-01-05)"),
-        ("2026-01-05", 1.0, "id → m-2 (2026-01-05)"),
-    ]
-    colors, legend = plot_colors(rows)
-    assert legend == ["anchor", "rotating", "id → m-2", "id → m-1", "id → m-2 (2026-01-05)"]
-    assert colors["anchor 95% low"] == colors["anchor 95% high"] != colors["anchor"]
-    assert colors["id → m-1"] == colors["id → m-2"] not in {colors["anchor"], colors["rotating"]}
+def test_chart_draws_bands_not_lines_alert_markers_and_id_changes() -> None:
+    html = chart_svg(SERIES)
+    svg = ElementTree.fromstring(html[html.index("<svg") : html.index("</svg>") + 6])
+    ns = "{http://www.w3.org/2000/svg}"
+    bands = [p for p in svg.iter(f"{ns}polygon") if p.get("class") == "qb-band"]
+    # one shaded band per scope, through the 4 completed nights' upper then lower bounds
+    assert len(bands) == 2 and all(len(b.get("points", "").split()) == 8 for b in bands)
+    assert len(list(svg.iter(f"{ns}polyline"))) == 2  # the two accuracy lines, no bound lines
+    markers = [p for p in svg.iter(f"{ns}path") if p.get("class") == "qb-alert-marker"]
+    assert len(markers) == 2  # one per alerting night
+    assert {m.get("fill") for m in markers} == {"#e67700", "#c92a2a"}  # warning, critical
+    titles = [m.findtext(f"{ns}title") or "" for m in markers]
+    assert any("critical: fell" in t for t in titles)
+    dashed = [line for line in svg.iter(f"{ns}line") if line.get("stroke-dasharray")]
+    assert len(dashed) == 3  # the three model-id changes
+    assert "id → m-2 (2026-01-03)" in html and "id → m-1 (2026-01-04)" in html
+    assert chart_svg(None) == "" and chart_svg({**OTHER, "nights": []}) == ""
 
 
 def test_tables_list_every_model_newest_first() -> None:
