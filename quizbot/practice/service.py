@@ -82,6 +82,7 @@ from __future__ import annotations
 
 from quizbot.practice.assignments import (
     exam_review,
+    second_pass_session,
     start_assignment_session,
 )
 from quizbot.practice.feedback import (
@@ -151,6 +152,7 @@ __all__ = [
     "next_question",
     "normalise_student",
     "progress",
+    "second_pass_session",
     "session_view",
     "start_assignment_session",
     "start_session",
