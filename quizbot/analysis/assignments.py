@@ -99,7 +99,9 @@ def assignment_results(db: Database, name: str) -> dict[str, Any]:
     or ``model``), ``n_items`` (distinct items answered), ``metrics`` (each figure
     ``{"k", "n", "value", "low", "high"}``); a model's entry adds ``run_id``, ``percentile``
     (matched, among the students; None without students) and ``tests`` (model vs the pooled
-    students). :class:`~quizbot.errors.NotFoundError` for an unknown assignment.
+    students, and the paired McNemar test against the students' item majority); ``model_tests``
+    holds the paired tests between the models (Benjamini–Hochberg adjusted).
+    :class:`~quizbot.errors.NotFoundError` for an unknown assignment.
     """
     assignment = get_assignment(db, name)
     runs = latest_runs(db, assignment.id)
@@ -116,9 +118,12 @@ def assignment_results(db: Database, name: str) -> dict[str, Any]:
     students_two = _students_two_pass(db, assignment.id, in_set) if two_pass else {}
     seconds = second_pass_runs(db, assignment.id) if two_pass else {}
     tests: dict[str, list[dict[str, Any]]] = {}
+    model_tests: list[dict[str, Any]] = []
     for test in result.tests:
         if test.family == "model_vs_students":
             tests.setdefault(test.b, []).append(test.as_json())
+        elif test.family == "model_vs_model":
+            model_tests.append(test.as_json())
     respondents: list[dict[str, Any]] = []
     for row in result.students:
         data = row.as_json()
@@ -172,5 +177,6 @@ def assignment_results(db: Database, name: str) -> dict[str, Any]:
         "closes_at": None if assignment.closes_at is None else assignment.closes_at.isoformat(),
         "respondents": respondents,
         "students_pooled": students[0] if students else None,
+        "model_tests": model_tests,
         "notes": list(result.notes),
     }

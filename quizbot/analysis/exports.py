@@ -63,6 +63,8 @@ def result_rows(results: Mapping[str, Any], answers: AnswerSet) -> list[dict[str
     for r in results["respondents"]:
         for test in r.get("tests", []):
             rows.append({"record": "test", "respondent": r["name"], "kind": r["kind"], **test})
+    for test in results.get("model_tests", []):  # paired tests between two models
+        rows.append({"record": "test", "respondent": test["b"], "kind": "model", **test})
     for item in answers.items:
         for answer in item.answers:
             rows.append(
