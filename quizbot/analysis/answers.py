@@ -2,8 +2,9 @@
 
 :func:`assignment_answers` lists, per item of the assignment (its id, kind, text and key), the
 answer of every respondent that :func:`quizbot.analysis.assignments.assignment_results` counts
-as a respondent: each student with answers in sessions on the assignment, and per model the run
-the results use (:func:`storage.assignments.latest_runs`). :func:`run_answers` does the same for
+as a respondent: each student with answers in sessions on the assignment (on a two-pass
+assignment their second-pass guesses too), and per model the run the results use
+(:func:`storage.assignments.latest_runs`) with, on a two-pass assignment, its second-pass run. :func:`run_answers` does the same for
 one plain run.
 
 A model's answer carries what the runner stored: the prompt sent, the raw text, the parsed
