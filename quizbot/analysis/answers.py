@@ -4,8 +4,8 @@
 answer of every respondent that :func:`quizbot.analysis.assignments.assignment_results` counts
 as a respondent: each student with answers in sessions on the assignment (on a two-pass
 assignment their second-pass guesses too), and per model the run the results use
-(:func:`storage.assignments.latest_runs`) with, on a two-pass assignment, its second-pass run. :func:`run_answers` does the same for
-one plain run.
+(:func:`storage.assignments.latest_runs`) with, on a two-pass assignment, its second-pass run.
+:func:`run_answers` does the same for one plain run.
 
 A model's answer carries what the runner stored: the prompt sent, the raw text, the parsed
 answer, the outcome and why it was classed so. ``why`` is the stored parse reason; when the

@@ -73,10 +73,11 @@ Design
     Assignments. :func:`start_assignment_session` starts (or resumes) a student's session on an
     assignment: its exact items in a per-student order (:mod:`quizbot.practice.assignments`).
     In exam mode :func:`answer` withholds the outcome, key and explanation until the last
-    answer, and :func:`exam_review` gives them all at the end. An assignment's window is checked when a
-    session starts and at every answer (:mod:`quizbot.practice.windows`). On a two-pass
-    assignment :func:`second_pass_session` asks the items abstained on again, refusing "I don't
-    know". :func:`answer` stores the time taken when given the question's ``shown_at``.
+    answer, and :func:`exam_review` gives them all at the end. An assignment's window is
+    checked when a session starts and at every answer (:mod:`quizbot.practice.windows`). On a
+    two-pass assignment :func:`second_pass_session` asks the items abstained on again, refusing
+    "I don't know". :func:`answer` stores the time taken when given the question's
+    ``shown_at``.
 
 Every dataclass returned has ``as_json()`` giving plain JSON types (datetimes as ISO 8601).
 """
