@@ -246,6 +246,7 @@ class ResponseRecord:
     cached: bool
     error_text: str | None
     created_at: datetime
+    answer_pass: int | None = None  # 1 or 2 on a two-pass assignment, else None
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,6 +36,7 @@ from storage.repo import _integrity
 __all__ = [
     "SessionAnswer",
     "assignment_answers",
+    "assignment_by_id",
     "assignment_runs",
     "assignment_sessions",
     "create_assignment",
@@ -43,6 +44,7 @@ __all__ = [
     "get_assignment",
     "latest_runs",
     "list_assignments",
+    "second_pass_runs",
 ]
 
 MAX_NAME = 100
@@ -157,6 +159,19 @@ def find_assignment(db: Database, name: str) -> domain.Assignment | None:
     return db.read(_do)
 
 
+def assignment_by_id(db: Database, assignment_id: int) -> domain.Assignment:
+    """Assignment ``assignment_id`` with its items; :class:`NotFoundError` if there is none."""
+
+    def _do(session: Session) -> domain.Assignment | None:
+        row = session.get(AssignmentRow, assignment_id)
+        return None if row is None else _with_items(session, row)
+
+    found = db.read(_do)
+    if found is None:
+        raise NotFoundError(f"no assignment with id {assignment_id}")
+    return found
+
+
 def get_assignment(db: Database, name: str) -> domain.Assignment:
     """Assignment ``name`` with its items; :class:`NotFoundError` naming the fix if none."""
     found = find_assignment(db, name)
@@ -189,17 +204,34 @@ def latest_runs(db: Database, assignment_id: int) -> list[domain.Run]:
     """Per model, the run made for the assignment that finished last and did not fail.
 
     Only completed and interrupted runs count (pending/running ones have no finish yet), so a
-    run still under way or a failed run never replaces a finished one.
+    run still under way or a failed run never replaces a finished one. The second pass of a
+    two-pass assignment (a run whose config says ``"pass": 2``) is never one of them: it belongs
+    to its first-pass run (:func:`second_pass_runs`).
     """
     best: dict[str, domain.Run] = {}
     for run in assignment_runs(db, assignment_id):
         if run.status not in (RunStatus.COMPLETED.value, RunStatus.INTERRUPTED.value):
+            continue
+        if run.config.get("pass") == 2:
             continue
         key = (run.finished_at or run.created_at, run.id)
         held = best.get(run.model_requested)
         if held is None or key > (held.finished_at or held.created_at, held.id):
             best[run.model_requested] = run
     return sorted(best.values(), key=lambda r: r.model_requested)
+
+
+def second_pass_runs(db: Database, assignment_id: int) -> dict[int, domain.Run]:
+    """Per first-pass run id, the newest second-pass run made from it that did not fail."""
+    found: dict[int, domain.Run] = {}
+    for run in assignment_runs(db, assignment_id):
+        first = run.config.get("first_run")
+        if run.config.get("pass") != 2 or not isinstance(first, int):
+            continue
+        if run.status not in (RunStatus.COMPLETED.value, RunStatus.INTERRUPTED.value):
+            continue
+        found[first] = run  # oldest first, so the newest stays
+    return found
 
 
 def assignment_sessions(

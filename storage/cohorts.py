@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from sqlalchemy import select
+from sqlalchemy import or_, select
 from sqlmodel import Session, col
 
 from quizbot import domain
@@ -98,7 +98,8 @@ def human_answers(
     Filters, all optional and combined: only ``item_ids``; only items of knowledge base ``kb``;
     only respondents of ``cohort``; answers stored at or after ``since`` and strictly before
     ``before`` (timezone-aware datetimes); only sessions on ``assignment_id``. Every outcome is
-    returned, errors included.
+    returned, errors included; the forced guesses of a two-pass assignment's second pass
+    (``answer_pass`` 2) never are: they are not answers given freely.
     """
     columns = (
         col(Response.id),
@@ -117,6 +118,7 @@ def human_answers(
         .where(
             col(Response.quiz_session_id).is_not(None),
             col(Respondent.kind) == RespondentKind.HUMAN.value,
+            or_(col(Response.answer_pass).is_(None), col(Response.answer_pass) != 2),
         )
     )
     if kb is not None:

@@ -24,6 +24,7 @@ from sqlalchemy import (
     Index,
     Integer,
     LargeBinary,
+    SmallInteger,
     Text,
     Unicode,
     UniqueConstraint,
@@ -285,6 +286,9 @@ class Response(SQLModel, table=True):
         CheckConstraint(
             "(run_id IS NULL) <> (quiz_session_id IS NULL)", name="ck_response_one_container"
         ),
+        CheckConstraint(
+            "answer_pass IS NULL OR answer_pass IN (1, 2)", name="ck_response_answer_pass"
+        ),
         Index("ix_response_respondent_created", "respondent_id", "created_at"),
     )
 
@@ -308,6 +312,9 @@ class Response(SQLModel, table=True):
     cached: bool = Field(default=False)
     error_text: str | None = Field(default=None, sa_type=Text)
     created_at: datetime = _created()
+    answer_pass: int | None = Field(
+        default=None, sa_type=SmallInteger, description="1 or 2 on a two-pass assignment"
+    )
 
 
 # --------------------------------------------------------------------------------------------

@@ -100,6 +100,7 @@ class NewResponse:
     cached: bool = False
     error_text: str | None = None
     created_at: datetime | None = None
+    answer_pass: int | None = None  # 1 or 2 on a two-pass assignment
 
     def row(self) -> dict[str, Any]:
         """The values as a row for the ``response`` table."""

@@ -2,9 +2,10 @@
 
 :func:`assignment_answers` lists, per item of the assignment (its id, kind, text and key), the
 answer of every respondent that :func:`quizbot.analysis.assignments.assignment_results` counts
-as a respondent: each student with answers in sessions on the assignment, and per model the run
-the results use (:func:`storage.assignments.latest_runs`). :func:`run_answers` does the same for
-one plain run.
+as a respondent: each student with answers in sessions on the assignment (on a two-pass
+assignment their second-pass guesses too), and per model the run the results use
+(:func:`storage.assignments.latest_runs`) with, on a two-pass assignment, its second-pass run.
+:func:`run_answers` does the same for one plain run.
 
 A model's answer carries what the runner stored: the prompt sent, the raw text, the parsed
 answer, the outcome and why it was classed so. ``why`` is the stored parse reason; when the
@@ -14,9 +15,13 @@ response has none it says so (``"not stored: the response has no parse_reason"``
 A student's answer carries the text given, the parsed answer, the outcome, when it was given,
 the session, the time taken and whether feedback on that fact had been shown before it:
 
-* ``time_taken_ms`` is the stored ``latency_ms`` of the response. Practice sessions do not store
-  one today, so it is null for them (``time_taken_note`` says so); it is never guessed from the
-  gaps between answers.
+* ``time_taken_ms`` is the stored ``latency_ms`` of the response: the time from the server
+  putting the question out (:attr:`quizbot.practice.views.Question.shown_at`) to the answer
+  arriving. Answers stored without one (before times were recorded, or through a caller that
+  did not hand the question's ``shown_at`` back) have null (``time_taken_note`` says so); it is
+  never guessed from the gaps between answers.
+* ``answer_pass`` is 1 or 2 on a two-pass assignment (pass 2: a forced guess on an item
+  abstained on in pass 1), null otherwise; models' answers carry it too.
 * ``feedback_shown_before`` follows the feedback policy of the sessions. In an exam-mode session
   (the session's ``config["mode"]`` is ``"exam"``, or the assignment's mode is exam) nothing is
   shown until every question is answered, so it is always false. In a practice-mode session
@@ -49,6 +54,7 @@ from storage.assignments import (
     assignment_sessions,
     get_assignment,
     latest_runs,
+    second_pass_runs,
 )
 from storage.assignments import assignment_answers as stored_session_answers
 from storage.repo import get_run, list_responses
@@ -64,7 +70,7 @@ __all__ = [
 ]
 
 NO_REASON = "not stored: the response has no parse_reason"
-NO_TIME = "not stored: practice sessions do not record the time taken"
+NO_TIME = "not stored: this answer was recorded without the time the question was shown"
 
 
 @dataclass(frozen=True)
@@ -80,6 +86,7 @@ class ModelAnswer:
     parse_reason: str | None
     why: str  # the parse reason, or which field is missing
     error_text: str | None
+    answer_pass: int | None = None  # 1 or 2 on a two-pass assignment
 
     kind = "model"
 
@@ -96,6 +103,7 @@ class ModelAnswer:
             "parse_reason": self.parse_reason,
             "why": self.why,
             "error_text": self.error_text,
+            "answer_pass": self.answer_pass,
         }
 
 
@@ -112,6 +120,7 @@ class StudentAnswer:
     time_taken_ms: float | None
     time_taken_note: str | None  # why the time is null
     feedback_shown_before: bool
+    answer_pass: int | None = None  # 1 or 2 on a two-pass assignment
 
     kind = "student"
 
@@ -128,6 +137,7 @@ class StudentAnswer:
             "time_taken_ms": self.time_taken_ms,
             "time_taken_note": self.time_taken_note,
             "feedback_shown_before": self.feedback_shown_before,
+            "answer_pass": self.answer_pass,
         }
 
 
@@ -201,6 +211,7 @@ def _model_answer(run: Run, record: ResponseRecord) -> ModelAnswer:
         parse_reason=record.parse_reason,
         why=_why(record),
         error_text=record.error_text,
+        answer_pass=record.answer_pass,
     )
 
 
@@ -234,6 +245,7 @@ def _student_answers(
                     time_taken_ms=r.latency_ms,
                     time_taken_note=None if r.latency_ms is not None else NO_TIME,
                     feedback_shown_before=shown,
+                    answer_pass=r.answer_pass,
                 ),
             )
         )
@@ -252,7 +264,10 @@ def _gather(
     for item in items:
         if only is not None and item.id != only:
             continue
-        listed = sorted(by_item[item.id], key=lambda a: (a.kind != "student", a.respondent))
+        listed = sorted(
+            by_item[item.id],
+            key=lambda a: (a.kind != "student", a.respondent, a.answer_pass or 0),
+        )
         out.append(ItemAnswers(item.id, item.kind, item.text, item_key(item), tuple(listed)))
     return tuple(out)
 
@@ -285,10 +300,15 @@ def assignment_answers(db: Database, name: str, *, item_id: str | None = None) -
     answers: list[tuple[str, StudentAnswer | ModelAnswer]] = list(
         _student_answers(stored_session_answers(db, assignment.id), by_id, exam_sessions)
     )
+    seconds = second_pass_runs(db, assignment.id)
     for run in latest_runs(db, assignment.id):
         assert run.id is not None
-        stored = list_responses(db, run_id=run.id)
-        answers.extend((r.item_id, _model_answer(run, r)) for r in stored)
+        for made in (run, seconds.get(run.id)):  # a two-pass assignment: the guesses too
+            if made is None:
+                continue
+            assert made.id is not None
+            stored = list_responses(db, run_id=made.id)
+            answers.extend((r.item_id, _model_answer(made, r)) for r in stored)
     return AnswerSet(assignment.name, None, _gather(items, answers, item_id))
 
 

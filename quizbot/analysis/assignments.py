@@ -8,21 +8,88 @@ run made for something else does not change the results. The figures and tests c
 joint accuracy (all variants of a fact right; meaningful only when the assignment holds every
 variant, ``--all-variants``) with Wilson 95% intervals, each model's percentile among the
 students, and the model-vs-students tests comparison.py offers.
+
+Two-pass assignments (EBMQA). The figures above are pass 1's ("I do not know" allowed; an
+abstention is not correct and not answered). Each respondent's ``metrics`` then add, over the
+same n (the items answered in pass 1):
+
+* ``accuracy_without_guessing``: pass 1's accuracy (the same figure as ``accuracy``);
+* ``accuracy_with_guessing``: items right in pass 1, plus items abstained on in pass 1 and
+  guessed right in pass 2 (an abstention never guessed counts as not right);
+* ``answer_rate_with_guessing``: items answered in pass 1 or guessed in pass 2;
+* ``guess_accuracy``: of the pass-2 guesses, the share right (n = guesses made).
+
+A student's pass 2 is their second-pass session; a model's is the second-pass run made from the
+run the results use (:func:`storage.assignments.second_pass_runs`).
 """
 
 from __future__ import annotations
 
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from quizbot.analysis.comparison import compare
+from quizbot.analysis.metrics import Proportion
+from quizbot.domain import Outcome, ResponseRecord
 from storage import Database
-from storage.assignments import get_assignment, latest_runs
+from storage.assignments import (
+    assignment_answers,
+    get_assignment,
+    latest_runs,
+    second_pass_runs,
+)
+from storage.repo import list_responses
+
+TWO_PASS_METRICS = (
+    "accuracy_without_guessing",
+    "accuracy_with_guessing",
+    "answer_rate_with_guessing",
+    "guess_accuracy",
+)
 
 __all__ = ["assignment_results"]
 
 
 def _metrics(row: dict[str, Any]) -> dict[str, Any]:
     return {name: row[name] for name in ("accuracy", "answer_rate", "joint_accuracy")}
+
+
+def _first(records: Iterable[ResponseRecord], items: set[str]) -> dict[str, str]:
+    """Item -> outcome of the first scored answer (records oldest first)."""
+    out: dict[str, str] = {}
+    for r in records:
+        if r.item_id in items and r.outcome != Outcome.ERROR.value and r.item_id not in out:
+            out[r.item_id] = r.outcome
+    return out
+
+
+def two_pass_metrics(first: Mapping[str, str], second: Mapping[str, str]) -> dict[str, Any]:
+    """The with/without-guessing figures (module docstring) from item -> outcome of each pass."""
+    right = Outcome.CORRECT.value
+    abstained = Outcome.ABSTAINED.value
+    n = len(first)
+    guessed = {i: o for i, o in second.items() if first.get(i) == abstained}
+    k_plain = sum(o == right for o in first.values())
+    k_guess = sum(o == right for o in guessed.values())
+    answered = sum(o != abstained for o in first.values())
+    guessed_answered = sum(o != abstained for o in guessed.values())
+    return {
+        "accuracy_without_guessing": Proportion.of(k_plain, n).as_json(),
+        "accuracy_with_guessing": Proportion.of(k_plain + k_guess, n).as_json(),
+        "answer_rate_with_guessing": Proportion.of(answered + guessed_answered, n).as_json(),
+        "guess_accuracy": Proportion.of(k_guess, len(guessed)).as_json(),
+    }
+
+
+def _students_two_pass(db: Database, assignment_id: int, items: set[str]) -> dict[str, Any]:
+    passes: dict[str, dict[int, list[ResponseRecord]]] = defaultdict(lambda: defaultdict(list))
+    for given in assignment_answers(db, assignment_id):
+        passes[given.respondent][given.response.answer_pass or 1].append(given.response)
+    return {
+        name: two_pass_metrics(_first(by[1], items), _first(by[2], items))
+        for name, by in passes.items()
+    }
 
 
 def assignment_results(db: Database, name: str) -> dict[str, Any]:
@@ -32,7 +99,9 @@ def assignment_results(db: Database, name: str) -> dict[str, Any]:
     or ``model``), ``n_items`` (distinct items answered), ``metrics`` (each figure
     ``{"k", "n", "value", "low", "high"}``); a model's entry adds ``run_id``, ``percentile``
     (matched, among the students; None without students) and ``tests`` (model vs the pooled
-    students). :class:`~quizbot.errors.NotFoundError` for an unknown assignment.
+    students, and the paired McNemar test against the students' item majority); ``model_tests``
+    holds the paired tests between the models (Benjamini–Hochberg adjusted).
+    :class:`~quizbot.errors.NotFoundError` for an unknown assignment.
     """
     assignment = get_assignment(db, name)
     runs = latest_runs(db, assignment.id)
@@ -44,10 +113,17 @@ def assignment_results(db: Database, name: str) -> dict[str, Any]:
         assignment_id=assignment.id,
     )
     percentiles = {p.model: p.as_json() for p in result.percentiles}
+    two_pass = bool(assignment.config.get("two_pass", False))
+    in_set = set(assignment.item_ids)
+    students_two = _students_two_pass(db, assignment.id, in_set) if two_pass else {}
+    seconds = second_pass_runs(db, assignment.id) if two_pass else {}
     tests: dict[str, list[dict[str, Any]]] = {}
+    model_tests: list[dict[str, Any]] = []
     for test in result.tests:
         if test.family == "model_vs_students":
             tests.setdefault(test.b, []).append(test.as_json())
+        elif test.family == "model_vs_model":
+            model_tests.append(test.as_json())
     respondents: list[dict[str, Any]] = []
     for row in result.students:
         data = row.as_json()
@@ -56,7 +132,7 @@ def assignment_results(db: Database, name: str) -> dict[str, Any]:
                 "name": row.group,
                 "kind": "student",
                 "n_items": row.n_items,
-                "metrics": _metrics(data),
+                "metrics": {**_metrics(data), **students_two.get(row.group, {})},
             }
         )
     for row in result.groups:
@@ -64,13 +140,26 @@ def assignment_results(db: Database, name: str) -> dict[str, Any]:
             continue
         data = row.as_json()
         percentile = percentiles.get(row.group)
+        metrics = _metrics(data)
+        if two_pass and row.run_id is not None:
+            follow = seconds.get(row.run_id)
+            guesses = [] if follow is None else list_responses(db, run_id=follow.id)
+            metrics.update(
+                two_pass_metrics(
+                    _first(list_responses(db, run_id=row.run_id), in_set),
+                    _first(guesses, in_set),
+                )
+            )
         respondents.append(
             {
                 "name": row.group,
                 "kind": "model",
                 "n_items": row.n_items,
-                "metrics": _metrics(data),
+                "metrics": metrics,
                 "run_id": row.run_id,
+                "second_pass_run_id": None
+                if row.run_id is None or row.run_id not in seconds
+                else seconds[row.run_id].id,
                 "percentile": None if percentile is None else percentile["percentile"],
                 "percentile_detail": percentile,
                 "tests": tests.get(row.group, []),
@@ -83,7 +172,11 @@ def assignment_results(db: Database, name: str) -> dict[str, Any]:
         "mode": assignment.mode,
         "n_items": len(assignment.item_ids),
         "all_variants": bool(assignment.config.get("all_variants", False)),
+        "two_pass": two_pass,
+        "opens_at": None if assignment.opens_at is None else assignment.opens_at.isoformat(),
+        "closes_at": None if assignment.closes_at is None else assignment.closes_at.isoformat(),
         "respondents": respondents,
         "students_pooled": students[0] if students else None,
+        "model_tests": model_tests,
         "notes": list(result.notes),
     }

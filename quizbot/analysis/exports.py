@@ -7,7 +7,8 @@
 * ``respondent``: one per student and per model: ``respondent``, ``kind``, ``run_id``,
   ``n_items``, for each of ``accuracy``, ``answer_rate`` and ``joint_accuracy`` the value and
   its Wilson 95% interval and counts (``accuracy``, ``accuracy_low``, ``accuracy_high``,
-  ``accuracy_k``, ``accuracy_n``, ...), and ``percentile`` (models; null for students);
+  ``accuracy_k``, ``accuracy_n``, ...; on a two-pass assignment the with/without-guessing
+  figures too), and ``percentile`` (models; null for students);
 * ``test``: one per model-vs-students test, with every field comparison.py reports (the raw
   ``p_value`` and the Benjamini–Hochberg ``p_adjusted`` among them); ``respondent`` is the model;
 * ``answer``: one per stored answer, the fields of ``quizbot answers --json`` plus the item's
@@ -47,7 +48,7 @@ def _respondent_row(r: Mapping[str, Any]) -> dict[str, Any]:
         "run_id": r.get("run_id"),
         "n_items": r["n_items"],
     }
-    for name in METRICS:
+    for name in [*METRICS, *(m for m in r["metrics"] if m not in METRICS)]:
         figure = r["metrics"][name]
         row[name] = figure["value"]
         for part in ("low", "high", "k", "n"):
@@ -62,6 +63,8 @@ def result_rows(results: Mapping[str, Any], answers: AnswerSet) -> list[dict[str
     for r in results["respondents"]:
         for test in r.get("tests", []):
             rows.append({"record": "test", "respondent": r["name"], "kind": r["kind"], **test})
+    for test in results.get("model_tests", []):  # paired tests between two models
+        rows.append({"record": "test", "respondent": test["b"], "kind": "model", **test})
     for item in answers.items:
         for answer in item.answers:
             rows.append(

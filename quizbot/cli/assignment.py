@@ -14,7 +14,13 @@ import click
 from quizbot.cli.base import App, Group, cli, database_for, emit_json, split_list
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from quizbot.domain import Assignment
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return None if moment is None else moment.isoformat()
 
 
 def _summary(assignment: Assignment) -> dict[str, Any]:
@@ -23,6 +29,9 @@ def _summary(assignment: Assignment) -> dict[str, Any]:
         "kb": assignment.kb_name,
         "mode": assignment.mode,
         "cohort": assignment.cohort,
+        "opens_at": _iso(assignment.opens_at),
+        "closes_at": _iso(assignment.closes_at),
+        "two_pass": bool(assignment.config.get("two_pass", False)),
         "n_items": len(assignment.item_ids),
         "config": assignment.config,
         "created_at": assignment.created_at.isoformat(),
@@ -31,7 +40,17 @@ def _summary(assignment: Assignment) -> dict[str, Any]:
 
 def _line(data: dict[str, Any]) -> str:
     cohort = f", cohort {data['cohort']}" if data["cohort"] else ""
-    return f"{data['name']}: {data['n_items']} items from {data['kb']} ({data['mode']}{cohort})"
+    two = ", two-pass" if data["two_pass"] else ""
+    window = []
+    if data["opens_at"]:
+        window.append(f"opens {data['opens_at']}")
+    if data["closes_at"]:
+        window.append(f"closes {data['closes_at']}")
+    shown = f"; {', '.join(window)}" if window else ""
+    return (
+        f"{data['name']}: {data['n_items']} items from {data['kb']} "
+        f"({data['mode']}{two}{cohort}{shown})"
+    )
 
 
 @cli.group(cls=Group)
@@ -61,9 +80,8 @@ def assignment() -> None:
 @click.option(
     "--mode",
     type=click.Choice(["exam", "practice"]),
-    default="practice",
-    show_default=True,
-    help="exam: no feedback until every question is answered.",
+    help="exam: no feedback until every question is answered "
+    "[default: practice; exam with --two-pass].",
 )
 @click.option("--cohort", help="The cohort the assignment is for.")
 @click.option(
@@ -71,6 +89,13 @@ def assignment() -> None:
     "items_file",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="Use these items (quizbot item JSONL) instead of generating them.",
+)
+@click.option("--opens", metavar="ISO", help="Students may start it from then (no zone: UTC).")
+@click.option("--closes", metavar="ISO", help="No answers are taken from then on (no zone: UTC).")
+@click.option(
+    "--two-pass",
+    is_flag=True,
+    help="EBMQA: pass 1 allows 'I do not know', pass 2 asks for a guess on those (exam only).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the assignment as JSON.")
 @click.pass_obj
@@ -83,14 +108,17 @@ def create_cmd(
     fmt: str,
     relations: str | None,
     all_variants: bool,
-    mode: str,
+    mode: str | None,
     cohort: str | None,
     items_file: Path | None,
+    opens: str | None,
+    closes: str | None,
+    two_pass: bool,
     as_json: bool,
 ) -> None:
     """Make assignment NAME once: its items are fixed from now on."""
     from quizbot.domain import AssignmentMode
-    from quizbot.generate.assignments import AssignmentRequest, make_assignment
+    from quizbot.generate.assignments import AssignmentRequest, make_assignment, parse_moment
 
     request = AssignmentRequest(
         name=name,
@@ -100,9 +128,12 @@ def create_cmd(
         format="choice" if fmt == "choice" else "mixed" if fmt == "mixed" else "statements",
         relations=split_list(relations),
         all_variants=all_variants,
-        mode=AssignmentMode(mode),
+        mode=AssignmentMode(mode or ("exam" if two_pass else "practice")),
         cohort=cohort,
         items_file=items_file,
+        opens_at=None if opens is None else parse_moment(opens, "--opens"),
+        closes_at=None if closes is None else parse_moment(closes, "--closes"),
+        two_pass=two_pass,
     )
     with database_for(app) as database:
         made = make_assignment(database, request, app.settings)

@@ -120,6 +120,7 @@ def eval_cmd(
     from quizbot.evaluation import EvalSpec, ModelOverrides, ReadyRun, RunSummary, reopen
     from quizbot.evaluation import start as start_run
     from quizbot.evaluation.runner import execute
+    from quizbot.evaluation.service import start_second_pass
     from quizbot.generate.service import GenerateRequest, prepare
     from quizbot.progress import progress_bar
 
@@ -179,9 +180,9 @@ def eval_cmd(
                 return reopen(database, resume, settings=app.settings, overrides=overrides)
 
         started: list[int] = []
+        second: list[RunSummary] = []
 
-        async def _run() -> RunSummary:
-            ready = await _ready()
+        async def _execute(ready: ReadyRun) -> RunSummary:
             started.append(ready.run_id)
             click.echo(f"run {ready.run_id}: {ready.config.model}", err=True)
             with progress_bar(f"run {ready.run_id}", ready.n_items) as advance:
@@ -193,16 +194,29 @@ def eval_cmd(
                     progress=advance,
                 )
 
+        async def _run() -> RunSummary:
+            summary = await _execute(await _ready())
+            if summary.status != RunStatus.FAILED:  # a two-pass assignment: the guesses
+                follow = await start_second_pass(
+                    database, summary.run_id, settings=app.settings, overrides=overrides
+                )
+                if follow is not None:
+                    click.echo("second pass: a forced answer on the abstained items", err=True)
+                    second.append(await _execute(follow))
+            return summary
+
         try:
             summary = asyncio.run(_run())
         except KeyboardInterrupt:
             if not started:
                 raise
             raise QuizbotError(
-                f"run {started[0]} interrupted; answers so far are stored",
+                f"run {started[-1]} interrupted; answers so far are stored",
                 hint=f"continue with `quizbot eval --resume {started[0]}`",
             ) from None
         report = run_report(database, summary.run_id)
+        if second:
+            report = {**report, "second_pass": run_report(database, second[0].run_id)}
     if summary.status == RunStatus.FAILED:
         # The report still goes out (JSON readers see "status": "failed" and the "error"), but
         # the command fails: a run with no usable answers is never a result.
@@ -216,6 +230,9 @@ def eval_cmd(
         emit_json(report)
     else:
         _print_report(report)
+        if "second_pass" in report:
+            click.echo("second pass (forced answers on the abstained items):")
+            _print_report(report["second_pass"])
 
 
 @cli.group(cls=Group)

@@ -77,6 +77,11 @@ STATEMENT_TEMPLATE = (
 STATEMENT_IDK_TEMPLATE = (
     "{statement}, is the statement above true or false? Please answer True, False or I do not know."
 )
+# The second pass of a two-pass assignment (EBMQA): the model must commit to an answer.
+FORCED_INSTRUCTION = (
+    "You must choose an answer: if you are not sure, give your best guess; "
+    "do not answer I do not know."
+)
 TRUE_ANSWER = "True"
 FALSE_ANSWER = "False"
 
@@ -230,12 +235,17 @@ def _choice_question(item: ChoiceItem) -> str:
     return _CHOICE_PROMPT.format(question=item.question, options=options)
 
 
-def _question(item: Item, *, idk: bool) -> str:
-    """The item as asked: the PretexEval sentence, or the question with lettered options."""
+def _question(item: Item, *, idk: bool, forced: bool = False) -> str:
+    """The item as asked: the PretexEval sentence, or the question with lettered options.
+
+    ``forced`` (a two-pass assignment's second pass) adds :data:`FORCED_INSTRUCTION`.
+    """
     if isinstance(item, ChoiceItem):
-        return _choice_question(item)
-    template = _STATEMENT_IDK_PROMPT if idk else _STATEMENT_PROMPT
-    return template.format(statement=item.text)
+        asked = _choice_question(item)
+    else:
+        template = _STATEMENT_IDK_PROMPT if idk and not forced else _STATEMENT_PROMPT
+        asked = template.format(statement=item.text)
+    return f"{asked} {FORCED_INSTRUCTION}" if forced else asked
 
 
 def _answer(item: Item) -> str:
@@ -277,12 +287,15 @@ def build_prompt(
     idk: bool = False,
     style: Style = "completion",
     evaluated_ids: Collection[str] = (),
+    forced: bool = False,
 ) -> Prompt:
     """Render ``item`` as a prompt, zero-shot or with ``demonstrations`` (answers shown).
 
     ``idk`` asks a statement as "True, False or I do not know"; demonstrations keep the plain
     True/False wording (their answers are True or False). Choice items always offer "I do not
-    know" as their last option, so ``idk`` does not change them.
+    know" as their last option, so ``idk`` does not change them. ``forced`` asks for a guess
+    (the second pass of a two-pass assignment): "I do not know" is not offered for a statement
+    and :data:`FORCED_INSTRUCTION` is added to the question.
 
     Raises ValueError for an unknown style, a demonstration of the other kind, a demonstration
     that is ``item`` itself or whose id is in ``evaluated_ids`` (pass the evaluated set), or a
@@ -295,7 +308,7 @@ def build_prompt(
             raise ValueError(f"demonstration {demo.id} is a {demo.kind}, item is a {item.kind}")
         if demo.id == item.id or demo.id in evaluated_ids:
             raise ValueError(f"demonstration {demo.id} is in the evaluated set")
-    question = _question(item, idk=idk)
+    question = _question(item, idk=idk, forced=forced)
     if not demonstrations:
         text = _ZERO_SHOT_TEXT[style].format(question=question)
         if style == "completion":

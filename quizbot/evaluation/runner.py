@@ -114,6 +114,7 @@ class RunConfig:
     seed: str = "0"
     api_base: str | None = None
     attempts: int = 6
+    forced: bool = False  # ask for a guess (the second pass of a two-pass assignment)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> RunConfig:
@@ -231,7 +232,9 @@ def build_request(
         if config.shots
         else ()
     )
-    prompt = build_prompt(item, demonstrations=chosen, idk=config.idk, style=config.style)
+    prompt = build_prompt(
+        item, demonstrations=chosen, idk=config.idk, style=config.style, forced=config.forced
+    )
     options: tuple[str, ...] = ()
     if isinstance(item, ChoiceItem):
         options = tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZ"[: len(item.options) - 1])
@@ -275,6 +278,8 @@ async def execute(
     done = await asyncio.to_thread(answered_item_ids, db, run_id)
     todo = [item for item in items if item.id not in done]
     evaluated = {i.id for i in items}
+    stored_pass = run.config.get("pass")  # 1 or 2 on a two-pass assignment, else absent
+    answer_pass = stored_pass if stored_pass in (1, 2) else None
     update_run(db, run_id, status=RunStatus.RUNNING)
     limit = asyncio.Semaphore(max(1, min(config.concurrency, provider.max_concurrency)))
     reported: Counter[str] = Counter()
@@ -307,6 +312,7 @@ async def execute(
                     item_id=item.id,
                     respondent_id=run.respondent_id,
                     run_id=run_id,
+                    answer_pass=answer_pass,
                     outcome=Outcome.ERROR,
                     prompt=request.text,
                     error_text=exc.message,
@@ -318,6 +324,7 @@ async def execute(
                     item_id=item.id,
                     respondent_id=run.respondent_id,
                     run_id=run_id,
+                    answer_pass=answer_pass,
                     outcome=outcome,
                     prompt=request.text,
                     raw_text=completion.text,

@@ -15,6 +15,13 @@ decided once:
 :func:`start` records a run and returns it ready to execute; :func:`reopen` readies a stored run
 (resume, a monitor night taken over); :func:`evaluate` does both halves for a new run;
 :func:`ask_once` puts one item to one model with no run (the app's single questions).
+
+Two-pass assignments (EBMQA). A run made for an assignment whose config has ``two_pass`` is
+pass 1: :func:`start` offers "I do not know" (``idk``) whatever was asked and records
+``"pass": 1``. :func:`start_second_pass` then records pass 2 as a run of its own on the items
+pass 1 abstained on, with the forced-answer prompt (``forced``:
+:data:`quizbot.evaluation.prompts.FORCED_INSTRUCTION`), ``"pass": 2`` and ``"first_run"``;
+the runner stores the pass on every answer (``answer_pass``).
 """
 
 from __future__ import annotations
@@ -38,6 +45,7 @@ from quizbot.evaluation.runner import (
     majority_answer,
     prepare_run,
 )
+from quizbot.generate.service import load_items
 from quizbot.providers import (
     ModelSettings,
     Provider,
@@ -48,7 +56,8 @@ from quizbot.providers import (
 from quizbot.providers.cache import CachedProvider, CallStore
 from quizbot.providers.retry import call_with_retries
 from storage import Database
-from storage.repo import get_run
+from storage.assignments import assignment_by_id, assignment_runs
+from storage.repo import get_run, list_responses
 
 __all__ = [
     "EvalSpec",
@@ -61,6 +70,7 @@ __all__ = [
     "prompt_style",
     "reopen",
     "start",
+    "start_second_pass",
 ]
 
 Style = Literal["chat", "completion"]
@@ -93,6 +103,7 @@ class EvalSpec:
     overrides: ModelOverrides = ModelOverrides()
     extra: Mapping[str, Any] | None = None  # stored with the run's config (e.g. a monitor night)
     assignment_id: int | None = None  # the run is made for this assignment (its exact items)
+    forced: bool = False  # ask for a guess, never "I do not know" (a second pass)
 
 
 @dataclass(frozen=True)
@@ -156,6 +167,10 @@ async def start(
         raise InputError("no model given", hint="e.g. --model baseline/random")
     if not items:
         raise InputError("no items to evaluate")
+    if spec.assignment_id is not None and not spec.forced:
+        assignment = await asyncio.to_thread(assignment_by_id, db, spec.assignment_id)
+        if assignment.config.get("two_pass"):  # pass 1: "I do not know" is allowed
+            spec = replace(spec, idk=True, extra={**(spec.extra or {}), "pass": 1})
     reach = _reach(spec.model, settings, spec.overrides)
     config = RunConfig(
         model=spec.model,
@@ -166,6 +181,7 @@ async def start(
         concurrency=reach.max_concurrency,
         seed=spec.seed,
         api_base=spec.overrides.api_base,
+        forced=spec.forced,
     )
     factory = provider_factory or _factory(spec.overrides)
     # The config the run will be stored with (less its demonstration ids, chosen on recording).
@@ -214,6 +230,61 @@ def reopen(
     factory = provider_factory or _factory(overrides)
     provider = factory(config.model, settings, run.config)
     return ReadyRun(run_id, config, provider, run.n_items)
+
+
+async def start_second_pass(
+    db: Database,
+    first_run_id: int,
+    *,
+    settings: Settings | None = None,
+    overrides: ModelOverrides = ModelOverrides(),
+    provider_factory: ProviderFactory | None = None,
+) -> ReadyRun | None:
+    """Ready pass 2 of a two-pass assignment's pass-1 run, or ``None`` when there is none.
+
+    Pass 2 asks the items pass 1 abstained on again, forcing an answer, with pass 1's model,
+    style, shots and seed. An unfinished pass 2 already recorded for this run is reopened
+    (resume); a finished one means there is nothing left to do (``None``), as does a run that
+    is not pass 1 or abstained on nothing.
+    """
+    first = get_run(db, first_run_id)
+    if first.config.get("pass") != 1 or first.assignment_id is None:
+        return None
+    for run in assignment_runs(db, first.assignment_id):
+        if run.config.get("first_run") == first_run_id and run.config.get("pass") == 2:
+            assert run.id is not None
+            if run.status == "completed":
+                return None
+            return reopen(
+                db, run.id, settings=settings, overrides=overrides,
+                provider_factory=provider_factory,
+            )  # fmt: skip
+    abstained = [
+        r.item_id
+        for r in list_responses(db, run_id=first_run_id)
+        if r.outcome == Outcome.ABSTAINED.value
+    ]
+    if not abstained:
+        return None
+    config = RunConfig.from_json(first.config)
+    if overrides.api_base is None and config.api_base:
+        overrides = replace(overrides, api_base=config.api_base)
+    spec = EvalSpec(
+        model=config.model,
+        shots=config.shots,
+        idk=False,
+        style=config.style,
+        max_tokens=config.max_tokens,
+        seed=config.seed,
+        name=f"{first.name} (pass 2)" if first.name else None,
+        overrides=overrides,
+        extra={"pass": 2, "first_run": first_run_id},
+        assignment_id=first.assignment_id,
+        forced=True,
+    )
+    return await start(
+        db, spec, load_items(db, abstained), settings=settings, provider_factory=provider_factory
+    )
 
 
 async def evaluate(

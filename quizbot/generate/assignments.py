@@ -14,6 +14,7 @@ import hashlib
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -33,6 +34,7 @@ __all__ = [
     "assignment_items",
     "fact_key",
     "make_assignment",
+    "parse_moment",
     "read_items_file",
 ]
 
@@ -61,6 +63,42 @@ class AssignmentRequest:
     mode: AssignmentMode = AssignmentMode.PRACTICE
     cohort: str | None = None
     items_file: Path | None = None
+    opens_at: datetime | None = None  # students may start it from then (UTC)
+    closes_at: datetime | None = None  # no answers from then on
+    two_pass: bool = False  # EBMQA: pass 1 with "I do not know", pass 2 guesses on those
+
+
+def parse_moment(text: str, field: str) -> datetime:
+    """An ISO 8601 date or date-time as an aware UTC datetime (no zone given: UTC).
+
+    :class:`InputError` naming ``field`` when it is not one.
+    """
+    try:
+        moment = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise InputError(
+            f"{text!r} is not an ISO 8601 date or time",
+            field=field,
+            hint="e.g. 2026-12-01 or 2026-12-01T09:00 (UTC) or 2026-12-01T09:00+01:00",
+        ) from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC)
+
+
+def _check_options(request: AssignmentRequest) -> None:
+    if (
+        request.opens_at is not None
+        and request.closes_at is not None
+        and request.closes_at <= request.opens_at
+    ):
+        raise InputError("must be after --opens", field="--closes")
+    if request.two_pass and request.mode is not AssignmentMode.EXAM:
+        raise InputError(
+            "needs --mode exam: in practice mode the feedback would reveal the answers "
+            "before the second pass",
+            field="--two-pass",
+        )
 
 
 def fact_key(item: Item) -> str:
@@ -170,6 +208,7 @@ def make_assignment(
     The same name twice raises :class:`DuplicateError` (exit 65) before anything is generated
     or written; bad options or a bad items file raise :class:`InputError`.
     """
+    _check_options(request)
     if find_assignment(db, request.name) is not None:
         raise DuplicateError(
             f"assignment {request.name!r} already exists", hint="choose another name"
@@ -181,10 +220,15 @@ def make_assignment(
         "format": request.format,
         "relations": list(request.relations) if request.relations else None,
         "all_variants": request.all_variants,
+        "two_pass": request.two_pass,
     }
     if request.items_file is not None:
         items = read_items_file(request.items_file, kb.name)
-        config = {"items_file": request.items_file.name, "all_variants": request.all_variants}
+        config = {
+            "items_file": request.items_file.name,
+            "all_variants": request.all_variants,
+            "two_pass": request.two_pass,
+        }
     else:
         items = _generate(db, request, settings)
     if not items:
@@ -197,6 +241,8 @@ def make_assignment(
         item_ids=[i.id for i in items],
         mode=request.mode,
         cohort=request.cohort,
+        opens_at=request.opens_at,
+        closes_at=request.closes_at,
         config=config,
     )
 

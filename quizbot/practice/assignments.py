@@ -11,6 +11,17 @@ Modes. ``practice``: feedback after every answer, as in practice. ``exam``: an a
 and acknowledged (outcome ``withheld``) with no key or explanation until the student has answered
 everything, like a model's run; the last answer gets its full feedback and :func:`exam_review`
 then gives the feedback on every question.
+
+Window. A session can be started, and answered, only while the assignment is open
+(:mod:`quizbot.practice.windows`).
+
+Two passes (EBMQA). On a two-pass assignment (always an exam) the student's session is pass 1,
+"I don't know" allowed. Once it is complete, the items they abstained on are asked again in a
+second session of their own (:func:`second_pass_session`, ``config["pass"] == 2``, ``"forced"``:
+"I don't know" is refused, a guess is asked for). Nothing is revealed until both passes are
+done: the last pass-1 answer is withheld too when a second pass follows. Every answer stores
+its pass (``response.answer_pass``); comparisons with models use pass 1 only, and the results
+add the with-guessing figures.
 """
 
 from __future__ import annotations
@@ -29,12 +40,13 @@ from quizbot.practice.feedback import _explain, _key_words, _question_id, _words
 from quizbot.practice.planning import _entries, _view
 from quizbot.practice.topics import _cohort, _display_name, _relation_label
 from quizbot.practice.views import CONFIG_VERSION, Feedback, SessionView
+from quizbot.practice.windows import check_window
 from storage import Database
-from storage.assignments import assignment_sessions
+from storage.assignments import assignment_by_id, assignment_sessions
 from storage.repo import get_or_create_respondent
 from storage.sessions import create_session, load_session
 
-__all__ = ["exam_review", "spread_order", "start_assignment_session"]
+__all__ = ["exam_review", "second_pass_session", "spread_order", "start_assignment_session"]
 
 
 class _HasId(Protocol):
@@ -97,6 +109,8 @@ def _config(
         "cohort": assignment.cohort,
         "assignment": assignment.name,
         "mode": assignment.mode,
+        "two_pass": bool(assignment.config.get("two_pass", False)),
+        "pass": 1,
         "items": [
             {"id": i.id, "fact": fact_key(i), "relation": i.relation, "system": None} for i in items
         ],
@@ -120,8 +134,13 @@ def start_assignment_session(db: Database, *, assignment: str, student: str) -> 
     respondent = get_or_create_respondent(
         db, RespondentKind.HUMAN, display.casefold(), display_name=display, cohort=group
     )
+    check_window(found, "started")
     for earlier in reversed(assignment_sessions(db, found.id, respondent_id=respondent.id)):
-        if earlier.status != SessionStatus.ABANDONED.value:
+        if earlier.status != SessionStatus.ABANDONED.value and earlier.config.get("pass") != 2:
+            if earlier.status == SessionStatus.FINISHED.value:
+                second = second_pass_session(db, earlier.id)
+                if second is not None:
+                    return second
             return _view(load_session(db, earlier.id))
     kb, _ = get_kb(db, found.kb_name)
     seed = f"assignment\x1f{found.name}\x1f{respondent.name}"
@@ -129,6 +148,61 @@ def start_assignment_session(db: Database, *, assignment: str, student: str) -> 
     config = _config(found, kb, ordered, seed)
     row = create_session(
         db, respondent_id=respondent.id, kb_name=kb.name, config=config, assignment_id=found.id
+    )
+    return _view(load_session(db, row.id))
+
+
+def _abstained(db: Database, session_id: int) -> list[str]:
+    loaded = load_session(db, session_id)
+    return [a.item_id for a in loaded.answers if a.parsed_answer == "idk"]
+
+
+def second_pass_session(db: Database, first_session_id: int) -> SessionView | None:
+    """The second pass of a finished first-pass session on a two-pass assignment.
+
+    Returns the student's second-pass session (started now if they have none that is not
+    abandoned): the items they answered "I don't know" to in pass 1, in pass 1's order, asked
+    again with "I don't know" refused. ``None`` when there is no second pass: not a two-pass
+    session, not finished yet, or nothing abstained on. Starting one checks the window.
+    """
+    first = load_session(db, first_session_id).session
+    config = first.config
+    if (
+        not config.get("two_pass")
+        or config.get("pass", 1) != 1
+        or first.status != SessionStatus.FINISHED.value
+        or first.assignment_id is None
+    ):
+        return None
+    abstained = set(_abstained(db, first_session_id))
+    if not abstained:
+        return None
+    for earlier in reversed(
+        assignment_sessions(db, first.assignment_id, respondent_id=first.respondent_id)
+    ):
+        if (
+            earlier.config.get("first_session") == first_session_id
+            and earlier.status != SessionStatus.ABANDONED.value
+        ):
+            return _view(load_session(db, earlier.id))
+    assignment = assignment_by_id(db, first.assignment_id)
+    check_window(assignment, "answered")
+    entries = [e for e in _entries(config) if e["id"] in abstained]
+    second = {
+        **config,
+        "items": entries,
+        "length": len(entries),
+        "pass": 2,
+        "forced": True,
+        "first_session": first_session_id,
+        "topic_label": f"Assignment {assignment.name}, second pass (your best guess)",
+    }
+    row = create_session(
+        db,
+        respondent_id=first.respondent_id,
+        kb_name=first.kb_name,
+        config=second,
+        assignment_id=first.assignment_id,
     )
     return _view(load_session(db, row.id))
 
@@ -148,6 +222,14 @@ def exam_review(db: Database, session_id: int) -> list[Feedback]:
             f"the exam has {len(entries) - len(answered)} question(s) left to answer",
             hint="the answers are shown once every question is answered",
         )
+    if row.config.get("two_pass") and row.config.get("pass", 1) == 1 and _abstained(db, row.id):
+        second = second_pass_session(db, row.id)
+        if second is None or second.status != SessionStatus.FINISHED.value:
+            raise InputError(
+                "the second pass (your best guess on the questions you did not know) is not "
+                "done yet",
+                hint="the answers are shown once both passes are done",
+            )
     from quizbot.generate.service import load_items  # noqa: PLC0415 - keeps the import list short
 
     items = {i.id: i for i in load_items(db, [e["id"] for e in entries])}

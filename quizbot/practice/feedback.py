@@ -4,6 +4,7 @@ the feedback that explains it (never the key before the answer)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import UTC, datetime
 from typing import Any
 
 from quizbot.domain import FlagState, ItemFlag, Outcome, SessionStatus
@@ -35,7 +36,9 @@ from quizbot.practice.views import (
     Question,
     SessionView,
 )
+from quizbot.practice.windows import check_window
 from storage import Database
+from storage.assignments import assignment_by_id
 from storage.practice_queries import tail_heads
 from storage.repo import NewResponse
 from storage.review import create_flag, list_flags
@@ -105,6 +108,7 @@ def _question(loaded: LoadedSession, position: int, item: Item) -> Question:
         topic=_topic_label(labels, entries[position - 1]),
         instructions=instructions,
         quick_replies=replies,
+        shown_at=datetime.now(UTC),
     )
 
 
@@ -277,8 +281,29 @@ def _unreadable(item: Item, text: str, parsed: Parsed) -> InputError:
     return InputError(f"could not read {shown!r} as an answer ({parsed.reason})", hint=hint)
 
 
-def answer(db: Database, session_id: int, item_id: str, text: str) -> Feedback:
+def _time_taken(shown_at: datetime | None, now: datetime) -> float | None:
+    """Milliseconds from the question being put out to its answer arriving; None if unknown."""
+    if shown_at is None or shown_at.tzinfo is None:
+        return None
+    taken = (now - shown_at).total_seconds() * 1000.0
+    return taken if taken >= 0 else None
+
+
+def answer(
+    db: Database,
+    session_id: int,
+    item_id: str,
+    text: str,
+    *,
+    shown_at: datetime | None = None,
+) -> Feedback:
     """Score what the student typed (or the button they pressed) and store it.
+
+    ``shown_at`` is the :attr:`Question.shown_at` of the question answered: the time taken
+    (now minus it) is stored as the response's ``latency_ms``; without it none is stored.
+    In a session on an assignment the assignment's window is checked first
+    (:func:`quizbot.practice.windows.check_window`: no answer before it opens or once it has
+    closed). In the second pass of a two-pass assignment ("forced") "I don't know" is refused.
 
     ``item_id`` is the :attr:`Question.id` (the item's id is accepted too). Input that cannot be
     read raises :class:`InputError` and stores nothing; a question of another session raises
@@ -300,6 +325,8 @@ def answer(db: Database, session_id: int, item_id: str, text: str) -> Feedback:
             f"practice session {session_id} is {row.status}; it takes no more answers",
             hint="see its summary, or start a new session",
         )
+    if row.assignment_id is not None:
+        check_window(assignment_by_id(db, row.assignment_id), "answered")
     item = load_items(db, [entry["id"]])[0]
     if not isinstance(text, str) or not text.strip():
         raise _unreadable(item, "", Parsed(None, False, "empty"))
@@ -312,6 +339,12 @@ def answer(db: Database, session_id: int, item_id: str, text: str) -> Feedback:
     outcome = score(item, parsed)
     if outcome is Outcome.UNPARSED:
         raise _unreadable(item, text, parsed)
+    if parsed.abstained and row.config.get("forced"):
+        raise InputError(
+            "this is the second pass: please give your best guess",
+            hint="answer true or false (or a letter); a guess counts only in the with-guessing "
+            "figures",
+        )
     stored_answer = "idk" if parsed.abstained else parsed.answer
     respondent_id = loaded.respondent.id
     assert respondent_id is not None
@@ -325,11 +358,18 @@ def answer(db: Database, session_id: int, item_id: str, text: str) -> Feedback:
             raw_text=text,
             parsed_answer=stored_answer,
             parse_reason=parsed.reason,
+            latency_ms=_time_taken(shown_at, datetime.now(UTC)),
+            answer_pass=answer_pass(row.config),
         ),
         n_items=len(_entries(row.config)),
     )
     review_queue.record(db, respondent_id, recorded.response_id)  # spaced review (FSRS) cards
-    if is_exam(row.config) and not recorded.finished:
+    second_pass_due = (
+        row.config.get("two_pass")
+        and answer_pass(row.config) == 1
+        and (stored_answer == "idk" or any(a.parsed_answer == "idk" for a in loaded.answers))
+    )
+    if is_exam(row.config) and (not recorded.finished or second_pass_due):
         # An exam, like a model's run, gets no feedback until everything is answered.
         return withheld_feedback(
             row.id, _question_id(row.id, position), position, len(_entries(row.config)),
@@ -351,6 +391,13 @@ def answer(db: Database, session_id: int, item_id: str, text: str) -> Feedback:
 
 WITHHELD = "withheld"  # the outcome shown for an exam answer before the exam is complete
 _WITHHELD_TEXT = "This is an exam: the answers are shown once you have answered every question."
+
+
+def answer_pass(config: Mapping[str, Any]) -> int | None:
+    """The pass a session's answers belong to: 1 or 2 on a two-pass assignment, else None."""
+    if not config.get("two_pass"):
+        return None
+    return 2 if config.get("pass") == 2 else 1
 
 
 def is_exam(config: Mapping[str, Any]) -> bool:

@@ -80,7 +80,11 @@ Design
     Assignments. :func:`start_assignment_session` starts (or resumes) a student's session on an
     assignment: its exact items in a per-student order (:mod:`quizbot.practice.assignments`).
     In exam mode :func:`answer` withholds the outcome, key and explanation until the last
-    answer, and :func:`exam_review` gives them all at the end.
+    answer, and :func:`exam_review` gives them all at the end. An assignment's window is
+    checked when a session starts and at every answer (:mod:`quizbot.practice.windows`). On a
+    two-pass assignment :func:`second_pass_session` asks the items abstained on again, refusing
+    "I don't know". :func:`answer` stores the time taken when given the question's
+    ``shown_at``.
 
     Spaced review. Every answer also updates the student's FSRS card for the fact it asks
     about (:mod:`quizbot.practice.review_queue`: the rating rule, one review per fact per day);
@@ -93,6 +97,7 @@ from __future__ import annotations
 
 from quizbot.practice.assignments import (
     exam_review,
+    second_pass_session,
     start_assignment_session,
 )
 from quizbot.practice.feedback import (
@@ -185,6 +190,7 @@ __all__ = [
     "normalise_student",
     "progress",
     "resumable_session",
+    "second_pass_session",
     "session_view",
     "start_assignment_session",
     "start_review_session",

@@ -141,6 +141,9 @@ class Question(_Json):
     topic: str
     instructions: str
     quick_replies: list[str]
+    # When the server put the question out; handed back to :func:`answer`, which stores the
+    # time taken (``latency_ms``) from it.
+    shown_at: datetime | None = None
 
 
 @dataclass(frozen=True)

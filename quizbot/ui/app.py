@@ -15,7 +15,7 @@ from quizbot import __version__
 from quizbot.config import Settings
 from quizbot.kb.registry import KbListing, kb_listing
 from quizbot.status import DatabaseReport, database_report
-from quizbot.ui import admin, ask, compare, monitor, practice
+from quizbot.ui import admin, ask, assignments, compare, monitor, practice
 from quizbot.ui.context import UiContext
 from storage import Database
 
@@ -87,6 +87,7 @@ def build_app(settings: Settings, db: Database) -> gr.Blocks:
             compare.build(ctx)
         with gr.Tab("Monitor", id="monitor"):
             admin_only = monitor.build(ctx, is_admin)
+        admin_only += assignments.tab(ctx, is_admin)
         with gr.Tab("Admin", id="admin"):
             admin.build(ctx, is_admin, admin_only)
         with gr.Tab("Status", id="status"):

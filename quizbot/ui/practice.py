@@ -898,7 +898,9 @@ def submit(
             )
         )
     try:
-        feedback = practice.answer(ctx.db, session_id, question.id, typed)
+        feedback = practice.answer(
+            ctx.db, session_id, question.id, typed, shown_at=question.shown_at
+        )
     except (InputError, DuplicateError) as exc:
         # Unreadable input, or a question answered already (a double click): say so; for a
         # duplicate, move on to whatever is next.
@@ -947,7 +949,15 @@ def _next(
     The JSON's ``question`` is the next question either way, so an API client goes on."""
     try:
         question = practice.next_question(ctx.db, session_id)
-        if question is None:
+        second = None if question is not None else practice.second_pass_session(ctx.db, session_id)
+        if second is not None:  # a two-pass assignment: now a guess on what was not known
+            intro = (
+                f"**Second pass:** you did not know {second.total} question(s). Please give "
+                "your best guess on each; your first answers stand and are reported apart."
+            )
+            screen = _opening(ctx, second, practice.next_question(ctx.db, second.id), intro, "")
+            screen.chat = [*chat, *(screen.chat or [])]
+        elif question is None:
             screen = _finish(ctx, session_id, chat, feedback=feedback)
         else:
             view = practice.session_view(ctx.db, session_id)

@@ -3,7 +3,7 @@
 Tests start it as a subprocess (``tests/helpers/stub.py``) so the suite runs from a bare clone:
 
     python tests/helpers/model_server.py --port 0 [--answer true|false|idk|random|TEXT]
-        [--oracle ITEMS.jsonl --policy correct|wrong|bar1] [--latency-ms N]
+        [--oracle ITEMS.jsonl --policy correct|wrong|bar1|unsure] [--latency-ms N]
         [--error-rate P --seed S] [--status CODE [--echo-key]] [--log FILE]
 
 The first line printed is ``listening on 127.0.0.1:PORT``. Endpoints: ``POST /v1/chat/completions``,
@@ -12,6 +12,8 @@ The first line printed is ``listening on 127.0.0.1:PORT``. Endpoints: ``POST /v1
 The oracle reads quizbot item files: it answers the item whose text (or question) ends last in
 the prompt, so few-shot demonstrations before it are ignored. Statements are answered by label,
 choice items by their answer keys, open-recall items (``"answers"``) by their gold list.
+Policy ``unsure`` (statements): "True" to a true statement; to a false one "I do not know" when
+the prompt offers it, else the right "False" (a two-pass assignment's forced second pass).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from typing import Any
 
 WRONG_ENTITY = "unrelated finding"
 _FIXED = {"true": "True", "false": "False", "idk": "I do not know"}
+IDK_OFFERED = "True, False or I do not know"  # a statement prompt that allows abstaining
 
 
 class Oracle:
@@ -77,6 +80,10 @@ class Oracle:
             letters = [chr(ord("A") + i) for i in range(len(item["options"]) - 1)]
             return next((x for x in letters if x not in keys), letters[0])
         label = bool(item.get("label"))
+        if self.policy == "unsure":  # sure of true statements; of false ones only when pushed
+            if label:
+                return "True"
+            return "I do not know" if IDK_OFFERED in prompt else "False"
         if self.policy == "wrong":
             label = not label
         return "True" if label else "False"
@@ -238,7 +245,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--answer", default="true")
     parser.add_argument("--oracle")
-    parser.add_argument("--policy", choices=["correct", "wrong", "bar1"], default="correct")
+    parser.add_argument(
+        "--policy", choices=["correct", "wrong", "bar1", "unsure"], default="correct"
+    )
     parser.add_argument("--latency-ms", type=float, default=0.0)
     parser.add_argument("--error-rate", type=float, default=0.0)
     parser.add_argument("--seed", default="0")

@@ -9,7 +9,8 @@ def test_every_tab_opens_and_the_status_page_reports_the_database(
     page: object, served: Served
 ) -> None:
     tab = page
-    for name in ("Practice", "Ask a model", "Humans vs models", "Monitor", "Admin", "Status"):
+    tabs = ("Practice", "Ask a model", "Humans vs models", "Monitor", "Assignments", "Admin")
+    for name in (*tabs, "Status"):
         # Gradio draws the tabs after its scripts load: wait, then count (on a loaded machine
         # counting at once found none)
         tab.get_by_role("tab", name=name).first.wait_for()  # type: ignore[attr-defined]
