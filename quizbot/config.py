@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from fnmatch import fnmatchcase
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
+from urllib.parse import unquote
 
 from pydantic import (
     AliasChoices,
@@ -25,12 +27,19 @@ from pydantic import (
 )
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from quizbot.errors import ConfigError
+from quizbot.errors import ConfigError, register_secret
 
 if TYPE_CHECKING:
     from storage.engine import EngineOptions
 
-__all__ = ["ModelOptions", "Settings", "default_home", "get_settings", "load_settings"]
+__all__ = [
+    "ModelOptions",
+    "Settings",
+    "default_home",
+    "get_settings",
+    "load_settings",
+    "register_secrets",
+]
 
 ENV_PREFIX = "QUIZBOT_"
 
@@ -258,14 +267,19 @@ def load_settings(**overrides: Any) -> Settings:
     Raises :class:`ConfigError` naming every bad setting and its fix.
     """
     try:
-        return Settings(**overrides)
+        settings = Settings(**overrides)
     except ValidationError as exc:
         problems: list[str] = []
         hints: list[str] = []
         for err in exc.errors():
             field = str(err["loc"][0]).lower().removeprefix("quizbot_") if err["loc"] else "?"
             shown = err.get("input")
-            value = f"={shown!r}" if isinstance(shown, str | int | float) else ""
+            # A secret's value is never echoed: the admin password, a key someone put where it
+            # does not belong (an unknown option), the password in a database URL.
+            secret = field in _SECRET_FIELDS or err["type"] == "extra_forbidden"
+            if isinstance(shown, str):
+                shown = _URL_PASSWORD.sub(_masked, shown)
+            value = f"={shown!r}" if isinstance(shown, str | int | float) and not secret else ""
             msg = str(err["msg"]).removeprefix("Value error, ")
             # Inside a nested setting, name the entry and key: QUIZBOT_MODEL_SETTINGS["m"].timeout
             where = "".join(
@@ -279,9 +293,40 @@ def load_settings(**overrides: Any) -> Settings:
             "invalid setting" + ("s" if len(problems) > 1 else "") + ": " + "; ".join(problems),
             hint="; ".join(hints) or None,
         ) from None
+    register_secrets(settings)
+    return settings
+
+
+_SECRET_FIELDS = frozenset({"admin_password"})
+_URL_PASSWORD = re.compile(r"://[^:/@\s]*:([^/\s]*)@")
+
+
+def register_secrets(settings: Settings) -> None:
+    """Tell :func:`~quizbot.errors.redact` every secret ``settings`` lead to: the database and
+    endpoint passwords, the admin password and the keys held by each ``api_key_env`` variable
+    (whatever the variable is called), so none can reach a message, a log line or a table."""
+    urls = [
+        settings.database_url or "",
+        *(o.api_base or "" for o in settings.model_settings.values()),
+    ]
+    for url in urls:
+        match = _URL_PASSWORD.search(url)
+        if match:
+            register_secret(match.group(1))
+            register_secret(unquote(match.group(1)))
+    if settings.admin_password is not None:
+        register_secret(settings.admin_password.get_secret_value())
+    for options in settings.model_settings.values():
+        if options.api_key_env:
+            register_secret(os.environ.get(options.api_key_env))
 
 
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
     """The process-wide settings, loaded once."""
     return load_settings()
+
+
+def _masked(match: re.Match[str]) -> str:
+    password = match.group(1)
+    return match.group(0).replace(password, "***") if password else match.group(0)

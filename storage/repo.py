@@ -20,7 +20,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, SQLModel, col
 
 from quizbot import domain
-from quizbot.errors import DuplicateError, InputError, NotFoundError, QuizbotError
+from quizbot.errors import DuplicateError, InputError, NotFoundError, QuizbotError, redact
 from storage.engine import Database
 from storage.models import (
     EvalRun,
@@ -108,6 +108,11 @@ class NewResponse:
         # Shallow on purpose: dataclasses.asdict deep-copies, which costs on the hot path.
         values = {f.name: getattr(self, f.name) for f in fields(self)}
         values["outcome"] = Outcome(self.outcome).value
+        # The one door provider messages go through into the database: never with a secret.
+        if self.error_text is not None:
+            values["error_text"] = redact(self.error_text)
+        if self.raw_text is not None and self.run_id is not None:
+            values["raw_text"] = redact(self.raw_text)
         values["created_at"] = self.created_at or utcnow()
         return values
 
@@ -651,7 +656,8 @@ def update_run(
         if model_reported is not None:
             run.model_reported = model_reported
         if error_text is not None or status in {RunStatus.RUNNING, RunStatus.COMPLETED}:
-            run.error_text = error_text  # a run that goes on or completes sheds its old error
+            # A run that goes on or completes sheds its old error; a new one is stored redacted.
+            run.error_text = redact(error_text) if error_text is not None else None
         session.add(run)
         session.flush()
         return to_record(domain.Run, run)
