@@ -62,6 +62,7 @@ _HINTS: dict[str, str] = {
     "sqlite_busy_timeout_ms": "set QUIZBOT_SQLITE_BUSY_TIMEOUT_MS to a whole number of "
     "milliseconds between 100 and 600000",
     "db_pool_size": "set QUIZBOT_DB_POOL_SIZE to a whole number between 1 and 100",
+    "max_upload_mb": "set QUIZBOT_MAX_UPLOAD_MB to a whole number of megabytes from 1 to 2048",
     "admin_password": "set QUIZBOT_ADMIN_PASSWORD to a non-empty password, or unset it",
     "scheduler": "set QUIZBOT_SCHEDULER to 1 (run the monitors inside `quizbot serve`) or 0",
     "model_settings": "set QUIZBOT_MODEL_SETTINGS to a JSON object from model string (or pattern "
@@ -125,6 +126,9 @@ class Settings(BaseSettings):
     sqlite_busy_timeout_ms: int = Field(default=30_000, ge=100, le=600_000)
     db_pool_size: int = Field(default=10, ge=1, le=100)
     admin_password: SecretStr | None = None
+    max_upload_mb: int = Field(
+        default=20, ge=1, le=2048, description="Largest file the app accepts, in megabytes."
+    )
     scheduler: bool = Field(
         default=False, description="Run the monitors' scheduler inside `quizbot serve`."
     )
