@@ -28,7 +28,7 @@ from tenacity import (
     wait_random_exponential,
 )
 
-from quizbot.errors import ConfigError, StorageError
+from quizbot.errors import ConfigError, NotFoundError, StorageError
 
 __all__ = [
     "Backend",
@@ -161,7 +161,11 @@ class Database:
     must not have side effects outside the database.
     """
 
-    def __init__(self, url: str, options: EngineOptions | None = None) -> None:
+    def __init__(
+        self, url: str, options: EngineOptions | None = None, *, must_exist: bool = False
+    ) -> None:
+        """Connect lazily to ``url``. ``must_exist``: a SQLite file that is not there is a
+        :class:`NotFoundError` (nothing created), for commands that only read."""
         self.url = normalize_database_url(url)
         self.options = options or EngineOptions()
         parsed = make_url(self.url)
@@ -169,6 +173,12 @@ class Database:
         if self.backend == "sqlite":
             assert parsed.database is not None  # checked by normalize_database_url
             self.sqlite_path: Path | None = Path(parsed.database)
+            if must_exist and not self.sqlite_path.is_file():
+                raise NotFoundError(
+                    f"no SQLite database at {self.sqlite_path}",
+                    hint="check DATABASE_URL (or QUIZBOT_HOME) for a typo; "
+                    "`quizbot db upgrade` creates a new database",
+                )
             self._ensure_sqlite_dir(self.sqlite_path)
             self.engine = create_engine(
                 self.url,
