@@ -144,6 +144,8 @@ class Settings(BaseSettings):
                 value = json.loads(value)
             except json.JSONDecodeError as exc:
                 raise ValueError(f"not valid JSON ({exc.msg} at character {exc.pos})") from None
+            except RecursionError:
+                raise ValueError("JSON nested far too deeply") from None
             if not isinstance(value, dict):
                 raise ValueError("must be a JSON object of model -> options")
         if isinstance(value, dict):

@@ -284,6 +284,8 @@ def load_monitors(path: Path | None = None) -> list[MonitorSpec]:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"not valid TOML ({exc})", path=str(path)) from None
+    except RecursionError:
+        raise InputError("not valid TOML (nested far too deeply)", path=str(path)) from None
     problems = _Problems()
     unknown = sorted(set(data) - {"monitor"})
     for key in unknown:

@@ -28,7 +28,7 @@ from tenacity import (
     wait_random_exponential,
 )
 
-from quizbot.errors import ConfigError, NotFoundError, StorageError
+from quizbot.errors import ConfigError, InputError, NotFoundError, StorageError
 
 __all__ = [
     "Backend",
@@ -133,6 +133,51 @@ def _is_transient(exc: BaseException) -> bool:
     return isinstance(exc, OperationalError) and any(m in message for m in _SQLITE_TRANSIENT)
 
 
+def _holds_nul(value: Any) -> bool:
+    """Whether a statement parameter holds a NUL byte: in text, in JSON already serialised
+    (``\\u0000``, SQLite) or in a JSON value psycopg will adapt (``Jsonb(obj)``)."""
+    if type(value) is str:
+        return "\x00" in value or "\\u0000" in value
+    if not hasattr(value, "obj"):
+        return False
+    stack: list[Any] = [value.obj]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            if "\x00" in node:
+                return True
+        elif isinstance(node, dict):
+            stack.extend(node.keys())
+            stack.extend(node.values())
+        elif isinstance(node, list | tuple):
+            stack.extend(node)
+    return False
+
+
+def _refuse_nul(
+    _conn: Any, _cursor: Any, _statement: str, parameters: Any, _context: Any, executemany: bool
+) -> None:
+    """Refuse text holding a NUL byte before it reaches the database, on both backends alike.
+
+    PostgreSQL cannot store one (in text, or as ``\\u0000`` in JSON) and SQLite would store it
+    silently, so the same input is the same clear :class:`InputError` on either.
+    """
+    rows = parameters if executemany else (parameters,)
+    for row in rows or ():
+        if isinstance(row, dict):
+            values: Any = row.values()
+        elif isinstance(row, list | tuple):
+            values = row
+        else:  # a driver-level statement given one bare value
+            values = (row,)
+        for value in values:
+            if _holds_nul(value):
+                raise InputError(
+                    "text contains a NUL byte (\\x00), which cannot be stored",
+                    hint="remove the control character from the input and try again",
+                )
+
+
 def _install_sqlite_hooks(engine: Engine, options: EngineOptions) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn: Any, _record: Any) -> None:
@@ -201,6 +246,7 @@ class Database:
                 pool_pre_ping=True,
                 connect_args={"connect_timeout": 10},
             )
+        event.listen(self.engine, "before_cursor_execute", _refuse_nul)
         self._write_engine = self.engine.execution_options(quizbot_write=True)
         # SQLite takes one writer at a time; writers of this process queue on a lock instead of
         # in SQLite's busy handler, whose growing sleeps (up to 100 ms each) made the slowest

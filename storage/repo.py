@@ -21,6 +21,7 @@ from sqlmodel import Session, SQLModel, col
 
 from quizbot import domain
 from quizbot.errors import DuplicateError, InputError, NotFoundError, QuizbotError, redact
+from quizbot.names import check_name
 from storage.engine import Database
 from storage.models import (
     EvalRun,
@@ -252,6 +253,7 @@ def create_knowledge_base(
     meta: dict[str, Any] | None = None,
 ) -> domain.KnowledgeBaseInfo:
     """Create a knowledge base; :class:`DuplicateError` if the name is taken."""
+    name = check_name(name)
     kb = KnowledgeBase(
         name=name,
         version=version,
@@ -472,6 +474,7 @@ def save_prototype_set(
     The same name with the same content is a no-op; the same name with other content is a
     :class:`DuplicateError` (pick another name), so nothing is silently replaced.
     """
+    name = check_name(name)
 
     def _do(session: Session) -> tuple[domain.StoredPrototypeSet, bool]:
         row = session.execute(

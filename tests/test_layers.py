@@ -30,6 +30,7 @@ COMPONENTS: tuple[tuple[str, int, tuple[str, ...]], ...] = (
             "quizbot.domain",
             "quizbot.jsonl",
             "quizbot.logs",
+            "quizbot.names",
             "quizbot.progress",
         ),
     ),
