@@ -31,6 +31,7 @@ COMPONENTS: tuple[tuple[str, int, tuple[str, ...]], ...] = (
             "quizbot.jsonl",
             "quizbot.logs",
             "quizbot.names",
+            "quizbot.ratelimit",
             "quizbot.progress",
         ),
     ),
