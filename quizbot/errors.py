@@ -31,12 +31,15 @@ __all__ = [
 REDACTED = "[redacted]"
 # Environment variables whose values are secrets by their name (OPENAI_API_KEY, HF_TOKEN,
 # PGPASSWORD, WEBHOOK_SECRET, ...). Their values are removed from any text shown or stored.
-_SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$", re.IGNORECASE)
+_SECRET_SUFFIXES = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "CREDENTIALS")
 _MIN_SECRET = 6  # shorter values would redact ordinary words
 # Secret values this process learnt from its settings (keys named by QUIZBOT_MODEL_SETTINGS'
 # api_key_env, the admin password, the database password, webhook URLs): see register_secret.
 _KNOWN: set[str] = set()
 _KNOWN_LOCK = threading.Lock()
+_EXPANDED: dict[frozenset[str], list[str]] = {}  # secrets -> their variants, longest first
+_EXPANDED_MAX = 64
+_ENVIRON: dict[frozenset[object], frozenset[str]] = {}  # os.environ's entries -> its secrets
 _PATTERNS = (
     # Bearer tokens and Authorization / x-api-key headers, whatever the token looks like.
     re.compile(
@@ -71,17 +74,39 @@ def _variants(value: str) -> set[str]:
     return {value, quote(value, safe=""), quote_plus(value), json.dumps(value)[1:-1]}
 
 
-def _secret_values(environ: Mapping[str, str], given: Iterable[str]) -> list[str]:
-    values = {
+def _environ_secrets(environ: Mapping[str, str]) -> frozenset[str]:
+    """Values of the secret-named variables; for ``os.environ``, remembered until it changes
+    (reading ``os.environ`` decodes every entry, the dearest part of redacting a message)."""
+    data = getattr(environ, "_data", None)  # os.environ's raw bytes: cheap to fingerprint
+    key = frozenset(data.items()) if isinstance(data, dict) else None
+    if key is not None and (hit := _ENVIRON.get(key)) is not None:
+        return hit
+    found = frozenset(
         value
         for name, value in environ.items()
-        if _SECRET_NAME.search(name) and len(value.strip()) >= _MIN_SECRET
-    }
+        if name.upper().endswith(_SECRET_SUFFIXES) and len(value.strip()) >= _MIN_SECRET
+    )
+    if key is not None:
+        if len(_ENVIRON) >= _EXPANDED_MAX:
+            _ENVIRON.clear()
+        _ENVIRON[key] = found
+    return found
+
+
+def _secret_values(environ: Mapping[str, str], given: Iterable[str]) -> list[str]:
+    values = set(_environ_secrets(environ))
     values.update(s for s in given if s and len(s) >= _MIN_SECRET)
     with _KNOWN_LOCK:
         values.update(_KNOWN)
-    out = {v for value in values for v in _variants(value) if len(v) >= _MIN_SECRET}
-    return sorted(out, key=len, reverse=True)
+    key = frozenset(values)
+    cached = _EXPANDED.get(key)
+    if cached is None:  # the same secrets nearly every time: expand and sort them once
+        out = {v for value in values for v in _variants(value) if len(v) >= _MIN_SECRET}
+        cached = sorted(out, key=len, reverse=True)
+        if len(_EXPANDED) >= _EXPANDED_MAX:
+            _EXPANDED.clear()
+        _EXPANDED[key] = cached
+    return cached
 
 
 def redact(text: str, secrets: Iterable[str] = (), environ: Mapping[str, str] | None = None) -> str:
