@@ -96,6 +96,22 @@ class ModelOptions(BaseModel):
     max_concurrency: int | None = Field(default=None, ge=1, le=512)
     style: Literal["chat", "completion"] | None = None
 
+    @field_validator("api_key_env")
+    @classmethod
+    def _name_not_key(cls, value: str | None) -> str | None:
+        # A key pasted where the variable's name goes: refuse it (without repeating it).
+        if (
+            value
+            and len(value) >= 20
+            and any(c.islower() for c in value)
+            and any(c.isdigit() for c in value)
+        ):
+            raise ValueError(
+                "looks like a key itself; give the name of the environment variable that "
+                "holds the key (e.g. TEAM_OPENAI_KEY)"
+            )
+        return value
+
 
 class Settings(BaseSettings):
     """Every setting quizbot reads, validated. Build it with :func:`load_settings`."""
@@ -282,7 +298,11 @@ def load_settings(**overrides: Any) -> Settings:
             shown = err.get("input")
             # A secret's value is never echoed: the admin password, a key someone put where it
             # does not belong (an unknown option), the password in a database URL.
-            secret = field in _SECRET_FIELDS or err["type"] == "extra_forbidden"
+            secret = (
+                field in _SECRET_FIELDS
+                or err["type"] == "extra_forbidden"
+                or (bool(err["loc"]) and err["loc"][-1] == "api_key_env")
+            )
             if isinstance(shown, str):
                 shown = _URL_PASSWORD.sub(_masked, shown)
             value = f"={shown!r}" if isinstance(shown, str | int | float) and not secret else ""

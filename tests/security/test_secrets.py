@@ -163,3 +163,19 @@ def test_a_failed_night_is_stored_redacted(db: Database) -> None:
     finish_night(db, night.id, status=NightStatus.FAILED, error_text=f"key {SECRET} refused")
     (row,) = night_series(db, monitor.id)
     assert "refused" in (row.error_text or "") and SECRET not in (row.error_text or "")
+
+
+def test_a_key_pasted_as_the_key_variable_name_is_refused_without_repeating_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from quizbot.config import load_settings
+
+    pasted = "abcDEF0123456789ghiJKL"  # a plausible variable name by shape, but a key
+    monkeypatch.setenv("QUIZBOT_MODEL_SETTINGS", json.dumps({"openai/m": {"api_key_env": pasted}}))
+    with pytest.raises(ConfigError) as caught:
+        load_settings()
+    assert "looks like a key itself" in str(caught.value) and pasted not in str(caught.value)
+    monkeypatch.setenv("QUIZBOT_MODEL_SETTINGS", json.dumps({"openai/m": {"api_key_env": "A B"}}))
+    with pytest.raises(ConfigError) as caught:
+        load_settings()
+    assert "api_key_env" in str(caught.value) and "A B" not in str(caught.value)
