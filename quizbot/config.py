@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from fnmatch import fnmatchcase
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
+from urllib.parse import unquote
 
 from pydantic import (
     AliasChoices,
@@ -25,12 +27,19 @@ from pydantic import (
 )
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
-from quizbot.errors import ConfigError
+from quizbot.errors import ConfigError, register_secret
 
 if TYPE_CHECKING:
     from storage.engine import EngineOptions
 
-__all__ = ["ModelOptions", "Settings", "default_home", "get_settings", "load_settings"]
+__all__ = [
+    "ModelOptions",
+    "Settings",
+    "default_home",
+    "get_settings",
+    "load_settings",
+    "register_secrets",
+]
 
 ENV_PREFIX = "QUIZBOT_"
 # A practice session with no answer for this long is closed ("abandoned") the next time the
@@ -56,6 +65,7 @@ _HINTS: dict[str, str] = {
     "sqlite_busy_timeout_ms": "set QUIZBOT_SQLITE_BUSY_TIMEOUT_MS to a whole number of "
     "milliseconds between 100 and 600000",
     "db_pool_size": "set QUIZBOT_DB_POOL_SIZE to a whole number between 1 and 100",
+    "max_upload_mb": "set QUIZBOT_MAX_UPLOAD_MB to a whole number of megabytes from 1 to 2048",
     "admin_password": "set QUIZBOT_ADMIN_PASSWORD to a non-empty password, or unset it",
     "scheduler": "set QUIZBOT_SCHEDULER to 1 (run the monitors inside `quizbot serve`) or 0",
     "practice_idle_hours": "set QUIZBOT_PRACTICE_IDLE_HOURS to a number of hours between 0.1 "
@@ -91,6 +101,22 @@ class ModelOptions(BaseModel):
     max_concurrency: int | None = Field(default=None, ge=1, le=512)
     style: Literal["chat", "completion"] | None = None
 
+    @field_validator("api_key_env")
+    @classmethod
+    def _name_not_key(cls, value: str | None) -> str | None:
+        # A key pasted where the variable's name goes: refuse it (without repeating it).
+        if (
+            value
+            and len(value) >= 20
+            and any(c.islower() for c in value)
+            and any(c.isdigit() for c in value)
+        ):
+            raise ValueError(
+                "looks like a key itself; give the name of the environment variable that "
+                "holds the key (e.g. TEAM_OPENAI_KEY)"
+            )
+        return value
+
 
 class Settings(BaseSettings):
     """Every setting quizbot reads, validated. Build it with :func:`load_settings`."""
@@ -121,6 +147,9 @@ class Settings(BaseSettings):
     sqlite_busy_timeout_ms: int = Field(default=30_000, ge=100, le=600_000)
     db_pool_size: int = Field(default=10, ge=1, le=100)
     admin_password: SecretStr | None = None
+    max_upload_mb: int = Field(
+        default=20, ge=1, le=2048, description="Largest file the app accepts, in megabytes."
+    )
     scheduler: bool = Field(
         default=False, description="Run the monitors' scheduler inside `quizbot serve`."
     )
@@ -147,6 +176,8 @@ class Settings(BaseSettings):
                 value = json.loads(value)
             except json.JSONDecodeError as exc:
                 raise ValueError(f"not valid JSON ({exc.msg} at character {exc.pos})") from None
+            except RecursionError:
+                raise ValueError("JSON nested far too deeply") from None
             if not isinstance(value, dict):
                 raise ValueError("must be a JSON object of model -> options")
         if isinstance(value, dict):
@@ -274,14 +305,23 @@ def load_settings(**overrides: Any) -> Settings:
     Raises :class:`ConfigError` naming every bad setting and its fix.
     """
     try:
-        return Settings(**overrides)
+        settings = Settings(**overrides)
     except ValidationError as exc:
         problems: list[str] = []
         hints: list[str] = []
         for err in exc.errors():
             field = str(err["loc"][0]).lower().removeprefix("quizbot_") if err["loc"] else "?"
             shown = err.get("input")
-            value = f"={shown!r}" if isinstance(shown, str | int | float) else ""
+            # A secret's value is never echoed: the admin password, a key someone put where it
+            # does not belong (an unknown option), the password in a database URL.
+            secret = (
+                field in _SECRET_FIELDS
+                or err["type"] == "extra_forbidden"
+                or (bool(err["loc"]) and err["loc"][-1] == "api_key_env")
+            )
+            if isinstance(shown, str):
+                shown = _URL_PASSWORD.sub(_masked, shown)
+            value = f"={shown!r}" if isinstance(shown, str | int | float) and not secret else ""
             msg = str(err["msg"]).removeprefix("Value error, ")
             # Inside a nested setting, name the entry and key: QUIZBOT_MODEL_SETTINGS["m"].timeout
             where = "".join(
@@ -295,9 +335,40 @@ def load_settings(**overrides: Any) -> Settings:
             "invalid setting" + ("s" if len(problems) > 1 else "") + ": " + "; ".join(problems),
             hint="; ".join(hints) or None,
         ) from None
+    register_secrets(settings)
+    return settings
+
+
+_SECRET_FIELDS = frozenset({"admin_password"})
+_URL_PASSWORD = re.compile(r"://[^:/@\s]*:([^/\s]*)@")
+
+
+def register_secrets(settings: Settings) -> None:
+    """Tell :func:`~quizbot.errors.redact` every secret ``settings`` lead to: the database and
+    endpoint passwords, the admin password and the keys held by each ``api_key_env`` variable
+    (whatever the variable is called), so none can reach a message, a log line or a table."""
+    urls = [
+        settings.database_url or "",
+        *(o.api_base or "" for o in settings.model_settings.values()),
+    ]
+    for url in urls:
+        match = _URL_PASSWORD.search(url)
+        if match:
+            register_secret(match.group(1))
+            register_secret(unquote(match.group(1)))
+    if settings.admin_password is not None:
+        register_secret(settings.admin_password.get_secret_value())
+    for options in settings.model_settings.values():
+        if options.api_key_env:
+            register_secret(os.environ.get(options.api_key_env))
 
 
 @lru_cache(maxsize=1)
 def get_settings() -> Settings:
     """The process-wide settings, loaded once."""
     return load_settings()
+
+
+def _masked(match: re.Match[str]) -> str:
+    password = match.group(1)
+    return match.group(0).replace(password, "***") if password else match.group(0)

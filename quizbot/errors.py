@@ -8,9 +8,12 @@ context and shown as a short apology.
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import threading
 from collections.abc import Iterable, Mapping
+from urllib.parse import quote, quote_plus
 
 __all__ = [
     "ConfigError",
@@ -22,51 +25,109 @@ __all__ = [
     "SchemaError",
     "StorageError",
     "redact",
+    "register_secret",
 ]
 
 REDACTED = "[redacted]"
 # Environment variables whose values are secrets by their name (OPENAI_API_KEY, HF_TOKEN,
 # PGPASSWORD, WEBHOOK_SECRET, ...). Their values are removed from any text shown or stored.
-_SECRET_NAME = re.compile(r"(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$", re.IGNORECASE)
+_SECRET_SUFFIXES = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "CREDENTIALS")
 _MIN_SECRET = 6  # shorter values would redact ordinary words
+# Secret values this process learnt from its settings (keys named by QUIZBOT_MODEL_SETTINGS'
+# api_key_env, the admin password, the database password, webhook URLs): see register_secret.
+_KNOWN: set[str] = set()
+_KNOWN_LOCK = threading.Lock()
+_EXPANDED: dict[frozenset[str], list[str]] = {}  # secrets -> their variants, longest first
+_EXPANDED_MAX = 64
+_ENVIRON: dict[frozenset[object], frozenset[str]] = {}  # os.environ's entries -> its secrets
 _PATTERNS = (
-    # Bearer tokens and Authorization headers, whatever the token looks like.
+    # Bearer tokens and Authorization / x-api-key headers, whatever the token looks like.
     re.compile(
         r"(?i)\b((?:authorization:?\s*)?(?:bearer|basic)|authorization:?"
-        r"|api[-_ ]?key[\"']?\s*[:=]\s*[\"']?)\s*[\w.~+/=-]{6,}"
+        r"|(?:x-)?api[-_ ]?key[\"']?\s*[:=]\s*[\"']?)\s*[\w.~+/=-]{6,}"
     ),
     # Well-known key shapes: OpenAI/Anthropic sk-..., Google AIza..., GitHub ghp_..., HF hf_....
     re.compile(r"\b(sk-(?:ant-|proj-)?[\w-]{8,}|AIza[\w-]{20,}|gh[pousr]_\w{20,}|hf_\w{20,})"),
-    # Passwords in URLs: scheme://user:password@host
-    re.compile(r"(?<=://)([^:/@\s]+):([^@/\s]+)@"),
+    # Passwords in URLs: scheme://user:password@host (a password may itself hold '@' or ':').
+    re.compile(r"(?<=://)([^:/@\s]*):([^/\s]*)@(?=[^@/\s]+)"),
+    # Secrets in query strings and form bodies: ?key=..., &access_token=..., password=...
+    re.compile(
+        r"(?i)([?&;\s](?:api[-_]?key|key|token|access[-_]?token|secret|password|passwd|pwd"
+        r"|signature)=)[^&#\s\"']+"
+    ),
 )
 
 
-def _secret_values(environ: Mapping[str, str]) -> list[str]:
-    values = {
+def register_secret(value: str | None) -> None:
+    """Remember ``value`` as a secret of this process: :func:`redact` removes it from then on.
+
+    Called for every secret quizbot learns from its settings (keys, passwords, tokens), so a
+    provider or a library that echoes one cannot get it stored, logged or shown.
+    """
+    if value and len(value.strip()) >= _MIN_SECRET:
+        with _KNOWN_LOCK:
+            _KNOWN.add(value.strip())
+
+
+def _variants(value: str) -> set[str]:
+    """``value`` as it may appear when echoed: plain, URL-encoded, JSON-escaped."""
+    return {value, quote(value, safe=""), quote_plus(value), json.dumps(value)[1:-1]}
+
+
+def _environ_secrets(environ: Mapping[str, str]) -> frozenset[str]:
+    """Values of the secret-named variables; for ``os.environ``, remembered until it changes
+    (reading ``os.environ`` decodes every entry, the dearest part of redacting a message)."""
+    data = getattr(environ, "_data", None)  # os.environ's raw bytes: cheap to fingerprint
+    key = frozenset(data.items()) if isinstance(data, dict) else None
+    if key is not None and (hit := _ENVIRON.get(key)) is not None:
+        return hit
+    found = frozenset(
         value
         for name, value in environ.items()
-        if _SECRET_NAME.search(name) and len(value.strip()) >= _MIN_SECRET
-    }
-    return sorted(values, key=len, reverse=True)
+        if name.upper().endswith(_SECRET_SUFFIXES) and len(value.strip()) >= _MIN_SECRET
+    )
+    if key is not None:
+        if len(_ENVIRON) >= _EXPANDED_MAX:
+            _ENVIRON.clear()
+        _ENVIRON[key] = found
+    return found
+
+
+def _secret_values(environ: Mapping[str, str], given: Iterable[str]) -> list[str]:
+    values = set(_environ_secrets(environ))
+    values.update(s for s in given if s and len(s) >= _MIN_SECRET)
+    with _KNOWN_LOCK:
+        values.update(_KNOWN)
+    key = frozenset(values)
+    cached = _EXPANDED.get(key)
+    if cached is None:  # the same secrets nearly every time: expand and sort them once
+        out = {v for value in values for v in _variants(value) if len(v) >= _MIN_SECRET}
+        cached = sorted(out, key=len, reverse=True)
+        if len(_EXPANDED) >= _EXPANDED_MAX:
+            _EXPANDED.clear()
+        _EXPANDED[key] = cached
+    return cached
 
 
 def redact(text: str, secrets: Iterable[str] = (), environ: Mapping[str, str] | None = None) -> str:
-    """``text`` with secrets removed: the given values, the values of secret-named environment
-    variables (``*_KEY``, ``*_TOKEN``, ``*PASSWORD`` ...), bearer tokens, well-known key shapes
-    and passwords in URLs. Used on every provider error and on anything stored or shown."""
+    """``text`` with secrets removed: the given values, the values registered with
+    :func:`register_secret`, the values of secret-named environment variables (``*_KEY``,
+    ``*_TOKEN``, ``*PASSWORD`` ...), bearer tokens and ``x-api-key`` headers, well-known key
+    shapes, passwords in URLs and ``key=``/``token=``/``password=`` parameters. Used on every
+    provider error, every error message, every log line and anything stored or shown."""
     env = os.environ if environ is None else environ
-    for value in [*sorted((s for s in secrets if s and len(s) >= _MIN_SECRET), key=len,
-                          reverse=True), *_secret_values(env)]:  # fmt: skip
+    for value in _secret_values(env, secrets):
         text = text.replace(value, REDACTED)
-    bearer, shapes, url = _PATTERNS
+    bearer, shapes, url, query = _PATTERNS
     text = bearer.sub(
         lambda m: m.group(1) + ("" if m.group(1)[-1] in "=:\"'" else " ") + REDACTED, text
     )
     text = shapes.sub(REDACTED, text)
+    text = query.sub(lambda m: m.group(1) + REDACTED, text)
     # A password already masked (mask_url writes ***) stays as it is.
     return url.sub(
-        lambda m: m.group(0) if m.group(2) == "***" else f"{m.group(1)}:{REDACTED}@", text
+        lambda m: m.group(0) if m.group(2) in {"***", REDACTED} else f"{m.group(1)}:{REDACTED}@",
+        text,
     )
 
 
@@ -76,6 +137,7 @@ class QuizbotError(Exception):
     exit_code: int = 1
 
     def __init__(self, message: str, *, hint: str | None = None) -> None:
+        message = redact(message)  # a message is shown, logged or stored: never with a secret
         super().__init__(message)
         self.message = message
         self.hint = hint

@@ -9,7 +9,48 @@ from typing import Any
 
 from quizbot.errors import InputError
 
-__all__ = ["read_objects"]
+__all__ = ["MAX_DEPTH", "loads", "read_objects"]
+
+MAX_DEPTH = 32
+"""How deeply arrays and objects may nest in user JSON: quizbot's own records need 3 or 4."""
+
+
+def _depth(value: Any) -> int:
+    """How deeply ``value`` nests (a scalar is 0), walked without recursion."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        node, level = stack.pop()
+        if isinstance(node, dict):
+            children: Any = node.values()
+        elif isinstance(node, list):
+            children = node
+        else:
+            continue
+        deepest = max(deepest, level + 1)
+        if deepest > MAX_DEPTH:
+            return deepest
+        stack.extend((child, level + 1) for child in children)
+    return deepest
+
+
+def loads(text: str, *, path: str | None = None, line: int | None = None) -> Any:
+    """Parse user-supplied JSON: a bad document or one nested deeper than :data:`MAX_DEPTH`
+    is an :class:`InputError` naming the file and line, never a ``RecursionError``."""
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(f"not valid JSON ({exc.msg})", path=path, line=line) from None
+    except RecursionError:
+        value = None
+        too_deep = True
+    else:
+        too_deep = _depth(value) > MAX_DEPTH
+    if too_deep:
+        raise InputError(
+            f"JSON nested more than {MAX_DEPTH} levels deep", path=path, line=line
+        ) from None
+    return value
 
 
 def read_objects(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -25,10 +66,7 @@ def read_objects(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     for number, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue
-        try:
-            record = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise InputError(f"not valid JSON ({exc.msg})", path=label, line=number) from None
+        record = loads(raw, path=label, line=number)
         if not isinstance(record, dict):
             raise InputError("each line must be a JSON object", path=label, line=number)
         yield number, record

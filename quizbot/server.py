@@ -38,7 +38,7 @@ def serve(settings: Settings, *, host: str | None = None, port: int | None = Non
     kb, _kb_id = get_kb(db, DEFAULT_KB)  # the embedded KB is ready offline from the first start
     log.info("knowledge base %s %s ready", kb.name, kb.version)
     # gradio takes seconds to import: only `serve` pays for it, not every CLI command.
-    from quizbot.ui.app import CSS, build_app  # noqa: PLC0415
+    from quizbot.ui.app import build_app, launch_options  # noqa: PLC0415
 
     app = build_app(settings, db)
     scheduler = None
@@ -49,7 +49,11 @@ def serve(settings: Settings, *, host: str | None = None, port: int | None = Non
     log.info("quizbot %s on http://%s:%d (database %s)", __version__, host, port, db.masked_url)
     try:
         app.queue(default_concurrency_limit=16).launch(
-            server_name=host, server_port=port, show_error=False, quiet=True, css=CSS
+            server_name=host,
+            server_port=port,
+            show_error=False,
+            quiet=True,
+            **launch_options(settings),
         )
     finally:
         if scheduler is not None:

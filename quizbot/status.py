@@ -8,18 +8,22 @@ from typing import Any
 from storage import Database, schema_status
 from storage.repo import table_counts
 
-__all__ = ["DatabaseReport", "database_report"]
+__all__ = ["DatabaseReport", "database_report", "may_see_database_details"]
 
 
 @dataclass(frozen=True)
 class DatabaseReport:
-    """Where the data lives, which schema it has, and how much of it there is."""
+    """Where the data lives, which schema it has, and how much of it there is.
 
-    url: str
+    A report without details (``detailed=False``) has neither the location nor the row counts:
+    what the app shows to anyone who is not an administrator.
+    """
+
+    url: str | None
     backend: str
     schema_version: str | None
     schema_head: str
-    counts: dict[str, int]
+    counts: dict[str, int] | None
 
     @property
     def up_to_date(self) -> bool:
@@ -33,13 +37,25 @@ class DatabaseReport:
         return data
 
 
-def database_report(db: Database) -> DatabaseReport:
-    """Read the report; works on an empty or outdated database without changing it."""
+def may_see_database_details(is_admin: bool) -> bool:
+    """Whether the viewer may see where the database is and how many rows it holds.
+
+    The one place that decides it: today, an administrator logged in on the Admin tab.
+    """
+    return is_admin
+
+
+def database_report(db: Database, *, detailed: bool = True) -> DatabaseReport:
+    """Read the report; works on an empty or outdated database without changing it.
+
+    ``detailed=False`` leaves out the database's location and its row counts (and does not
+    count them).
+    """
     status = schema_status(db)
     return DatabaseReport(
-        url=db.masked_url,
+        url=db.masked_url if detailed else None,
         backend=db.backend,
         schema_version=status.current,
         schema_head=status.head,
-        counts=table_counts(db),
+        counts=table_counts(db) if detailed else None,
     )

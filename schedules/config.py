@@ -16,11 +16,12 @@ from datetime import tzinfo
 from importlib import resources
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from apscheduler.triggers.cron import CronTrigger
 
-from quizbot.errors import InputError
+from quizbot.errors import REDACTED, InputError, register_secret
 
 __all__ = [
     "DEFAULT_SCHEDULES",
@@ -29,6 +30,7 @@ __all__ = [
     "default_schedules_file",
     "find_monitor",
     "load_monitors",
+    "shown_webhook",
 ]
 
 DEFAULT_SCHEDULES = "monitors.toml"
@@ -70,6 +72,7 @@ class MonitorSpec:
     def as_json(self) -> dict[str, Any]:
         """The definition as stored with the monitor row."""
         data = asdict(self)
+        data["webhook"] = shown_webhook(self.webhook)
         data["models"] = list(self.models)
         data["relations"] = list(self.relations) if self.relations is not None else None
         return data
@@ -201,6 +204,8 @@ def _monitor(table: Mapping[str, Any], where: str, problems: _Problems) -> Monit
             problems.add(where, "timezone", f"unknown time zone {values['timezone']!r}")
     if "webhook" in values and not re.match(r"^https?://\S+$", values["webhook"]):
         problems.add(where, "webhook", "must be an http:// or https:// URL")
+    elif "webhook" in values:
+        _register_webhook(values["webhook"])
 
     if "relations" in table:
         relations = _string_list(table["relations"])
@@ -237,6 +242,28 @@ def _monitor(table: Mapping[str, Any], where: str, problems: _Problems) -> Monit
     return MonitorSpec(**values)
 
 
+def _register_webhook(url: str) -> None:
+    """A webhook URL carries its token in its path, query or password: all of it is secret."""
+    parts = urlsplit(url)
+    for part in (parts.path, parts.query, parts.password, parts.username):
+        if part and part.strip("/"):
+            register_secret(part)
+
+
+def shown_webhook(url: str | None) -> str | None:
+    """A webhook as stored and shown: its scheme and host only (the rest may be a token)."""
+    if not url:
+        return url
+    parts = urlsplit(url)
+    secret = parts.path.strip("/") or parts.query or parts.username
+    host = parts.hostname or ""
+    try:
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:  # a port that is not a number: show none
+        port = ""
+    return f"{parts.scheme}://{host}{port}" + (f"/{REDACTED}" if secret else "")
+
+
 def load_monitors(path: Path | None = None) -> list[MonitorSpec]:
     """The monitors declared in ``path`` (default: the shipped file), validated.
 
@@ -257,6 +284,8 @@ def load_monitors(path: Path | None = None) -> list[MonitorSpec]:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"not valid TOML ({exc})", path=str(path)) from None
+    except RecursionError:
+        raise InputError("not valid TOML (nested far too deeply)", path=str(path)) from None
     problems = _Problems()
     unknown = sorted(set(data) - {"monitor"})
     for key in unknown:

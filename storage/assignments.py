@@ -20,6 +20,7 @@ from sqlmodel import Session, col
 from quizbot import domain
 from quizbot.domain import AssignmentMode, RunStatus
 from quizbot.errors import DuplicateError, InputError, NotFoundError
+from quizbot.names import check_name
 from storage.engine import Database
 from storage.models import (
     AssignmentItemRow,
@@ -71,13 +72,7 @@ def _with_items(session: Session, row: AssignmentRow) -> domain.Assignment:
 
 
 def _check_name(name: str) -> str:
-    if not isinstance(name, str) or not name.strip():
-        raise InputError("is empty", field="name")
-    if len(name) > MAX_NAME or any(ord(c) < 32 for c in name):
-        raise InputError(
-            f"must be at most {MAX_NAME} characters with no control characters", field="name"
-        )
-    return name.strip()
+    return check_name(name, field="name", max_length=MAX_NAME)
 
 
 def create_assignment(
@@ -98,6 +93,8 @@ def create_assignment(
     or repeated item list or an unknown mode, :class:`NotFoundError` for an unknown item.
     """
     clean = _check_name(name)
+    if cohort is not None:
+        cohort = check_name(cohort, field="cohort", max_length=MAX_NAME)
     try:
         chosen = AssignmentMode(mode)
     except ValueError:

@@ -28,7 +28,7 @@ from tenacity import (
     wait_random_exponential,
 )
 
-from quizbot.errors import ConfigError, StorageError
+from quizbot.errors import ConfigError, InputError, NotFoundError, StorageError
 
 __all__ = [
     "Backend",
@@ -133,6 +133,51 @@ def _is_transient(exc: BaseException) -> bool:
     return isinstance(exc, OperationalError) and any(m in message for m in _SQLITE_TRANSIENT)
 
 
+def _holds_nul(value: Any) -> bool:
+    """Whether a statement parameter holds a NUL byte: in text, in JSON already serialised
+    (``\\u0000``, SQLite) or in a JSON value psycopg will adapt (``Jsonb(obj)``)."""
+    if type(value) is str:
+        return "\x00" in value or "\\u0000" in value
+    if not hasattr(value, "obj"):
+        return False
+    stack: list[Any] = [value.obj]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, str):
+            if "\x00" in node:
+                return True
+        elif isinstance(node, dict):
+            stack.extend(node.keys())
+            stack.extend(node.values())
+        elif isinstance(node, list | tuple):
+            stack.extend(node)
+    return False
+
+
+def _refuse_nul(
+    _conn: Any, _cursor: Any, _statement: str, parameters: Any, _context: Any, executemany: bool
+) -> None:
+    """Refuse text holding a NUL byte before it reaches the database, on both backends alike.
+
+    PostgreSQL cannot store one (in text, or as ``\\u0000`` in JSON) and SQLite would store it
+    silently, so the same input is the same clear :class:`InputError` on either.
+    """
+    rows = parameters if executemany else (parameters,)
+    for row in rows or ():
+        if isinstance(row, dict):
+            values: Any = row.values()
+        elif isinstance(row, list | tuple):
+            values = row
+        else:  # a driver-level statement given one bare value
+            values = (row,)
+        for value in values:
+            if _holds_nul(value):
+                raise InputError(
+                    "text contains a NUL byte (\\x00), which cannot be stored",
+                    hint="remove the control character from the input and try again",
+                )
+
+
 def _install_sqlite_hooks(engine: Engine, options: EngineOptions) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_conn: Any, _record: Any) -> None:
@@ -161,7 +206,11 @@ class Database:
     must not have side effects outside the database.
     """
 
-    def __init__(self, url: str, options: EngineOptions | None = None) -> None:
+    def __init__(
+        self, url: str, options: EngineOptions | None = None, *, must_exist: bool = False
+    ) -> None:
+        """Connect lazily to ``url``. ``must_exist``: a SQLite file that is not there is a
+        :class:`NotFoundError` (nothing created), for commands that only read."""
         self.url = normalize_database_url(url)
         self.options = options or EngineOptions()
         parsed = make_url(self.url)
@@ -169,6 +218,12 @@ class Database:
         if self.backend == "sqlite":
             assert parsed.database is not None  # checked by normalize_database_url
             self.sqlite_path: Path | None = Path(parsed.database)
+            if must_exist and not self.sqlite_path.is_file():
+                raise NotFoundError(
+                    f"no SQLite database at {self.sqlite_path}",
+                    hint="check DATABASE_URL (or QUIZBOT_HOME) for a typo; "
+                    "`quizbot db upgrade` creates a new database",
+                )
             self._ensure_sqlite_dir(self.sqlite_path)
             self.engine = create_engine(
                 self.url,
@@ -191,6 +246,7 @@ class Database:
                 pool_pre_ping=True,
                 connect_args={"connect_timeout": 10},
             )
+        event.listen(self.engine, "before_cursor_execute", _refuse_nul)
         self._write_engine = self.engine.execution_options(quizbot_write=True)
         # SQLite takes one writer at a time; writers of this process queue on a lock instead of
         # in SQLite's busy handler, whose growing sleeps (up to 100 ms each) made the slowest

@@ -21,7 +21,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col
 
 from quizbot import domain
-from quizbot.errors import NotFoundError
+from quizbot.errors import NotFoundError, redact
 from storage.engine import Database
 from storage.models import Alert, DriftResult, Monitor, MonitorNight, NightStatus
 from storage.records import record_columns, to_record, to_record_or_none
@@ -189,7 +189,7 @@ def finish_night(
         values["provider_model"] = provider_model
     if summary is not None:
         values["summary"] = summary
-    values["error_text"] = error_text
+    values["error_text"] = redact(error_text) if error_text is not None else None
     db.write(
         lambda s: s.execute(
             update(MonitorNight).where(col(MonitorNight.id) == night_id).values(**values)
@@ -365,6 +365,6 @@ def mark_alert_delivered(db: Database, alert_id: int, error: str | None = None) 
     values: dict[str, Any] = (
         {"delivered_at": utcnow(), "delivery_error": None}
         if error is None
-        else {"delivery_error": error[:2000]}
+        else {"delivery_error": redact(error)[:2000]}
     )
     db.write(lambda s: s.execute(update(Alert).where(col(Alert.id) == alert_id).values(**values)))

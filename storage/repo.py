@@ -20,7 +20,8 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, SQLModel, col
 
 from quizbot import domain
-from quizbot.errors import DuplicateError, InputError, NotFoundError, QuizbotError
+from quizbot.errors import DuplicateError, InputError, NotFoundError, QuizbotError, redact
+from quizbot.names import check_name
 from storage.engine import Database
 from storage.models import (
     EvalRun,
@@ -109,6 +110,11 @@ class NewResponse:
         # Shallow on purpose: dataclasses.asdict deep-copies, which costs on the hot path.
         values = {f.name: getattr(self, f.name) for f in fields(self)}
         values["outcome"] = Outcome(self.outcome).value
+        # The one door provider messages go through into the database: never with a secret.
+        if self.error_text is not None:
+            values["error_text"] = redact(self.error_text)
+        if self.raw_text is not None and self.run_id is not None:
+            values["raw_text"] = redact(self.raw_text)
         values["created_at"] = self.created_at or utcnow()
         return values
 
@@ -248,6 +254,7 @@ def create_knowledge_base(
     meta: dict[str, Any] | None = None,
 ) -> domain.KnowledgeBaseInfo:
     """Create a knowledge base; :class:`DuplicateError` if the name is taken."""
+    name = check_name(name)
     kb = KnowledgeBase(
         name=name,
         version=version,
@@ -468,6 +475,7 @@ def save_prototype_set(
     The same name with the same content is a no-op; the same name with other content is a
     :class:`DuplicateError` (pick another name), so nothing is silently replaced.
     """
+    name = check_name(name)
 
     def _do(session: Session) -> tuple[domain.StoredPrototypeSet, bool]:
         row = session.execute(
@@ -652,7 +660,8 @@ def update_run(
         if model_reported is not None:
             run.model_reported = model_reported
         if error_text is not None or status in {RunStatus.RUNNING, RunStatus.COMPLETED}:
-            run.error_text = error_text  # a run that goes on or completes sheds its old error
+            # A run that goes on or completes sheds its old error; a new one is stored redacted.
+            run.error_text = redact(error_text) if error_text is not None else None
         session.add(run)
         session.flush()
         return to_record(domain.Run, run)

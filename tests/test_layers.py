@@ -30,6 +30,8 @@ COMPONENTS: tuple[tuple[str, int, tuple[str, ...]], ...] = (
             "quizbot.domain",
             "quizbot.jsonl",
             "quizbot.logs",
+            "quizbot.names",
+            "quizbot.ratelimit",
             "quizbot.progress",
         ),
     ),

@@ -42,13 +42,21 @@ def db_upgrade(app: App, revision: str, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.pass_obj
 def db_info(app: App, as_json: bool) -> None:
-    """Show the database URL (password masked), schema version and row counts per table."""
+    """Show the database URL (password masked), schema version and row counts per table.
+
+    Only reads: a SQLite file named by DATABASE_URL that does not exist is an error (a typo
+    creates nothing); the default file in QUIZBOT_HOME is reported as an empty database.
+    """
     from quizbot.status import database_report
     from storage import Database
 
     settings = app.settings
-    settings.ensure_home()
-    database = Database(settings.effective_database_url, settings.engine_options())
+    named = settings.database_url is not None
+    if not named:
+        settings.ensure_home()
+    database = Database(
+        settings.effective_database_url, settings.engine_options(), must_exist=named
+    )
     try:
         database.ping()
         report = database_report(database)

@@ -59,10 +59,12 @@ def kb_import(app: App, fmt: str, path: Path, name: str, as_json: bool) -> None:
     from quizbot.generate.prototypes import read_prototypes
     from quizbot.kb.importers import read_medlama, read_triplets
     from quizbot.kb.registry import check_import_name, import_kb
+    from quizbot.names import check_name
     from storage.repo import save_prototype_set
 
     with database_for(app) as database:
         if fmt == "prototypes":
+            check_name(name, field="--name")
             protos, kind, text = read_prototypes(path, name)
             relations = sorted({r for r, _ in protos.prototypes})
             _row, created = save_prototype_set(

@@ -376,3 +376,65 @@ def monitor_accept_baseline(
             note=note,
         )
     _changed(incident, as_json)
+
+
+@monitor.command("release")
+@click.argument("night", type=int, required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.pass_obj
+def monitor_release(app: App, night: int | None, as_json: bool) -> None:
+    """Release NIGHT, claimed by a process that died, so it runs again; no NIGHT: list claims.
+
+    The night becomes failed; the next `monitor run` (or scheduled night) takes it over and
+    resumes its run. Release only a night whose process is gone, or it may run twice.
+    """
+    import getpass
+    import socket
+
+    from storage.night_release import claimed_nights, release_night
+
+    with database_for(app) as database:
+        if night is None:
+            claims = claimed_nights(database)
+        else:
+            who = f"{getpass.getuser()}@{socket.gethostname()}"
+            released = release_night(database, night, released_by=who)
+    if night is None:
+        rows = [
+            {
+                "night": c.id,
+                "monitor": c.monitor,
+                "model": c.model,
+                "date": c.scheduled_date.isoformat(),
+                "claimed_by": c.claimed_by,
+                "claimed_at": c.claimed_at.isoformat(),
+            }
+            for c in claims
+        ]
+        if as_json:
+            emit_json({"claimed": rows})
+            return
+        if not rows:
+            click.echo("no claimed nights")
+        for r in rows:
+            click.echo(
+                f"  night {r['night']:<6} {r['monitor']:<16} {r['model']:<24} {r['date']}  "
+                f"claimed by {r['claimed_by'] or '-'} at {r['claimed_at']}"
+            )
+        return
+    result = {
+        "night": released.id,
+        "monitor": released.monitor,
+        "model": released.model,
+        "date": released.scheduled_date.isoformat(),
+        "claimed_by": released.claimed_by,
+        "status": "failed",
+    }
+    if as_json:
+        emit_json(result)
+        return
+    click.echo(
+        f"released night {released.id} ({released.monitor}, {released.model}, "
+        f"{released.scheduled_date}) claimed by {released.claimed_by or '-'}; "
+        "the next `quizbot monitor run` takes it over"
+    )

@@ -1017,7 +1017,7 @@ class JsonlRephraseCache:
             try:
                 record = json.loads(line.decode("utf-8"))
                 model, key, text = record["model"], record["sha256"], record["text"]
-            except (UnicodeDecodeError, ValueError, TypeError, KeyError):
+            except (UnicodeDecodeError, ValueError, TypeError, KeyError, RecursionError):
                 skipped += 1
                 continue
             if isinstance(model, str) and isinstance(key, str) and isinstance(text, str):

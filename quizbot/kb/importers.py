@@ -19,6 +19,7 @@ from quizbot.errors import InputError
 from quizbot.jsonl import read_objects
 from quizbot.kb.model import KnowledgeBaseData, Relation, Triplet
 from quizbot.kb.relations import known_relations
+from quizbot.names import check_text
 
 __all__ = ["read_medlama", "read_triplets"]
 
@@ -35,6 +36,7 @@ MAX_TYPE = 100
 
 
 def _check_length(value: str, limit: int, label: str, line: int, field: str) -> None:
+    check_text(value, field=field, path=label, line=line)  # a NUL byte or a control character
     if len(value) > limit:
         raise InputError(
             f"{len(value)} characters; at most {limit} are allowed",
@@ -208,6 +210,7 @@ def read_triplets(path: Path, name: str) -> KnowledgeBaseData:
                   "head_type": MAX_TYPE, "tail_type": MAX_TYPE}  # fmt: skip
         for field, limit in limits.items():
             _check_length(values[field], limit, label, line, field)
+        check_text(values["group"], field="group", path=label, line=line)
         relation = values["relation"]
         if not _RELATION_NAME.match(relation):
             raise InputError(

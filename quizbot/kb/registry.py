@@ -19,6 +19,7 @@ from quizbot.kb.clinical import load_clinical_core
 from quizbot.kb.listing import KbListing, merge_listing
 from quizbot.kb.model import KnowledgeBaseData, Relation, Triplet
 from quizbot.kb.overrides import apply_overrides
+from quizbot.names import check_name
 from storage import Database
 from storage.repo import (
     NewPoint,
@@ -207,7 +208,9 @@ def install(db: Database, kb: KnowledgeBaseData, *, prune: bool = False) -> Inst
 
 
 def check_import_name(name: str) -> None:
-    """Refuse a built-in's name for an import (checked before reading any file)."""
+    """Refuse an invalid name (:func:`quizbot.names.check_name`) or a built-in's name for an
+    import (checked before reading any file)."""
+    check_name(name, field="name")
     if name in BUILTINS:
         raise DuplicateError(
             f"{name!r} is a built-in knowledge base",

@@ -21,7 +21,7 @@ import litellm
 from litellm import exceptions as llm_errors
 from litellm.llms.custom_httpx.async_client_cleanup import close_litellm_async_clients
 
-from quizbot.errors import ConfigError, redact
+from quizbot.errors import ConfigError, redact, register_secret
 from quizbot.providers.base import Completion, ErrorKind, ProviderError, Request
 
 __all__ = ["LiteLLMProvider"]
@@ -58,6 +58,8 @@ class LiteLLMProvider:
                 f"model {model!r} reads its API key from {api_key_env}, which is not set",
                 hint=f"export {api_key_env}=... before running",
             )
+        if api_key_env:
+            register_secret(os.environ[api_key_env])  # whatever the variable is called
         global _open_providers  # noqa: PLW0603 - see aclose
         with _open_lock:
             _open_providers += 1

@@ -9,17 +9,37 @@ admin action checks the state again on the server.
 
 from __future__ import annotations
 
+from typing import Any
+
 import gradio as gr
 
 from quizbot import __version__
 from quizbot.config import Settings
 from quizbot.kb.registry import KbListing, kb_listing
-from quizbot.status import DatabaseReport, database_report
+from quizbot.status import DatabaseReport, database_report, may_see_database_details
 from quizbot.ui import admin, ask, assignments, compare, monitor, practice
 from quizbot.ui.context import UiContext
 from storage import Database
 
-__all__ = ["CSS", "build_app", "render_knowledge_bases", "render_status"]
+__all__ = [
+    "CSS",
+    "UPLOAD_CLEANUP",
+    "build_app",
+    "launch_options",
+    "render_knowledge_bases",
+    "render_status",
+]
+
+# Uploaded files (schedules files, KB imports) are temporary: every 10 minutes those older than
+# an hour are deleted, and all of them when the server stops (Gradio's delete_cache).
+UPLOAD_CLEANUP = (600, 3600)
+
+
+def launch_options(settings: Settings) -> dict[str, Any]:
+    """What ``launch`` (or mounting the app) needs besides the address: the upload size limit
+    (a larger upload is refused with HTTP 413 before it is stored) and the CSS."""
+    return {"max_file_size": settings.max_upload_mb * 1024 * 1024, "css": CSS}
+
 
 # Passed to ``launch`` (Gradio 6 takes CSS there). On a phone the practice summary's answer
 # table broke words letter by letter ("yo/ur/an/sw/er"); it scrolls sideways instead.
@@ -44,10 +64,17 @@ def render_knowledge_bases(listing: list[KbListing]) -> str:
 
 
 def render_status(report: DatabaseReport) -> str:
-    """The status report as Markdown."""
-    rows = "\n".join(f"| `{table}` | {n:,} |" for table, n in report.counts.items())
+    """The status report as Markdown (location and row counts only if the report has them)."""
     schema = report.schema_version or "none"
     state = "up to date" if report.up_to_date else f"behind (code needs {report.schema_head})"
+    if report.url is None or report.counts is None:
+        return (
+            f"**Database:** {report.backend}  \n"
+            f"**Schema version:** `{schema}`, {state}\n\n"
+            "*Where the database is and how many rows it holds is shown to administrators "
+            "(log in on the Admin tab, then open this tab again).*\n"
+        )
+    rows = "\n".join(f"| `{table}` | {n:,} |" for table, n in report.counts.items())
     return (
         f"**Database:** `{report.url}` ({report.backend})  \n"
         f"**Schema version:** `{schema}`, {state}\n\n"
@@ -58,7 +85,7 @@ def render_status(report: DatabaseReport) -> str:
 def build_app(settings: Settings, db: Database) -> gr.Blocks:
     """The quizbot web app for these settings and this database."""
     ctx = UiContext(settings, db)
-    with gr.Blocks(title="quizbot") as app:
+    with gr.Blocks(title="quizbot", delete_cache=UPLOAD_CLEANUP) as app:
         gr.Markdown(
             f"# quizbot {__version__}\n"
             "Medical knowledge practice for students, and knowledge monitoring for language "
@@ -69,16 +96,17 @@ def build_app(settings: Settings, db: Database) -> gr.Blocks:
         status = gr.Markdown(elem_id="quizbot-status", render=False)
         kbs = gr.Markdown(elem_id="quizbot-kbs", render=False)
 
-        def _status() -> str:
-            return render_status(database_report(db))
+        is_admin = gr.State(False)
+
+        def _status(admin: bool) -> str:
+            detailed = may_see_database_details(bool(admin))
+            return render_status(database_report(db, detailed=detailed))
 
         def _kbs() -> str:
             return render_knowledge_bases(kb_listing(db))
 
         app.load(_kbs, outputs=kbs, api_name="knowledge_bases")
-        app.load(_status, outputs=status, api_name="status")
-
-        is_admin = gr.State(False)
+        app.load(_status, inputs=is_admin, outputs=status, api_name="status")
         with gr.Tab("Practice", id="practice"):
             practice.build(ctx)
         with gr.Tab("Ask a model", id="ask"):
@@ -90,11 +118,13 @@ def build_app(settings: Settings, db: Database) -> gr.Blocks:
         admin_only += assignments.tab(ctx, is_admin)
         with gr.Tab("Admin", id="admin"):
             admin.build(ctx, is_admin, admin_only)
-        with gr.Tab("Status", id="status"):
+        with gr.Tab("Status", id="status") as status_tab:
             status.render()  # type: ignore[no-untyped-call]
             kbs.render()  # type: ignore[no-untyped-call]
             refresh = gr.Button("Refresh", size="sm")
         refresh.click(_kbs, outputs=kbs, api_visibility="private")
-        refresh.click(_status, outputs=status, api_visibility="private")
+        refresh.click(_status, inputs=is_admin, outputs=status, api_visibility="private")
+        # Opening the tab shows what the viewer may see now (details once an admin logged in).
+        status_tab.select(_status, inputs=is_admin, outputs=status, api_visibility="private")
     blocks: gr.Blocks = app
     return blocks

@@ -199,7 +199,13 @@ class Handler(BaseHTTPRequestHandler):
         if options.status:
             message = f"request refused with HTTP {options.status}"
             if options.echo_key:
-                message += f"; key sent: {self.headers.get('Authorization', '')}"
+                # As careless providers do: the header, the bare key, and the key in a URL.
+                header = self.headers.get("Authorization", "")
+                key = header.removeprefix("Bearer ").strip()
+                message += (
+                    f"; key sent: {header}; the key {key} is not valid"
+                    f" (see https://example.invalid/keys?api_key={key})"
+                )
             kind = {401: "authentication_error", 404: "not_found_error"}.get(
                 options.status, "invalid_request_error"
             )

@@ -57,7 +57,7 @@ def test_server_starts_migrates_and_reports_the_database(tmp_path: Path, how: st
         client = Client(f"http://127.0.0.1:{port}/", verbose=False)
         status = client.predict(api_name="/status")
         assert f"**Schema version:** `{head_revision()}`, up to date" in status
-        assert "| `response` | 0 |" in status
+        assert "| `response` |" not in status  # row counts are for administrators only
         # The embedded knowledge base is installed at start, offline.
         kbs = client.predict(api_name="/knowledge_bases")
         core = load_clinical_core()

@@ -1,4 +1,5 @@
-"""The app's frame in a real browser: every tab is there and the status page shows the database."""
+"""The app's frame in a real browser: every tab is there and the status page shows the database
+(where it is and its row counts to an administrator only)."""
 
 from __future__ import annotations
 
@@ -18,5 +19,17 @@ def test_every_tab_opens_and_the_status_page_reports_the_database(
     tab.get_by_role("tab", name="Status").click()  # type: ignore[attr-defined]
     status = tab.locator("#quizbot-status")  # type: ignore[attr-defined]
     status.get_by_text("Schema version").wait_for()
-    assert "up to date" in status.inner_text()
+    public = status.inner_text()
+    assert "up to date" in public
+    location = served.database_url.rsplit("/", 1)[-1]
+    assert location not in public and "respondent" not in public  # no path, no row counts
     screenshot(tab, "status")
+
+    tab.get_by_role("tab", name="Admin").click()  # type: ignore[attr-defined]
+    tab.locator("#qb-admin-password input").fill(served.admin_password)  # type: ignore[attr-defined]
+    tab.locator("#qb-admin-login").click()  # type: ignore[attr-defined]
+    tab.locator("#qb-admin-message").get_by_text("Logged in").wait_for()  # type: ignore[attr-defined]
+    tab.get_by_role("tab", name="Status").click()  # type: ignore[attr-defined]
+    status.get_by_text(location).wait_for()
+    assert "respondent" in status.inner_text()  # the row counts, for the admin
+    screenshot(tab, "status-admin")
