@@ -21,9 +21,11 @@ from quizbot.kb.model import point_id
 __all__ = [
     "GENERATOR_VERSION",
     "ITEM_ID_VERSION",
+    "I_DO_NOT_KNOW",
     "ChoiceItem",
     "StatementItem",
     "StatementSide",
+    "is_idk_option",
     "item_from_json",
 ]
 
@@ -31,6 +33,15 @@ ITEM_ID_VERSION = "i1"
 # g2: negatives and distractors from the knowledge model and clinical reviews (tiers recorded),
 # prototypes in the recognised/standard wording, MC stems that never reveal the answer count.
 GENERATOR_VERSION = "g2"
+
+# The abstention option generated questions end with; imported ones may lack it.
+I_DO_NOT_KNOW = "I do not know"
+_IDK_OPTION_TEXTS = frozenset({"i do not know", "i don't know", "i dont know", "idk"})
+
+
+def is_idk_option(option: str) -> bool:
+    """True for an "I do not know" option (any case, straight or curly apostrophe)."""
+    return " ".join(option.replace("\u2019", "'").split()).casefold() in _IDK_OPTION_TEXTS
 
 
 def _hash(*parts: str) -> str:
@@ -193,7 +204,12 @@ class StatementItem(NamedTuple):
 
 @dataclass(frozen=True)
 class ChoiceItem:
-    """A multiple-choice question; ``options`` always end with "I do not know"."""
+    """A multiple-choice question with one or more right options (``answer_keys``).
+
+    Generated questions end with "I do not know"; imported ones (item banks such as
+    MultifacetEval or MedQA) may have no such option: :meth:`offered_options` says what is put
+    to a respondent.
+    """
 
     kind: ClassVar[str] = "choice"
 
@@ -221,6 +237,18 @@ class ChoiceItem:
             "|".join(self.answer_keys),
         )
         return f"{ITEM_ID_VERSION}:{digest}"
+
+    @property
+    def has_idk(self) -> bool:
+        """True when one of the item's own options is "I do not know"."""
+        return any(is_idk_option(option) for option in self.options)
+
+    def offered_options(self, idk: bool) -> tuple[str, ...]:
+        """The options as asked: the item's own, plus "I do not know" when ``idk`` asks for it
+        and the item has none (an IDK option the item has is always offered)."""
+        if idk and not self.has_idk:
+            return (*self.options, I_DO_NOT_KNOW)
+        return self.options
 
     @property
     def text(self) -> str:

@@ -51,7 +51,8 @@ True/false (the PretexEval / EBMQA seed keyword sets)
       not offered as an alternative ("true or false", "true/false", "true, false"). Otherwise the
       answer is unparsed: "conflicting keywords 'x' and 'y'".
 
-Multiple choice (options end with "I do not know"; letters A.. up to the number of options)
+Multiple choice (letters A.. up to the number of options offered; generated items end with
+"I do not know", imported ones may have no such option unless the prompt added it)
     1. The whole first line, after dropping "Answer:" / "The correct answer is" and trailing
        punctuation, equal to an option's text (case-insensitive; an option's trailing
        parenthesis is optional, so "Very frequent" is "Very frequent (80-99%)"), or to several
@@ -614,7 +615,7 @@ def _choice(text: str, options: Sequence[str], allow_idk: bool) -> Parsed:
 def parse_choice(text: str, options: Sequence[str]) -> Parsed:
     """Read a multiple-choice answer: sorted letters (``"A,C"``), abstained, or unparsed.
 
-    ``options`` are the options as offered, the final "I do not know" included. See the module
+    ``options`` are the options as offered, any "I do not know" included. See the module
     docstring for the rules.
     """
     return _choice(text, options, True)
@@ -697,9 +698,14 @@ def score(item: StatementItem | ChoiceItem, parsed: Parsed) -> Outcome:
 def parse_and_score(
     text: str, item: StatementItem | ChoiceItem, *, idk_offered: bool
 ) -> tuple[Parsed, Outcome]:
-    """Parse a model's ``text`` for ``item`` and score it; ``idk_offered`` as in the prompt."""
+    """Parse a model's ``text`` for ``item`` and score it; ``idk_offered`` as in the prompt.
+
+    A choice item is read against the options it was offered
+    (:meth:`~quizbot.items.ChoiceItem.offered_options`), so an "I do not know" the prompt added
+    to an imported item abstains.
+    """
     if isinstance(item, ChoiceItem):
-        parsed = _parse_choice_offered(text, item.options, idk_offered)
+        parsed = _parse_choice_offered(text, item.offered_options(idk_offered), idk_offered)
     else:
         parsed = parse_true_false(text, allow_idk=idk_offered)
     return parsed, score(item, parsed)
