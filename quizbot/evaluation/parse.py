@@ -84,7 +84,8 @@ Scoring (:func:`score`)
     letters equal the answer keys exactly (a partial or superset choice is INCORRECT) and
     ABSTAINED when only the "I do not know" letter was chosen. UNPARSED when the answer cannot
     belong to the item (a letter for a statement, "true" or a letter past the options for a
-    question). The scorer never returns ERROR: that outcome is reserved for calls that failed,
+    question). Multi-answer questions also get a fractional credit (:func:`partial_credit`).
+    The scorer never returns ERROR: that outcome is reserved for calls that failed,
     which the metrics leave out, while an unreadable answer counts as answered and wrong.
 """
 
@@ -110,6 +111,7 @@ __all__ = [
     "parse_choice",
     "parse_human",
     "parse_true_false",
+    "partial_credit",
     "score",
 ]
 
@@ -709,3 +711,24 @@ def parse_and_score(
     else:
         parsed = parse_true_false(text, allow_idk=idk_offered)
     return parsed, score(item, parsed)
+
+
+def partial_credit(item: ChoiceItem, answer: str | None) -> float:
+    """Fractional credit for a multi-answer question, in [0, 1].
+
+    ``(right options chosen - wrong options chosen) / right options``, floored at 0: every
+    right letter earns 1/k of the credit (k right options) and every wrong letter costs as
+    much, so choosing every option earns nothing and the exact key earns 1. No answer, an
+    unreadable one or "I do not know" (``answer`` None or ``"idk"``) earns 0.
+
+    The EBMQA paper (Avnat et al., JMIR 2025) gives partial credit to multi-answer semantic
+    questions; its exact formula was not available to us, so this is quizbot's own definition
+    (see :mod:`quizbot.analysis.metrics`), reported next to exact match, never instead of it.
+    """
+    keys = {key.strip().upper() for key in item.answer_keys}
+    if not answer or answer == "idk" or not keys:
+        return 0.0
+    chosen = {part.strip().upper() for part in answer.split(",") if part.strip()}
+    right = len(chosen & keys)
+    wrong = len(chosen - keys)
+    return max(0.0, (right - wrong) / len(keys))

@@ -67,6 +67,7 @@ __all__ = [
     "GenerationSummary",
     "ProviderCompleter",
     "item_from_row",
+    "item_rows",
     "load_items",
     "load_script",
     "prepare",
@@ -473,17 +474,13 @@ def load_items(db: Database, ids: Sequence[str]) -> list[StatementItem | ChoiceI
     return [item_from_row(row) for row in get_items(db, ids)]
 
 
-def store_items(
-    db: Database, kb: KnowledgeBaseData, kb_id: int, items: Iterable[StatementItem | ChoiceItem]
-) -> int:
-    """Write items to the database (idempotent by content id); return how many were new."""
-    items = list(items)
-    keys = {
-        (i.relation, i.head, i.positive_tail or i.tail)
-        for i in items
-        if isinstance(i, StatementItem)
-    }
-    ids = knowledge_point_ids(db, kb_id, keys) if keys else {}
+def item_rows(
+    items: Iterable[StatementItem | ChoiceItem],
+    point_ids: Mapping[tuple[str, str, str], int] | None = None,
+) -> list[NewItem]:
+    """The rows that store ``items``; ``point_ids`` links statements to their stored points by
+    (relation, head, tail). Used by :func:`store_items` and by item-set imports."""
+    ids = point_ids or {}
     rows: list[NewItem] = []
     for item in items:
         if isinstance(item, StatementItem):
@@ -524,6 +521,21 @@ def store_items(
                     lineage=_lineage(item),
                 )
             )
+    return rows
+
+
+def store_items(
+    db: Database, kb: KnowledgeBaseData, kb_id: int, items: Iterable[StatementItem | ChoiceItem]
+) -> int:
+    """Write items to the database (idempotent by content id); return how many were new."""
+    items = list(items)
+    keys = {
+        (i.relation, i.head, i.positive_tail or i.tail)
+        for i in items
+        if isinstance(i, StatementItem)
+    }
+    ids = knowledge_point_ids(db, kb_id, keys) if keys else {}
+    rows = item_rows(items, ids)
     new = 0
     for start in range(0, len(rows), 5000):
         new += save_items(db, kb_id, rows[start : start + 5000])
