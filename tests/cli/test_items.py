@@ -156,6 +156,9 @@ def test_fixed_answers_give_the_hand_computed_figures(runner: CliRunner) -> None
     # Keys ACE, BD, ACE, BD, ABC, D; "A, C" earns 2/3, 0, 2/3, 0, 2/3, 0 and no exact match.
     multi = report["multi_answer"]
     assert multi["exact_match"] == 0.0 and multi["partial_credit"] == pytest.approx(1 / 3)
+    text = _ok(runner.invoke(cli, ["report", str(report["run_id"])])).stdout
+    assert "multi-answer questions: 6, exact match 0.000" in text
+    assert "fractional credit 0.333" in text
     with stub_server("--answer", "true") as base:
         report = _eval(runner, base, "--item-set", "tfq")
     # "True" to all 12: the 6 true statements right; every pair agreed with on both sides.
