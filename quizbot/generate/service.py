@@ -91,7 +91,7 @@ class GenerateRequest:
     points: int | None = None
     seed: int | str = 0
     prototypes: str | None = None  # a file path or the name of an imported set
-    format: Literal["statements", "choice"] = "statements"
+    format: Literal["statements", "choice", "numeric"] = "statements"
     points_file: Path | None = None
     store: bool = True
     rephrase: str | None = None  # "scripted:FILE.jsonl" until model providers land
@@ -133,6 +133,10 @@ class Generation:
             yield from choice_questions(
                 self.kb, self.facts, seed=self.request.seed, difficulty=self.request.difficulty
             )
+        elif self.request.format == "numeric":
+            from quizbot.generate.numeric import numeric_questions  # noqa: PLC0415 - optional
+
+            yield from numeric_questions(self.kb, self.facts)
         elif self.rephraser is None:
             yield from statements(self.kb, self.plans, self.prototypes)
         else:
@@ -331,6 +335,16 @@ def prepare(db: Database, request: GenerateRequest, settings: Settings | None = 
         plans = read_points_file(request.points_file, kb, request.difficulty)
         facts = [p.fact for p in plans]
     else:
+        if request.format == "numeric" and not request.relations:
+            # Numeric questions exist only where the KB holds numbers (HPO frequencies).
+            from quizbot.generate.choice import PHENOTYPE_RELATION  # noqa: PLC0415
+
+            if PHENOTYPE_RELATION not in kb.relations:
+                raise InputError(
+                    f"knowledge base {kb.name!r} holds no numbers to ask about",
+                    hint="numeric questions need HPO phenotype frequencies (--kb hpo)",
+                )
+            request = replace(request, relations=[PHENOTYPE_RELATION])
         uncovered = prototypes.missing(kb.relations) if request.format == "statements" else []
         if uncovered and not request.relations:
             # Like the paper with MedLAMA: state only the relations the prototypes cover.
