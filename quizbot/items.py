@@ -277,17 +277,41 @@ class ChoiceItem:
         }
 
 
+MAX_OPTIONS = 10  # options are lettered A-J
+
+
+def _choice_shape(record: Mapping[str, Any]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The options and answer keys of a choice record, checked (ValueError naming the fault)."""
+    options, keys = record["options"], record["answer_keys"]
+    if not isinstance(options, list) or not all(isinstance(o, str) and o.strip() for o in options):
+        raise ValueError("options must be a list of non-empty strings")
+    if not 2 <= len(options) <= MAX_OPTIONS:
+        raise ValueError(f"a choice item needs 2 to {MAX_OPTIONS} options, not {len(options)}")
+    letters = "ABCDEFGHIJ"[: len(options)]
+    if not isinstance(keys, list) or not keys or not all(isinstance(k, str) for k in keys):
+        raise ValueError("answer_keys must be a non-empty list of option letters")
+    if any(k not in letters for k in keys) or len(set(keys)) != len(keys):
+        raise ValueError(f"answer_keys {keys!r} must be distinct letters among {letters}")
+    return tuple(options), tuple(keys)
+
+
 def item_from_json(record: Mapping[str, Any]) -> StatementItem | ChoiceItem:
-    """Rebuild an item from its JSONL record (KeyError/ValueError on malformed input)."""
+    """Rebuild an item from its JSONL record (KeyError/ValueError on malformed input).
+
+    The shape is checked, so a file quizbot did not write cannot make an item that fails later:
+    a choice item needs 2-10 non-empty options and distinct answer letters among them; a
+    statement's ``label`` must be a JSON boolean.
+    """
     if record["kind"] == "choice":
+        options, keys = _choice_shape(record)
         return ChoiceItem(
             kb=record["kb"],
             kb_version=record["kb_version"],
             relation=record["relation"],
             head=record["head"],
             question=record["question"],
-            options=tuple(record["options"]),
-            answer_keys=tuple(record["answer_keys"]),
+            options=options,
+            answer_keys=keys,
             subtype=record["subtype"],
             knowledge_point_ids=tuple(record["knowledge_point_ids"]),
             meta=record.get("meta", {}),
@@ -305,10 +329,12 @@ def item_from_json(record: Mapping[str, Any]) -> StatementItem | ChoiceItem:
         positive_tail=record.get("positive_tail"),
         meta=record.get("meta", {}),
     )
+    if not isinstance(record["label"], bool):
+        raise ValueError(f"label must be true or false, not {record['label']!r}")
     return StatementItem(
         side,
         Transform(record["transform"]),
-        bool(record["label"]),
+        record["label"],
         record["text"],
         record["prototype"],
         record.get("rephrase_model"),

@@ -74,3 +74,45 @@ def test_cli_eval_of_an_item_without_idk_completes(
     assert report["status"] == "completed" and report["metrics"]["average_accuracy"] == 1.0
     listed = json.loads(runner.invoke(cli, ["runs", "list", "--json"]).stdout)["runs"]
     assert [r["status"] for r in listed] == ["completed"]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"options": ["only one"]}, "needs 2 to 10 options"),
+        ({"options": "Metoprolol"}, "options must be a list"),
+        ({"answer_keys": ["F"]}, "must be distinct letters among ABCD"),
+        ({"answer_keys": []}, "non-empty list"),
+    ],
+)
+def test_a_choice_shape_quizbot_did_not_write_is_a_user_error_and_leaves_no_run(
+    monkeypatch: pytest.MonkeyPatch,
+    database_url: str,
+    tmp_path: Path,
+    change: dict[str, object],
+    message: str,
+) -> None:
+    monkeypatch.setenv("DATABASE_URL", database_url)
+    record = {**NO_IDK.to_json(), **change}
+    record.pop("id")
+    items = tmp_path / "items.jsonl"
+    items.write_text(json.dumps(NO_IDK.to_json()) + "\n" + json.dumps(record) + "\n")
+    runner = CliRunner()
+    done = runner.invoke(cli, ["eval", "--model", "baseline/random", "--items", str(items)])
+    assert done.exit_code == 65 and f"{items}, line 2" in done.stderr and message in done.stderr
+    assert "internal error" not in done.stderr
+    listed = json.loads(runner.invoke(cli, ["runs", "list", "--json"]).stdout)["runs"]
+    assert listed == []
+
+
+def test_a_statement_label_must_be_a_boolean() -> None:
+    from quizbot.items import item_from_json
+
+    statement = {
+        "kind": "statement", "kb": "k", "kb_version": "1", "relation": "r", "head": "h",
+        "tail": "t", "polarity": "positive", "prototype_set": "", "transform": "none",
+        "label": "false", "text": "h has t.", "prototype": "",
+    }  # fmt: skip
+    with pytest.raises(ValueError, match="label must be true or false"):
+        item_from_json(statement)
+    assert item_from_json({**statement, "label": False}).label is False
