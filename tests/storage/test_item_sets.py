@@ -1,4 +1,4 @@
-"""storage/item_sets.py: an item set, its knowledge base and its items are written all or nothing."""
+"""storage/item_sets.py: a set, its knowledge base and its items are written all or nothing."""
 
 from __future__ import annotations
 
