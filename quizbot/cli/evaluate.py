@@ -66,8 +66,9 @@ def _print_report(report: dict[str, Any]) -> None:
 )
 @click.option("--relations", help="With --kb: comma-separated relations.")
 @click.option("--points", type=click.IntRange(min=1), help="With --kb: number of knowledge points.")
-@click.option("--format", "fmt", type=click.Choice(["statements", "choice"]), default="statements",
-              show_default=True, help="With --kb: item format.")  # fmt: skip
+@click.option("--format", "fmt", type=click.Choice(["statements", "choice", "numeric"]),
+              default="statements", show_default=True,
+              help="With --kb: item format (numeric: EBMQA ranges, --kb hpo).")  # fmt: skip
 @click.option("--prototypes", help="With --kb: prototype file or imported set.")
 @difficulty_option
 @click.option("--seed", default="0", show_default=True, help="Seed for items and demonstrations.")
@@ -170,7 +171,11 @@ def eval_cmd(
                     points=points,
                     seed=seed,
                     prototypes=prototypes,
-                    format="choice" if fmt == "choice" else "statements",
+                    format="choice"
+                    if fmt == "choice"
+                    else "numeric"
+                    if fmt == "numeric"
+                    else "statements",
                     difficulty="distant" if difficulty == "distant" else "plausible",
                 )
                 items = list(prepare(database, request, app.settings).items())
