@@ -21,9 +21,11 @@ from quizbot.kb.model import point_id
 __all__ = [
     "GENERATOR_VERSION",
     "ITEM_ID_VERSION",
+    "I_DO_NOT_KNOW",
     "ChoiceItem",
     "StatementItem",
     "StatementSide",
+    "is_idk_option",
     "item_from_json",
 ]
 
@@ -31,6 +33,15 @@ ITEM_ID_VERSION = "i1"
 # g2: negatives and distractors from the knowledge model and clinical reviews (tiers recorded),
 # prototypes in the recognised/standard wording, MC stems that never reveal the answer count.
 GENERATOR_VERSION = "g2"
+
+# The abstention option generated questions end with; imported ones may lack it.
+I_DO_NOT_KNOW = "I do not know"
+_IDK_OPTION_TEXTS = frozenset({"i do not know", "i don't know", "i dont know", "idk"})
+
+
+def is_idk_option(option: str) -> bool:
+    """True for an "I do not know" option (any case, straight or curly apostrophe)."""
+    return " ".join(option.replace("\u2019", "'").split()).casefold() in _IDK_OPTION_TEXTS
 
 
 def _hash(*parts: str) -> str:
@@ -193,7 +204,12 @@ class StatementItem(NamedTuple):
 
 @dataclass(frozen=True)
 class ChoiceItem:
-    """A multiple-choice question; ``options`` always end with "I do not know"."""
+    """A multiple-choice question with one or more right options (``answer_keys``).
+
+    Generated questions end with "I do not know"; imported ones (item banks such as
+    MultifacetEval or MedQA) may have no such option: :meth:`offered_options` says what is put
+    to a respondent.
+    """
 
     kind: ClassVar[str] = "choice"
 
@@ -223,6 +239,18 @@ class ChoiceItem:
         return f"{ITEM_ID_VERSION}:{digest}"
 
     @property
+    def has_idk(self) -> bool:
+        """True when one of the item's own options is "I do not know"."""
+        return any(is_idk_option(option) for option in self.options)
+
+    def offered_options(self, idk: bool) -> tuple[str, ...]:
+        """The options as asked: the item's own, plus "I do not know" when ``idk`` asks for it
+        and the item has none (an IDK option the item has is always offered)."""
+        if idk and not self.has_idk:
+            return (*self.options, I_DO_NOT_KNOW)
+        return self.options
+
+    @property
     def text(self) -> str:
         """The question with lettered options, as shown to a person."""
         letters = "ABCDEFGHIJ"
@@ -249,17 +277,41 @@ class ChoiceItem:
         }
 
 
+MAX_OPTIONS = 10  # options are lettered A-J
+
+
+def _choice_shape(record: Mapping[str, Any]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The options and answer keys of a choice record, checked (ValueError naming the fault)."""
+    options, keys = record["options"], record["answer_keys"]
+    if not isinstance(options, list) or not all(isinstance(o, str) and o.strip() for o in options):
+        raise ValueError("options must be a list of non-empty strings")
+    if not 2 <= len(options) <= MAX_OPTIONS:
+        raise ValueError(f"a choice item needs 2 to {MAX_OPTIONS} options, not {len(options)}")
+    letters = "ABCDEFGHIJ"[: len(options)]
+    if not isinstance(keys, list) or not keys or not all(isinstance(k, str) for k in keys):
+        raise ValueError("answer_keys must be a non-empty list of option letters")
+    if any(k not in letters for k in keys) or len(set(keys)) != len(keys):
+        raise ValueError(f"answer_keys {keys!r} must be distinct letters among {letters}")
+    return tuple(options), tuple(keys)
+
+
 def item_from_json(record: Mapping[str, Any]) -> StatementItem | ChoiceItem:
-    """Rebuild an item from its JSONL record (KeyError/ValueError on malformed input)."""
+    """Rebuild an item from its JSONL record (KeyError/ValueError on malformed input).
+
+    The shape is checked, so a file quizbot did not write cannot make an item that fails later:
+    a choice item needs 2-10 non-empty options and distinct answer letters among them; a
+    statement's ``label`` must be a JSON boolean.
+    """
     if record["kind"] == "choice":
+        options, keys = _choice_shape(record)
         return ChoiceItem(
             kb=record["kb"],
             kb_version=record["kb_version"],
             relation=record["relation"],
             head=record["head"],
             question=record["question"],
-            options=tuple(record["options"]),
-            answer_keys=tuple(record["answer_keys"]),
+            options=options,
+            answer_keys=keys,
             subtype=record["subtype"],
             knowledge_point_ids=tuple(record["knowledge_point_ids"]),
             meta=record.get("meta", {}),
@@ -277,10 +329,12 @@ def item_from_json(record: Mapping[str, Any]) -> StatementItem | ChoiceItem:
         positive_tail=record.get("positive_tail"),
         meta=record.get("meta", {}),
     )
+    if not isinstance(record["label"], bool):
+        raise ValueError(f"label must be true or false, not {record['label']!r}")
     return StatementItem(
         side,
         Transform(record["transform"]),
-        bool(record["label"]),
+        record["label"],
         record["text"],
         record["prototype"],
         record.get("rephrase_model"),

@@ -47,6 +47,7 @@ class MonitorSpec:
     models: tuple[str, ...]
     cron: str
     kb: str = "clinical-core"
+    item_set: str | None = None  # an imported item set asked whole every night, instead of kb
     relations: tuple[str, ...] | None = None
     points: int = 25
     anchor_points: int = 6
@@ -191,7 +192,7 @@ def _monitor(table: Mapping[str, Any], where: str, problems: _Problems) -> Monit
         problems.add(where, "cron", why)
     values["cron"] = cron
 
-    for key in ("kb", "timezone", "rephrase", "webhook"):
+    for key in ("kb", "item_set", "timezone", "rephrase", "webhook"):
         if key in table:
             if not isinstance(table[key], str) or not table[key].strip():
                 problems.add(where, key, "must be a non-empty string")

@@ -58,6 +58,8 @@ __all__ = [
     "EvalRun",
     "Item",
     "ItemFlagRow",
+    "ItemSetItemRow",
+    "ItemSetRow",
     "KbOverrideRow",
     "KnowledgeBase",
     "KnowledgePoint",
@@ -526,6 +528,46 @@ class AssignmentItemRow(SQLModel, table=True):
 
     id: int | None = Field(default=None, primary_key=True)
     assignment_id: int = Field(foreign_key="assignments.id", ondelete="CASCADE")
+    position: int
+    item_id: str = Field(foreign_key="item.id", ondelete="RESTRICT", max_length=80, index=True)
+
+
+# --------------------------------------------------------------------------------------------
+# Item sets (item banks from elsewhere)
+
+
+class ItemSetRow(SQLModel, table=True):
+    """A named set of imported items (MultifacetEval, MedQA, EBMQA-style files).
+
+    Its items live in ``item`` under a knowledge base of their own (``kb_id``, source
+    ``itemset``, no knowledge points), so runs, reports and assignments treat them like
+    generated items; ``item_set_items`` keeps their order.
+    """
+
+    __tablename__ = "item_sets"
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(max_length=100, unique=True)
+    format: str = Field(max_length=40)
+    licence: str = Field(default="", sa_type=Text)
+    source_file: str = Field(default="", max_length=255, description="file name, no folder")
+    kb_id: int = Field(foreign_key="knowledge_base.id", ondelete="CASCADE")
+    n_items: int = Field(default=0)
+    meta: dict[str, Any] = Field(default_factory=dict, sa_type=JSONType)
+    imported_at: datetime = _created()
+
+
+class ItemSetItemRow(SQLModel, table=True):
+    """One item of an item set at its position."""
+
+    __tablename__ = "item_set_items"
+    __table_args__ = (
+        UniqueConstraint("item_set_id", "item_id", name="uq_item_set_items_item"),
+        UniqueConstraint("item_set_id", "position", name="uq_item_set_items_position"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    item_set_id: int = Field(foreign_key="item_sets.id", ondelete="CASCADE")
     position: int
     item_id: str = Field(foreign_key="item.id", ondelete="RESTRICT", max_length=80, index=True)
 

@@ -89,7 +89,8 @@ def sqlite_kb_summaries(path: Path, timeout_s: float = 30.0) -> list[KbSummaryRo
                 name, version, source, license, dict(sorted(counts.get(kb_id, {}).items()))
             )
             for kb_id, name, version, source, license in conn.execute(
-                "SELECT id, name, version, source, license FROM knowledge_base ORDER BY name"
+                "SELECT id, name, version, source, license FROM knowledge_base"
+                " WHERE source != 'itemset' ORDER BY name"  # item sets: `quizbot items list`
             )
         ]
     except sqlite3.Error:

@@ -36,6 +36,12 @@ zero; "all" means all non-error records)
         correct / answered.
     instruction_following_rate
         (parsed or abstained) / all = 1 − unparsed / all.
+    multi_answer (:func:`multi_answer_summary`, in run reports)
+        Over multi-answer questions (imported MultifacetEval MAQ and EBMQA semantic items, and
+        any question with more than one right option), errors excluded: ``exact_match`` =
+        answers choosing exactly the right options / all, and ``partial_credit`` = the mean of
+        :func:`quizbot.evaluation.parse.partial_credit` ((right chosen − wrong chosen) / right
+        options, floored at 0; 0 for no answer or "I do not know").
     pair_accuracy (SDAK)
         Statements are grouped by ``pair_id``: a transform t and its double-negated partner t+dn
         of the same point (a factual statement and its counterfactual). A pair counts when both
@@ -79,6 +85,7 @@ from typing import Any
 from scipy import stats
 
 from quizbot.domain import Outcome
+from quizbot.evaluation.parse import partial_credit
 from quizbot.generate.transforms import TRANSFORMS, Transform
 from quizbot.items import ChoiceItem, StatementItem
 
@@ -93,6 +100,8 @@ __all__ = [
     "compare_proportions",
     "compare_runs",
     "compute_metrics",
+    "is_multi_answer",
+    "multi_answer_summary",
     "two_proportion_z",
     "wilson_interval",
 ]
@@ -593,3 +602,35 @@ def benjamini_hochberg(p_values: Sequence[float]) -> list[float]:
         running = min(running, p_values[i] * m / rank)
         adjusted[i] = running
     return adjusted
+
+
+def is_multi_answer(item: StatementItem | ChoiceItem) -> bool:
+    """A question that may have several right options (its format says so, or its key does)."""
+    return isinstance(item, ChoiceItem) and (
+        bool(item.meta.get("multi_answer")) or len(item.answer_keys) > 1
+    )
+
+
+def multi_answer_summary(
+    answers: Iterable[tuple[StatementItem | ChoiceItem, Outcome, str | None]],
+) -> dict[str, Any] | None:
+    """Exact match and fractional credit over the multi-answer questions among ``answers``
+    ((item, outcome, parsed answer) triples; errors left out); None when there are none."""
+    n = exact = 0
+    credit = 0.0
+    for item, outcome, answer in answers:
+        if not isinstance(item, ChoiceItem) or not is_multi_answer(item):
+            continue
+        if outcome is Outcome.ERROR:
+            continue
+        n += 1
+        exact += outcome is Outcome.CORRECT
+        credit += partial_credit(item, answer)
+    if n == 0:
+        return None
+    return {
+        "n_items": n,
+        "exact_match": exact / n,
+        "exact_match_interval": Proportion.of(exact, n).interval,
+        "partial_credit": credit / n,
+    }

@@ -60,7 +60,13 @@ def assignment() -> None:
 
 @assignment.command("create")
 @click.argument("name")
-@click.option("--kb", "kb_name", required=True, help="Knowledge base name (see `quizbot kb list`).")
+@click.option("--kb", "kb_name", help="Knowledge base name (see `quizbot kb list`).")
+@click.option(
+    "--item-set",
+    "item_set",
+    metavar="SET",
+    help="Use every item of an imported item set instead (`quizbot items list`).",
+)
 @click.option("--points", type=click.IntRange(min=1), help="Number of facts [default: all].")
 @click.option("--seed", default="0", show_default=True, help="Seed for facts, negatives, variants.")
 @click.option(
@@ -102,7 +108,8 @@ def assignment() -> None:
 def create_cmd(
     app: App,
     name: str,
-    kb_name: str,
+    kb_name: str | None,
+    item_set: str | None,
     points: int | None,
     seed: str,
     fmt: str,
@@ -120,9 +127,14 @@ def create_cmd(
     from quizbot.domain import AssignmentMode
     from quizbot.generate.assignments import AssignmentRequest, make_assignment, parse_moment
 
+    if (kb_name is None) == (item_set is None):
+        from quizbot.errors import InputError
+
+        raise InputError("give exactly one of --kb NAME and --item-set SET")
     request = AssignmentRequest(
         name=name,
-        kb=kb_name,
+        kb=kb_name or "",
+        item_set=item_set,
         points=points,
         seed=seed,
         format="choice" if fmt == "choice" else "mixed" if fmt == "mixed" else "statements",

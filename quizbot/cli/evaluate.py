@@ -58,10 +58,17 @@ def _print_report(report: dict[str, Any]) -> None:
     metavar="NAME",
     help="Put an assignment's exact items to the model; the run counts for it.",
 )
+@click.option(
+    "--item-set",
+    "item_set_name",
+    metavar="NAME",
+    help="Ask an imported item set (`quizbot items list`).",
+)
 @click.option("--relations", help="With --kb: comma-separated relations.")
 @click.option("--points", type=click.IntRange(min=1), help="With --kb: number of knowledge points.")
-@click.option("--format", "fmt", type=click.Choice(["statements", "choice"]), default="statements",
-              show_default=True, help="With --kb: item format.")  # fmt: skip
+@click.option("--format", "fmt", type=click.Choice(["statements", "choice", "numeric"]),
+              default="statements", show_default=True,
+              help="With --kb: item format (numeric: EBMQA ranges, --kb hpo).")  # fmt: skip
 @click.option("--prototypes", help="With --kb: prototype file or imported set.")
 @difficulty_option
 @click.option("--seed", default="0", show_default=True, help="Seed for items and demonstrations.")
@@ -95,6 +102,7 @@ def eval_cmd(
     items_file: Path | None,
     kb_name: str | None,
     assignment_name: str | None,
+    item_set_name: str | None,
     relations: str | None,
     points: int | None,
     fmt: str,
@@ -131,16 +139,25 @@ def eval_cmd(
         if resume is None:
             if not model:
                 raise InputError("--model is required", hint="e.g. --model baseline/random")
-            sources = [items_file, kb_name, assignment_name]
+            sources = [items_file, kb_name, assignment_name, item_set_name]
             if sum(source is not None for source in sources) != 1:
                 raise InputError(
-                    "give exactly one of --items FILE, --kb NAME and --assignment NAME"
+                    "give exactly one of --items FILE, --kb NAME, --assignment NAME "
+                    "and --item-set NAME"
                 )
             if retry_errors:
                 raise InputError("--retry-errors goes with --resume RUN")
             assignment_id: int | None = None
             if items_file is not None:
                 items = _read_items(items_file)
+            elif item_set_name is not None:
+                from quizbot.generate.item_banks import item_set_items
+
+                if shots:
+                    raise InputError(
+                        "--shots needs generated items; an item set is asked zero-shot"
+                    )
+                items = item_set_items(database, item_set_name)[1]
             elif assignment_name is not None:
                 from quizbot.generate.assignments import assignment_items
 
@@ -155,7 +172,11 @@ def eval_cmd(
                     points=points,
                     seed=seed,
                     prototypes=prototypes,
-                    format="choice" if fmt == "choice" else "statements",
+                    format="choice"
+                    if fmt == "choice"
+                    else "numeric"
+                    if fmt == "numeric"
+                    else "statements",
                     difficulty="distant" if difficulty == "distant" else "plausible",
                 )
                 items = list(prepare(database, request, app.settings).items())

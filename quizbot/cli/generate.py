@@ -26,10 +26,11 @@ from quizbot.cli.base import App, cli, database_for, difficulty_option, emit_jso
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["statements", "choice"]),
+    type=click.Choice(["statements", "choice", "numeric"]),
     default="statements",
     show_default=True,
-    help="True/false statements or multiple-choice questions.",
+    help="True/false statements, multiple-choice questions, or numeric range questions "
+    "(EBMQA; HPO phenotype frequencies).",
 )
 @click.option(
     "--points-file",
@@ -67,7 +68,7 @@ def generate_cmd(
         points=points,
         seed=seed,
         prototypes=prototypes,
-        format="choice" if fmt == "choice" else "statements",
+        format="choice" if fmt == "choice" else "numeric" if fmt == "numeric" else "statements",
         points_file=points_file,
         store=not no_store,
         rephrase=rephrase,

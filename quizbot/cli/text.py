@@ -94,6 +94,13 @@ def report_text(report: Mapping[str, Any]) -> str:
         parts.append(_breakdown("By relation", report["by_relation"]))
     if report.get("by_transform"):
         parts.append(_breakdown("By transform", report["by_transform"]))
+    multi = report.get("multi_answer")
+    if multi:
+        parts.append(
+            f"multi-answer questions: {multi['n_items']}, exact match "
+            f"{_figure(multi['exact_match'], multi.get('exact_match_interval'))}, "
+            f"fractional credit {multi['partial_credit']:.3f}"
+        )
     if report.get("n_errors"):
         parts.append(f"errors (left out of the metrics): {report['n_errors']}")
     return _render(*parts)

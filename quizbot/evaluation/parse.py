@@ -51,7 +51,8 @@ True/false (the PretexEval / EBMQA seed keyword sets)
       not offered as an alternative ("true or false", "true/false", "true, false"). Otherwise the
       answer is unparsed: "conflicting keywords 'x' and 'y'".
 
-Multiple choice (options end with "I do not know"; letters A.. up to the number of options)
+Multiple choice (letters A.. up to the number of options offered; generated items end with
+"I do not know", imported ones may have no such option unless the prompt added it)
     1. The whole first line, after dropping "Answer:" / "The correct answer is" and trailing
        punctuation, equal to an option's text (case-insensitive; an option's trailing
        parenthesis is optional, so "Very frequent" is "Very frequent (80-99%)"), or to several
@@ -83,7 +84,8 @@ Scoring (:func:`score`)
     letters equal the answer keys exactly (a partial or superset choice is INCORRECT) and
     ABSTAINED when only the "I do not know" letter was chosen. UNPARSED when the answer cannot
     belong to the item (a letter for a statement, "true" or a letter past the options for a
-    question). The scorer never returns ERROR: that outcome is reserved for calls that failed,
+    question). Multi-answer questions also get a fractional credit (:func:`partial_credit`).
+    The scorer never returns ERROR: that outcome is reserved for calls that failed,
     which the metrics leave out, while an unreadable answer counts as answered and wrong.
 """
 
@@ -109,6 +111,7 @@ __all__ = [
     "parse_choice",
     "parse_human",
     "parse_true_false",
+    "partial_credit",
     "score",
 ]
 
@@ -614,7 +617,7 @@ def _choice(text: str, options: Sequence[str], allow_idk: bool) -> Parsed:
 def parse_choice(text: str, options: Sequence[str]) -> Parsed:
     """Read a multiple-choice answer: sorted letters (``"A,C"``), abstained, or unparsed.
 
-    ``options`` are the options as offered, the final "I do not know" included. See the module
+    ``options`` are the options as offered, any "I do not know" included. See the module
     docstring for the rules.
     """
     return _choice(text, options, True)
@@ -697,9 +700,35 @@ def score(item: StatementItem | ChoiceItem, parsed: Parsed) -> Outcome:
 def parse_and_score(
     text: str, item: StatementItem | ChoiceItem, *, idk_offered: bool
 ) -> tuple[Parsed, Outcome]:
-    """Parse a model's ``text`` for ``item`` and score it; ``idk_offered`` as in the prompt."""
+    """Parse a model's ``text`` for ``item`` and score it; ``idk_offered`` as in the prompt.
+
+    A choice item is read against the options it was offered
+    (:meth:`~quizbot.items.ChoiceItem.offered_options`), so an "I do not know" the prompt added
+    to an imported item abstains.
+    """
     if isinstance(item, ChoiceItem):
-        parsed = _parse_choice_offered(text, item.options, idk_offered)
+        parsed = _parse_choice_offered(text, item.offered_options(idk_offered), idk_offered)
     else:
         parsed = parse_true_false(text, allow_idk=idk_offered)
     return parsed, score(item, parsed)
+
+
+def partial_credit(item: ChoiceItem, answer: str | None) -> float:
+    """Fractional credit for a multi-answer question, in [0, 1].
+
+    ``(right options chosen - wrong options chosen) / right options``, floored at 0: every
+    right letter earns 1/k of the credit (k right options) and every wrong letter costs as
+    much, so choosing every option earns nothing and the exact key earns 1. No answer, an
+    unreadable one or "I do not know" (``answer`` None or ``"idk"``) earns 0.
+
+    The EBMQA paper (Avnat et al., JMIR 2025) gives partial credit to multi-answer semantic
+    questions; its exact formula was not available to us, so this is quizbot's own definition
+    (see :mod:`quizbot.analysis.metrics`), reported next to exact match, never instead of it.
+    """
+    keys = {key.strip().upper() for key in item.answer_keys}
+    if not answer or answer == "idk" or not keys:
+        return 0.0
+    chosen = {part.strip().upper() for part in answer.split(",") if part.strip()}
+    right = len(chosen & keys)
+    wrong = len(chosen - keys)
+    return max(0.0, (right - wrong) / len(keys))

@@ -6,7 +6,8 @@ A true/false statement is asked in the PretexEval paper's words::
 
 The statement keeps its own trailing period, so the prompt reads "... blood pressure., is the
 statement above ...", exactly as in the paper. A multiple-choice item lists its lettered options
-(the last is always "I do not know") and asks for the letters of the correct ones.
+(generated ones end with "I do not know"; imported ones may not, and ``idk`` then adds it) and
+asks for the letters of the correct ones.
 
 Two styles carry the same content:
 
@@ -41,7 +42,6 @@ from langchain_core.prompts import (
     PromptTemplate,
 )
 
-from quizbot.generate.choice import I_DO_NOT_KNOW
 from quizbot.items import ChoiceItem, StatementItem
 
 __all__ = [
@@ -223,16 +223,17 @@ def select_demonstrations(
     return tuple(sorted(chosen, key=lambda c: _rank(order_key, c.id)))
 
 
-def _choice_question(item: ChoiceItem) -> str:
-    if not item.options or item.options[-1] != I_DO_NOT_KNOW:
-        raise ValueError(f"choice item {item.id}: the last option must be {I_DO_NOT_KNOW!r}")
-    if len(item.options) > len(OPTION_LETTERS):
+def _choice_question(item: ChoiceItem, *, idk: bool) -> str:
+    options = item.offered_options(idk)
+    if len(options) < 2:
+        raise ValueError(f"choice item {item.id}: fewer than two options")
+    if len(options) > len(OPTION_LETTERS):
         raise ValueError(f"choice item {item.id}: more than {len(OPTION_LETTERS)} options")
-    options = "\n".join(
+    lines = "\n".join(
         _OPTION_PROMPT.format(letter=letter, option=option)
-        for letter, option in zip(OPTION_LETTERS, item.options, strict=False)
+        for letter, option in zip(OPTION_LETTERS, options, strict=False)
     )
-    return _CHOICE_PROMPT.format(question=item.question, options=options)
+    return _CHOICE_PROMPT.format(question=item.question, options=lines)
 
 
 def _question(item: Item, *, idk: bool, forced: bool = False) -> str:
@@ -241,7 +242,7 @@ def _question(item: Item, *, idk: bool, forced: bool = False) -> str:
     ``forced`` (a two-pass assignment's second pass) adds :data:`FORCED_INSTRUCTION`.
     """
     if isinstance(item, ChoiceItem):
-        asked = _choice_question(item)
+        asked = _choice_question(item, idk=idk and not forced)
     else:
         template = _STATEMENT_IDK_PROMPT if idk and not forced else _STATEMENT_PROMPT
         asked = template.format(statement=item.text)
@@ -292,10 +293,11 @@ def build_prompt(
     """Render ``item`` as a prompt, zero-shot or with ``demonstrations`` (answers shown).
 
     ``idk`` asks a statement as "True, False or I do not know"; demonstrations keep the plain
-    True/False wording (their answers are True or False). Choice items always offer "I do not
-    know" as their last option, so ``idk`` does not change them. ``forced`` asks for a guess
-    (the second pass of a two-pass assignment): "I do not know" is not offered for a statement
-    and :data:`FORCED_INSTRUCTION` is added to the question.
+    True/False wording (their answers are True or False). A choice item is asked with its own
+    options; ``idk`` adds "I do not know" after them when it has none
+    (:meth:`ChoiceItem.offered_options`), and generated items always end with it.
+    ``forced`` asks for a guess (the second pass of a two-pass assignment): "I do not know" is
+    not offered for a statement and :data:`FORCED_INSTRUCTION` is added to the question.
 
     Raises ValueError for an unknown style, a demonstration of the other kind, a demonstration
     that is ``item`` itself or whose id is in ``evaluated_ids`` (pass the evaluated set), or a

@@ -35,7 +35,7 @@ from quizbot.generate.choice import choice_questions
 from quizbot.generate.points import candidate_points, stratified
 from quizbot.generate.service import load_items, store_items
 from quizbot.generate.statements import plan_points, statements
-from quizbot.items import ChoiceItem, StatementItem
+from quizbot.items import ChoiceItem, StatementItem, is_idk_option
 from quizbot.kb.registry import get_kb
 from quizbot.providers import Completion, Provider, ProviderError, Request
 from quizbot.providers.base import FATAL_KINDS
@@ -237,7 +237,13 @@ def build_request(
     )
     options: tuple[str, ...] = ()
     if isinstance(item, ChoiceItem):
-        options = tuple("ABCDEFGHIJKLMNOPQRSTUVWXYZ"[: len(item.options) - 1])
+        # The letters of the options offered, less any "I do not know" (baselines never abstain).
+        offered = item.offered_options(config.idk)
+        options = tuple(
+            letter
+            for letter, option in zip("ABCDEFGHIJKLMNOPQRSTUVWXYZ", offered, strict=False)
+            if not is_idk_option(option)
+        )
     return Request(
         text=prompt.text,
         messages=prompt.messages,

@@ -1,7 +1,8 @@
 """Making an assignment: one fixed item set, generated once (or read from a file) and stored.
 
 The items come from :mod:`quizbot.generate.service` (``prepare`` + ``store_items``) with the KB
-options given, or from quizbot's own item JSONL (validated whole before anything is written).
+options given, from quizbot's own item JSONL (validated whole before anything is written), or
+from an imported item set (:mod:`quizbot.generate.item_banks`), all its items in its order.
 With ``all_variants`` every one of the eight variants of each fact and of its negative is kept
 (joint accuracy needs them all); without it one variant per fact, drawn by seed. The item ids are
 recorded in order once (:func:`storage.assignments.create_assignment`), so every student and every
@@ -66,6 +67,7 @@ class AssignmentRequest:
     opens_at: datetime | None = None  # students may start it from then (UTC)
     closes_at: datetime | None = None  # no answers from then on
     two_pass: bool = False  # EBMQA: pass 1 with "I do not know", pass 2 guesses on those
+    item_set: str | None = None  # an imported item set's items, in its order, instead
 
 
 def parse_moment(text: str, field: str) -> datetime:
@@ -212,6 +214,19 @@ def make_assignment(
     if find_assignment(db, request.name) is not None:
         raise DuplicateError(
             f"assignment {request.name!r} already exists", hint="choose another name"
+        )
+    if request.item_set is not None:
+        from quizbot.generate.item_banks import item_set_items  # noqa: PLC0415
+
+        info, chosen = item_set_items(db, request.item_set)
+        return create_assignment(
+            db,
+            name=request.name,
+            kb_name=info.kb_name,
+            item_ids=[i.id for i in chosen],
+            mode=request.mode,
+            cohort=request.cohort,
+            config={"item_set": info.name, "format": info.format},
         )
     kb, kb_id = get_kb(db, request.kb)
     config: dict[str, Any] = {

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from quizbot.generate.candidates import DEFAULT_DIFFICULTY, CandidatePool, Difficulty
-from quizbot.items import ChoiceItem
+from quizbot.items import I_DO_NOT_KNOW, ChoiceItem
 from quizbot.kb.knowledge import Knowledge
 from quizbot.kb.model import KnowledgeBaseData, Triplet, point_id
 
@@ -51,7 +51,6 @@ __all__ = [
     "question_text",
 ]
 
-I_DO_NOT_KNOW = "I do not know"
 SUBTYPES = ("semantic", "frequency")
 PHENOTYPE_RELATION = "has_phenotype"
 

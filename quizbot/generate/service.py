@@ -67,6 +67,7 @@ __all__ = [
     "GenerationSummary",
     "ProviderCompleter",
     "item_from_row",
+    "item_rows",
     "load_items",
     "load_script",
     "prepare",
@@ -90,7 +91,7 @@ class GenerateRequest:
     points: int | None = None
     seed: int | str = 0
     prototypes: str | None = None  # a file path or the name of an imported set
-    format: Literal["statements", "choice"] = "statements"
+    format: Literal["statements", "choice", "numeric"] = "statements"
     points_file: Path | None = None
     store: bool = True
     rephrase: str | None = None  # "scripted:FILE.jsonl" until model providers land
@@ -132,6 +133,10 @@ class Generation:
             yield from choice_questions(
                 self.kb, self.facts, seed=self.request.seed, difficulty=self.request.difficulty
             )
+        elif self.request.format == "numeric":
+            from quizbot.generate.numeric import numeric_questions  # noqa: PLC0415 - optional
+
+            yield from numeric_questions(self.kb, self.facts)
         elif self.rephraser is None:
             yield from statements(self.kb, self.plans, self.prototypes)
         else:
@@ -330,6 +335,16 @@ def prepare(db: Database, request: GenerateRequest, settings: Settings | None = 
         plans = read_points_file(request.points_file, kb, request.difficulty)
         facts = [p.fact for p in plans]
     else:
+        if request.format == "numeric" and not request.relations:
+            # Numeric questions exist only where the KB holds numbers (HPO frequencies).
+            from quizbot.generate.choice import PHENOTYPE_RELATION  # noqa: PLC0415
+
+            if PHENOTYPE_RELATION not in kb.relations:
+                raise InputError(
+                    f"knowledge base {kb.name!r} holds no numbers to ask about",
+                    hint="numeric questions need HPO phenotype frequencies (--kb hpo)",
+                )
+            request = replace(request, relations=[PHENOTYPE_RELATION])
         uncovered = prototypes.missing(kb.relations) if request.format == "statements" else []
         if uncovered and not request.relations:
             # Like the paper with MedLAMA: state only the relations the prototypes cover.
@@ -473,17 +488,13 @@ def load_items(db: Database, ids: Sequence[str]) -> list[StatementItem | ChoiceI
     return [item_from_row(row) for row in get_items(db, ids)]
 
 
-def store_items(
-    db: Database, kb: KnowledgeBaseData, kb_id: int, items: Iterable[StatementItem | ChoiceItem]
-) -> int:
-    """Write items to the database (idempotent by content id); return how many were new."""
-    items = list(items)
-    keys = {
-        (i.relation, i.head, i.positive_tail or i.tail)
-        for i in items
-        if isinstance(i, StatementItem)
-    }
-    ids = knowledge_point_ids(db, kb_id, keys) if keys else {}
+def item_rows(
+    items: Iterable[StatementItem | ChoiceItem],
+    point_ids: Mapping[tuple[str, str, str], int] | None = None,
+) -> list[NewItem]:
+    """The rows that store ``items``; ``point_ids`` links statements to their stored points by
+    (relation, head, tail). Used by :func:`store_items` and by item-set imports."""
+    ids = point_ids or {}
     rows: list[NewItem] = []
     for item in items:
         if isinstance(item, StatementItem):
@@ -524,6 +535,21 @@ def store_items(
                     lineage=_lineage(item),
                 )
             )
+    return rows
+
+
+def store_items(
+    db: Database, kb: KnowledgeBaseData, kb_id: int, items: Iterable[StatementItem | ChoiceItem]
+) -> int:
+    """Write items to the database (idempotent by content id); return how many were new."""
+    items = list(items)
+    keys = {
+        (i.relation, i.head, i.positive_tail or i.tail)
+        for i in items
+        if isinstance(i, StatementItem)
+    }
+    ids = knowledge_point_ids(db, kb_id, keys) if keys else {}
+    rows = item_rows(items, ids)
     new = 0
     for start in range(0, len(rows), 5000):
         new += save_items(db, kb_id, rows[start : start + 5000])

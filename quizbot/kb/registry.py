@@ -21,6 +21,7 @@ from quizbot.kb.model import KnowledgeBaseData, Relation, Triplet
 from quizbot.kb.overrides import apply_overrides
 from quizbot.names import check_name
 from storage import Database
+from storage.item_sets import ITEM_SET_SOURCE
 from storage.repo import (
     NewPoint,
     get_knowledge_base,
@@ -291,8 +292,13 @@ def _stored_kb(db: Database, name: str) -> tuple[KnowledgeBaseData, int]:
 
 
 def kb_listing(db: Database) -> list[KbListing]:
-    """Every KB in the database, plus built-ins not installed yet."""
+    """Every KB in the database, plus built-ins not installed yet.
+
+    The knowledge bases that only hold an imported item set's items (source ``itemset``, no
+    knowledge points) are not listed: ``quizbot items list`` shows those sets.
+    """
     return merge_listing(
         KbListing(s.kb.name, s.kb.version, s.kb.source, True, s.n_points, s.relations, s.kb.license)
         for s in list_knowledge_bases(db)
+        if s.kb.source != ITEM_SET_SOURCE
     )

@@ -45,11 +45,12 @@ from quizbot.errors import InputError, QuizbotError, RunFailedError
 from quizbot.evaluation import EvalSpec, ProviderFactory, RunSummary, reopen
 from quizbot.evaluation import start as start_run
 from quizbot.evaluation.runner import execute
+from quizbot.generate.item_banks import item_set_items
 from quizbot.generate.points import select
 from quizbot.generate.prototypes import default_prototypes
 from quizbot.generate.service import rephrased, resolve_rephraser, store_items
 from quizbot.generate.statements import plan_points, statements
-from quizbot.items import GENERATOR_VERSION, StatementItem
+from quizbot.items import GENERATOR_VERSION, ChoiceItem, StatementItem
 from quizbot.kb.registry import get_kb
 from quizbot.monitoring.alerts import alert_payload
 from quizbot.monitoring.drift import (
@@ -152,11 +153,20 @@ def sync_monitors(db: Database, specs: Sequence[MonitorSpec], source: Path | Non
 
 def night_items(
     db: Database, spec: MonitorSpec, when: date, settings: Settings | None = None
-) -> tuple[list[StatementItem], frozenset[str]]:
+) -> tuple[list[StatementItem | ChoiceItem], frozenset[str]]:
     """The night's statements (anchors first) and the ids of the anchor statements.
 
     Items a reviewer retired are left out (an anchor set shrinks by its retired statements).
+    A monitor of an imported item set (``item_set``) asks the whole set every night, all of it
+    anchors, so every night is paired with the last on the same items.
     """
+    if spec.item_set:
+        _, fixed = item_set_items(db, spec.item_set)
+        retired_set = retired_item_ids(db, [i.id for i in fixed])
+        fixed = [i for i in fixed if i.id not in retired_set]
+        if not fixed:
+            raise InputError(f"monitor {spec.name!r}: item set {spec.item_set!r} has no items left")
+        return fixed, frozenset(i.id for i in fixed)
     kb, kb_id = get_kb(db, spec.kb)
     prototypes = default_prototypes()
     relations = (
@@ -194,7 +204,10 @@ def night_items(
     anchor_ids = frozenset(i.id for i in anchors)
     # A rotating fact may share its false tail with an anchor fact of the same head: that
     # negative point is an anchor, asked once.
-    items = anchors + [i for i in rotating if i.id not in anchor_ids]
+    items: list[StatementItem | ChoiceItem] = [
+        *anchors,
+        *(i for i in rotating if i.id not in anchor_ids),
+    ]
     store_items(db, kb, kb_id, items)
     return items, anchor_ids
 

@@ -66,7 +66,7 @@ def test_eval_needs_exactly_one_item_source(runner: CliRunner, tmp_path: Path) -
     neither = runner.invoke(cli, ["eval", "--model", "baseline/random"])
     assert (
         neither.exit_code == 65
-        and "exactly one of --items FILE, --kb NAME and --assignment NAME" in neither.stderr
+        and "exactly one of --items FILE, --kb NAME, --assignment NAME" in neither.stderr
     )
     bad = tmp_path / "items.jsonl"
     bad.write_text('{"kind": "statement"}\n')

@@ -305,8 +305,8 @@ def test_choice_demonstrations_are_choice_items_with_their_letters() -> None:
 
     with pytest.raises(ValueError, match="statement"):
         build_prompt(item, demonstrations=(ASKED,))
-    bad = ChoiceItem("k", "1", "treats", "h", "Q?", ("a", "b"), ("A",), "semantic", ("kp",))
-    with pytest.raises(ValueError, match="last option"):
+    bad = ChoiceItem("k", "1", "treats", "h", "Q?", ("a",), ("A",), "semantic", ("kp",))
+    with pytest.raises(ValueError, match="fewer than two options"):
         build_prompt(bad)
 
 

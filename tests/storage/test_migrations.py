@@ -28,6 +28,8 @@ EXPECTED_TABLES = {
     "eval_run",
     "item",
     "item_flags",
+    "item_set_items",
+    "item_sets",
     "knowledge_base",
     "knowledge_point",
     "kb_overrides",

@@ -1,0 +1,131 @@
+"""`quizbot items`: item banks from elsewhere (MultifacetEval, MedQA, EBMQA-style), as named sets.
+
+``import`` validates a whole file before storing anything (exit 65 naming file, line and field;
+65 too when the name is taken); ``list`` shows the sets with their source and licence;
+``export`` writes a set in quizbot's own item JSONL. ``quizbot eval --item-set NAME`` and
+``quizbot assignment create NAME --item-set SET`` use a set.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from quizbot.cli.base import App, Group, cli, database_for, emit_json
+
+if TYPE_CHECKING:
+    from storage.item_sets import ItemSetInfo
+
+# The formats of quizbot.generate.item_banks.FORMATS, spelled out so `--help` imports nothing
+# (tests/cli/test_items.py checks the two agree).
+FORMAT_CHOICES = (
+    "multifaceteval-mcq",
+    "multifaceteval-tfq",
+    "multifaceteval-maq",
+    "medqa",
+    "ebmqa",
+)
+
+
+def _summary(info: ItemSetInfo) -> dict[str, Any]:
+    return {
+        "name": info.name,
+        "format": info.format,
+        "n_items": info.n_items,
+        "source_file": info.source_file,
+        "licence": info.licence,
+        "imported_at": info.imported_at.isoformat(),
+        "kb": info.kb_name,
+    }
+
+
+@cli.group(cls=Group)
+def items() -> None:
+    """Item banks from elsewhere: import, list and export named item sets."""
+
+
+@items.command("import")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(FORMAT_CHOICES),
+    required=True,
+    help="multifaceteval-mcq/-tfq/-maq: MultifacetEval's JSON lists; medqa: MedQA JSONL; "
+    "ebmqa: quizbot's JSONL for EBMQA-like questions (README).",
+)
+@click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--name", required=True, help="Name of the item set (letters, digits, . _ ( ) + -).")
+@click.option(
+    "--licence", metavar="TEXT", help="Licence and acknowledgement text, stored with the set."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@click.pass_obj
+def import_cmd(
+    app: App, fmt: str, path: Path, name: str, licence: str | None, as_json: bool
+) -> None:
+    """Import an item bank as item set NAME. A bad file is rejected whole."""
+    from quizbot.generate.item_banks import import_item_set
+
+    with database_for(app) as database:
+        info, bank = import_item_set(database, path, fmt, name, licence)
+    data = {
+        **_summary(info),
+        "kinds": {
+            kind: sum(1 for i in bank.items if i.kind == kind)
+            for kind in sorted({i.kind for i in bank.items})
+        },
+        "duplicates_skipped": len(bank.duplicates),
+    }
+    if as_json:
+        emit_json(data)
+        return
+    skipped = f", {len(bank.duplicates)} repeated row(s) skipped" if bank.duplicates else ""
+    click.echo(f"imported {info.n_items} items as item set {info.name!r} ({fmt}{skipped})")
+
+
+@items.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print the list as JSON.")
+@click.pass_obj
+def list_cmd(app: App, as_json: bool) -> None:
+    """List imported item sets with their source and licence."""
+    from quizbot.generate.item_banks import item_sets
+
+    with database_for(app) as database:
+        data = [_summary(info) for info in item_sets(database)]
+    if as_json:
+        emit_json({"item_sets": data})
+        return
+    if not data:
+        click.echo("no item sets yet (`quizbot items import` makes one)")
+        return
+    for entry in data:
+        click.echo(
+            f"{entry['name']:<24} {entry['format']:<20} {entry['n_items']:>6} items  "
+            f"from {entry['source_file']}, {entry['imported_at'][:16]}"
+        )
+        if entry["licence"]:
+            click.echo(f"    licence: {' '.join(entry['licence'].split())[:100]}")
+
+
+@items.command("export")
+@click.argument("name")
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    required=True,
+    help="File to write (quizbot item JSONL, the shape `quizbot eval --items` reads).",
+)
+@click.pass_obj
+def export_cmd(app: App, name: str, out: Path) -> None:
+    """Write item set NAME as quizbot's own item JSONL (statements, choice items, their keys)."""
+    from quizbot.analysis.exports import write_atomic
+    from quizbot.generate.item_banks import item_set_items
+
+    with database_for(app) as database:
+        _, found = item_set_items(database, name)
+    text = "".join(json.dumps(i.to_json(), sort_keys=True) + "\n" for i in found)
+    write_atomic(out, text)
+    click.echo(f"wrote {len(found)} items to {out}", err=True)
