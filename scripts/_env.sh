@@ -36,9 +36,29 @@ ensure_installed() {
     want="$(cat "$ROOT/pyproject.toml" "$ROOT/constraints.txt" | sha256sum | cut -c1-16)-$extras"
     stamp="$VENV/.quizbot-install"
     if [ ! -f "$stamp" ] || ! grep -qx -- "$want" "$stamp" 2>/dev/null; then
+        local links=()
+        case ",$extras," in *,local,*) links=(--find-links "$(local_model_wheelhouse)") ;; esac
         echo ">> installing quizbot${extras:+[$extras]} into $VENV" >&2
         "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check \
-            -c "$ROOT/constraints.txt" -e "$spec" >&2
+            -c "$ROOT/constraints.txt" "${links[@]}" -e "$spec" >&2
         echo "$want" >>"$stamp"
     fi
+}
+
+# local_model_wheelhouse: build llama.cpp's Python wheel once, for any x86-64 CPU with AVX2, into
+# a folder of our own and print that folder. pip's own cache is not used for it: a wheel built
+# there with llama.cpp's default -march=native may use instructions (AMX, AVX-512 FP16) that a
+# virtual machine announces but traps, and then every completion dies with a segfault.
+local_model_wheelhouse() {
+    local version dir
+    version="$(grep -i '^llama[-_]cpp[-_]python==' "$ROOT/constraints.txt" | cut -d= -f3)"
+    dir="${QUIZBOT_WHEELHOUSE:-${XDG_CACHE_HOME:-$HOME/.cache}/quizbot/wheelhouse}/portable-1"
+    if ! ls "$dir"/llama_cpp_python-"$version"-*.whl >/dev/null 2>&1; then
+        echo ">> building llama.cpp $version for the local model (once, about 6 minutes)" >&2
+        mkdir -p "$dir"
+        CMAKE_ARGS="${QUIZBOT_LLAMA_CMAKE_ARGS:--DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON}" \
+            "$VENV/bin/python" -m pip wheel --quiet --disable-pip-version-check --no-cache-dir \
+            --no-deps "llama-cpp-python==$version" -w "$dir" >&2
+    fi
+    echo "$dir"
 }
