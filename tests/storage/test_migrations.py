@@ -24,6 +24,7 @@ EXPECTED_TABLES = {
     "apscheduler_jobs",
     "assignment_items",
     "assignments",
+    "audit_log",
     "drift_result",
     "eval_run",
     "item",
@@ -40,6 +41,8 @@ EXPECTED_TABLES = {
     "respondent",
     "response",
     "retired_items",
+    "user_sessions",
+    "users",
 }
 
 
