@@ -5,6 +5,10 @@ models (:mod:`quizbot.ui.compare`), Monitor (:mod:`quizbot.ui.monitor`), Admin
 (:mod:`quizbot.ui.admin`) and Status (here). Whether this browser session is an admin is a
 server-side ``gr.State``; admin controls elsewhere start hidden and are shown on login, and every
 admin action checks the state again on the server.
+
+In accounts mode (:mod:`quizbot.ui.gate`) the tabs follow the account's role
+(:data:`TAB_ROLES`): each restricted tab is shown only to the roles that may use it, and every
+handler touching it checks the role of the request on the server (:func:`identity.restrict`).
 """
 
 from __future__ import annotations
@@ -13,13 +17,22 @@ import gradio as gr
 
 from quizbot import __version__
 from quizbot.config import Settings
+from quizbot.domain import Role
 from quizbot.kb.registry import KbListing, kb_listing
 from quizbot.status import DatabaseReport, database_report
-from quizbot.ui import admin, ask, compare, monitor, practice
+from quizbot.ui import admin, ask, compare, identity, monitor, practice
 from quizbot.ui.context import UiContext
 from storage import Database
 
-__all__ = ["CSS", "build_app", "render_knowledge_bases", "render_status"]
+__all__ = ["CSS", "TAB_ROLES", "build_app", "render_knowledge_bases", "render_status"]
+
+# Who may use each tab in accounts mode (tabs not listed: everyone logged in).
+TAB_ROLES = {
+    "ask": Role.INSTRUCTOR,
+    "compare": Role.INSTRUCTOR,
+    "monitor": Role.INSTRUCTOR,
+    "admin": Role.ADMIN,
+}
 
 # Passed to ``launch`` (Gradio 6 takes CSS there). On a phone the practice summary's answer
 # table broke words letter by letter ("yo/ur/an/sw/er"); it scrolls sideways instead.
@@ -55,15 +68,22 @@ def render_status(report: DatabaseReport) -> str:
     )
 
 
-def build_app(settings: Settings, db: Database) -> gr.Blocks:
+def build_app(settings: Settings, db: Database, ctx: UiContext | None = None) -> gr.Blocks:
     """The quizbot web app for these settings and this database."""
-    ctx = UiContext(settings, db)
+    ctx = ctx or UiContext(settings, db)
+    guarded = ctx.accounts_mode()  # restricted tabs start hidden; page load shows the allowed
     with gr.Blocks(title="quizbot") as app:
-        gr.Markdown(
-            f"# quizbot {__version__}\n"
-            "Medical knowledge practice for students, and knowledge monitoring for language "
-            "models, on the same generated questions."
-        )
+        with gr.Row(equal_height=True):
+            gr.Markdown(
+                f"# quizbot {__version__}\n"
+                "Medical knowledge practice for students, and knowledge monitoring for language "
+                "models, on the same generated questions."
+            )
+            with gr.Column(scale=0, min_width=220):
+                who = gr.Markdown(visible=False, elem_id="qb-who")
+                logout = gr.Button(
+                    "Log out", link="/logout", size="sm", visible=False, elem_id="qb-logout"
+                )
         # The public status endpoints are registered before any tab, so their API names stay
         # exactly /status and /knowledge_bases whatever the tabs name their own handlers.
         status = gr.Markdown(elem_id="quizbot-status", render=False)
@@ -81,13 +101,13 @@ def build_app(settings: Settings, db: Database) -> gr.Blocks:
         is_admin = gr.State(False)
         with gr.Tab("Practice", id="practice"):
             practice.build(ctx)
-        with gr.Tab("Ask a model", id="ask"):
+        with gr.Tab("Ask a model", id="ask", visible=not guarded) as ask_tab:
             ask.build(ctx)
-        with gr.Tab("Humans vs models", id="compare"):
+        with gr.Tab("Humans vs models", id="compare", visible=not guarded) as compare_tab:
             compare.build(ctx)
-        with gr.Tab("Monitor", id="monitor"):
+        with gr.Tab("Monitor", id="monitor", visible=not guarded) as monitor_tab:
             admin_only = monitor.build(ctx, is_admin)
-        with gr.Tab("Admin", id="admin"):
+        with gr.Tab("Admin", id="admin", visible=not guarded) as admin_tab:
             admin.build(ctx, is_admin, admin_only)
         with gr.Tab("Status", id="status"):
             status.render()  # type: ignore[no-untyped-call]
@@ -95,5 +115,18 @@ def build_app(settings: Settings, db: Database) -> gr.Blocks:
             refresh = gr.Button("Refresh", size="sm")
         refresh.click(_kbs, outputs=kbs, api_visibility="private")
         refresh.click(_status, outputs=status, api_visibility="private")
+
+        tabs = {
+            ask_tab: TAB_ROLES["ask"],
+            compare_tab: TAB_ROLES["compare"],
+            monitor_tab: TAB_ROLES["monitor"],
+            admin_tab: TAB_ROLES["admin"],
+        }
+        identity.restrict(ctx, app, tabs)  # before the load below, which must reach every tab
+        app.load(
+            identity.tab_visibility(ctx, tabs),
+            outputs=[who, logout, *tabs],
+            api_visibility="private",
+        )
     blocks: gr.Blocks = app
     return blocks

@@ -92,6 +92,7 @@ from quizbot.kb.registry import BUILTINS, DEFAULT_KB, KbListing, kb_listing
 from quizbot.practice import service as practice
 from quizbot.practice.feedback import WITHHELD
 from quizbot.practice.service import Feedback, Progress, Question, Summary
+from quizbot.ui import identity
 from quizbot.ui.boundary import guarded
 from quizbot.ui.context import UiContext
 from quizbot.ui.render import (
@@ -1185,11 +1186,18 @@ def build(ctx: UiContext) -> None:
     # The API takes the components in this order (states are not part of it), so the
     # assignment, added last, comes after the cohort there too.
     settings = [student, kb, topic, fmt, length, cohort, session_state, assignment, chat_state]
+    # In accounts mode the logged-in account is the student, whatever the form says.
+    identity.hide_in_accounts_mode(ctx, student, cohort)
+    as_account = partial(identity.as_student, ctx, n_inputs=len(settings), student=0, cohort=5)
     start_btn.click(
-        partial(start, ctx), settings, screen, api_name="practice_start", show_progress="minimal"
+        as_account(partial(start, ctx)),
+        settings,
+        screen,
+        api_name="practice_start",
+        show_progress="minimal",
     )
     review_btn.click(
-        partial(start, ctx, review=True),
+        as_account(partial(start, ctx, review=True)),
         settings,
         screen,
         api_visibility="private",
@@ -1256,7 +1264,7 @@ def build(ctx: UiContext) -> None:
     progress_outputs = [progress_text, plot, topic_table, session_table]
     gr.on(
         [progress_btn.click, progress_box.expand],
-        partial(show_progress, ctx),
+        identity.as_student(ctx, partial(show_progress, ctx), 3, student=0),
         [student, progress_kb, by],
         progress_outputs,
         api_name="practice_progress",
