@@ -73,17 +73,16 @@ def build_app(settings: Settings, db: Database, ctx: UiContext | None = None) ->
     ctx = ctx or UiContext(settings, db)
     guarded = ctx.accounts_mode()  # restricted tabs start hidden; page load shows the allowed
     with gr.Blocks(title="quizbot") as app:
-        with gr.Row(equal_height=True):
-            gr.Markdown(
-                f"# quizbot {__version__}\n"
-                "Medical knowledge practice for students, and knowledge monitoring for language "
-                "models, on the same generated questions."
+        gr.Markdown(
+            f"# quizbot {__version__}\n"
+            "Medical knowledge practice for students, and knowledge monitoring for language "
+            "models, on the same generated questions."
+        )
+        with gr.Row(equal_height=True):  # accounts mode: who is logged in, and a way out
+            who = gr.Markdown(visible=False, elem_id="qb-who")
+            logout = gr.Button(
+                "Log out", link="/logout", size="sm", visible=False, scale=0, elem_id="qb-logout"
             )
-            with gr.Column(scale=0, min_width=220):
-                who = gr.Markdown(visible=False, elem_id="qb-who")
-                logout = gr.Button(
-                    "Log out", link="/logout", size="sm", visible=False, elem_id="qb-logout"
-                )
         # The public status endpoints are registered before any tab, so their API names stay
         # exactly /status and /knowledge_bases whatever the tabs name their own handlers.
         status = gr.Markdown(elem_id="quizbot-status", render=False)
