@@ -166,13 +166,26 @@ def _positional(
     return kept, {k: v for k, v in hints.items() if k in names}
 
 
+def _from_page_load(app: gr.Blocks, block_fn: Any) -> bool:
+    """Whether ``block_fn`` runs because the page loaded (itself, or ``.then`` after a load)."""
+    seen = set()
+    while block_fn is not None and id(block_fn) not in seen:
+        seen.add(id(block_fn))
+        if any(event == "load" for _, event in block_fn.targets):
+            return True
+        after = getattr(block_fn, "trigger_after", None)
+        block_fn = app.fns.get(after) if after is not None else None
+    return False
+
+
 def restrict(ctx: UiContext, app: gr.Blocks, tabs: dict[Any, Role]) -> int:
     """Put a role check in front of every handler touching a component of these tabs (as a
     trigger, input or output); a handler touching several tabs needs the highest role.
 
     Refused calls raise :class:`gr.Error` ("Your account may not do this."); those run on page
-    load leave their outputs as they are. Every call but page loads is written to the audit log
-    (action ``ui.<tab id>``, the handler's name, whether it was allowed). Returns how many
+    load (or chained after one) leave their outputs as they are. Every call a person makes (not
+    page loads, not the steps chained after a call) is written to the audit log (action
+    ``ui.<tab id>``, the handler's name, whether it was allowed). Returns how many
     handlers were guarded.
     """
     members = {tab: set(_descendants(tab)) for tab in tabs}
@@ -188,7 +201,7 @@ def restrict(ctx: UiContext, app: gr.Blocks, tabs: dict[Any, Role]) -> int:
         role = max(needed, key=lambda r: _RANK[r])
         area = max((tab for tab in tabs if ids & members[tab]), key=lambda t: _RANK[tabs[t]])
         action = f"ui.{getattr(area, 'id', None) or 'tab'}"[:50]
-        on_load = any(event == "load" for _, event in block_fn.targets)
+        on_load = _from_page_load(app, block_fn)
         n_outputs = len(block_fn.outputs)
         name = getattr(block_fn.fn, "__name__", "handler")
 
@@ -199,10 +212,11 @@ def restrict(ctx: UiContext, app: gr.Blocks, tabs: dict[Any, Role]) -> int:
             n: int = n_outputs,
             action: str = action,
             name: str = name,
+            chained: Any = block_fn.trigger_after,
         ) -> Any:
             viewer = current(ctx, request)
             allowed = viewer.allows(role)
-            if not viewer.local and not on_load:  # what instructors and admins do, and attempts
+            if not viewer.local and not on_load and chained is None:  # actions and attempts
                 accounts.record_action(ctx.db, viewer.name, action, name, ok=allowed)
             if allowed:
                 return None

@@ -189,6 +189,8 @@ def test_each_role_sees_and_may_do_only_its_own(app: App, browser: Any) -> None:
     # student: practice as themselves (no pseudonym field), no model, no results of others
     page = _log_in_page(browser, app, "stu")
     assert _visible_tabs(page) == list(SEEN["student"])
+    page.wait_for_timeout(1500)  # what the page load starts for other roles is refused quietly
+    assert page.locator("[data-testid='toast-body']").count() == 0
     assert (
         page.locator("#qb-practice-student").count() == 0
         or not page.locator("#qb-practice-student").is_visible()
@@ -224,6 +226,8 @@ def test_each_role_sees_and_may_do_only_its_own(app: App, browser: Any) -> None:
     # instructor: asks models (in the page and by HTTP), reads results; no admin panel
     page = _log_in_page(browser, app, "ins")
     assert _visible_tabs(page) == list(SEEN["instructor"])
+    page.wait_for_timeout(1500)
+    assert page.locator("[data-testid='toast-body']").count() == 0
     page.get_by_role("tab", name="Ask a model").click()
     page.locator("#qb-ask-statement textarea").fill("Insulin raises blood glucose.")
     page.locator("#qb-ask-custom").click()
