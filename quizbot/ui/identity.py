@@ -265,7 +265,8 @@ def as_student(
     local mode the typed values pass unchanged."""
 
     plain = inspect.Parameter.POSITIONAL_OR_KEYWORD
-    names = [inspect.Parameter(f"a{i}", plain) for i in range(n_inputs)]
+    # fn's own names and defaults: API clients may leave optional values out or name them
+    names = _positional(fn, n_inputs)[0][:n_inputs]
 
     def handler(*args: Any) -> Any:
         *values, request = args
@@ -276,7 +277,7 @@ def as_student(
                 values[cohort] = viewer.cohort or ""
         return fn(*values)
 
-    request_param = inspect.Parameter("qb_request", plain, annotation=gr.Request)
+    request_param = inspect.Parameter("qb_request", plain, default=None, annotation=gr.Request)
     handler.__signature__ = inspect.Signature([*names, request_param])  # type: ignore[attr-defined]
     handler.__annotations__ = {"qb_request": gr.Request}
     handler.__name__ = getattr(fn, "__name__", "handler")

@@ -212,6 +212,20 @@ def test_each_role_sees_and_may_do_only_its_own(app: App, browser: Any) -> None:
     refused = _call_handler(app, jar, "qb-ask-custom", ASK)
     assert refused["success"] is False
     assert refused["output"]["error"] == "Your account may not do this."
+    # impersonation: the practice handler called with another name and cohort practises as
+    # the account, in its own cohort
+    started = _call_handler(
+        app, jar, "qb-practice-start",
+        ["victim", "clinical-core", "all", "statement", 3, "other", None, "", None],
+    )  # fmt: skip
+    assert started["success"] is True
+    db = open_database(app.database_url)
+    try:
+        assert find_respondent(db, RespondentKind.HUMAN, "victim") is None
+        again = find_respondent(db, RespondentKind.HUMAN, "stu")
+        assert again is not None and again.cohort == "year-1"
+    finally:
+        db.dispose()
     # logging out ends the session on the server: the old cookie opens nothing
     page.locator("#qb-logout").click()
     page.get_by_label("Username").wait_for()
