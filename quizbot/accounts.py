@@ -345,8 +345,8 @@ def login(
     found = store.login_record(db, name) if NAME_PATTERN.fullmatch(name or "") else None
     if found is None:
         _verify(_dummy_hash(), password)
-        record_action(db, name[:100] or None, "login", name[:200], ok=False,
-                      detail="unknown user", address=address)  # fmt: skip
+        shown = "".join(ch for ch in name if ch.isprintable())[:100]  # no newlines in the log
+        record_action(db, None, "login", shown, ok=False, detail="unknown user", address=address)
         return LoginResult("refused")
     account, stored = found
     good = _verify(stored, password)

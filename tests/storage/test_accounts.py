@@ -92,6 +92,9 @@ def test_unknown_wrong_disabled_and_locked_are_refused_alike(db: Database) -> No
         accounts.login(db, "carol", PASSWORD),
     }
     assert outcomes == {accounts.LoginResult("refused")}
+    accounts.login(db, "evil\nname", PASSWORD)
+    newest = accounts.audit_log(db, limit=1)[0]
+    assert (newest.actor, newest.target, newest.detail) == (None, "evilname", "unknown user")
 
 
 def test_five_failures_lock_the_account_even_against_the_right_password(db: Database) -> None:

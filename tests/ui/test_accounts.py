@@ -249,6 +249,8 @@ def test_each_role_sees_and_may_do_only_its_own(app: App, browser: Any) -> None:
     screenshot(page, "accounts-instructor")
     _, jar, _ = _login(app, "ins", USERS["ins"][1])
     assert _call_handler(app, jar, "qb-ask-custom", ASK)["success"] is True
+    admin_only = _call_handler(app, jar, "qb-admin-runs-refresh", [None])
+    assert admin_only["output"]["error"] == "Your account may not do this."
     page.context.close()
 
     # admin: the Admin panel opens with the account, no admin password asked
