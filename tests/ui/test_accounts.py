@@ -259,6 +259,12 @@ def test_each_role_sees_and_may_do_only_its_own(app: App, browser: Any) -> None:
     page.get_by_role("tab", name="Admin").click()
     page.locator("#qb-admin-panel").wait_for()
     assert not page.locator("#qb-admin-password").is_visible()
+    reviewer = page.locator("#qb-admin-reviewer textarea, #qb-admin-reviewer input").first
+    page.wait_for_function(
+        "() => document.querySelector('#qb-admin-reviewer textarea, #qb-admin-reviewer input')"
+        ".value === 'adm'"
+    )
+    assert reviewer.is_disabled()  # decisions are recorded under the account, not a typed name
     page.locator("#qb-admin-runs-refresh").click()
     screenshot(page, "accounts-admin")
     page.context.close()
