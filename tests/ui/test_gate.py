@@ -47,6 +47,8 @@ def test_the_session_cookie_is_httponly_lax_and_secure_over_https(client: TestCl
     assert cookie.startswith("quizbot_session=")
     assert "httponly" in cookie and "samesite=lax" in cookie and "secure" in cookie
     assert client.get("/gradio_api/info").status_code == 200
+    # Gradio's run history (inputs and outputs kept in the browser) is off
+    assert client.get("/config").json()["run_history"] is False
     out = client.get("/logout")
     assert (out.status_code, out.headers["location"]) == (303, "/login")
     assert client.get("/gradio_api/info").status_code == 401
