@@ -32,6 +32,7 @@ __all__ = [
     "current",
     "hide_in_accounts_mode",
     "restrict",
+    "scoped_cohort",
     "tab_visibility",
 ]
 
@@ -289,3 +290,12 @@ def hide_in_accounts_mode(ctx: UiContext, *components: Any) -> None:
     if ctx.accounts_mode():
         for component in components:
             component.visible = False
+
+
+def scoped_cohort(ctx: UiContext, request: gr.Request | None, chosen: str | None) -> str | None:
+    """The cohort a comparison may cover: an instructor with a cohort sees only that one,
+    whatever the browser asked for; admins and the local user get what they chose."""
+    viewer = current(ctx, request)
+    if viewer.role is Role.INSTRUCTOR and viewer.cohort:
+        return viewer.cohort
+    return chosen

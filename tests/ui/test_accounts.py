@@ -130,15 +130,18 @@ def _login(app: App, name: str, password: str) -> tuple[int, CookieJar, str]:
     return status, jar, body
 
 
-def _call_handler(app: App, jar: CookieJar, elem_id: str, data: list[Any]) -> dict[str, Any]:
+def _call_handler(
+    app: App, jar: CookieJar, elem_id: str, data: list[Any], session: str | None = None
+) -> dict[str, Any]:
     """Call the click handler of the component ``elem_id`` the way the page does (queue/join),
-    and return Gradio's final message for it."""
+    in the browser session ``session`` (a new one by default), and return Gradio's final
+    message for it."""
     _, _, text = _http(f"{app.url}/config", cookies=jar)
     config = json.loads(text)
     ids = {c["props"].get("elem_id"): c["id"] for c in config["components"]}
     target = ids[elem_id]
     dep = next(d for d in config["dependencies"] if [target, "click"] in d["targets"])
-    session = uuid.uuid4().hex
+    session = session or uuid.uuid4().hex
     body = {"data": data, "fn_index": dep["id"], "session_hash": session, "trigger_id": target}
     status, _, _ = _http(
         f"{app.url}/gradio_api/queue/join",
@@ -197,6 +200,8 @@ def test_each_role_sees_and_may_do_only_its_own(app: App, browser: Any) -> None:
     )
     page.locator("#qb-practice-start").click()
     page.locator("#qb-practice-chat").get_by_text("Question 1 of").wait_for()
+    page.get_by_role("button", name="True", exact=True).click()
+    page.locator("#qb-practice-chat").get_by_text("Answer 1 of").wait_for()
     screenshot(page, "accounts-student")
     db = open_database(app.database_url)
     try:
@@ -242,6 +247,15 @@ def test_each_role_sees_and_may_do_only_its_own(app: App, browser: Any) -> None:
     assert _visible_tabs(page) == list(SEEN["instructor"])
     page.wait_for_timeout(1500)
     assert page.locator("[data-testid='toast-body']").count() == 0
+    # an instructor with a cohort compares that cohort only (students of others stay hidden)
+    page.get_by_role("tab", name="Humans vs models").click()
+    page.wait_for_function(
+        "() => document.querySelector('#qb-compare-cohort input').value === 'year-1'"
+    )
+    page.locator("#qb-compare-cohort input").click()
+    page.get_by_role("option").first.wait_for()
+    assert [t.split("\n")[-1] for t in page.get_by_role("option").all_inner_texts()] == ["year-1"]
+    page.keyboard.press("Escape")
     page.get_by_role("tab", name="Ask a model").click()
     page.locator("#qb-ask-statement textarea").fill("Insulin raises blood glucose.")
     page.locator("#qb-ask-custom").click()

@@ -18,6 +18,7 @@ from quizbot import accounts
 from quizbot.config import load_settings
 from quizbot.domain import Role
 from quizbot.ui import gate, identity
+from quizbot.ui.context import UiContext
 from storage import Database
 
 PASSWORD = "admin password 123"
@@ -135,3 +136,20 @@ def test_the_role_guard_keeps_every_kind_of_handler_working() -> None:
     student = identity.Viewer("ann", Role.STUDENT)
     assert not student.allows(Role.INSTRUCTOR) and student.allows(Role.STUDENT)
     assert identity.Viewer("kim", Role.ADMIN).allows(Role.INSTRUCTOR)
+
+
+def test_an_instructor_compares_only_their_own_cohort(db: Database, tmp_path: Path) -> None:
+    accounts.create_user(db, "kim", "instructor", "instructor password", cohort="year-1")
+    accounts.create_user(db, "lee", "instructor", "instructor password")
+    accounts.create_user(db, "boss", "admin", PASSWORD)
+    ctx = UiContext(load_settings(home=str(tmp_path / "home"), database_url=db.url), db)
+
+    def asked_by(name: str) -> Any:
+        return SimpleNamespace(username=name)
+
+    assert identity.scoped_cohort(ctx, asked_by("kim"), "year-2") == "year-1"
+    assert identity.scoped_cohort(ctx, asked_by("kim"), None) == "year-1"
+    assert identity.scoped_cohort(ctx, asked_by("lee"), "year-2") == "year-2"
+    assert identity.scoped_cohort(ctx, asked_by("boss"), None) is None
+    with pytest.raises(gr.Error):  # accounts mode: no name, no answer
+        identity.scoped_cohort(ctx, asked_by(""), "year-2")
