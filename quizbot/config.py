@@ -7,6 +7,7 @@ environment variable and how to fix it, so nothing fails later in the middle of 
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 import re
@@ -23,6 +24,7 @@ from pydantic import (
     Field,
     SecretStr,
     ValidationError,
+    ValidationInfo,
     field_validator,
 )
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -70,6 +72,11 @@ _HINTS: dict[str, str] = {
     "scheduler": "set QUIZBOT_SCHEDULER to 1 (run the monitors inside `quizbot serve`) or 0",
     "practice_idle_hours": "set QUIZBOT_PRACTICE_IDLE_HOURS to a number of hours between 0.1 "
     "and 8760 (a year), e.g. 12",
+    "trusted_proxy_header": "set QUIZBOT_TRUSTED_PROXY_HEADER to the header your authenticating "
+    "proxy puts the user name in (e.g. X-Forwarded-User), together with QUIZBOT_TRUSTED_PROXIES",
+    "trusted_proxies": "set QUIZBOT_TRUSTED_PROXIES to comma-separated addresses or networks of "
+    "the proxy (e.g. 127.0.0.1,10.0.0.0/24), together with QUIZBOT_TRUSTED_PROXY_HEADER",
+    "secure_cookies": "set QUIZBOT_SECURE_COOKIES to 1 (HTTPS in front, e.g. a reverse proxy) or 0",
     "model_settings": "set QUIZBOT_MODEL_SETTINGS to a JSON object from model string (or pattern "
     'such as "ollama/*") to options, e.g. {"openai/gpt-4o-mini": {"api_key_env": "WORK_KEY", '
     '"max_concurrency": 16, "timeout": 30}}; options: api_base, api_key_env, timeout, '
@@ -167,6 +174,58 @@ class Settings(BaseSettings):
         description="Tests and demos: a file holding the ISO 8601 UTC time the review queue "
         "takes as now (read on every use); unset, the real clock.",
     )
+    trusted_proxy_header: str | None = Field(
+        default=None,
+        pattern=r"^[A-Za-z0-9-]{1,100}$",
+        description="Header naming the user, set by an authenticating proxy (proxy mode).",
+    )
+    trusted_proxies: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        validate_default=True,
+        description="Addresses or networks of that proxy; the header is trusted only from them.",
+    )
+    secure_cookies: bool = Field(
+        default=False,
+        description="Mark the session cookie Secure even on plain HTTP (HTTPS at a reverse "
+        "proxy); it is Secure anyway when the request arrives over HTTPS.",
+    )
+
+    @field_validator("trusted_proxies", mode="before")
+    @classmethod
+    def _split_proxies(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            value = [part.strip() for part in value.split(",") if part.strip()]
+        if isinstance(value, list):
+            for part in value:
+                try:
+                    ipaddress.ip_network(str(part), strict=False)
+                except ValueError:
+                    raise ValueError(f"{part!r} is not an address or network") from None
+        return value
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _proxy_pair(cls, value: list[str], info: ValidationInfo) -> list[str]:
+        if bool(info.data.get("trusted_proxy_header")) != bool(value):
+            raise ValueError(
+                "goes together with QUIZBOT_TRUSTED_PROXY_HEADER: set both (proxy mode) or neither"
+            )
+        return value
+
+    @property
+    def proxy_mode(self) -> bool:
+        """Whether an authenticating proxy names the user (QUIZBOT_TRUSTED_PROXY_HEADER)."""
+        return bool(self.trusted_proxy_header)
+
+    def trusted_proxy(self, address: str | None) -> bool:
+        """Whether a request from ``address`` comes from a configured proxy."""
+        if not address:
+            return False
+        try:
+            ip = ipaddress.ip_address(address)
+        except ValueError:
+            return False
+        return any(ip in ipaddress.ip_network(n, strict=False) for n in self.trusted_proxies)
 
     @field_validator("model_settings", mode="before")
     @classmethod

@@ -24,6 +24,7 @@ __all__ = [
     "Alert",
     "Assignment",
     "AssignmentMode",
+    "AuditEntry",
     "CachedCall",
     "FlagDecision",
     "FlagReason",
@@ -41,11 +42,13 @@ __all__ = [
     "RespondentKind",
     "ResponseRecord",
     "RetiredItem",
+    "Role",
     "Run",
     "RunStatus",
     "SessionStatus",
     "Severity",
     "StoredPrototypeSet",
+    "UserAccount",
 ]
 
 
@@ -99,6 +102,15 @@ class Severity(StrEnum):
     INFO = "info"
     WARNING = "warning"
     CRITICAL = "critical"
+
+
+class Role(StrEnum):
+    """What an account may do: practise (student), also run models and read their cohorts'
+    results (instructor), also administer (admin)."""
+
+    STUDENT = "student"
+    INSTRUCTOR = "instructor"
+    ADMIN = "admin"
 
 
 class AssignmentMode(StrEnum):
@@ -376,3 +388,33 @@ class Assignment:
     config: dict[str, Any]
     created_at: datetime
     item_ids: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class UserAccount:
+    """A login of the app (never its password hash, which stays in storage)."""
+
+    id: int
+    name: str
+    role: str
+    cohort: str | None
+    disabled: bool
+    must_change_password: bool
+    failed_logins: int
+    locked_until: datetime | None
+    created_at: datetime
+    last_login_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class AuditEntry:
+    """One line of the audit log: who did what to what, when, from where, and whether it worked."""
+
+    id: int
+    at: datetime
+    actor: str | None
+    action: str
+    target: str
+    ok: bool
+    detail: str
+    address: str | None

@@ -1,17 +1,28 @@
-"""Start the web app: open the database (migrating an empty one), build the UI, serve it."""
+"""Start the web app: open the database (migrating an empty one), pick the mode, serve it.
+
+The modes (:func:`check_mode`): *local* (loopback, no account: the single-user app of old),
+*accounts* (an account exists: every route but the login page needs a session) and *proxy* (an
+authenticating proxy names the user in a trusted header). Listening beyond loopback in local mode
+is refused: it would give every student's data and the operator's model keys to the network.
+"""
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import socket
+from typing import Literal
 
 from quizbot import __version__
+from quizbot.accounts import accounts_exist
 from quizbot.config import Settings
 from quizbot.errors import ConfigError
 from quizbot.kb.registry import DEFAULT_KB, get_kb
 from storage import open_database
 
-__all__ = ["serve"]
+__all__ = ["check_mode", "is_loopback", "serve"]
+
+Mode = Literal["local", "accounts", "proxy"]
 
 log = logging.getLogger(__name__)
 
@@ -28,33 +39,67 @@ def _check_port_free(host: str, port: int) -> None:
             ) from None
 
 
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` is only reachable from this machine (127.0.0.0/8, ::1, localhost)."""
+    if host.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def check_mode(settings: Settings, host: str, has_accounts: bool) -> Mode:
+    """The mode to serve in; raises :class:`ConfigError` for local mode beyond loopback."""
+    if settings.proxy_mode:
+        return "proxy"
+    if has_accounts:
+        return "accounts"
+    if is_loopback(host):
+        return "local"
+    raise ConfigError(
+        f"refusing to listen on {host}: there are no accounts, so anyone who can reach it "
+        "would see every student's answers and could spend your model keys",
+        hint="create an admin first (`quizbot user add NAME --role admin`, password on standard "
+        "input), or set QUIZBOT_TRUSTED_PROXY_HEADER and QUIZBOT_TRUSTED_PROXIES behind an "
+        "authenticating proxy, or listen on 127.0.0.1",
+    )
+
+
 def serve(settings: Settings, *, host: str | None = None, port: int | None = None) -> None:
     """Serve the app until interrupted. Blocks."""
     host = host or settings.host
     port = port or settings.port
     settings.ensure_home()
     db = open_database(settings.effective_database_url, settings.engine_options())
+    try:
+        mode = check_mode(settings, host, accounts_exist(db))
+    except ConfigError:
+        db.dispose()
+        raise
     _check_port_free(host, port)
     kb, _kb_id = get_kb(db, DEFAULT_KB)  # the embedded KB is ready offline from the first start
     log.info("knowledge base %s %s ready", kb.name, kb.version)
     # gradio takes seconds to import: only `serve` pays for it, not every CLI command.
-    from quizbot.ui.app import build_app, launch_options  # noqa: PLC0415
+    import uvicorn  # noqa: PLC0415
 
-    app = build_app(settings, db)
+    from quizbot.ui.gate import web_app  # noqa: PLC0415
+
+    app = web_app(settings, db)
     scheduler = None
     if settings.scheduler:
         from quizbot.monitoring.scheduler import start  # noqa: PLC0415 - only when asked for
 
         scheduler, _jobs = start(db, settings)
-    log.info("quizbot %s on http://%s:%d (database %s)", __version__, host, port, db.masked_url)
+    if mode == "accounts" and settings.admin_password is not None:
+        log.warning("accounts mode: QUIZBOT_ADMIN_PASSWORD is ignored (admins log in as accounts)")
+    log.info(
+        "quizbot %s on http://%s:%d, %s mode (database %s)",
+        __version__, host, port, mode, db.masked_url,
+    )  # fmt: skip
     try:
-        app.queue(default_concurrency_limit=16).launch(
-            server_name=host,
-            server_port=port,
-            show_error=False,
-            quiet=True,
-            **launch_options(settings),
-        )
+        # proxy_headers off: the gate itself decides which peers' forwarded headers to trust
+        uvicorn.run(app, host=host, port=port, proxy_headers=False, log_level="warning")
     finally:
         if scheduler is not None:
             from quizbot.monitoring.scheduler import stop  # noqa: PLC0415

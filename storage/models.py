@@ -41,6 +41,7 @@ from quizbot.domain import (
     Outcome,
     OverrideKind,
     RespondentKind,
+    Role,
     RunStatus,
     SessionStatus,
     Severity,
@@ -54,6 +55,7 @@ __all__ = [
     "Alert",
     "AssignmentItemRow",
     "AssignmentRow",
+    "AuditLogRow",
     "DriftResult",
     "EvalRun",
     "Item",
@@ -81,6 +83,8 @@ __all__ = [
     "SchedulerJob",
     "SessionStatus",
     "Severity",
+    "UserRow",
+    "UserSessionRow",
 ]
 
 
@@ -693,3 +697,55 @@ class MonitorIncident(SQLModel, table=True):
     note: str | None = Field(default=None, sa_type=Text)
     created_at: datetime = _created()
     updated_at: datetime = _created()
+
+
+# Accounts: logins, their sessions and the audit log
+
+
+class UserRow(SQLModel, table=True):
+    """An account of the app. The password is kept only as an argon2 hash."""
+
+    __tablename__ = "users"
+    __table_args__ = (_check_in("role", Role, "ck_users_role"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(max_length=100, unique=True)
+    role: str = Field(max_length=20)
+    cohort: str | None = Field(default=None, max_length=100)
+    password_hash: str = Field(max_length=255)
+    must_change_password: bool = Field(default=False)
+    disabled: bool = Field(default=False)
+    failed_logins: int = Field(default=0)
+    locked_until: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    created_at: datetime = _created()
+    password_changed_at: datetime = _created()
+    last_login_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
+
+
+class UserSessionRow(SQLModel, table=True):
+    """A logged-in browser: the SHA-256 of its cookie's random token (never the token itself)."""
+
+    __tablename__ = "user_sessions"
+
+    id: int | None = Field(default=None, primary_key=True)
+    token_hash: str = Field(max_length=64, unique=True)
+    user_id: int = Field(foreign_key="users.id", ondelete="CASCADE", index=True)
+    created_at: datetime = _created()
+    expires_at: datetime = Field(sa_type=UTCDateTime, nullable=False)
+    last_seen_at: datetime = _created()
+    address: str | None = Field(default=None, max_length=100)
+
+
+class AuditLogRow(SQLModel, table=True):
+    """One audited event: logins (ok, failed, locked) and admin/instructor actions."""
+
+    __tablename__ = "audit_log"
+
+    id: int | None = Field(default=None, primary_key=True)
+    at: datetime = Field(default_factory=utcnow, sa_type=UTCDateTime, nullable=False, index=True)
+    actor: str | None = Field(default=None, max_length=100)
+    action: str = Field(max_length=50)
+    target: str = Field(default="", max_length=200)
+    ok: bool = Field(default=True)
+    detail: str = Field(default="", sa_type=Text)
+    address: str | None = Field(default=None, max_length=100)

@@ -17,6 +17,12 @@ HOMES: dict[str, tuple[str, ...]] = {
     "alembic": ("storage/",),
     "psycopg": ("storage/",),
     "gradio": ("quizbot/ui/",),
+    # the web server: FastAPI/Starlette only where Gradio is mounted, uvicorn only to run it
+    "fastapi": ("quizbot/ui/gate.py",),
+    "starlette": ("quizbot/ui/gate.py",),
+    "uvicorn": ("quizbot/server.py",),
+    # passwords are hashed in one place
+    "argon2": ("quizbot/accounts.py",),
     "litellm": ("quizbot/providers/litellm",),
 }
 

@@ -38,6 +38,7 @@ COMPONENTS: tuple[tuple[str, int, tuple[str, ...]], ...] = (
     ("storage", 1, ("storage",)),
     ("settings", 2, ("quizbot.config", "schedules")),
     ("status", 3, ("quizbot.status",)),
+    ("accounts", 3, ("quizbot.accounts",)),
     ("kb", 3, ("quizbot.kb",)),
     ("providers", 3, ("quizbot.providers",)),
     ("generate", 4, ("quizbot.generate", "quizbot.items")),

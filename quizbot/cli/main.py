@@ -1,8 +1,8 @@
 """The ``quizbot`` console script: the root group with every command group registered.
 
 Each group lives in its own module (db, kb, generate, items, assignment, evaluate, local_model,
-monitor, serve) and registers itself on the root group of :mod:`quizbot.cli.base` when imported
-here.
+monitor, serve, user) and registers itself on the root group of :mod:`quizbot.cli.base` when
+imported here.
 """
 
 from __future__ import annotations
@@ -19,12 +19,13 @@ from quizbot.cli import (
     local_model,
     monitor,
     serve,
+    user,
 )
 from quizbot.cli.base import cli
 
 __all__ = ["cli", "main"]
 
-COMMAND_MODULES = (db, kb, generate, items, assignment, evaluate, local_model, monitor, serve)
+COMMAND_MODULES = (db, kb, generate, items, assignment, evaluate, local_model, monitor, serve, user)
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -48,6 +48,7 @@ from quizbot.kb.registry import check_import_name, import_kb
 from quizbot.kb.review import FlaggedItem, decide, review_queue
 from quizbot.monitoring.nights import history
 from quizbot.monitoring.scheduler import trigger_for
+from quizbot.ui import identity
 from quizbot.ui.boundary import guarded
 from quizbot.ui.context import UiContext
 from quizbot.ui.monitor import NOT_ADMIN, declared_monitors, run_now
@@ -670,11 +671,18 @@ def build(ctx: UiContext, is_admin: gr.State, admin_only: list[Any]) -> None:
 
     def _decision(action: str, label: str) -> Any:
         @guarded(1)
-        def handler(admin: bool, chosen: str | None, tail: str | None, by: str | None) -> str:
+        def handler(
+            admin: bool,
+            chosen: str | None,
+            tail: str | None,
+            by: str | None,
+            request: gr.Request,
+        ) -> str:
             if not admin:
                 return NOT_ADMIN
             if not chosen:
                 raise InputError("choose a flagged item first")
+            by = identity.current(ctx, request).name or by  # accounts: the account decides
             decided = decide(
                 ctx.db, int(chosen), action, by=(by or "").strip() or "admin", tail=tail or None
             )
@@ -694,3 +702,27 @@ def build(ctx: UiContext, is_admin: gr.State, admin_only: list[Any]) -> None:
             outputs=flag_result,
             api_visibility="private",
         ).then(_queue, inputs=is_admin, outputs=queue_outputs, api_visibility="private")
+
+    if ctx.accounts_mode():
+        _account_login(ctx, is_admin, [login_row, panel, *admin_only, reviewer]).then(
+            _admin_data, inputs=is_admin, outputs=data_outputs, api_visibility="private"
+        ).then(_queue, inputs=is_admin, outputs=queue_outputs, api_visibility="private")
+
+
+def _account_login(ctx: UiContext, is_admin: gr.State, shown: list[Any]) -> Any:
+    """Accounts mode: an admin account is an admin from the page load on (no admin password;
+    :func:`quizbot.ui.identity.restrict` checks the role again at every admin call). ``shown``:
+    the password row, the panel, the other tabs' admin-only components, and the "Decided by"
+    box (which then shows the account, and decisions are recorded under its name)."""
+
+    def _from_account(request: gr.Request) -> list[Any]:
+        admin = identity.current(ctx, request).is_admin
+        # the password row stays hidden: admin rights follow the account only
+        return [
+            admin,
+            gr.update(visible=False),
+            *(gr.update(visible=admin) for _ in shown[1:-1]),
+            gr.update(value=identity.current(ctx, request).name, interactive=False),
+        ]
+
+    return gr.on(None, _from_account, outputs=[is_admin, *shown], api_visibility="private")

@@ -5,6 +5,10 @@ models (:mod:`quizbot.ui.compare`), Monitor (:mod:`quizbot.ui.monitor`), Admin
 (:mod:`quizbot.ui.admin`) and Status (here). Whether this browser session is an admin is a
 server-side ``gr.State``; admin controls elsewhere start hidden and are shown on login, and every
 admin action checks the state again on the server.
+
+In accounts mode (:mod:`quizbot.ui.gate`) the tabs follow the account's role
+(:data:`TAB_ROLES`): each restricted tab is shown only to the roles that may use it, and every
+handler touching it checks the role of the request on the server (:func:`identity.restrict`).
 """
 
 from __future__ import annotations
@@ -15,14 +19,16 @@ import gradio as gr
 
 from quizbot import __version__
 from quizbot.config import Settings
+from quizbot.domain import Role
 from quizbot.kb.registry import KbListing, kb_listing
 from quizbot.status import DatabaseReport, database_report, may_see_database_details
-from quizbot.ui import admin, ask, assignments, compare, monitor, practice
+from quizbot.ui import admin, ask, assignments, compare, identity, monitor, practice
 from quizbot.ui.context import UiContext
 from storage import Database
 
 __all__ = [
     "CSS",
+    "TAB_ROLES",
     "UPLOAD_CLEANUP",
     "build_app",
     "launch_options",
@@ -40,6 +46,15 @@ def launch_options(settings: Settings) -> dict[str, Any]:
     (a larger upload is refused with HTTP 413 before it is stored) and the CSS."""
     return {"max_file_size": settings.max_upload_mb * 1024 * 1024, "css": CSS}
 
+
+# Who may use each tab in accounts mode (tabs not listed: everyone logged in).
+TAB_ROLES = {
+    "ask": Role.INSTRUCTOR,
+    "compare": Role.INSTRUCTOR,
+    "monitor": Role.INSTRUCTOR,
+    "assignments": Role.ADMIN,  # its handlers also need the admin login (see docs)
+    "admin": Role.ADMIN,
+}
 
 # Passed to ``launch`` (Gradio 6 takes CSS there). On a phone the practice summary's answer
 # table broke words letter by letter ("yo/ur/an/sw/er"); it scrolls sideways instead.
@@ -82,15 +97,21 @@ def render_status(report: DatabaseReport) -> str:
     )
 
 
-def build_app(settings: Settings, db: Database) -> gr.Blocks:
+def build_app(settings: Settings, db: Database, ctx: UiContext | None = None) -> gr.Blocks:
     """The quizbot web app for these settings and this database."""
-    ctx = UiContext(settings, db)
+    ctx = ctx or UiContext(settings, db)
+    guarded = ctx.accounts_mode()  # restricted tabs start hidden; page load shows the allowed
     with gr.Blocks(title="quizbot", delete_cache=UPLOAD_CLEANUP) as app:
         gr.Markdown(
             f"# quizbot {__version__}\n"
             "Medical knowledge practice for students, and knowledge monitoring for language "
             "models, on the same generated questions."
         )
+        with gr.Row(equal_height=True):  # accounts mode: who is logged in, and a way out
+            who = gr.Markdown(visible=False, elem_id="qb-who")
+            logout = gr.Button(
+                "Log out", link="/logout", size="sm", visible=False, scale=0, elem_id="qb-logout"
+            )
         # The public status endpoints are registered before any tab, so their API names stay
         # exactly /status and /knowledge_bases whatever the tabs name their own handlers.
         status = gr.Markdown(elem_id="quizbot-status", render=False)
@@ -109,14 +130,15 @@ def build_app(settings: Settings, db: Database) -> gr.Blocks:
         app.load(_status, inputs=is_admin, outputs=status, api_name="status")
         with gr.Tab("Practice", id="practice"):
             practice.build(ctx)
-        with gr.Tab("Ask a model", id="ask"):
+        with gr.Tab("Ask a model", id="ask", visible=not guarded) as ask_tab:
             ask.build(ctx)
-        with gr.Tab("Humans vs models", id="compare"):
+        with gr.Tab("Humans vs models", id="compare", visible=not guarded) as compare_tab:
             compare.build(ctx)
-        with gr.Tab("Monitor", id="monitor"):
+        with gr.Tab("Monitor", id="monitor", visible=not guarded) as monitor_tab:
             admin_only = monitor.build(ctx, is_admin)
-        admin_only += assignments.tab(ctx, is_admin)
-        with gr.Tab("Admin", id="admin"):
+        with gr.Tab("Assignments", id="assignments", visible=not guarded) as assignments_tab:
+            admin_only += assignments.build(ctx, is_admin)
+        with gr.Tab("Admin", id="admin", visible=not guarded) as admin_tab:
             admin.build(ctx, is_admin, admin_only)
         with gr.Tab("Status", id="status") as status_tab:
             status.render()  # type: ignore[no-untyped-call]
@@ -126,5 +148,19 @@ def build_app(settings: Settings, db: Database) -> gr.Blocks:
         refresh.click(_status, inputs=is_admin, outputs=status, api_visibility="private")
         # Opening the tab shows what the viewer may see now (details once an admin logged in).
         status_tab.select(_status, inputs=is_admin, outputs=status, api_visibility="private")
+
+        tabs = {
+            ask_tab: TAB_ROLES["ask"],
+            compare_tab: TAB_ROLES["compare"],
+            monitor_tab: TAB_ROLES["monitor"],
+            assignments_tab: TAB_ROLES["assignments"],
+            admin_tab: TAB_ROLES["admin"],
+        }
+        identity.restrict(ctx, app, tabs)  # before the load below, which must reach every tab
+        app.load(
+            identity.tab_visibility(ctx, tabs),
+            outputs=[who, logout, *tabs],
+            api_visibility="private",
+        )
     blocks: gr.Blocks = app
     return blocks

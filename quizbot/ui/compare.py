@@ -45,6 +45,7 @@ from quizbot.analysis.comparison import (
 from quizbot.analysis.metrics import Proportion
 from quizbot.errors import InputError
 from quizbot.kb.registry import kb_listing
+from quizbot.ui import identity
 from quizbot.ui.boundary import guarded
 from quizbot.ui.context import UiContext
 from quizbot.ui.render import format_estimate, html_text
@@ -450,19 +451,23 @@ def build(ctx: UiContext) -> None:
     csv_text = gr.State(None)
 
     @guarded(4, title="Could not compare.")
-    def lists(current: list[str] | None) -> tuple[Any, ...]:
+    def lists(current: list[str] | None, request: gr.Request) -> tuple[Any, ...]:
         kbs = [e.name for e in kb_listing(ctx.db) if e.installed]
         offered = comparable_models(ctx.db)
-        groups_of = cohorts(ctx.db)
+        own = identity.scoped_cohort(ctx, request, None)  # an instructor's own cohort only
+        groups = [("All students", ALL), *((c, c) for c in cohorts(ctx.db))]
         return (
             "",
             gr.update(choices=[("All knowledge bases", ALL), *((n, n) for n in kbs)]),
-            gr.update(choices=[("All students", ALL), *((c, c) for c in groups_of)]),
+            gr.update(choices=[(own, own)], value=own) if own else gr.update(choices=groups),
             gr.update(choices=offered, value=[m for m in (current or []) if m in offered]),
         )
 
+    def initial_lists(request: gr.Request) -> tuple[Any, ...]:
+        return lists(None, request)
+
     list_outputs = [message, kb, cohort, models]
-    gr.on(None, lambda: lists(None), outputs=list_outputs, api_visibility="private")
+    gr.on(None, initial_lists, outputs=list_outputs, api_visibility="private")
     refresh.click(lists, inputs=models, outputs=list_outputs, api_visibility="private")
 
     @guarded(10, title="Could not compare.")
@@ -473,11 +478,12 @@ def build(ctx: UiContext) -> None:
         until_text: str | None,
         chosen: list[str] | None,
         least: float | None,
+        request: gr.Request,
     ) -> tuple[Any, ...]:
         result = compare(
             ctx.db,
             kb=kb_name or None,
-            cohort=cohort_name or None,
+            cohort=identity.scoped_cohort(ctx, request, cohort_name or None),
             since=parse_day(since_text, "start"),
             until=parse_day(until_text, "end"),
             models=list(chosen or []),

@@ -10,8 +10,11 @@ as a message (:func:`quizbot.ui.render.error_markdown`), never as a traceback.
 from __future__ import annotations
 
 import hmac
-from dataclasses import dataclass
+import threading
+import time
+from dataclasses import dataclass, field
 
+from quizbot import accounts
 from quizbot.config import Settings
 from quizbot.providers.local import LOCAL_MODEL
 from quizbot.providers.local import status as local_status
@@ -20,6 +23,28 @@ from storage import Database
 __all__ = ["BASELINE_MODELS", "UiContext"]
 
 BASELINE_MODELS = ("baseline/always-true", "baseline/random", "baseline/majority")
+ACCOUNTS_RECHECK_S = 2.0  # how long "no accounts yet" is believed before asking again
+
+
+class _AccountsFlag:
+    """Whether accounts exist: once true it stays true (accounts are disabled, never deleted);
+    false is asked again after :data:`ACCOUNTS_RECHECK_S`, so the first account locks a running
+    local server within seconds."""
+
+    def __init__(self) -> None:
+        self._on = False
+        self._checked = -1e9
+        self._lock = threading.Lock()
+
+    def get(self, db: Database) -> bool:
+        if self._on:
+            return True
+        now = time.monotonic()
+        with self._lock:
+            if not self._on and now - self._checked >= ACCOUNTS_RECHECK_S:
+                self._on = accounts.accounts_exist(db)
+                self._checked = now
+            return self._on
 
 
 @dataclass(frozen=True)
@@ -28,6 +53,12 @@ class UiContext:
 
     settings: Settings
     db: Database
+    _accounts: _AccountsFlag = field(default_factory=_AccountsFlag, compare=False, repr=False)
+
+    def accounts_mode(self) -> bool:
+        """Whether logins are required: an account exists, or an authenticating proxy names
+        the user (QUIZBOT_TRUSTED_PROXY_HEADER)."""
+        return self.settings.proxy_mode or self._accounts.get(self.db)
 
     def models(self) -> list[str]:
         """Models a user can pick: configured ones, the local server when it runs, baselines."""
@@ -39,12 +70,14 @@ class UiContext:
 
     @property
     def admin_enabled(self) -> bool:
-        """Whether an admin password is configured (QUIZBOT_ADMIN_PASSWORD)."""
-        return self.settings.admin_password is not None
+        """Whether admin actions are possible: an admin password (QUIZBOT_ADMIN_PASSWORD, local
+        mode) or accounts (admins log in with their account)."""
+        return self.settings.admin_password is not None or self.accounts_mode()
 
     def check_admin(self, password: str) -> bool:
-        """Whether ``password`` is the admin password (constant-time comparison)."""
+        """Whether ``password`` is the admin password (constant-time comparison); never in
+        accounts mode, where admin rights come with an admin account."""
         secret = self.settings.admin_password
-        if secret is None or not password:
+        if secret is None or not password or self.accounts_mode():
             return False
         return hmac.compare_digest(password.encode(), secret.get_secret_value().encode())

@@ -105,6 +105,7 @@ from quizbot.kb.registry import BUILTINS, DEFAULT_KB, KbListing, kb_listing
 from quizbot.practice import service as practice
 from quizbot.practice.feedback import WITHHELD
 from quizbot.practice.service import Feedback, Progress, Question, Summary
+from quizbot.ui import identity
 from quizbot.ui.boundary import guarded
 from quizbot.ui.context import UiContext
 from quizbot.ui.render import (
@@ -1371,10 +1372,13 @@ def build(ctx: UiContext) -> None:
     # The API takes the components in this order (states are not part of it), so the
     # assignment, added last, comes after the cohort there too.
     settings = [student, kb, topic, fmt, length, cohort, session_state, assignment, chat_state]
+    # In accounts mode the logged-in account is the student, whatever the form says.
+    identity.hide_in_accounts_mode(ctx, student, cohort)
+    as_account = partial(identity.as_student, ctx, n_inputs=len(settings), student=0, cohort=5)
     offer = [resume_box, resume_text, offered_state]
     gr.on(
         [student.blur, student.submit],
-        partial(offer_resume, ctx),
+        identity.as_student(ctx, partial(offer_resume, ctx), 2, student=0),
         [student, session_state],
         offer,
         api_visibility="private",
@@ -1389,17 +1393,21 @@ def build(ctx: UiContext) -> None:
     }
     to_chat = {"fn": None, "js": SHOW_CHAT_JS, "api_visibility": "private"}
     start_btn.click(
-        partial(start, ctx), settings, screen, api_name="practice_start", show_progress="minimal"
+        as_account(partial(start, ctx)),
+        settings,
+        screen,
+        api_name="practice_start",
+        show_progress="minimal",
     ).then(**settled).then(**to_chat)
     review_btn.click(
-        partial(start, ctx, review=True),
+        as_account(partial(start, ctx, review=True)),
         settings,
         screen,
         api_visibility="private",
         show_progress="minimal",
     ).then(**settled).then(**to_chat)
     fresh_btn.click(
-        partial(start, ctx),
+        as_account(partial(start, ctx)),
         settings,
         screen,
         api_visibility="private",
@@ -1482,7 +1490,7 @@ def build(ctx: UiContext) -> None:
     progress_outputs = [progress_text, plot, topic_table, session_table]
     gr.on(
         [progress_btn.click, progress_box.expand],
-        partial(show_progress, ctx),
+        identity.as_student(ctx, partial(show_progress, ctx), 3, student=0),
         [student, progress_kb, by],
         progress_outputs,
         api_name="practice_progress",
@@ -1598,7 +1606,7 @@ def _wire_due_panel(
     """``who`` is [student, kb]; ``session`` is [length, session state, chat state]."""
     student, kb = who
     button.click(
-        partial(start_due, ctx),
+        identity.as_student(ctx, partial(start_due, ctx), len(who) + len(session), student=0),
         [*who, *session],
         screen,
         api_visibility="private",
@@ -1606,7 +1614,7 @@ def _wire_due_panel(
     )
     gr.on(
         [student.blur, student.submit, kb.change, chatbot.change],
-        partial(refresh_due, ctx),
+        identity.as_student(ctx, partial(refresh_due, ctx), len(who), student=0),
         who,
         [text, button],
         api_visibility="private",

@@ -24,6 +24,7 @@ EXPECTED_TABLES = {
     "apscheduler_jobs",
     "assignment_items",
     "assignments",
+    "audit_log",
     "drift_result",
     "eval_run",
     "item",
@@ -45,6 +46,8 @@ EXPECTED_TABLES = {
     "retired_items",
     "review_cards",
     "review_sync",
+    "user_sessions",
+    "users",
 }
 
 

@@ -1,0 +1,301 @@
+"""Who is using the app, learned on the server from the request, never from the browser's values.
+
+In accounts mode :mod:`quizbot.ui.gate` resolves the session cookie (or, behind an
+authenticating proxy, the trusted header) before Gradio sees the request, and hands Gradio the
+account name through ``mount_gradio_app(auth_dependency=...)``; a handler gets it as
+``gr.Request.username`` and :func:`current` turns it into a :class:`Viewer` with the account's role
+and cohort, read from the database at each call (a disabled account stops at once). In local mode
+(no accounts, loopback) the viewer is :data:`LOCAL` and everything works as it always has.
+
+:func:`restrict` puts a role check in front of every handler of a tab (the check runs on the
+server for every call, raw HTTP included); :func:`as_student` makes a Practice handler use the
+logged-in account instead of the pseudonym and cohort typed in the form.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import gradio as gr
+
+from quizbot import accounts
+from quizbot.domain import Role
+from quizbot.ui.context import UiContext
+
+__all__ = [
+    "LOCAL",
+    "Viewer",
+    "as_student",
+    "current",
+    "hide_in_accounts_mode",
+    "restrict",
+    "scoped_cohort",
+    "tab_visibility",
+]
+
+_RANK = {Role.STUDENT: 0, Role.INSTRUCTOR: 1, Role.ADMIN: 2}
+REFUSED = "Your account may not do this."
+
+
+@dataclass(frozen=True, slots=True)
+class Viewer:
+    """The person behind a request: an account (name, role, cohort) or the local user."""
+
+    name: str | None
+    role: Role | None
+    cohort: str | None = None
+
+    @property
+    def local(self) -> bool:
+        """Single-user local mode: no accounts, everything allowed as before."""
+        return self.name is None
+
+    def allows(self, needed: Role) -> bool:
+        """Whether this viewer may do what needs ``needed`` (local mode: always)."""
+        return self.role is None or _RANK[self.role] >= _RANK[needed]
+
+    @property
+    def is_admin(self) -> bool:
+        """An admin account (local mode keeps its own admin password instead)."""
+        return self.role is Role.ADMIN
+
+
+LOCAL = Viewer(None, None)
+
+
+def current(ctx: UiContext, request: gr.Request | None) -> Viewer:
+    """The viewer of ``request``; raises :class:`gr.Error` when accounts mode is on and the request
+    carries no valid account (the gate lets no such request through; this is the second lock)."""
+    name = getattr(request, "username", None) if request is not None else None
+    if not name:
+        if ctx.accounts_mode():
+            raise gr.Error("Please log in again.")
+        return LOCAL
+    account = accounts.user(ctx.db, str(name))
+    if account is None:
+        if ctx.settings.proxy_mode:  # named by the proxy, no account here: a student
+            return Viewer(str(name), Role.STUDENT)
+        raise gr.Error("Please log in again.")
+    if account.disabled:
+        raise gr.Error("This account is disabled.")
+    return Viewer(account.name, Role(account.role), account.cohort)
+
+
+def _descendants(block: Any) -> Iterator[int]:
+    yield block._id
+    for child in getattr(block, "children", []) or []:
+        yield from _descendants(child)
+
+
+def _with_request(
+    fn: Callable[..., Any], names: list[inspect.Parameter], hints: dict[str, Any], check: Any
+) -> Callable[..., Any]:
+    """``fn`` behind ``check(request) -> None | skip value``, with a signature Gradio reads as
+    ``names`` plus a trailing ``gr.Request``."""
+
+    def _split(args: tuple[Any, ...]) -> tuple[tuple[Any, ...], Any]:
+        return args[:-1], check(args[-1])
+
+    wrapper: Callable[..., Any]
+    if inspect.isasyncgenfunction(fn):
+
+        async def wrapper(*args: Any) -> Any:
+            rest, refused = _split(args)
+            if refused is not None:
+                yield refused
+                return
+            async for value in fn(*rest):
+                yield value
+
+    elif inspect.iscoroutinefunction(fn):
+
+        async def wrapper(*args: Any) -> Any:
+            rest, refused = _split(args)
+            return refused if refused is not None else await fn(*rest)
+
+    elif inspect.isgeneratorfunction(fn):
+
+        def wrapper(*args: Any) -> Any:
+            rest, refused = _split(args)
+            if refused is not None:
+                yield refused
+                return
+            yield from fn(*rest)
+
+    else:
+
+        def wrapper(*args: Any) -> Any:
+            rest, refused = _split(args)
+            return refused if refused is not None else fn(*rest)
+
+    request = inspect.Parameter(  # a default: it may follow parameters that have one
+        "qb_request", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None, annotation=gr.Request
+    )
+    wrapper.__signature__ = inspect.Signature([*names, request])  # type: ignore[union-attr]
+    wrapper.__annotations__ = {**hints, "qb_request": gr.Request}
+    wrapper.__name__ = getattr(fn, "__name__", "handler")
+    wrapper.__doc__ = getattr(fn, "__doc__", None)
+    return wrapper
+
+
+def _positional(
+    fn: Callable[..., Any], n_inputs: int
+) -> tuple[list[inspect.Parameter], dict[str, Any]]:
+    """The positional parameters Gradio fills for ``fn`` and their type hints (for gr.Request,
+    gr.EventData and the like); ``a0..`` for a function taking ``*args``."""
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params) or not params:
+        plain = inspect.Parameter.POSITIONAL_OR_KEYWORD
+        return [inspect.Parameter(f"a{i}", plain) for i in range(n_inputs)], {}
+    kept = []
+    for p in params:
+        if p.kind not in kinds:
+            break
+        kept.append(p.replace(kind=inspect.Parameter.POSITIONAL_OR_KEYWORD))
+    try:
+        hints = dict(inspect.get_annotations(fn, eval_str=True))
+    except Exception:
+        hints = {}
+    names = {p.name for p in kept}
+    return kept, {k: v for k, v in hints.items() if k in names}
+
+
+def _from_page_load(app: gr.Blocks, block_fn: Any) -> bool:
+    """Whether ``block_fn`` runs because the page loaded (itself, or ``.then`` after a load)."""
+    seen = set()
+    while block_fn is not None and id(block_fn) not in seen:
+        seen.add(id(block_fn))
+        if any(event == "load" for _, event in block_fn.targets):
+            return True
+        after = getattr(block_fn, "trigger_after", None)
+        block_fn = app.fns.get(after) if after is not None else None
+    return False
+
+
+def restrict(ctx: UiContext, app: gr.Blocks, tabs: dict[Any, Role]) -> int:
+    """Put a role check in front of every handler touching a component of these tabs (as a
+    trigger, input or output); a handler touching several tabs needs the highest role.
+
+    Refused calls raise :class:`gr.Error` ("Your account may not do this."); those run on page
+    load (or chained after one) leave their outputs as they are. Every call a person makes (not
+    page loads, not the steps chained after a call) is written to the audit log (action
+    ``ui.<tab id>``, the handler's name, whether it was allowed). Returns how many
+    handlers were guarded.
+    """
+    members = {tab: set(_descendants(tab)) for tab in tabs}
+    guarded = 0
+    for block_fn in list(app.fns.values()):
+        if block_fn.fn is None:
+            continue
+        ids = {t[0] for t in block_fn.targets if t[0] is not None}
+        ids |= {b._id for b in [*block_fn.inputs, *block_fn.outputs]}
+        needed = [role for tab, role in tabs.items() if ids & members[tab]]
+        if not needed:
+            continue
+        role = max(needed, key=lambda r: _RANK[r])
+        area = max((tab for tab in tabs if ids & members[tab]), key=lambda t: _RANK[tabs[t]])
+        action = f"ui.{getattr(area, 'id', None) or 'tab'}"[:50]
+        on_load = _from_page_load(app, block_fn)
+        n_outputs = len(block_fn.outputs)
+        name = getattr(block_fn.fn, "__name__", "handler")
+
+        def check(
+            request: Any,
+            role: Role = role,
+            on_load: bool = on_load,
+            n: int = n_outputs,
+            action: str = action,
+            name: str = name,
+            chained: Any = block_fn.trigger_after,
+        ) -> Any:
+            viewer = current(ctx, request)
+            allowed = viewer.allows(role)
+            if not viewer.local and not on_load and chained is None:  # actions and attempts
+                accounts.record_action(ctx.db, viewer.name, action, name, ok=allowed)
+            if allowed:
+                return None
+            if on_load:
+                skipped = gr.skip()
+                return skipped if n == 1 else tuple(skipped for _ in range(n))
+            raise gr.Error(REFUSED)
+
+        names, hints = _positional(block_fn.fn, len(block_fn.inputs))
+        block_fn.fn = _with_request(block_fn.fn, names, hints, check)
+        guarded += 1
+    return guarded
+
+
+def tab_visibility(ctx: UiContext, tabs: dict[Any, Role]) -> Callable[..., Any]:
+    """A page-load handler showing each tab only to the roles that may use it (and a line
+    saying who is logged in)."""
+
+    def shown(request: gr.Request) -> list[Any]:
+        viewer = current(ctx, request)
+        who = (
+            ""
+            if viewer.local
+            else f"Signed in as **{viewer.name}** ({viewer.role})"
+            + (f", cohort {viewer.cohort}" if viewer.cohort else "")
+        )
+        return [
+            gr.update(value=who, visible=not viewer.local),
+            gr.update(visible=not viewer.local),
+            *(gr.Tab(visible=viewer.allows(role)) for role in tabs.values()),
+        ]
+
+    return shown
+
+
+def as_student(
+    ctx: UiContext,
+    fn: Callable[..., Any],
+    n_inputs: int,
+    *,
+    student: int,
+    cohort: int | None = None,
+) -> Callable[..., Any]:
+    """``fn`` (taking ``n_inputs`` values) with the pseudonym at index ``student`` (and the cohort
+    at ``cohort``) replaced by the logged-in account's name and cohort in accounts mode; in
+    local mode the typed values pass unchanged."""
+
+    plain = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    # fn's own names and defaults: API clients may leave optional values out or name them
+    names = _positional(fn, n_inputs)[0][:n_inputs]
+
+    def handler(*args: Any) -> Any:
+        *values, request = args
+        viewer = current(ctx, request)
+        if not viewer.local:
+            values[student] = viewer.name
+            if cohort is not None:
+                values[cohort] = viewer.cohort or ""
+        return fn(*values)
+
+    request_param = inspect.Parameter("qb_request", plain, default=None, annotation=gr.Request)
+    handler.__signature__ = inspect.Signature([*names, request_param])  # type: ignore[attr-defined]
+    handler.__annotations__ = {"qb_request": gr.Request}
+    handler.__name__ = getattr(fn, "__name__", "handler")
+    return handler
+
+
+def hide_in_accounts_mode(ctx: UiContext, *components: Any) -> None:
+    """Hide form fields that accounts make pointless (the pseudonym, the cohort)."""
+    if ctx.accounts_mode():
+        for component in components:
+            component.visible = False
+
+
+def scoped_cohort(ctx: UiContext, request: gr.Request | None, chosen: str | None) -> str | None:
+    """The cohort a comparison may cover: an instructor with a cohort sees only that one,
+    whatever the browser asked for; admins and the local user get what they chose."""
+    viewer = current(ctx, request)
+    if viewer.role is Role.INSTRUCTOR and viewer.cohort:
+        return viewer.cohort
+    return chosen

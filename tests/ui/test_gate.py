@@ -1,0 +1,155 @@
+"""The login gate in process (Starlette's test client over the real app and database): cookies,
+one-time passwords, logout, the per-address login limit, and the role check on handlers."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import gradio as gr
+import pytest
+from starlette.testclient import TestClient
+
+from quizbot import accounts
+from quizbot.config import load_settings
+from quizbot.domain import Role
+from quizbot.ui import gate, identity
+from quizbot.ui.context import UiContext
+from storage import Database
+
+PASSWORD = "admin password 123"
+
+
+@pytest.fixture
+def client(db: Database, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[TestClient]:
+    monkeypatch.setattr(gate, "LOGIN_ATTEMPTS_PER_MINUTE", 8)
+    accounts.create_user(db, "boss", "admin", PASSWORD)
+    settings = load_settings(home=str(tmp_path / "home"), database_url=db.url)
+    app = gate.web_app(settings, db)
+    with TestClient(app, base_url="https://quiz.test", follow_redirects=False) as test_client:
+        yield test_client
+
+
+def _login(client: TestClient, name: str, password: str, **extra: str) -> Any:
+    return client.post("/login", data={"username": name, "password": password, **extra})
+
+
+def test_the_session_cookie_is_httponly_lax_and_secure_over_https(client: TestClient) -> None:
+    page = client.get("/login")
+    assert page.status_code == 200
+    assert 'for="username">Username<' in page.text and 'for="password">Password<' in page.text
+    done = _login(client, "boss", PASSWORD)
+    assert (done.status_code, done.headers["location"]) == (303, "/")
+    cookie = done.headers["set-cookie"].lower()
+    assert cookie.startswith("quizbot_session=")
+    assert "httponly" in cookie and "samesite=lax" in cookie and "secure" in cookie
+    assert client.get("/gradio_api/info").status_code == 200
+    # Gradio's run history (inputs and outputs kept in the browser) is off
+    assert client.get("/config").json()["run_history"] is False
+    out = client.get("/logout")
+    assert (out.status_code, out.headers["location"]) == (303, "/login")
+    assert client.get("/gradio_api/info").status_code == 401
+
+
+def test_a_one_time_password_must_be_replaced_before_the_first_session(
+    client: TestClient, db: Database
+) -> None:
+    (invite,) = accounts.import_cohort(db, [("ann", Role.STUDENT)], "year-1")
+    first = _login(client, "ann", invite.password)
+    assert first.status_code == 200 and "New password" in first.text
+    assert "set-cookie" not in first.headers
+    differ = _login(
+        client, "ann", invite.password, new_password="a fine password", new_password2="another"
+    )
+    assert differ.status_code == 400 and "differ" in differ.text
+    weak = _login(client, "ann", invite.password, new_password="short", new_password2="short")
+    assert weak.status_code == 200 and "at least 10" in weak.text
+    assert client.get("/gradio_api/info").status_code == 401
+    new = "a fine password"
+    done = _login(client, "ann", invite.password, new_password=new, new_password2=new)
+    assert done.status_code == 303 and "quizbot_session=" in done.headers["set-cookie"]
+    assert client.get("/gradio_api/info").status_code == 200
+
+
+def test_an_address_gets_a_limited_number_of_login_attempts(client: TestClient) -> None:
+    codes = [_login(client, "nobody", "wrong password").status_code for _ in range(9)]
+    assert codes == [401] * 8 + [429]
+    # the limit is per address: the right password from here waits too
+    assert _login(client, "boss", PASSWORD).status_code == 429
+
+
+class _Ctx:
+    """Just enough of UiContext for identity.current in local mode."""
+
+    settings = SimpleNamespace(proxy_mode=False)
+
+    def accounts_mode(self) -> bool:
+        return False
+
+
+def test_the_role_guard_keeps_every_kind_of_handler_working() -> None:
+    """Plain, generator, coroutine and async-generator handlers still run behind the guard."""
+
+    def plain(a: int, b: int = 2) -> int:
+        return a + b
+
+    def gen(a: int) -> Iterator[int]:
+        yield a
+        yield a + 1
+
+    async def coro(a: int) -> int:
+        return a * 2
+
+    async def agen(a: int) -> AsyncIterator[int]:
+        yield a
+        yield a * 3
+
+    calls: list[Any] = []
+
+    def allow(request: Any) -> None:
+        calls.append(request)
+
+    def wrap(fn: Any) -> Any:
+        names, hints = identity._positional(fn, 1)
+        return identity._with_request(fn, names, hints, allow)
+
+    assert wrap(plain)(1, 5, "req") == 6
+    assert list(wrap(gen)(1, "req")) == [1, 2]
+    assert asyncio.run(wrap(coro)(4, "req")) == 8
+
+    async def drain() -> list[int]:
+        return [v async for v in wrap(agen)(2, "req")]
+
+    assert asyncio.run(drain()) == [2, 6]
+    assert calls == ["req"] * 4
+    wrapped = wrap(plain)
+    params = list(inspect.signature(wrapped).parameters.values())
+    assert [p.name for p in params] == ["a", "b", "qb_request"]
+    assert wrapped.__annotations__["qb_request"] is gr.Request
+    # in local mode the viewer may do everything; accounts mode needs a name
+    assert identity.current(_Ctx(), None) is identity.LOCAL  # type: ignore[arg-type]
+    assert identity.LOCAL.allows(Role.ADMIN)
+    student = identity.Viewer("ann", Role.STUDENT)
+    assert not student.allows(Role.INSTRUCTOR) and student.allows(Role.STUDENT)
+    assert identity.Viewer("kim", Role.ADMIN).allows(Role.INSTRUCTOR)
+
+
+def test_an_instructor_compares_only_their_own_cohort(db: Database, tmp_path: Path) -> None:
+    accounts.create_user(db, "kim", "instructor", "instructor password", cohort="year-1")
+    accounts.create_user(db, "lee", "instructor", "instructor password")
+    accounts.create_user(db, "boss", "admin", PASSWORD)
+    ctx = UiContext(load_settings(home=str(tmp_path / "home"), database_url=db.url), db)
+
+    def asked_by(name: str) -> Any:
+        return SimpleNamespace(username=name)
+
+    assert identity.scoped_cohort(ctx, asked_by("kim"), "year-2") == "year-1"
+    assert identity.scoped_cohort(ctx, asked_by("kim"), None) == "year-1"
+    assert identity.scoped_cohort(ctx, asked_by("lee"), "year-2") == "year-2"
+    assert identity.scoped_cohort(ctx, asked_by("boss"), None) is None
+    with pytest.raises(gr.Error):  # accounts mode: no name, no answer
+        identity.scoped_cohort(ctx, asked_by(""), "year-2")
