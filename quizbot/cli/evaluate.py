@@ -6,6 +6,7 @@ Every evaluation goes through the one entry point, :mod:`quizbot.evaluation.serv
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,17 +24,20 @@ from quizbot.cli.base import (
 from quizbot.errors import InputError, QuizbotError, RunFailedError
 
 if TYPE_CHECKING:
-    from quizbot.items import ChoiceItem, StatementItem
+    from quizbot.items import AnyItem
+
+RECALL_MAX_TOKENS = 256  # --max-tokens when not given and the items are open recall questions
+MAX_TOKENS = 16
 
 
-def _read_items(path: Path) -> list[StatementItem | ChoiceItem]:
-    from quizbot.items import item_from_json
+def _read_items(path: Path) -> list[AnyItem]:
+    from quizbot.items import any_item_from_json
     from quizbot.jsonl import read_objects
 
-    items: list[StatementItem | ChoiceItem] = []
+    items: list[AnyItem] = []
     for line, record in read_objects(path):
         try:
-            items.append(item_from_json(record))
+            items.append(any_item_from_json(record))
         except (KeyError, ValueError, TypeError) as exc:
             raise InputError(f"not an item ({exc})", path=str(path), line=line) from None
     if not items:
@@ -60,8 +64,8 @@ def _print_report(report: dict[str, Any]) -> None:
 )
 @click.option("--relations", help="With --kb: comma-separated relations.")
 @click.option("--points", type=click.IntRange(min=1), help="With --kb: number of knowledge points.")
-@click.option("--format", "fmt", type=click.Choice(["statements", "choice"]), default="statements",
-              show_default=True, help="With --kb: item format.")  # fmt: skip
+@click.option("--format", "fmt", type=click.Choice(["statements", "choice", "recall"]),
+              default="statements", show_default=True, help="With --kb: item format.")  # fmt: skip
 @click.option("--prototypes", help="With --kb: prototype file or imported set.")
 @difficulty_option
 @click.option("--seed", default="0", show_default=True, help="Seed for items and demonstrations.")
@@ -71,7 +75,16 @@ def _print_report(report: dict[str, Any]) -> None:
 @click.option("--style", type=click.Choice(["chat", "completion"]), default=None,
               help="Chat messages, or text completion [default: completion for local/ models "
               "(base models), chat otherwise].")  # fmt: skip
-@click.option("--max-tokens", type=click.IntRange(min=1), default=16, show_default=True)
+@click.option(
+    "--max-tokens",
+    type=click.IntRange(min=1),
+    help=f"Tokens per answer [default: {MAX_TOKENS}; {RECALL_MAX_TOKENS} for recall].",
+)
+@click.option(
+    "--recall-tiers",
+    metavar="METRIC:LOW:HIGH",
+    help='Recall tiers, e.g. "f1:0.25:0.6" [default: QUIZBOT_RECALL_TIERS, else that].',
+)
 @click.option(
     "--concurrency",
     type=click.IntRange(min=1, max=512),
@@ -104,7 +117,8 @@ def eval_cmd(
     shots: int,
     idk: bool,
     style: str,
-    max_tokens: int,
+    max_tokens: int | None,
+    recall_tiers: str | None,
     concurrency: int | None,
     api_base: str | None,
     api_key_env: str | None,
@@ -154,20 +168,24 @@ def eval_cmd(
                     points=points,
                     seed=seed,
                     prototypes=prototypes,
-                    format="choice" if fmt == "choice" else "statements",
+                    format="choice" if fmt in ("choice", "recall") else "statements",
                     difficulty="distant" if difficulty == "distant" else "plausible",
                 )
+                if fmt == "recall":
+                    request = replace(request, format="recall", prototypes=None)
                 items = list(prepare(database, request, app.settings).items())
+            recall = any(item.kind == "recall" for item in items)
             spec = EvalSpec(
                 model=model,
                 shots=shots,
                 idk=idk,
                 style="chat" if style == "chat" else "completion" if style else None,
-                max_tokens=max_tokens,
+                max_tokens=max_tokens or (RECALL_MAX_TOKENS if recall else MAX_TOKENS),
                 seed=seed,
                 name=name,
                 overrides=overrides,
                 assignment_id=assignment_id,
+                recall_tiers=recall_tiers,
             )
 
             async def _ready() -> ReadyRun:

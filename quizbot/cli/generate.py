@@ -26,10 +26,11 @@ from quizbot.cli.base import App, cli, database_for, difficulty_option, emit_jso
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["statements", "choice"]),
+    type=click.Choice(["statements", "choice", "recall"]),
     default="statements",
     show_default=True,
-    help="True/false statements or multiple-choice questions.",
+    help="True/false statements, multiple-choice questions, or open recall questions (one per "
+    "disease x aspect; --points then counts questions).",
 )
 @click.option(
     "--points-file",
@@ -67,7 +68,7 @@ def generate_cmd(
         points=points,
         seed=seed,
         prototypes=prototypes,
-        format="choice" if fmt == "choice" else "statements",
+        format="choice" if fmt == "choice" else "recall" if fmt == "recall" else "statements",
         points_file=points_file,
         store=not no_store,
         rephrase=rephrase,

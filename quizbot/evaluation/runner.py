@@ -31,11 +31,12 @@ from quizbot.domain import Outcome, RespondentKind, RunStatus
 from quizbot.errors import ConfigError, InputError
 from quizbot.evaluation.parse import parse_and_score
 from quizbot.evaluation.prompts import build_prompt, select_demonstrations
+from quizbot.evaluation.recall import parse_tiers, score_recall
 from quizbot.generate.choice import choice_questions
 from quizbot.generate.points import candidate_points, stratified
-from quizbot.generate.service import load_items, store_items
+from quizbot.generate.service import load_any_items, store_items
 from quizbot.generate.statements import plan_points, statements
-from quizbot.items import ChoiceItem, StatementItem
+from quizbot.items import ChoiceItem, RecallItem, StatementItem
 from quizbot.kb.registry import get_kb
 from quizbot.providers import Completion, Provider, ProviderError, Request
 from quizbot.providers.base import FATAL_KINDS
@@ -63,11 +64,12 @@ __all__ = [
     "execute",
     "majority_answer",
     "prepare_run",
+    "score_text",
 ]
 
 log = logging.getLogger(__name__)
 
-Item = StatementItem | ChoiceItem
+Item = StatementItem | ChoiceItem | RecallItem
 _MAX_BATCH = 256
 FAIL_FAST_AFTER = 5  # attempts in a row failing with one fatal kind of error stop the run
 Progress = Callable[[int], None]
@@ -114,6 +116,7 @@ class RunConfig:
     seed: str = "0"
     api_base: str | None = None
     attempts: int = 6
+    recall_tiers: str | None = None  # "metric:low:high" for recall items (None: the defaults)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> RunConfig:
@@ -137,12 +140,16 @@ class RunSummary:
 
 
 def majority_answer(items: Sequence[Item]) -> str:
-    """The most frequent answer key of ``items`` ("True"/"False", or letters), for the baseline."""
+    """The most frequent answer key of ``items`` ("True"/"False", or letters), for the baseline.
+
+    Recall items have no answer key to repeat and are not counted.
+    """
     keys = Counter(
         ("True" if item.label else "False")
         if isinstance(item, StatementItem)
         else ",".join(item.answer_keys)
         for item in items
+        if not isinstance(item, RecallItem)
     )
     return sorted(keys.items(), key=lambda kv: (-kv[1], kv[0]))[0][0] if keys else "True"
 
@@ -150,10 +157,26 @@ def majority_answer(items: Sequence[Item]) -> str:
 def demonstration_pool(
     db: Database, items: Sequence[Item], seed: str, n_points: int = 40
 ) -> list[Item]:
-    """Demonstration items from KB facts outside the evaluated items (stored, for resume)."""
+    """Demonstration items from KB facts outside the evaluated items (stored, for resume).
+
+    Recall items: questions about diseases that are not asked in the run (any of their aspects).
+    """
     if not items:
         return []
     kb, kb_id = get_kb(db, items[0].kb)
+    if isinstance(items[0], RecallItem):
+        from quizbot.generate.recall import plan_recall, recall_items  # noqa: PLC0415
+
+        plan = plan_recall(
+            kb,
+            relations=sorted({i.relation for i in items}),
+            limit=n_points,
+            seed=f"demos\x1f{seed}",
+            exclude_heads=frozenset(i.head for i in items),
+        )
+        recall_pool: list[Item] = list(recall_items(kb, plan))
+        store_items(db, kb, kb_id, recall_pool)
+        return recall_pool
     asked = {(i.relation, i.head) for i in items}
     relations = {i.relation for i in items}
     others = [t for t in candidate_points(kb, relations) if (t.relation, t.head) not in asked]
@@ -246,6 +269,20 @@ def build_request(
     )
 
 
+def score_text(item: Item, text: str, config: RunConfig) -> tuple[str | None, str, Outcome]:
+    """(parsed answer, reason, outcome) of a model's ``text`` for ``item`` under ``config``.
+
+    Statements and choice items go through :mod:`quizbot.evaluation.parse`; recall items through
+    :mod:`quizbot.evaluation.recall` with the run's tiers (the parsed answer is then a summary
+    such as "recalled 2/4, wrong 1"; reports recompute every score from the raw text).
+    """
+    if isinstance(item, RecallItem):
+        scored = score_recall(item, text, tiers=parse_tiers(config.recall_tiers))
+        return scored.summary, scored.reason, scored.outcome
+    parsed, outcome = parse_and_score(text, item, idk_offered=config.idk)
+    return ("idk" if parsed.abstained else parsed.answer), parsed.reason, outcome
+
+
 async def execute(
     db: Database,
     run_id: int,
@@ -267,8 +304,8 @@ async def execute(
         )
     run = get_run(db, run_id)
     config = RunConfig.from_json(run.config)
-    items = load_items(db, run.config["item_ids"])
-    demos = load_items(db, run.config.get("demo_ids", []))
+    items = load_any_items(db, run.config["item_ids"])
+    demos = load_any_items(db, run.config.get("demo_ids", []))
     if retry_errors:
         cleared = await asyncio.to_thread(delete_error_responses, db, run_id)
         log.info("run %d: asking %d failed item(s) again", run_id, cleared)
@@ -312,7 +349,7 @@ async def execute(
                     error_text=exc.message,
                 )
             else:
-                parsed, outcome = parse_and_score(completion.text, item, idk_offered=config.idk)
+                parsed_answer, reason, outcome = score_text(item, completion.text, config)
                 reported[completion.model] += 1
                 response = NewResponse(
                     item_id=item.id,
@@ -321,8 +358,8 @@ async def execute(
                     outcome=outcome,
                     prompt=request.text,
                     raw_text=completion.text,
-                    parsed_answer="idk" if parsed.abstained else parsed.answer,
-                    parse_reason=parsed.reason,
+                    parsed_answer=parsed_answer,
+                    parse_reason=reason,
                     latency_ms=completion.latency_ms,
                     prompt_tokens=completion.prompt_tokens,
                     completion_tokens=completion.completion_tokens,

@@ -27,7 +27,7 @@ from typing import Any, Literal
 from quizbot.config import Settings
 from quizbot.domain import Outcome
 from quizbot.errors import InputError, QuizbotError
-from quizbot.evaluation.parse import parse_and_score
+from quizbot.evaluation.recall import parse_tiers
 from quizbot.evaluation.runner import (
     Item,
     Progress,
@@ -37,6 +37,7 @@ from quizbot.evaluation.runner import (
     execute,
     majority_answer,
     prepare_run,
+    score_text,
 )
 from quizbot.providers import (
     ModelSettings,
@@ -93,6 +94,7 @@ class EvalSpec:
     overrides: ModelOverrides = ModelOverrides()
     extra: Mapping[str, Any] | None = None  # stored with the run's config (e.g. a monitor night)
     assignment_id: int | None = None  # the run is made for this assignment (its exact items)
+    recall_tiers: str | None = None  # recall items: "metric:low:high" (else settings, defaults)
 
 
 @dataclass(frozen=True)
@@ -138,6 +140,15 @@ def _factory(overrides: ModelOverrides) -> ProviderFactory:
     return build
 
 
+def _recall_tiers(spec: EvalSpec, settings: Settings | None, items: Sequence[Item]) -> str | None:
+    """The tiers a run with recall items is graded by, checked now and stored with the run."""
+    if not any(item.kind == "recall" for item in items):
+        return None
+    asked = spec.recall_tiers or (settings.recall_tiers if settings is not None else None)
+    tiers = parse_tiers(asked)
+    return f"{tiers.metric}:{tiers.low}:{tiers.high}"
+
+
 async def start(
     db: Database,
     spec: EvalSpec,
@@ -158,6 +169,7 @@ async def start(
         raise InputError("no items to evaluate")
     reach = _reach(spec.model, settings, spec.overrides)
     config = RunConfig(
+        recall_tiers=_recall_tiers(spec, settings, items),
         model=spec.model,
         shots=spec.shots,
         idk=spec.idk,
@@ -239,7 +251,7 @@ class ModelAnswer:
 
     model: str
     raw: str | None  # None when the call failed
-    parsed: str | None  # "true"/"false", letters "A,C", "idk", or None when unreadable
+    parsed: str | None  # "true"/"false", letters "A,C", "idk", a recall summary, or None
     reason: str  # why the answer was read so (or the error)
     outcome: Outcome | None  # None when the truth is unknown or the call failed
     cached: bool = False
@@ -278,12 +290,13 @@ async def ask_once(
         return ModelAnswer(model, None, None, exc.message, None, error=exc.message)
     finally:
         await provider.aclose()
-    parsed, outcome = parse_and_score(completion.text, item, idk_offered=idk)
+    tiers = _recall_tiers(EvalSpec(model), settings, [item])
+    parsed, reason, outcome = score_text(item, completion.text, replace(config, recall_tiers=tiers))
     return ModelAnswer(
         model=model,
         raw=completion.text,
-        parsed="idk" if parsed.abstained else parsed.answer,
-        reason=parsed.reason,
+        parsed=parsed,
+        reason=reason,
         outcome=outcome if scored else None,
         cached=completion.cached,
         latency_ms=completion.latency_ms,
