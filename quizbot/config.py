@@ -125,7 +125,7 @@ class Settings(BaseSettings):
     recall_tiers: str | None = Field(
         default=None,
         pattern=r"^\s*(?i:f1|rouge1|bleu1|cosine)\s*:\s*[0-9.]+\s*:\s*[0-9.]+\s*$",
-        description='Open recall tiers "metric:low:high" (default "f1:0.25:0.6", docs/recall.md).',
+        description='Open recall tiers "metric:low:high" (default "f1:0.25:0.7", docs/recall.md).',
     )
 
     @field_validator("model_settings", mode="before")

@@ -16,6 +16,7 @@ Benjamini-Hochberg (:func:`quizbot.analysis.metrics.benjamini_hochberg`).
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -115,11 +116,16 @@ def recall_records(db: Database, run_id: int) -> tuple[list[RecallRecord], dict[
 
 
 def _welch(a: Sequence[float], b: Sequence[float]) -> tuple[float | None, float | None]:
+    # Scores equal but for float noise (4/7 computed two ways) count as equal.
+    a, b = [round(x, 12) for x in a], [round(x, 12) for x in b]
     if len(a) < 2 or len(b) < 2:
         return None, None
     if len(set(a)) == 1 and len(set(b)) == 1:
         return (None, None) if a[0] == b[0] else (math.copysign(math.inf, a[0] - b[0]), 0.0)
-    result = stats.ttest_ind(a, b, equal_var=False)
+    with warnings.catch_warnings():
+        # One run's scores all equal (every answer right) is a zero variance, not an error.
+        warnings.simplefilter("ignore", RuntimeWarning)
+        result = stats.ttest_ind(a, b, equal_var=False)
     return float(result.statistic), float(result.pvalue)
 
 

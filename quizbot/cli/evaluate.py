@@ -83,7 +83,7 @@ def _print_report(report: dict[str, Any]) -> None:
 @click.option(
     "--recall-tiers",
     metavar="METRIC:LOW:HIGH",
-    help='Recall tiers, e.g. "f1:0.25:0.6" [default: QUIZBOT_RECALL_TIERS, else that].',
+    help='Recall tiers, e.g. "f1:0.25:0.7" [default: QUIZBOT_RECALL_TIERS, else that].',
 )
 @click.option(
     "--concurrency",

@@ -33,7 +33,7 @@ Scores (:func:`score_recall`)
 
 Tiers (:class:`Tiers`)
     One metric (F1 by default) and two thresholds: below ``low`` "completely wrong", at or above
-    ``high`` "basically correct", between "partially correct". Defaults F1 0.25 / 0.6, chosen on
+    ``high`` "basically correct", between "partially correct". Defaults F1 0.25 / 0.7, chosen on
     a hand-graded sample (tests/evaluation/data/recall_graded.jsonl, docs/recall.md); settable as
     ``QUIZBOT_RECALL_TIERS="metric:low:high"``. The stored outcome of a recall answer is CORRECT
     for "basically correct", INCORRECT otherwise, ABSTAINED for an abstention and UNPARSED for an
@@ -85,7 +85,7 @@ class Tiers:
 
     metric: TierMetric = "f1"
     low: float = 0.25
-    high: float = 0.6
+    high: float = 0.7
 
     def grade(self, value: float) -> TierName:
         """The tier of a metric value."""
@@ -105,7 +105,7 @@ class Tiers:
         if not data:
             return DEFAULT_TIERS
         metric = str(data.get("metric", "f1"))
-        return _checked(metric, float(data.get("low", 0.25)), float(data.get("high", 0.6)))
+        return _checked(metric, float(data.get("low", 0.25)), float(data.get("high", 0.7)))
 
 
 DEFAULT_TIERS = Tiers()
@@ -124,7 +124,7 @@ def _checked(metric: str, low: float, high: float) -> Tiers:
 
 
 def parse_tiers(spec: str | None) -> Tiers:
-    """``"metric:low:high"`` (e.g. ``"f1:0.25:0.6"``) as :class:`Tiers`; ``None`` gives defaults."""
+    """``"metric:low:high"`` (e.g. ``"f1:0.25:0.7"``) as :class:`Tiers`; ``None`` gives defaults."""
     if spec is None or not spec.strip():
         return DEFAULT_TIERS
     parts = spec.strip().split(":")
@@ -134,7 +134,7 @@ def parse_tiers(spec: str | None) -> Tiers:
         return _checked(parts[0].strip().lower(), float(parts[1]), float(parts[2]))
     except ValueError:
         raise ConfigError(
-            f"recall tiers {spec!r} are not metric:low:high", hint='e.g. "f1:0.25:0.6"'
+            f"recall tiers {spec!r} are not metric:low:high", hint='e.g. "f1:0.25:0.7"'
         ) from None
 
 
@@ -154,9 +154,10 @@ _MARKER_RE = re.compile(
 _BULLET_RE = re.compile(r"^\s*(?:[-*+•·▪◦‣–—]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)](?=\s))\s*")
 _EXPLANATION_RE = re.compile(r"\s+[-–—]\s+|:\s+|:$")
 _SPLIT_RE = re.compile(
-    r"\s*(?:[,;/]|\s&\s|\band/or\b|\bas\s+well\s+as\b|\band\b|\bor\b|\bplus\b)\s*",
+    r"\s*(?:[,;/、，；]|\s&\s|\band/or\b|\bas\s+well\s+as\b|\band\b|\bor\b|\bplus\b)\s*",
     re.IGNORECASE,
 )
+_INLINE_NUMBER_RE = re.compile(r"(?:^|\s)(?:\(\d{1,2}\)|\d{1,2}[.)])(?=\s)")
 _PAREN_RE = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
 _LEADING_RE = re.compile(
     r"^(?:(?:and|or|also|plus|e\.?g\.?|i\.?e\.?|such\s+as|including|include|includes|like"
@@ -201,7 +202,7 @@ def _entities(line: str, bullet: bool, phrases: Sequence[re.Pattern[str]]) -> li
     if bullet:
         head = _EXPLANATION_RE.split(line, maxsplit=1)[0]
         line = head if head.strip() else line
-    line = _PAREN_RE.sub(" ", line)
+    line = _PAREN_RE.sub(" ", _INLINE_NUMBER_RE.sub(", ", line))
     found: list[str] = []
     for raw in _SPLIT_RE.split(line):
         part = _LEADING_RE.sub("", raw.strip())
