@@ -42,15 +42,13 @@ Tiers (:class:`Tiers`)
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
-
-from nltk.translate.bleu_score import sentence_bleu
-from rouge_score import rouge_scorer, tokenize
 
 from quizbot.domain import Outcome
 from quizbot.errors import ConfigError
@@ -319,7 +317,18 @@ def match(item: RecallItem, answers: Sequence[str]) -> Match:
 # ---------------------------------------------------------------------------------------------
 # Scores
 
-_ROUGE = rouge_scorer.RougeScorer(["rouge1"], use_stemmer=False)
+@functools.cache
+def _rouge() -> Any:
+    """Google's ROUGE scorer, imported on first use (nltk takes seconds to import)."""
+    from rouge_score import rouge_scorer  # noqa: PLC0415 - only recall scoring needs it
+
+    return rouge_scorer.RougeScorer(["rouge1"], use_stemmer=False)
+
+
+def _tokens(text: str) -> list[str]:
+    from rouge_score import tokenize  # noqa: PLC0415
+
+    return list(tokenize.tokenize(_fold(text), None))
 
 
 def _fold(text: str) -> str:
@@ -329,13 +338,15 @@ def _fold(text: str) -> str:
 
 def rouge1(answer: str, reference: str) -> float:
     """ROUGE-1 F1 of ``answer`` against ``reference`` (``rouge-score``; accents folded)."""
-    return float(_ROUGE.score(_fold(reference), _fold(answer))["rouge1"].fmeasure)
+    return float(_rouge().score(_fold(reference), _fold(answer))["rouge1"].fmeasure)
 
 
 def bleu1(answer: str, reference: str) -> float:
     """BLEU-1 of ``answer`` against ``reference`` (``nltk``, brevity penalty; accents folded)."""
-    hypothesis = tokenize.tokenize(_fold(answer), None)
-    ref = tokenize.tokenize(_fold(reference), None)
+    from nltk.translate.bleu_score import sentence_bleu  # noqa: PLC0415
+
+    hypothesis = _tokens(answer)
+    ref = _tokens(reference)
     if not hypothesis or not ref:
         return 0.0
     with warnings.catch_warnings():
