@@ -88,6 +88,10 @@ def test_recall_prompts_in_both_styles_with_demonstrations_from_other_diseases(
     demos = select_demonstrations(asked, pool, k=3, seed="s")
     assert len(demos) == 3 and all(d.head != asked.head for d in demos)
     assert all(d.relation == asked.relation for d in demos)  # same aspect first
+    # Other aspects of the same disease would give the disease away: never demonstrations.
+    everything = list(recall_items(clinical, plan_recall(clinical)))
+    same_disease = [i for i in everything if i.head == asked.head and i.id != asked.id]
+    assert same_disease and select_demonstrations(asked, same_disease, k=3, seed="s") == ()
     completion = build_prompt(asked, demonstrations=demos, style="completion")
     assert completion.text.endswith(f"{asked.question}\n{RECALL_INSTRUCTION}\nAnswer:")
     assert f"Answer: {', '.join(demos[0].answers)}" in completion.text
