@@ -122,6 +122,10 @@ class Settings(BaseSettings):
     model_settings: Annotated[dict[str, ModelOptions], NoDecode] = Field(
         default_factory=dict, description="Per-model endpoint, key variable and limits (JSON)."
     )
+    embedding_model: str | None = Field(
+        default=None,
+        description="litellm embedding model for the open-recall cosine (none: no cosine).",
+    )
     recall_tiers: str | None = Field(
         default=None,
         pattern=r"^\s*(?i:f1|rouge1|bleu1|cosine)\s*:\s*[0-9.]+\s*:\s*[0-9.]+\s*$",

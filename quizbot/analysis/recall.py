@@ -25,7 +25,13 @@ from scipy import stats
 
 from quizbot.analysis.metrics import CONFIDENCE, benjamini_hochberg, wilson_interval
 from quizbot.domain import Outcome
-from quizbot.evaluation.recall import TIER_NAMES, RecallScore, parse_tiers, score_recall
+from quizbot.evaluation.recall import (
+    TIER_NAMES,
+    RecallScore,
+    cosine_from_summary,
+    parse_tiers,
+    score_recall,
+)
 from quizbot.generate.service import load_any_items
 from quizbot.items import RecallItem
 from storage import Database
@@ -110,7 +116,12 @@ def recall_records(db: Database, run_id: int) -> tuple[list[RecallRecord], dict[
     for response in responses:
         item = items[response.item_id]
         if isinstance(item, RecallItem):
-            score = score_recall(item, response.raw_text or "", tiers=tiers)
+            score = score_recall(
+                item,
+                response.raw_text or "",
+                tiers=tiers,
+                cosine=cosine_from_summary(response.parsed_answer),
+            )
             records.append(RecallRecord(item.id, item.aspect, score))
     return records, tiers.as_json()
 

@@ -81,6 +81,12 @@ def _print_report(report: dict[str, Any]) -> None:
     help=f"Tokens per answer [default: {MAX_TOKENS}; {RECALL_MAX_TOKENS} for recall].",
 )
 @click.option(
+    "--embedding-model",
+    metavar="MODEL",
+    help="Recall items: also score the cosine of answer and gold embeddings with this litellm "
+    "embedding model [default: QUIZBOT_EMBEDDING_MODEL, else none].",
+)
+@click.option(
     "--recall-tiers",
     metavar="METRIC:LOW:HIGH",
     help='Recall tiers, e.g. "f1:0.25:0.7" [default: QUIZBOT_RECALL_TIERS, else that].',
@@ -118,6 +124,7 @@ def eval_cmd(
     idk: bool,
     style: str,
     max_tokens: int | None,
+    embedding_model: str | None,
     recall_tiers: str | None,
     concurrency: int | None,
     api_base: str | None,
@@ -186,6 +193,7 @@ def eval_cmd(
                 overrides=overrides,
                 assignment_id=assignment_id,
                 recall_tiers=recall_tiers,
+                embedding_model=embedding_model,
             )
 
             async def _ready() -> ReadyRun:

@@ -28,8 +28,11 @@ Scores (:func:`score_recall`)
     harmonic mean (0 when both are 0). ROUGE-1 F1 (Google's ``rouge-score``) and BLEU-1
     (``nltk``, brevity penalty included) compare the answer's entities joined by spaces with the
     gold list joined by spaces, as MedDisKEval does for list aspects; accents are folded first.
-    An abstention scores 0 everywhere. The embedding cosine is filled in by the evaluation
-    service when an embedding model is configured (:func:`quizbot.evaluation.service.embed`).
+    An abstention scores 0 everywhere. The embedding cosine (of the same two joined texts) is
+    computed by the runner when the run has an embedding model
+    (:func:`quizbot.evaluation.runner.recall_cosine`, litellm's embedding API) and kept in the
+    stored summary ("recalled 2/4, wrong 1, cos 0.8123"), the only score that cannot be
+    recomputed from the raw text alone.
 
 Tiers (:class:`Tiers`)
     One metric (F1 by default) and two thresholds: below ``low`` "completely wrong", at or above
@@ -61,6 +64,8 @@ __all__ = [
     "Match",
     "RecallScore",
     "Tiers",
+    "cosine",
+    "cosine_from_summary",
     "match",
     "parse_list",
     "parse_tiers",
@@ -317,6 +322,7 @@ def match(item: RecallItem, answers: Sequence[str]) -> Match:
 # ---------------------------------------------------------------------------------------------
 # Scores
 
+
 @functools.cache
 def _rouge() -> Any:
     """Google's ROUGE scorer, imported on first use (nltk takes seconds to import)."""
@@ -382,7 +388,8 @@ class RecallScore:
         if self.abstained:
             return "idk"
         m = self.match
-        return f"recalled {len(m.recalled)}/{len(m.recalled) + len(m.missed)}, wrong {len(m.wrong)}"
+        text = f"recalled {len(m.recalled)}/{len(m.recalled) + len(m.missed)}, wrong {len(m.wrong)}"
+        return text if self.cosine is None else f"{text}, cos {self.cosine:.4f}"
 
     def as_json(self) -> dict[str, Any]:
         """Everything, for reports and the practice feedback."""
@@ -403,6 +410,24 @@ class RecallScore:
             "tier": self.tier,
             "outcome": self.outcome.value,
         }
+
+
+_COSINE_RE = re.compile(r", cos (-?\d+\.\d+)$")
+
+
+def cosine_from_summary(summary: str | None) -> float | None:
+    """The cosine a stored summary (``response.parsed_answer``) carries, if any."""
+    found = _COSINE_RE.search(summary or "")
+    return float(found.group(1)) if found else None
+
+
+def cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    """Cosine similarity of two vectors (0 when either is all zeros)."""
+    if len(a) != len(b):
+        raise ValueError(f"vectors of different lengths: {len(a)} and {len(b)}")
+    dot = sum(x * y for x, y in zip(a, b, strict=True))
+    norm = (sum(x * x for x in a) ** 0.5) * (sum(y * y for y in b) ** 0.5)
+    return dot / norm if norm else 0.0
 
 
 def _short(names: Sequence[str], room: int) -> str:

@@ -31,14 +31,22 @@ from quizbot.domain import Outcome, RespondentKind, RunStatus
 from quizbot.errors import ConfigError, InputError
 from quizbot.evaluation.parse import parse_and_score
 from quizbot.evaluation.prompts import build_prompt, select_demonstrations
-from quizbot.evaluation.recall import parse_tiers, score_recall
+from quizbot.evaluation.recall import cosine, parse_tiers, score_recall
+from quizbot.evaluation.recall import parse_list as parse_recall_list
 from quizbot.generate.choice import choice_questions
 from quizbot.generate.points import candidate_points, stratified
 from quizbot.generate.service import load_any_items, store_items
 from quizbot.generate.statements import plan_points, statements
 from quizbot.items import ChoiceItem, RecallItem, StatementItem
 from quizbot.kb.registry import get_kb
-from quizbot.providers import Completion, Provider, ProviderError, Request
+from quizbot.providers import (
+    Completion,
+    ModelSettings,
+    Provider,
+    ProviderError,
+    Request,
+    embed,
+)
 from quizbot.providers.base import FATAL_KINDS
 from quizbot.providers.cache import is_caching
 from quizbot.providers.retry import call_with_retries
@@ -117,6 +125,9 @@ class RunConfig:
     api_base: str | None = None
     attempts: int = 6
     recall_tiers: str | None = None  # "metric:low:high" for recall items (None: the defaults)
+    embedding_model: str | None = None  # recall items: cosine of answer and gold embeddings
+    embedding_api_base: str | None = None
+    embedding_api_key_env: str | None = None  # the variable's name, never the key
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> RunConfig:
@@ -269,7 +280,34 @@ def build_request(
     )
 
 
-def score_text(item: Item, text: str, config: RunConfig) -> tuple[str | None, str, Outcome]:
+async def recall_cosine(item: RecallItem, text: str, config: RunConfig) -> float | None:
+    """Cosine of the embeddings of the answer's entities and the gold list (each joined by
+    spaces), when the run has an embedding model; None without one, for an answer with no list,
+    or when the embedding call fails (logged; the lexical scores still stand)."""
+    if not config.embedding_model:
+        return None
+    answers, _ = parse_recall_list(text, item.answers)
+    if not answers:
+        return None
+    reach = ModelSettings(
+        api_base=config.embedding_api_base, api_key_env=config.embedding_api_key_env
+    )
+    try:
+        vectors = await call_with_retries(
+            lambda: embed(
+                config.embedding_model or "", [" ".join(answers), " ".join(item.answers)], reach
+            ),
+            attempts=3,
+        )
+    except ProviderError as exc:
+        log.warning("embedding for item %s failed: %s", item.id, exc.message)
+        return None
+    return cosine(vectors[0], vectors[1])
+
+
+def score_text(
+    item: Item, text: str, config: RunConfig, *, cosine: float | None = None
+) -> tuple[str | None, str, Outcome]:
     """(parsed answer, reason, outcome) of a model's ``text`` for ``item`` under ``config``.
 
     Statements and choice items go through :mod:`quizbot.evaluation.parse`; recall items through
@@ -277,7 +315,7 @@ def score_text(item: Item, text: str, config: RunConfig) -> tuple[str | None, st
     such as "recalled 2/4, wrong 1"; reports recompute every score from the raw text).
     """
     if isinstance(item, RecallItem):
-        scored = score_recall(item, text, tiers=parse_tiers(config.recall_tiers))
+        scored = score_recall(item, text, tiers=parse_tiers(config.recall_tiers), cosine=cosine)
         return scored.summary, scored.reason, scored.outcome
     parsed, outcome = parse_and_score(text, item, idk_offered=config.idk)
     return ("idk" if parsed.abstained else parsed.answer), parsed.reason, outcome
@@ -349,7 +387,14 @@ async def execute(
                     error_text=exc.message,
                 )
             else:
-                parsed_answer, reason, outcome = score_text(item, completion.text, config)
+                similarity = (
+                    await recall_cosine(item, completion.text, config)
+                    if isinstance(item, RecallItem)
+                    else None
+                )
+                parsed_answer, reason, outcome = score_text(
+                    item, completion.text, config, cosine=similarity
+                )
                 reported[completion.model] += 1
                 response = NewResponse(
                     item_id=item.id,

@@ -16,6 +16,7 @@ from scipy import stats
 
 from quizbot.analysis.recall import RecallRecord, welch_by_aspect
 from quizbot.analysis.reporting import compare_report, run_report
+from quizbot.config import load_settings
 from quizbot.domain import Outcome
 from quizbot.evaluation import EvalSpec, ModelOverrides, evaluate
 from quizbot.evaluation.recall import score_recall
@@ -80,6 +81,7 @@ def test_the_oracle_gives_exact_precision_recall_f1_and_tiers_over_http(
 
     full = run_report(db, right)["recall"]
     assert full["overall"]["n"] == len(items)
+    assert "cosine" not in full["overall"]  # no embedding model, no cosine
     for metric in ("precision", "recall", "f1", "rouge1", "bleu1"):
         assert full["overall"][metric]["mean"] == pytest.approx(1.0)
     assert full["overall"]["tiers"]["basically correct"]["share"] == 1.0
@@ -180,3 +182,33 @@ def test_the_cli_generates_evaluates_reports_and_compares_recall(
     refused = _quizbot(env, "eval", "--items", str(bad), "--model", "baseline/random")
     assert refused.returncode != 0 and "bad.jsonl" in refused.stderr and "line 1" in refused.stderr
     assert "Traceback" not in refused.stderr
+
+
+def _server_cosine(a: str, b: str) -> float:
+    """The test server's embeddings (hashed bags of words) and their cosine, by hand."""
+    from tests.helpers.model_server import _embedding
+
+    x, y = _embedding(a), _embedding(b)
+    return sum(p * q for p, q in zip(x, y, strict=True))
+
+
+def test_an_embedding_model_adds_the_cosine_through_litellm(db: Database, tmp_path: Path) -> None:
+    out = tmp_path / "recall.jsonl"
+    items = _items(db, out, n=4)
+    with stub_server("--oracle", str(out), "--policy", "bar1") as base:
+        settings = load_settings(model_settings={"openai/emb": {"api_base": base}})
+        spec = EvalSpec(model="openai/recall-test", max_tokens=256, embedding_model="openai/emb",
+                        overrides=ModelOverrides(api_base=base), style="chat")  # fmt: skip
+        summary = asyncio.run(evaluate(db, spec, items, settings=settings))
+    assert summary.status == "completed"
+    stored = {r.item_id: r for r in list_responses(db, run_id=summary.run_id)}
+    expected = []
+    for item in items:
+        half = list(item.answers[: (len(item.answers) + 1) // 2])
+        answer = " ".join([*half, "unrelated finding"])
+        expected.append(_server_cosine(answer, " ".join(item.answers)))
+        assert (stored[item.id].parsed_answer or "").endswith(f", cos {expected[-1]:.4f}")
+    recall = run_report(db, summary.run_id)["recall"]
+    assert recall["overall"]["cosine"]["mean"] == pytest.approx(
+        sum(round(c, 4) for c in expected) / len(expected)
+    )
