@@ -296,7 +296,11 @@ def report_cmd(app: App, run_id: int, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
 @click.pass_obj
 def compare_cmd(app: App, run_a: int, run_b: int, as_json: bool) -> None:
-    """Compare two runs: McNemar's exact test on shared items, else a two-proportion test."""
+    """Compare two runs: McNemar's test (shared items) or a z test; recall: Welch per aspect.
+
+    Statements and choice questions: McNemar's exact test on shared items, else a two-proportion
+    test. Open recall runs: Welch's t-test on F1 per aspect, Benjamini-Hochberg adjusted.
+    """
     from quizbot.analysis.reporting import compare_report
 
     with database_for(app) as database:

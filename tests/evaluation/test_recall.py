@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from quizbot.config import load_settings
 from quizbot.domain import Outcome
 from quizbot.errors import ConfigError
 from quizbot.evaluation.recall import (
@@ -205,3 +206,12 @@ def test_default_tiers_agree_with_the_hand_graded_sample() -> None:
         )  # fmt: skip
         agree += score_recall(item, row["answer"]).tier == row["grade"]
     assert agree / len(rows) >= 0.9
+
+
+def test_recall_tiers_from_the_environment_are_validated(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("QUIZBOT_RECALL_TIERS", "rouge1:0.2:0.5")
+    assert parse_tiers(load_settings().recall_tiers) == Tiers("rouge1", 0.2, 0.5)
+    monkeypatch.setenv("QUIZBOT_RECALL_TIERS", "f1 0.2 0.5")
+    with pytest.raises(ConfigError) as info:
+        load_settings()
+    assert "QUIZBOT_RECALL_TIERS" in info.value.message

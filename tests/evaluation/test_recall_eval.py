@@ -18,12 +18,13 @@ from quizbot.analysis.recall import RecallRecord, welch_by_aspect
 from quizbot.analysis.reporting import compare_report, run_report
 from quizbot.config import load_settings
 from quizbot.domain import Outcome
-from quizbot.evaluation import EvalSpec, ModelOverrides, evaluate
+from quizbot.errors import ConfigError
+from quizbot.evaluation import EvalSpec, ModelOverrides, evaluate, start
 from quizbot.evaluation.recall import score_recall
 from quizbot.generate.service import GenerateRequest, load_any_items, prepare, write
 from quizbot.items import RecallItem
 from storage import Database
-from storage.repo import list_responses
+from storage.repo import list_responses, list_runs
 from tests.helpers.stub import stub_server
 
 QUIZBOT = str(Path(sys.executable).with_name("quizbot"))
@@ -212,3 +213,25 @@ def test_an_embedding_model_adds_the_cosine_through_litellm(db: Database, tmp_pa
     assert recall["overall"]["cosine"]["mean"] == pytest.approx(
         sum(round(c, 4) for c in expected) / len(expected)
     )
+
+
+def test_bad_tiers_or_an_embedding_key_unset_leave_no_run(
+    db: Database, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    items = _items(db, tmp_path / "recall.jsonl", n=2)
+    with pytest.raises(ConfigError, match="low <= high"):
+        asyncio.run(start(db, EvalSpec("baseline/random", recall_tiers="f1:0.9:0.1"), items))
+    monkeypatch.delenv("NO_SUCH_EMBEDDING_KEY", raising=False)
+    settings = load_settings(
+        model_settings={"openai/emb": {"api_key_env": "NO_SUCH_EMBEDDING_KEY"}}
+    )
+    with pytest.raises(ConfigError, match="NO_SUCH_EMBEDDING_KEY"):
+        asyncio.run(
+            start(db, EvalSpec("baseline/random", embedding_model="openai/emb"), items,
+                  settings=settings)
+        )  # fmt: skip
+    assert list_runs(db) == []
+    # A baseline answers recall items too (wrongly): the run completes and reports.
+    done = asyncio.run(evaluate(db, EvalSpec("baseline/random"), items))
+    assert done.status == "completed"
+    assert run_report(db, done.run_id)["recall"]["overall"]["n"] == 2
