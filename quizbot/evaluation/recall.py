@@ -17,10 +17,12 @@ Reading (:func:`parse_list`)
 
 Matching (:func:`match`, synonym- and hierarchy-aware)
     Names are compared by :func:`~quizbot.kb.knowledge.entity_key` (case, hyphens, articles, a
-    plural ``s``). An answer *recalls* a gold entity when it is the gold, one of its synonyms, or
-    one of its narrower entities (a part or kind of it: "bisoprolol" recalls "beta-blocker"), or
-    when it contains one of those as whole words ("severe headache" recalls "headache"). An answer
-    that recalls nothing but names a broader entity of a gold (up to two levels: "eye" for
+    plural ``s``). An answer *recalls* the gold entities it names (the gold or a synonym); if it
+    names none, those it is a narrower entity of (a part or kind: "bisoprolol" recalls
+    "beta-blocker"); if none, those whose name (or a narrower one's) it contains as whole words
+    ("severe headache" recalls "headache"). The first of these rules that finds a gold decides,
+    so an answer naming a listed part ("bronchi") does not also recall the listed whole ("lungs").
+    An answer that recalls nothing but names a broader entity of a gold (up to two levels: "eye" for
     "retina") is *vague*: not wrong, but it recalls nothing. Every other answer is *wrong*.
 
 Scores (:func:`score_recall`)
@@ -51,7 +53,7 @@ import unicodedata
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from quizbot.domain import Outcome
 from quizbot.errors import ConfigError
@@ -216,8 +218,14 @@ def _entities(line: str, bullet: bool, phrases: Sequence[re.Pattern[str]]) -> li
     return found
 
 
+def _key(name: str) -> str:
+    """:func:`entity_key` after NFKC, as answers are read ("m²" and "m2" are one)."""
+    return entity_key(unicodedata.normalize("NFKC", name))
+
+
 def _patterns(protect: Sequence[str]) -> list[re.Pattern[str]]:
-    separated = [p for p in protect if _SPLIT_RE.search(p) or _PAREN_RE.search(p)]
+    normal = [unicodedata.normalize("NFKC", p) for p in protect]
+    separated = [p for p in normal if _SPLIT_RE.search(p) or _PAREN_RE.search(p)]
     return [
         re.compile(r"(?<!\w)" + r"\s+".join(map(re.escape, p.split())) + r"(?!\w)", re.I)
         for p in sorted(set(separated), key=len, reverse=True)
@@ -248,7 +256,7 @@ def parse_list(text: str, protect: Sequence[str] = ()) -> tuple[list[str], bool]
     for line in lines:
         bullet = _BULLET_RE.match(line) is not None
         for entity in _entities(_BULLET_RE.sub("", line), bullet, phrases):
-            key = entity_key(entity)
+            key = _key(entity)
             if key and key not in seen:
                 seen.add(key)
                 entities.append(entity)
@@ -275,36 +283,57 @@ def _phrase_in(needle: str, hay: str) -> bool:
     return re.search(rf"(?<!\w){re.escape(needle)}(?!\w)", hay) is not None
 
 
-def _gold_keys(item: RecallItem) -> list[tuple[str, set[str], set[str]]]:
-    """Per gold entity: the keys that recall it, and the keys of its broader entities."""
-    out: list[tuple[str, set[str], set[str]]] = []
-    for gold in item.answers:
-        names = [gold, *item.synonyms.get(gold, ()), *item.narrower.get(gold, ())]
-        recall_keys = {k for k in (entity_key(n) for n in names) if k}
-        broader = {k for k in (entity_key(n) for n in item.broader.get(gold, ())) if k}
-        out.append((gold, recall_keys, broader))
-    return out
+class _Gold(NamedTuple):
+    name: str
+    own: set[str]  # keys of its names (the gold and its synonyms)
+    narrower: set[str]  # keys of its parts and kinds
+    broader: set[str]  # keys of its wholes and classes
+
+
+def _golds(item: RecallItem) -> list[_Gold]:
+    """Per gold entity: the keys that name it, its narrower and its broader entities."""
+
+    def keys(names: Sequence[str]) -> set[str]:
+        return {k for k in (_key(n) for n in names) if k}
+
+    return [
+        _Gold(
+            gold,
+            keys([gold, *item.synonyms.get(gold, ())]),
+            keys(item.narrower.get(gold, ())),
+            keys(item.broader.get(gold, ())),
+        )
+        for gold in item.answers
+    ]
 
 
 def match(item: RecallItem, answers: Sequence[str]) -> Match:
     """Match listed ``answers`` against ``item``'s gold list (see the module docstring)."""
-    golds = _gold_keys(item)
+    golds = _golds(item)
     recalled: set[str] = set()
     correct: list[str] = []
     vague: list[str] = []
     wrong: list[str] = []
     how: dict[str, str] = {}
     for answer in answers:
-        key = entity_key(answer)
-        exact = [gold for gold, keys, _ in golds if key in keys]
-        hits = exact or [
-            gold for gold, keys, _ in golds if any(len(k) >= 3 and _phrase_in(k, key) for k in keys)
-        ]
+        key = _key(answer)
+        # The first rule that finds a gold decides: its name, then a part or kind of it, then
+        # its name (or a part's) inside the answer. So "bronchi" recalls "bronchi" and not
+        # also "lungs" when the gold lists both.
+        hits = (
+            [g.name for g in golds if key in g.own]
+            or [g.name for g in golds if key in g.narrower]
+            or [
+                g.name
+                for g in golds
+                if any(len(k) >= 3 and _phrase_in(k, key) for k in g.own | g.narrower)
+            ]
+        )
         if hits:
             recalled.update(hits)
             correct.append(answer)
             how[answer] = hits[0]
-        elif any(key in broader for _, _, broader in golds):
+        elif any(key in g.broader for g in golds):
             vague.append(answer)
             how[answer] = "vague"
         else:

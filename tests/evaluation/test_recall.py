@@ -20,7 +20,9 @@ from quizbot.evaluation.recall import (
     rouge1,
     score_recall,
 )
+from quizbot.generate.recall import plan_recall, recall_items
 from quizbot.items import RecallItem, any_item_from_json, recall_item_from_json
+from quizbot.kb.registry import load_builtin
 
 MIGRAINE = RecallItem(
     kb="t",
@@ -215,3 +217,31 @@ def test_recall_tiers_from_the_environment_are_validated(monkeypatch: pytest.Mon
     with pytest.raises(ConfigError) as info:
         load_settings()
     assert "QUIZBOT_RECALL_TIERS" in info.value.message
+
+
+def test_every_clinical_core_question_scores_the_oracle_exactly() -> None:
+    """The shared stub's policies on every recall item of clinical-core: `correct` (the gold list)
+    scores 1 everywhere; `bar1` (first half rounded up, one wrong entity) exactly h/(h+1), h/n."""
+    kb = load_builtin("clinical-core")
+    items = list(recall_items(kb, plan_recall(kb)))
+    assert len(items) == 743
+    for item in items:
+        full = score_recall(item, ", ".join(item.answers))
+        assert (full.precision, full.recall, full.f1) == (1.0, 1.0, 1.0), item.question
+        n = len(item.answers)
+        h = (n + 1) // 2
+        half = score_recall(item, ", ".join([*item.answers[:h], "Quixotic fibrosis"]))
+        assert half.match.wrong == ("Quixotic fibrosis",), item.question
+        assert half.precision == pytest.approx(h / (h + 1)), item.question
+        assert half.recall == pytest.approx(h / n), item.question
+
+
+def test_naming_a_listed_part_does_not_also_recall_the_listed_whole() -> None:
+    lungs = RecallItem(
+        kb="t", kb_version="1", relation="affects_site", aspect="anatomical sites", head="COPD",
+        question="Which sites?", answers=("bronchi", "lungs"),
+        narrower={"lungs": ("bronchi", "alveoli")}, broader={"bronchi": ("lungs",)},
+    )  # fmt: skip
+    assert match(lungs, ["bronchi"]).recalled == ("bronchi",)
+    assert match(lungs, ["alveoli"]).recalled == ("lungs",)  # an unlisted part recalls the whole
+    assert match(lungs, ["bronchi", "lungs"]).recalled == ("bronchi", "lungs")

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from scipy import stats
 
+from quizbot.analysis.answers import run_answers
 from quizbot.analysis.recall import RecallRecord, welch_by_aspect
 from quizbot.analysis.reporting import compare_report, run_report
 from quizbot.config import load_settings
@@ -111,6 +112,8 @@ def test_the_oracle_gives_exact_precision_recall_f1_and_tiers_over_http(
 
     compared = compare_report(db, right, half)["recall"]
     assert compared["test"] == "welch_t"
+    shown = run_answers(db, half).as_json()["items"]
+    assert {i["key"] for i in shown} == {", ".join(i.answers) for i in items}
     for aspect, row in compared["by_aspect"].items():
         mine = [expected[i.id][2] for i in items if i.aspect == aspect]
         assert row["mean_b"] == pytest.approx(sum(mine) / len(mine))
