@@ -144,8 +144,12 @@ def _recall_tables(recall: Mapping[str, Any]) -> list[Any]:
 
 
 def compare_text(result: Mapping[str, Any]) -> str:
-    """``quizbot compare``: the two runs, their accuracies, the difference and the test."""
+    """``quizbot compare``: the two runs, their accuracies, the difference and the test (and, for
+    open recall runs, Welch's t-test per aspect; only that when neither run has other items)."""
     a, b = result["run_a"], result["run_b"]
+    if result.get("recall") and not result.get("n_a") and not result.get("n_b"):
+        head = f"A: run {a['run_id']} ({a['model']})   B: run {b['run_id']} ({b['model']})"
+        return f"{head}\n{_welch_text(result['recall'])}"
     diff = result.get("difference")
     interval = result.get("difference_interval") or [None, None]
     if diff is None:

@@ -185,9 +185,9 @@ def _lines(text: str) -> list[str]:
     return lines
 
 
-def _protect(line: str, phrases: Sequence[re.Pattern[str]]) -> tuple[str, list[str]]:
-    """Hide known names that contain separators ("nausea and vomiting") from the splitter."""
-    kept: list[str] = []
+def _protect(line: str, phrases: Sequence[re.Pattern[str]], kept: list[str]) -> str:
+    """Hide known names that contain separators ("nausea and vomiting") from the splitter;
+    ``kept`` collects them for :func:`_restore`."""
 
     def hide(m: re.Match[str]) -> str:
         kept.append(m.group())
@@ -195,15 +195,15 @@ def _protect(line: str, phrases: Sequence[re.Pattern[str]]) -> tuple[str, list[s
 
     for pattern in phrases:
         line = pattern.sub(hide, line)
-    return line, kept
+    return line
 
 
 def _restore(part: str, kept: Sequence[str]) -> str:
     return re.sub("\x00(\\d+)\x00", lambda m: kept[int(m.group(1))], part)
 
 
-def _entities(line: str, bullet: bool, phrases: Sequence[re.Pattern[str]]) -> list[str]:
-    line, kept = _protect(line, phrases)
+def _entities(line: str, bullet: bool, kept: Sequence[str]) -> list[str]:
+    """The entities of one line whose known names are already hidden (:func:`_protect`)."""
     if bullet:
         head = _EXPLANATION_RE.split(line, maxsplit=1)[0]
         line = head if head.strip() else line
@@ -225,7 +225,7 @@ def _key(name: str) -> str:
 
 def _patterns(protect: Sequence[str]) -> list[re.Pattern[str]]:
     normal = [unicodedata.normalize("NFKC", p) for p in protect]
-    separated = [p for p in normal if _SPLIT_RE.search(p) or _PAREN_RE.search(p)]
+    separated = [p for p in normal if _SPLIT_RE.search(p) or _PAREN_RE.search(p) or ":" in p]
     return [
         re.compile(r"(?<!\w)" + r"\s+".join(map(re.escape, p.split())) + r"(?!\w)", re.I)
         for p in sorted(set(separated), key=len, reverse=True)
@@ -239,12 +239,16 @@ def parse_list(text: str, protect: Sequence[str] = ()) -> tuple[list[str], bool]
     entities and their synonyms, so "nausea and vomiting" stays one entity when it is one).
     """
     phrases = _patterns(protect)
-    lines = _lines(text)
-    if not lines:
+    raw_lines = _lines(text)
+    if not raw_lines:
         return [], False
-    whole = " ".join(lines)
+    whole = " ".join(raw_lines)
     if _IDK_ONLY_RE.fullmatch(whole.strip(" .!")):
         return [], True
+    # Known names are hidden before anything is cut, so "EMG: positive sharp waves" is no
+    # lead-in and "insulin:C-peptide ratio" no explanation.
+    kept: list[str] = []
+    lines = [_protect(line, phrases, kept) for line in raw_lines]
     if len(lines) > 1 and lines[0].rstrip().endswith(":"):
         lines = lines[1:]
     elif len(lines) == 1 and ":" in lines[0]:
@@ -255,7 +259,7 @@ def parse_list(text: str, protect: Sequence[str] = ()) -> tuple[list[str], bool]
     seen: set[str] = set()
     for line in lines:
         bullet = _BULLET_RE.match(line) is not None
-        for entity in _entities(_BULLET_RE.sub("", line), bullet, phrases):
+        for entity in _entities(_BULLET_RE.sub("", line), bullet, kept):
             key = _key(entity)
             if key and key not in seen:
                 seen.add(key)

@@ -102,6 +102,16 @@ def test_known_names_with_separators_stay_whole() -> None:
         "nausea and vomiting",
         "aura",
     ]
+    # A known name with a colon is no lead-in and no explanation (HPO: "EMG: ...").
+    emg = ["EMG: positive sharp waves", "insulin:C-peptide ratio"]
+    assert parse_list("EMG: positive sharp waves, tremor", emg)[0] == [
+        "EMG: positive sharp waves",
+        "tremor",
+    ]
+    assert parse_list("- insulin:C-peptide ratio\n- tremor", emg)[0] == [
+        "insulin:C-peptide ratio",
+        "tremor",
+    ]
 
 
 def test_matching_uses_synonyms_narrower_containment_and_broader() -> None:
