@@ -22,6 +22,7 @@ from quizbot.domain import Outcome
 from quizbot.errors import ConfigError
 from quizbot.evaluation import EvalSpec, ModelOverrides, evaluate, start
 from quizbot.evaluation.recall import score_recall
+from quizbot.evaluation.service import ask_once
 from quizbot.generate.service import GenerateRequest, load_any_items, prepare, write
 from quizbot.items import RecallItem
 from storage import Database
@@ -238,3 +239,17 @@ def test_bad_tiers_or_an_embedding_key_unset_leave_no_run(
     done = asyncio.run(evaluate(db, EvalSpec("baseline/random"), items))
     assert done.status == "completed"
     assert run_report(db, done.run_id)["recall"]["overall"]["n"] == 2
+
+
+def test_a_single_recall_question_is_scored_like_a_run(db: Database, tmp_path: Path) -> None:
+    out = tmp_path / "recall.jsonl"
+    item = _items(db, out, n=1)[0]
+    with stub_server("--oracle", str(out), "--policy", "bar1") as base:
+        settings = load_settings(
+            model_settings={"openai/one": {"api_base": base}}, recall_tiers="f1:0.1:0.2"
+        )
+        answer = asyncio.run(ask_once("openai/one", item, settings=settings))
+    n = len(item.answers)
+    h = (n + 1) // 2
+    assert answer.error is None and answer.parsed == f"recalled {h}/{n}, wrong 1"
+    assert answer.outcome is Outcome.CORRECT  # F1 >= 0.2: basically correct under these tiers
