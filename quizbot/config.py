@@ -227,6 +227,16 @@ class Settings(BaseSettings):
             return False
         return any(ip in ipaddress.ip_network(n, strict=False) for n in self.trusted_proxies)
 
+    embedding_model: str | None = Field(
+        default=None,
+        description="litellm embedding model for the open-recall cosine (none: no cosine).",
+    )
+    recall_tiers: str | None = Field(
+        default=None,
+        pattern=r"^\s*(?i:f1|rouge1|bleu1|cosine)\s*:\s*[0-9.]+\s*:\s*[0-9.]+\s*$",
+        description='Open recall tiers "metric:low:high" (default "f1:0.25:0.7", docs/recall.md).',
+    )
+
     @field_validator("model_settings", mode="before")
     @classmethod
     def _parse_model_settings(cls, value: Any) -> Any:

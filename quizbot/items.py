@@ -22,11 +22,15 @@ __all__ = [
     "GENERATOR_VERSION",
     "ITEM_ID_VERSION",
     "I_DO_NOT_KNOW",
+    "AnyItem",
     "ChoiceItem",
+    "RecallItem",
     "StatementItem",
     "StatementSide",
+    "any_item_from_json",
     "is_idk_option",
     "item_from_json",
+    "recall_item_from_json",
 ]
 
 ITEM_ID_VERSION = "i1"
@@ -316,6 +320,8 @@ def item_from_json(record: Mapping[str, Any]) -> StatementItem | ChoiceItem:
             knowledge_point_ids=tuple(record["knowledge_point_ids"]),
             meta=record.get("meta", {}),
         )
+    if record["kind"] == "recall":
+        raise ValueError("a recall item where a statement or choice item is expected")
     if record["kind"] != "statement":
         raise ValueError(f"unknown item kind {record['kind']!r}")
     side = StatementSide(
@@ -339,3 +345,108 @@ def item_from_json(record: Mapping[str, Any]) -> StatementItem | ChoiceItem:
         record["prototype"],
         record.get("rephrase_model"),
     )
+
+
+@dataclass(frozen=True)
+class RecallItem:
+    """An open recall question (MedDisKEval): list what you know of one aspect of a disease.
+
+    ``answers`` is the gold list (the KB's tails of ``relation`` for ``head``). ``synonyms``,
+    ``broader`` and ``narrower`` give, per gold entity, its other names and its lineage in the
+    KB's hierarchy (up to two levels each way), so the scorer needs nothing but the item.
+    """
+
+    kind: ClassVar[str] = "recall"
+
+    kb: str
+    kb_version: str
+    relation: str
+    aspect: str  # e.g. "symptoms", "phenotypes"
+    head: str
+    question: str
+    answers: tuple[str, ...]
+    synonyms: Mapping[str, tuple[str, ...]] = field(default_factory=dict, compare=False)
+    broader: Mapping[str, tuple[str, ...]] = field(default_factory=dict, compare=False)
+    narrower: Mapping[str, tuple[str, ...]] = field(default_factory=dict, compare=False)
+    knowledge_point_ids: tuple[str, ...] = ()
+    meta: Mapping[str, Any] = field(default_factory=dict, compare=False)
+
+    @cached_property
+    def id(self) -> str:
+        """Versioned content hash (question and gold list)."""
+        digest = _hash(self.kind, self.kb, self.relation, self.head, self.question, *self.answers)
+        return f"{ITEM_ID_VERSION}:{digest}"
+
+    @property
+    def text(self) -> str:
+        """The question as shown to a person."""
+        return self.question
+
+    def to_json(self) -> dict[str, Any]:
+        """One JSONL record: the gold list under ``answers``, the question under ``question``."""
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "kb": self.kb,
+            "kb_version": self.kb_version,
+            "relation": self.relation,
+            "aspect": self.aspect,
+            "head": self.head,
+            "question": self.question,
+            "answers": list(self.answers),
+            "synonyms": {k: list(v) for k, v in self.synonyms.items()},
+            "broader": {k: list(v) for k, v in self.broader.items()},
+            "narrower": {k: list(v) for k, v in self.narrower.items()},
+            "knowledge_point_ids": list(self.knowledge_point_ids),
+            "generator_version": GENERATOR_VERSION,
+            "meta": dict(self.meta),
+        }
+
+
+def _name_lists(value: Any, where: str) -> dict[str, tuple[str, ...]]:
+    if not isinstance(value, Mapping):
+        raise ValueError(f"{where} must be an object of name -> list of names")
+    out: dict[str, tuple[str, ...]] = {}
+    for key, names in value.items():
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise ValueError(f"{where}[{key!r}] must be a list of names")
+        out[str(key)] = tuple(names)
+    return out
+
+
+def recall_item_from_json(record: Mapping[str, Any]) -> RecallItem:
+    """Rebuild a recall item from its JSONL record (KeyError/ValueError on malformed input)."""
+    if record["kind"] != "recall":
+        raise ValueError(f"not a recall item: kind {record['kind']!r}")
+    answers = record["answers"]
+    if not isinstance(answers, list) or not answers:
+        raise ValueError("answers must be a non-empty list of names")
+    if not all(isinstance(a, str) and a.strip() for a in answers):
+        raise ValueError("answers must be non-empty names")
+    question = record["question"]
+    if not isinstance(question, str) or not question.strip():
+        raise ValueError("question must be non-empty text")
+    return RecallItem(
+        kb=record["kb"],
+        kb_version=record.get("kb_version", ""),
+        relation=record["relation"],
+        aspect=record.get("aspect") or record["relation"],
+        head=record["head"],
+        question=question,
+        answers=tuple(answers),
+        synonyms=_name_lists(record.get("synonyms", {}), "synonyms"),
+        broader=_name_lists(record.get("broader", {}), "broader"),
+        narrower=_name_lists(record.get("narrower", {}), "narrower"),
+        knowledge_point_ids=tuple(record.get("knowledge_point_ids", ())),
+        meta=record.get("meta", {}),
+    )
+
+
+AnyItem = StatementItem | ChoiceItem | RecallItem
+
+
+def any_item_from_json(record: Mapping[str, Any]) -> AnyItem:
+    """Rebuild any item (statement, choice or recall) from its JSONL record."""
+    if record["kind"] == "recall":
+        return recall_item_from_json(record)
+    return item_from_json(record)

@@ -150,7 +150,7 @@ class Item(SQLModel, table=True):
 
     __tablename__ = "item"
     __table_args__ = (
-        CheckConstraint("kind IN ('statement', 'choice')", name="ck_item_kind"),
+        CheckConstraint("kind IN ('statement', 'choice', 'recall')", name="ck_item_kind"),
         CheckConstraint("polarity IN ('positive', 'negative')", name="ck_item_polarity"),
         Index("ix_item_kb_relation", "kb_id", "relation"),
     )

@@ -46,8 +46,8 @@ from typing import Any
 
 from quizbot.domain import AssignmentMode, Outcome, ResponseRecord, Run
 from quizbot.errors import NotFoundError
-from quizbot.generate.service import load_items
-from quizbot.items import ChoiceItem, StatementItem
+from quizbot.generate.service import load_any_items
+from quizbot.items import AnyItem, RecallItem, StatementItem
 from storage import Database
 from storage.assignments import (
     SessionAnswer,
@@ -178,14 +178,17 @@ class AnswerSet:
         return {**head, "items": [i.as_json() for i in self.items]}
 
 
-def item_key(item: StatementItem | ChoiceItem) -> str:
-    """The answer key as shown: ``true``/``false``, or the correct letters joined by commas."""
+def item_key(item: AnyItem) -> str:
+    """The answer key as shown: ``true``/``false``, the correct letters joined by commas, or an
+    open recall item's gold list joined by ", "."""
     if isinstance(item, StatementItem):
         return "true" if item.label else "false"
+    if isinstance(item, RecallItem):
+        return ", ".join(item.answers)
     return ",".join(item.answer_keys)
 
 
-def _facts(item: StatementItem | ChoiceItem) -> frozenset[str]:
+def _facts(item: AnyItem) -> frozenset[str]:
     if isinstance(item, StatementItem):
         return frozenset({item.fact_id})
     return frozenset(item.knowledge_point_ids)
@@ -217,7 +220,7 @@ def _model_answer(run: Run, record: ResponseRecord) -> ModelAnswer:
 
 def _student_answers(
     answers: Sequence[SessionAnswer],
-    items: Mapping[str, StatementItem | ChoiceItem],
+    items: Mapping[str, AnyItem],
     exam_sessions: set[int],
 ) -> list[tuple[str, StudentAnswer]]:
     """(item id, answer) per stored answer; ``answers`` oldest first (see the module rule)."""
@@ -253,7 +256,7 @@ def _student_answers(
 
 
 def _gather(
-    items: Sequence[StatementItem | ChoiceItem],
+    items: Sequence[AnyItem],
     answers: Iterable[tuple[str, StudentAnswer | ModelAnswer]],
     only: str | None,
 ) -> tuple[ItemAnswers, ...]:
@@ -289,7 +292,7 @@ def assignment_answers(db: Database, name: str, *, item_id: str | None = None) -
     assignment = get_assignment(db, name)
     item_ids = list(assignment.item_ids)
     _check_item(item_ids, item_id, f"assignment {name!r}")
-    items = load_items(db, item_ids)
+    items = load_any_items(db, item_ids)
     by_id = {i.id: i for i in items}
     exam_assignment = assignment.mode == AssignmentMode.EXAM.value
     exam_sessions = {
@@ -321,6 +324,6 @@ def run_answers(db: Database, run_id: int, *, item_id: str | None = None) -> Ans
     records = list_responses(db, run_id=run_id)
     item_ids = list(dict.fromkeys(r.item_id for r in records))
     _check_item(item_ids, item_id, f"run {run_id}")
-    items = load_items(db, item_ids)
+    items = load_any_items(db, item_ids)
     answers = [(r.item_id, _model_answer(run, r)) for r in records]
     return AnswerSet(None, run_id, _gather(items, answers, item_id))

@@ -5,9 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from quizbot.analysis.metrics import Scored, compare_runs, compute_metrics, multi_answer_summary
+from quizbot.analysis.recall import recall_records, recall_summary, welch_by_aspect
 from quizbot.domain import Outcome
-from quizbot.generate.service import load_items
-from quizbot.items import ChoiceItem, StatementItem
+from quizbot.generate.service import load_any_items
+from quizbot.items import ChoiceItem, RecallItem, StatementItem
 from storage import Database
 from storage.repo import get_run, list_responses
 
@@ -17,25 +18,38 @@ __all__ = ["compare_report", "run_records", "run_report"]
 def _answers(
     db: Database, run_id: int
 ) -> list[tuple[StatementItem | ChoiceItem, Outcome, str | None]]:
+    """The run's true/false and choice answers (open recall answers are reported apart, see
+    :mod:`quizbot.analysis.recall`)."""
     responses = list_responses(db, run_id=run_id)
-    items = {item.id: item for item in load_items(db, [r.item_id for r in responses])}
-    return [(items[r.item_id], Outcome(r.outcome), r.parsed_answer) for r in responses]
+    items = {item.id: item for item in load_any_items(db, [r.item_id for r in responses])}
+    answers: list[tuple[StatementItem | ChoiceItem, Outcome, str | None]] = []
+    for r in responses:
+        item = items[r.item_id]
+        if not isinstance(item, RecallItem):
+            answers.append((item, Outcome(r.outcome), r.parsed_answer))
+    return answers
 
 
 def run_records(db: Database, run_id: int) -> list[Scored]:
-    """Every stored answer of a run as a scored record."""
+    """Every stored true/false and choice answer of a run as a scored record."""
     return [Scored.from_item(*answer) for answer in _answers(db, run_id)]
 
 
 def run_report(db: Database, run_id: int) -> dict[str, Any]:
     """The run's metrics as the JSON ``quizbot report --json`` prints (with ``multi_answer``
-    when the run asked multi-answer questions)."""
+    when the run asked multi-answer questions).
+
+    A run with open recall items also has a ``recall`` part: per aspect and overall, mean scores
+    with intervals and tier shares (:func:`quizbot.analysis.recall.recall_summary`).
+    """
     run = get_run(db, run_id)
     answers = _answers(db, run_id)
     report = compute_metrics([Scored.from_item(*answer) for answer in answers]).as_json()
     multi = multi_answer_summary(answers)
     if multi is not None:
         report["multi_answer"] = multi
+    recalled, tiers = recall_records(db, run_id)
+    extra = {"recall": recall_summary(recalled, tiers)} if recalled else {}
     return {
         "run_id": run_id,
         "name": run.name,
@@ -44,17 +58,23 @@ def run_report(db: Database, run_id: int) -> dict[str, Any]:
         "status": run.status,
         "error": run.error_text,
         "n_items": run.n_items,
-        "answered": report.get("n_items"),
+        "answered": (report.get("n_items") or 0) + len(recalled),
         **{k: v for k, v in report.items() if k != "n_items"},
+        **extra,
     }
 
 
 def compare_report(db: Database, run_a: int, run_b: int) -> dict[str, Any]:
-    """Run A vs run B: McNemar on shared items, else a two-proportion test."""
+    """Run A vs run B: McNemar on shared items, else a two-proportion test; for open recall
+    runs, Welch's t-test on F1 per aspect (``recall`` part)."""
     comparison = compare_runs(run_records(db, run_a), run_records(db, run_b)).as_json()
     a, b = get_run(db, run_a), get_run(db, run_b)
+    recall_a, _ = recall_records(db, run_a)
+    recall_b, _ = recall_records(db, run_b)
+    extra = {"recall": welch_by_aspect(recall_a, recall_b)} if recall_a or recall_b else {}
     return {
         "run_a": {"run_id": run_a, "model": a.model_requested},
         "run_b": {"run_id": run_b, "model": b.model_requested},
         **comparison,
+        **extra,
     }

@@ -6,6 +6,7 @@ Every evaluation goes through the one entry point, :mod:`quizbot.evaluation.serv
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,17 +24,20 @@ from quizbot.cli.base import (
 from quizbot.errors import InputError, QuizbotError, RunFailedError
 
 if TYPE_CHECKING:
-    from quizbot.items import ChoiceItem, StatementItem
+    from quizbot.items import AnyItem
+
+RECALL_MAX_TOKENS = 256  # --max-tokens when not given and the items are open recall questions
+MAX_TOKENS = 16
 
 
-def _read_items(path: Path) -> list[StatementItem | ChoiceItem]:
-    from quizbot.items import item_from_json
+def _read_items(path: Path) -> list[AnyItem]:
+    from quizbot.items import any_item_from_json
     from quizbot.jsonl import read_objects
 
-    items: list[StatementItem | ChoiceItem] = []
+    items: list[AnyItem] = []
     for line, record in read_objects(path):
         try:
-            items.append(item_from_json(record))
+            items.append(any_item_from_json(record))
         except (KeyError, ValueError, TypeError) as exc:
             raise InputError(f"not an item ({exc})", path=str(path), line=line) from None
     if not items:
@@ -66,9 +70,10 @@ def _print_report(report: dict[str, Any]) -> None:
 )
 @click.option("--relations", help="With --kb: comma-separated relations.")
 @click.option("--points", type=click.IntRange(min=1), help="With --kb: number of knowledge points.")
-@click.option("--format", "fmt", type=click.Choice(["statements", "choice", "numeric"]),
+@click.option("--format", "fmt", type=click.Choice(["statements", "choice", "numeric", "recall"]),
               default="statements", show_default=True,
-              help="With --kb: item format (numeric: EBMQA ranges, --kb hpo).")  # fmt: skip
+              help="With --kb: item format (numeric: EBMQA ranges, --kb hpo; recall: open "
+              "questions).")  # fmt: skip
 @click.option("--prototypes", help="With --kb: prototype file or imported set.")
 @difficulty_option
 @click.option("--seed", default="0", show_default=True, help="Seed for items and demonstrations.")
@@ -78,7 +83,22 @@ def _print_report(report: dict[str, Any]) -> None:
 @click.option("--style", type=click.Choice(["chat", "completion"]), default=None,
               help="Chat messages, or text completion [default: completion for local/ models "
               "(base models), chat otherwise].")  # fmt: skip
-@click.option("--max-tokens", type=click.IntRange(min=1), default=16, show_default=True)
+@click.option(
+    "--max-tokens",
+    type=click.IntRange(min=1),
+    help=f"Tokens per answer [default: {MAX_TOKENS}; {RECALL_MAX_TOKENS} for recall].",
+)
+@click.option(
+    "--embedding-model",
+    metavar="MODEL",
+    help="Recall items: also score the cosine of answer and gold embeddings with this litellm "
+    "embedding model [default: QUIZBOT_EMBEDDING_MODEL, else none].",
+)
+@click.option(
+    "--recall-tiers",
+    metavar="METRIC:LOW:HIGH",
+    help='Recall tiers, e.g. "f1:0.25:0.7" [default: QUIZBOT_RECALL_TIERS, else that].',
+)
 @click.option(
     "--concurrency",
     type=click.IntRange(min=1, max=512),
@@ -112,7 +132,9 @@ def eval_cmd(
     shots: int,
     idk: bool,
     style: str,
-    max_tokens: int,
+    max_tokens: int | None,
+    embedding_model: str | None,
+    recall_tiers: str | None,
     concurrency: int | None,
     api_base: str | None,
     api_key_env: str | None,
@@ -157,7 +179,7 @@ def eval_cmd(
                     raise InputError(
                         "--shots needs generated items; an item set is asked zero-shot"
                     )
-                items = item_set_items(database, item_set_name)[1]
+                items = list(item_set_items(database, item_set_name)[1])
             elif assignment_name is not None:
                 from quizbot.generate.assignments import assignment_items
 
@@ -173,23 +195,28 @@ def eval_cmd(
                     seed=seed,
                     prototypes=prototypes,
                     format="choice"
-                    if fmt == "choice"
+                    if fmt in ("choice", "recall")
                     else "numeric"
                     if fmt == "numeric"
                     else "statements",
                     difficulty="distant" if difficulty == "distant" else "plausible",
                 )
+                if fmt == "recall":
+                    request = replace(request, format="recall", prototypes=None)
                 items = list(prepare(database, request, app.settings).items())
+            recall = any(item.kind == "recall" for item in items)
             spec = EvalSpec(
                 model=model,
                 shots=shots,
                 idk=idk,
                 style="chat" if style == "chat" else "completion" if style else None,
-                max_tokens=max_tokens,
+                max_tokens=max_tokens or (RECALL_MAX_TOKENS if recall else MAX_TOKENS),
                 seed=seed,
                 name=name,
                 overrides=overrides,
                 assignment_id=assignment_id,
+                recall_tiers=recall_tiers,
+                embedding_model=embedding_model,
             )
 
             async def _ready() -> ReadyRun:
@@ -308,7 +335,11 @@ def report_cmd(app: App, run_id: int, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the comparison as JSON.")
 @click.pass_obj
 def compare_cmd(app: App, run_a: int, run_b: int, as_json: bool) -> None:
-    """Compare two runs: McNemar's exact test on shared items, else a two-proportion test."""
+    """Compare two runs: McNemar's test (shared items) or a z test; recall: Welch per aspect.
+
+    Statements and choice questions: McNemar's exact test on shared items, else a two-proportion
+    test. Open recall runs: Welch's t-test on F1 per aspect, Benjamini-Hochberg adjusted.
+    """
     from quizbot.analysis.reporting import compare_report
 
     with database_for(app) as database:

@@ -26,11 +26,12 @@ from quizbot.cli.base import App, cli, database_for, difficulty_option, emit_jso
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["statements", "choice", "numeric"]),
+    type=click.Choice(["statements", "choice", "numeric", "recall"]),
     default="statements",
     show_default=True,
-    help="True/false statements, multiple-choice questions, or numeric range questions "
-    "(EBMQA; HPO phenotype frequencies).",
+    help="True/false statements, multiple-choice questions, numeric range questions (EBMQA; HPO "
+    "phenotype frequencies), or open recall questions (one per disease x aspect; --points then "
+    "counts questions).",
 )
 @click.option(
     "--points-file",
@@ -68,7 +69,13 @@ def generate_cmd(
         points=points,
         seed=seed,
         prototypes=prototypes,
-        format="choice" if fmt == "choice" else "numeric" if fmt == "numeric" else "statements",
+        format="choice"
+        if fmt == "choice"
+        else "numeric"
+        if fmt == "numeric"
+        else "recall"
+        if fmt == "recall"
+        else "statements",
         points_file=points_file,
         store=not no_store,
         rephrase=rephrase,

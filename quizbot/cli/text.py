@@ -89,7 +89,8 @@ def report_text(report: Mapping[str, Any]) -> str:
     intervals = report.get("intervals", {})
     for key, value in report.get("metrics", {}).items():
         metrics.add_row(_LABELS.get(key, key), _figure(value, intervals.get(key)))
-    parts: list[Any] = ["\n".join(lines), metrics]
+    only_recall = report.get("recall") and not report.get("by_relation")
+    parts: list[Any] = ["\n".join(lines)] if only_recall else ["\n".join(lines), metrics]
     if report.get("by_relation"):
         parts.append(_breakdown("By relation", report["by_relation"]))
     if report.get("by_transform"):
@@ -101,14 +102,61 @@ def report_text(report: Mapping[str, Any]) -> str:
             f"{_figure(multi['exact_match'], multi.get('exact_match_interval'))}, "
             f"fractional credit {multi['partial_credit']:.3f}"
         )
+    if report.get("recall"):
+        parts.extend(_recall_tables(report["recall"]))
     if report.get("n_errors"):
         parts.append(f"errors (left out of the metrics): {report['n_errors']}")
     return _render(*parts)
 
 
+_RECALL_METRICS = (("f1", "F1"), ("precision", "P"), ("recall", "R"),
+                   ("rouge1", "ROUGE-1"), ("bleu1", "BLEU-1"), ("cosine", "cosine"))  # fmt: skip
+
+
+def _recall_tables(recall: Mapping[str, Any]) -> list[Any]:
+    """Open recall: mean scores per aspect and overall, then tier shares (all with 95% CIs)."""
+    groups = {**recall.get("by_aspect", {}), "overall": recall.get("overall", {})}
+    shown = [(k, label) for k, label in _RECALL_METRICS if any(k in g for g in groups.values())]
+    scores = Table(title="Open recall: mean scores", title_justify="left", box=box.SIMPLE_HEAD)
+    scores.add_column("aspect")
+    scores.add_column("n", justify="right")
+    for _, label in shown:
+        scores.add_column(f"{label} [95% CI]", justify="right")
+    tier_table = Table(title="Open recall: tiers", title_justify="left", box=box.SIMPLE_HEAD)
+    tier_table.add_column("aspect")
+    names = list(recall.get("overall", {}).get("tiers", {}))
+    for name in names:
+        tier_table.add_column(f"{name} [95% CI]", justify="right")
+    for aspect, group in groups.items():
+        figures = [group.get(k) or {} for k, _ in shown]
+        scores.add_row(
+            aspect,
+            str(group.get("n", "")),
+            *(_figure(f.get("mean"), f.get("interval")) for f in figures),
+        )
+        tiers = group.get("tiers", {})
+        tier_table.add_row(
+            aspect,
+            *(
+                _figure(tiers.get(n, {}).get("share"), tiers.get(n, {}).get("interval"))
+                for n in names
+            ),
+        )
+    spec = recall.get("tiers", {})
+    note = (
+        f"tiers by {spec.get('metric')}: below {spec.get('low')} completely wrong, "
+        f"from {spec.get('high')} basically correct"
+    )
+    return [scores, tier_table, note]
+
+
 def compare_text(result: Mapping[str, Any]) -> str:
-    """``quizbot compare``: the two runs, their accuracies, the difference and the test."""
+    """``quizbot compare``: the two runs, their accuracies, the difference and the test (and, for
+    open recall runs, Welch's t-test per aspect; only that when neither run has other items)."""
     a, b = result["run_a"], result["run_b"]
+    if result.get("recall") and not result.get("n_a") and not result.get("n_b"):
+        head = f"A: run {a['run_id']} ({a['model']})   B: run {b['run_id']} ({b['model']})"
+        return f"{head}\n{_welch_text(result['recall'])}"
     diff = result.get("difference")
     interval = result.get("difference_interval") or [None, None]
     if diff is None:
@@ -138,7 +186,35 @@ def compare_text(result: Mapping[str, Any]) -> str:
             f"two-proportion z test ({result.get('n_shared', 0)} shared items, too few to "
             f"pair): {z_text}{format_p(result.get('p_value'))}"
         )
+    if result.get("recall"):
+        lines.append(_welch_text(result["recall"]))
     return "\n".join(lines)
+
+
+def _welch_text(recall: Mapping[str, Any]) -> str:
+    """Open recall: Welch's t-test per aspect (BH-adjusted p)."""
+    table = Table(
+        title=f"Open recall: mean {recall.get('metric')} per aspect, Welch's t-test "
+        "(p adjusted by Benjamini-Hochberg)",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+    )
+    for column in ("aspect", "n A", "n B", "mean A", "mean B", "A - B", "t", "p", "p adjusted"):
+        table.add_column(column, justify="left" if column == "aspect" else "right")
+    for aspect, row in recall.get("by_aspect", {}).items():
+        t = row.get("t")
+        table.add_row(
+            aspect,
+            str(row.get("n_a")),
+            str(row.get("n_b")),
+            _figure(row.get("mean_a")),
+            _figure(row.get("mean_b")),
+            "-" if row.get("difference") is None else f"{row['difference']:+.3f}",
+            "-" if t is None else f"{t:.2f}",
+            format_p(row.get("p_value")).removeprefix("p = "),
+            format_p(row.get("p_adjusted")).removeprefix("p = "),
+        )
+    return _render(table)
 
 
 def runs_text(runs: Sequence[Mapping[str, Any]]) -> str:

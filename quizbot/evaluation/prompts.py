@@ -42,7 +42,7 @@ from langchain_core.prompts import (
     PromptTemplate,
 )
 
-from quizbot.items import ChoiceItem, StatementItem
+from quizbot.items import ChoiceItem, RecallItem, StatementItem
 
 __all__ = [
     "ANSWER_CUE",
@@ -51,6 +51,7 @@ __all__ = [
     "DEFAULT_K",
     "EXAMPLE_SEPARATOR",
     "FALSE_ANSWER",
+    "RECALL_INSTRUCTION",
     "STATEMENT_IDK_TEMPLATE",
     "STATEMENT_TEMPLATE",
     "STYLES",
@@ -64,7 +65,7 @@ __all__ = [
     "select_demonstrations",
 ]
 
-Item = StatementItem | ChoiceItem
+Item = StatementItem | ChoiceItem | RecallItem
 Style = Literal["completion", "chat"]
 STYLES: tuple[Style, ...] = ("completion", "chat")
 DEFAULT_K = 5
@@ -94,6 +95,13 @@ OPTION_TEMPLATE = "{letter}. {option}"
 OPTION_LETTERS = string.ascii_uppercase
 ANSWER_KEY_SEPARATOR = ", "
 
+# Open recall (MedDisKEval): the question, then how to lay the list out. Demonstrations answer
+# with their gold list on one line, so a base model does the same (and stops at the newline).
+RECALL_INSTRUCTION = (
+    "Answer with a comma-separated list of short names, most important first, and nothing else."
+)
+RECALL_TEMPLATE = "{question}\n" + RECALL_INSTRUCTION
+
 # Completion layout: demonstration blocks, blank line between, the question, then the cue.
 ANSWER_CUE = "Answer:"
 EXAMPLE_TEMPLATE = "{question}\n" + ANSWER_CUE + " {answer}"
@@ -107,6 +115,7 @@ PROMPT_KEY_VERSION = 1
 _STATEMENT_PROMPT = PromptTemplate.from_template(STATEMENT_TEMPLATE)
 _STATEMENT_IDK_PROMPT = PromptTemplate.from_template(STATEMENT_IDK_TEMPLATE)
 _CHOICE_PROMPT = PromptTemplate.from_template(CHOICE_TEMPLATE)
+_RECALL_PROMPT = PromptTemplate.from_template(RECALL_TEMPLATE)
 _OPTION_PROMPT = PromptTemplate.from_template(OPTION_TEMPLATE)
 _EXAMPLE_PROMPT = PromptTemplate.from_template(EXAMPLE_TEMPLATE)
 _CHAT_EXAMPLE_PROMPT = ChatPromptTemplate.from_messages(
@@ -146,15 +155,18 @@ def _tier(item: Item, candidate: Item) -> int:
         return 0 if candidate.transform is item.transform else 1
     if isinstance(item, ChoiceItem) and isinstance(candidate, ChoiceItem):
         return 0 if candidate.subtype == item.subtype else 1
-    return 1
+    return 0 if isinstance(item, RecallItem) else 1
 
 
 def _same_knowledge(item: Item, candidate: Item) -> bool:
     """True when ``candidate`` is about the same fact as ``item`` (it would give the answer away).
 
     Statements: the same KB fact (either side, any transform). Choice items: the same relation
-    and head, or a shared knowledge point.
+    and head, or a shared knowledge point. Recall items: the same disease (any aspect), so
+    demonstrations come from diseases outside the one asked.
     """
+    if isinstance(item, RecallItem) and isinstance(candidate, RecallItem):
+        return candidate.head == item.head
     if isinstance(item, StatementItem) and isinstance(candidate, StatementItem):
         return candidate.fact_id == item.fact_id or (
             candidate.knowledge_point_id == item.knowledge_point_id
@@ -237,12 +249,15 @@ def _choice_question(item: ChoiceItem, *, idk: bool) -> str:
 
 
 def _question(item: Item, *, idk: bool, forced: bool = False) -> str:
-    """The item as asked: the PretexEval sentence, or the question with lettered options.
+    """The item as asked: the PretexEval sentence, the question with lettered options, or the
+    recall question with its instruction.
 
     ``forced`` (a two-pass assignment's second pass) adds :data:`FORCED_INSTRUCTION`.
     """
     if isinstance(item, ChoiceItem):
         asked = _choice_question(item, idk=idk and not forced)
+    elif isinstance(item, RecallItem):
+        asked = _RECALL_PROMPT.format(question=item.question)
     else:
         template = _STATEMENT_IDK_PROMPT if idk and not forced else _STATEMENT_PROMPT
         asked = template.format(statement=item.text)
@@ -250,7 +265,10 @@ def _question(item: Item, *, idk: bool, forced: bool = False) -> str:
 
 
 def _answer(item: Item) -> str:
-    """The gold answer as a model should give it: ``True``/``False`` or letters ``A, C``."""
+    """The gold answer as a model should give it: ``True``/``False``, letters ``A, C``, or the
+    recall gold list on one line."""
+    if isinstance(item, RecallItem):
+        return ", ".join(item.answers)
     if isinstance(item, ChoiceItem):
         letters = OPTION_LETTERS[: len(item.options)]
         if not item.answer_keys or any(key not in letters for key in item.answer_keys):

@@ -31,13 +31,22 @@ from quizbot.domain import Outcome, RespondentKind, RunStatus
 from quizbot.errors import ConfigError, InputError
 from quizbot.evaluation.parse import parse_and_score
 from quizbot.evaluation.prompts import build_prompt, select_demonstrations
+from quizbot.evaluation.recall import cosine, parse_tiers, score_recall
+from quizbot.evaluation.recall import parse_list as parse_recall_list
 from quizbot.generate.choice import choice_questions
 from quizbot.generate.points import candidate_points, stratified
-from quizbot.generate.service import load_items, store_items
+from quizbot.generate.service import load_any_items, store_items
 from quizbot.generate.statements import plan_points, statements
-from quizbot.items import ChoiceItem, StatementItem, is_idk_option
+from quizbot.items import ChoiceItem, RecallItem, StatementItem, is_idk_option
 from quizbot.kb.registry import get_kb
-from quizbot.providers import Completion, Provider, ProviderError, Request
+from quizbot.providers import (
+    Completion,
+    ModelSettings,
+    Provider,
+    ProviderError,
+    Request,
+    embed,
+)
 from quizbot.providers.base import FATAL_KINDS
 from quizbot.providers.cache import is_caching
 from quizbot.providers.retry import call_with_retries
@@ -63,11 +72,12 @@ __all__ = [
     "execute",
     "majority_answer",
     "prepare_run",
+    "score_text",
 ]
 
 log = logging.getLogger(__name__)
 
-Item = StatementItem | ChoiceItem
+Item = StatementItem | ChoiceItem | RecallItem
 _MAX_BATCH = 256
 FAIL_FAST_AFTER = 5  # attempts in a row failing with one fatal kind of error stop the run
 Progress = Callable[[int], None]
@@ -115,6 +125,10 @@ class RunConfig:
     api_base: str | None = None
     attempts: int = 6
     forced: bool = False  # ask for a guess (the second pass of a two-pass assignment)
+    recall_tiers: str | None = None  # "metric:low:high" for recall items (None: the defaults)
+    embedding_model: str | None = None  # recall items: cosine of answer and gold embeddings
+    embedding_api_base: str | None = None
+    embedding_api_key_env: str | None = None  # the variable's name, never the key
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> RunConfig:
@@ -138,12 +152,16 @@ class RunSummary:
 
 
 def majority_answer(items: Sequence[Item]) -> str:
-    """The most frequent answer key of ``items`` ("True"/"False", or letters), for the baseline."""
+    """The most frequent answer key of ``items`` ("True"/"False", or letters), for the baseline.
+
+    Recall items have no answer key to repeat and are not counted.
+    """
     keys = Counter(
         ("True" if item.label else "False")
         if isinstance(item, StatementItem)
         else ",".join(item.answer_keys)
         for item in items
+        if not isinstance(item, RecallItem)
     )
     return sorted(keys.items(), key=lambda kv: (-kv[1], kv[0]))[0][0] if keys else "True"
 
@@ -151,10 +169,26 @@ def majority_answer(items: Sequence[Item]) -> str:
 def demonstration_pool(
     db: Database, items: Sequence[Item], seed: str, n_points: int = 40
 ) -> list[Item]:
-    """Demonstration items from KB facts outside the evaluated items (stored, for resume)."""
+    """Demonstration items from KB facts outside the evaluated items (stored, for resume).
+
+    Recall items: questions about diseases that are not asked in the run (any of their aspects).
+    """
     if not items:
         return []
     kb, kb_id = get_kb(db, items[0].kb)
+    if isinstance(items[0], RecallItem):
+        from quizbot.generate.recall import plan_recall, recall_items  # noqa: PLC0415
+
+        plan = plan_recall(
+            kb,
+            relations=sorted({i.relation for i in items}),
+            limit=n_points,
+            seed=f"demos\x1f{seed}",
+            exclude_heads=frozenset(i.head for i in items),
+        )
+        recall_pool: list[Item] = list(recall_items(kb, plan))
+        store_items(db, kb, kb_id, recall_pool)
+        return recall_pool
     asked = {(i.relation, i.head) for i in items}
     relations = {i.relation for i in items}
     others = [t for t in candidate_points(kb, relations) if (t.relation, t.head) not in asked]
@@ -255,6 +289,47 @@ def build_request(
     )
 
 
+async def recall_cosine(item: RecallItem, text: str, config: RunConfig) -> float | None:
+    """Cosine of the embeddings of the answer's entities and the gold list (each joined by
+    spaces), when the run has an embedding model; None without one, for an answer with no list,
+    or when the embedding call fails (logged; the lexical scores still stand)."""
+    if not config.embedding_model:
+        return None
+    answers, _ = parse_recall_list(text, item.answers)
+    if not answers:
+        return None
+    reach = ModelSettings(
+        api_base=config.embedding_api_base, api_key_env=config.embedding_api_key_env
+    )
+    try:
+        vectors = await call_with_retries(
+            lambda: embed(
+                config.embedding_model or "", [" ".join(answers), " ".join(item.answers)], reach
+            ),
+            attempts=3,
+        )
+    except ProviderError as exc:
+        log.warning("embedding for item %s failed: %s", item.id, exc.message)
+        return None
+    return cosine(vectors[0], vectors[1])
+
+
+def score_text(
+    item: Item, text: str, config: RunConfig, *, cosine: float | None = None
+) -> tuple[str | None, str, Outcome]:
+    """(parsed answer, reason, outcome) of a model's ``text`` for ``item`` under ``config``.
+
+    Statements and choice items go through :mod:`quizbot.evaluation.parse`; recall items through
+    :mod:`quizbot.evaluation.recall` with the run's tiers (the parsed answer is then a summary
+    such as "recalled 2/4, wrong 1"; reports recompute every score from the raw text).
+    """
+    if isinstance(item, RecallItem):
+        scored = score_recall(item, text, tiers=parse_tiers(config.recall_tiers), cosine=cosine)
+        return scored.summary, scored.reason, scored.outcome
+    parsed, outcome = parse_and_score(text, item, idk_offered=config.idk)
+    return ("idk" if parsed.abstained else parsed.answer), parsed.reason, outcome
+
+
 async def execute(
     db: Database,
     run_id: int,
@@ -276,8 +351,8 @@ async def execute(
         )
     run = get_run(db, run_id)
     config = RunConfig.from_json(run.config)
-    items = load_items(db, run.config["item_ids"])
-    demos = load_items(db, run.config.get("demo_ids", []))
+    items = load_any_items(db, run.config["item_ids"])
+    demos = load_any_items(db, run.config.get("demo_ids", []))
     if retry_errors:
         cleared = await asyncio.to_thread(delete_error_responses, db, run_id)
         log.info("run %d: asking %d failed item(s) again", run_id, cleared)
@@ -324,7 +399,14 @@ async def execute(
                     error_text=exc.message,
                 )
             else:
-                parsed, outcome = parse_and_score(completion.text, item, idk_offered=config.idk)
+                similarity = (
+                    await recall_cosine(item, completion.text, config)
+                    if isinstance(item, RecallItem)
+                    else None
+                )
+                parsed_answer, reason, outcome = score_text(
+                    item, completion.text, config, cosine=similarity
+                )
                 reported[completion.model] += 1
                 response = NewResponse(
                     item_id=item.id,
@@ -334,8 +416,8 @@ async def execute(
                     outcome=outcome,
                     prompt=request.text,
                     raw_text=completion.text,
-                    parsed_answer="idk" if parsed.abstained else parsed.answer,
-                    parse_reason=parsed.reason,
+                    parsed_answer=parsed_answer,
+                    parse_reason=reason,
                     latency_ms=completion.latency_ms,
                     prompt_tokens=completion.prompt_tokens,
                     completion_tokens=completion.completion_tokens,

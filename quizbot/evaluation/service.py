@@ -27,14 +27,15 @@ the runner stores the pass on every answer (``answer_pass``).
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
 from quizbot.config import Settings
 from quizbot.domain import Outcome
-from quizbot.errors import InputError, QuizbotError
-from quizbot.evaluation.parse import parse_and_score
+from quizbot.errors import ConfigError, InputError, QuizbotError
+from quizbot.evaluation.recall import parse_tiers
 from quizbot.evaluation.runner import (
     Item,
     Progress,
@@ -44,8 +45,11 @@ from quizbot.evaluation.runner import (
     execute,
     majority_answer,
     prepare_run,
+    recall_cosine,
+    score_text,
 )
 from quizbot.generate.service import load_items
+from quizbot.items import RecallItem
 from quizbot.providers import (
     ModelSettings,
     Provider,
@@ -104,6 +108,8 @@ class EvalSpec:
     extra: Mapping[str, Any] | None = None  # stored with the run's config (e.g. a monitor night)
     assignment_id: int | None = None  # the run is made for this assignment (its exact items)
     forced: bool = False  # ask for a guess, never "I do not know" (a second pass)
+    recall_tiers: str | None = None  # recall items: "metric:low:high" (else settings, defaults)
+    embedding_model: str | None = None  # recall items: cosine by this model (else settings')
 
 
 @dataclass(frozen=True)
@@ -149,6 +155,39 @@ def _factory(overrides: ModelOverrides) -> ProviderFactory:
     return build
 
 
+def _recall_tiers(spec: EvalSpec, settings: Settings | None, items: Sequence[Item]) -> str | None:
+    """The tiers a run with recall items is graded by, checked now and stored with the run."""
+    if not any(item.kind == "recall" for item in items):
+        return None
+    asked = spec.recall_tiers or (settings.recall_tiers if settings is not None else None)
+    tiers = parse_tiers(asked)
+    return f"{tiers.metric}:{tiers.low}:{tiers.high}"
+
+
+@dataclass(frozen=True)
+class _Embedding:
+    model: str
+    api_base: str | None
+    api_key_env: str | None
+
+
+def _embedding(
+    spec: EvalSpec, settings: Settings | None, items: Sequence[Item]
+) -> _Embedding | None:
+    """The embedding model a recall run computes cosines with, and how it is reached."""
+    model = spec.embedding_model or (settings.embedding_model if settings is not None else None)
+    if not model or not any(item.kind == "recall" for item in items):
+        return None
+    reach = resolve_model_settings(model, settings)
+    if reach.api_key_env and not os.environ.get(reach.api_key_env):
+        raise ConfigError(
+            f"embedding model {model!r} reads its API key from {reach.api_key_env}, "
+            "which is not set",
+            hint=f"export {reach.api_key_env}=... before running",
+        )
+    return _Embedding(model, reach.api_base, reach.api_key_env)
+
+
 async def start(
     db: Database,
     spec: EvalSpec,
@@ -172,7 +211,12 @@ async def start(
         if assignment.config.get("two_pass"):  # pass 1: "I do not know" is allowed
             spec = replace(spec, idk=True, extra={**(spec.extra or {}), "pass": 1})
     reach = _reach(spec.model, settings, spec.overrides)
+    embedding = _embedding(spec, settings, items)
     config = RunConfig(
+        recall_tiers=_recall_tiers(spec, settings, items),
+        embedding_model=embedding.model if embedding else None,
+        embedding_api_base=embedding.api_base if embedding else None,
+        embedding_api_key_env=embedding.api_key_env if embedding else None,
         model=spec.model,
         shots=spec.shots,
         idk=spec.idk,
@@ -310,12 +354,33 @@ class ModelAnswer:
 
     model: str
     raw: str | None  # None when the call failed
-    parsed: str | None  # "true"/"false", letters "A,C", "idk", or None when unreadable
+    parsed: str | None  # "true"/"false", letters "A,C", "idk", a recall summary, or None
     reason: str  # why the answer was read so (or the error)
     outcome: Outcome | None  # None when the truth is unknown or the call failed
     cached: bool = False
     latency_ms: float | None = None
     error: str | None = None
+
+
+async def _score_once(
+    item: Item, text: str, config: RunConfig, settings: Settings | None
+) -> tuple[str | None, str, Outcome]:
+    """Score one answer outside a run: recall items with the settings' tiers and embeddings."""
+    if not isinstance(item, RecallItem):
+        return score_text(item, text, config)
+    spec = EvalSpec(config.model)
+    try:
+        embedding = _embedding(spec, settings, [item])
+    except ConfigError:
+        embedding = None  # no cosine rather than no answer
+    config = replace(
+        config,
+        recall_tiers=_recall_tiers(spec, settings, [item]),
+        embedding_model=embedding.model if embedding else None,
+        embedding_api_base=embedding.api_base if embedding else None,
+        embedding_api_key_env=embedding.api_key_env if embedding else None,
+    )
+    return score_text(item, text, config, cosine=await recall_cosine(item, text, config))
 
 
 async def ask_once(
@@ -349,12 +414,12 @@ async def ask_once(
         return ModelAnswer(model, None, None, exc.message, None, error=exc.message)
     finally:
         await provider.aclose()
-    parsed, outcome = parse_and_score(completion.text, item, idk_offered=idk)
+    parsed, reason, outcome = await _score_once(item, completion.text, config, settings)
     return ModelAnswer(
         model=model,
         raw=completion.text,
-        parsed="idk" if parsed.abstained else parsed.answer,
-        reason=parsed.reason,
+        parsed=parsed,
+        reason=reason,
         outcome=outcome if scored else None,
         cached=completion.cached,
         latency_ms=completion.latency_ms,

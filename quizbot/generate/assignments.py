@@ -23,7 +23,7 @@ from quizbot.config import Settings
 from quizbot.domain import Assignment, AssignmentMode
 from quizbot.errors import DuplicateError, InputError
 from quizbot.generate.service import GenerateRequest, load_items, prepare, store_items
-from quizbot.items import ChoiceItem, StatementItem, item_from_json
+from quizbot.items import ChoiceItem, RecallItem, StatementItem, item_from_json
 from quizbot.jsonl import read_objects
 from quizbot.kb.registry import get_kb
 from storage import Database
@@ -184,7 +184,7 @@ def _generate(db: Database, request: AssignmentRequest, settings: Settings | Non
             ),
             settings,
         )
-        return list(generation.items())
+        return [i for i in generation.items() if not isinstance(i, RecallItem)]
 
     if request.format == "mixed":
         said = made("statements")

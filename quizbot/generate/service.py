@@ -36,7 +36,14 @@ from quizbot.generate.rephrase import (
 )
 from quizbot.generate.statements import PointPlan, plan_for, statements
 from quizbot.generate.transforms import Polarity, Transform
-from quizbot.items import GENERATOR_VERSION, ChoiceItem, StatementItem, StatementSide
+from quizbot.items import (
+    GENERATOR_VERSION,
+    AnyItem,
+    ChoiceItem,
+    RecallItem,
+    StatementItem,
+    StatementSide,
+)
 from quizbot.jsonl import read_objects
 from quizbot.kb.model import KnowledgeBaseData, Triplet
 from quizbot.kb.registry import get_kb
@@ -66,8 +73,10 @@ __all__ = [
     "Generation",
     "GenerationSummary",
     "ProviderCompleter",
+    "any_item_from_row",
     "item_from_row",
     "item_rows",
+    "load_any_items",
     "load_items",
     "load_script",
     "prepare",
@@ -91,7 +100,7 @@ class GenerateRequest:
     points: int | None = None
     seed: int | str = 0
     prototypes: str | None = None  # a file path or the name of an imported set
-    format: Literal["statements", "choice", "numeric"] = "statements"
+    format: Literal["statements", "choice", "numeric", "recall"] = "statements"
     points_file: Path | None = None
     store: bool = True
     rephrase: str | None = None  # "scripted:FILE.jsonl" until model providers land
@@ -125,9 +134,19 @@ class Generation:
         }
         return 8 * (len(self.plans) + len(negatives))
 
-    def items(self) -> Iterator[StatementItem | ChoiceItem]:
+    def items(self) -> Iterator[AnyItem]:
         """Generate the items (streams; nothing is held in memory)."""
-        if self.request.format == "choice":
+        if self.request.format == "recall":
+            from quizbot.generate.recall import plan_recall, recall_items  # noqa: PLC0415
+
+            plan = plan_recall(
+                self.kb,
+                relations=self.request.relations,
+                limit=self.request.points,
+                seed=str(self.request.seed),
+            )
+            yield from recall_items(self.kb, plan)
+        elif self.request.format == "choice":
             from quizbot.generate.choice import choice_questions  # noqa: PLC0415 - optional
 
             yield from choice_questions(
@@ -331,6 +350,8 @@ def prepare(db: Database, request: GenerateRequest, settings: Settings | None = 
     kb, kb_id = get_kb(db, request.kb)
     prototypes = resolve_prototypes(db, request.prototypes)
     notes: list[str] = []
+    if request.format == "recall":
+        return _prepare_recall(request, kb, kb_id, prototypes)
     if request.points_file is not None:
         plans = read_points_file(request.points_file, kb, request.difficulty)
         facts = [p.fact for p in plans]
@@ -378,6 +399,23 @@ def prepare(db: Database, request: GenerateRequest, settings: Settings | None = 
     return generation
 
 
+def _prepare_recall(
+    request: GenerateRequest, kb: KnowledgeBaseData, kb_id: int, prototypes: PrototypeSet
+) -> Generation:
+    """Recall items need no points or negatives: the plan checks the request now."""
+    from quizbot.generate.recall import plan_recall  # noqa: PLC0415
+
+    if request.points_file is not None or request.rephrase is not None:
+        raise InputError("--points-file and --rephrase do not apply to --format recall")
+    plan = plan_recall(
+        kb, relations=request.relations, limit=request.points, seed=str(request.seed)
+    )
+    if not plan.pairs:
+        raise InputError(f"knowledge base {kb.name!r} has no disease lists for that selection")
+    facts = [Triplet(h, aspect.relation, tail) for aspect, h, gold in plan.pairs for tail in gold]
+    return Generation(request, kb, kb_id, prototypes, facts, [], notes=list(plan.notes))
+
+
 def write(
     db: Database,
     generation: Generation,
@@ -387,7 +425,7 @@ def write(
 ) -> GenerationSummary:
     """Stream a generation's items to a JSONL file (atomically) and, if asked, the database."""
     n = stored = 0
-    buffer: list[StatementItem | ChoiceItem] = []
+    buffer: list[AnyItem] = []
 
     def flush() -> None:
         nonlocal stored
@@ -427,7 +465,17 @@ def write(
     return GenerationSummary(n, stored)
 
 
-def _lineage(item: StatementItem | ChoiceItem) -> dict[str, Any]:
+def _lineage(item: AnyItem) -> dict[str, Any]:
+    if isinstance(item, RecallItem):
+        return {
+            "kb_version": item.kb_version,
+            "aspect": item.aspect,
+            "synonyms": {k: list(v) for k, v in item.synonyms.items()},
+            "broader": {k: list(v) for k, v in item.broader.items()},
+            "narrower": {k: list(v) for k, v in item.narrower.items()},
+            "knowledge_point_ids": list(item.knowledge_point_ids),
+            "meta": dict(item.meta),
+        }
     if isinstance(item, StatementItem):
         return {
             "kb_version": item.kb_version,
@@ -446,9 +494,46 @@ def _lineage(item: StatementItem | ChoiceItem) -> dict[str, Any]:
     }
 
 
-def item_from_row(row: ItemRow) -> StatementItem | ChoiceItem:
-    """Rebuild a generated item from its database row (the inverse of :func:`store_items`)."""
+def _recall_from_row(row: ItemRow) -> RecallItem:
     lineage = row.lineage
+
+    def lists(key: str) -> dict[str, tuple[str, ...]]:
+        return {k: tuple(v) for k, v in (lineage.get(key) or {}).items()}
+
+    return RecallItem(
+        kb=row.kb,
+        kb_version=lineage.get("kb_version", ""),
+        relation=row.relation,
+        aspect=lineage.get("aspect", row.relation),
+        head=row.head,
+        question=row.text,
+        answers=tuple(row.answer_keys or ()),
+        synonyms=lists("synonyms"),
+        broader=lists("broader"),
+        narrower=lists("narrower"),
+        knowledge_point_ids=tuple(lineage.get("knowledge_point_ids", ())),
+        meta=lineage.get("meta", {}),
+    )
+
+
+def any_item_from_row(row: ItemRow) -> AnyItem:
+    """Rebuild any stored item, recall items included."""
+    return _recall_from_row(row) if row.kind == "recall" else item_from_row(row)
+
+
+def load_any_items(db: Database, ids: Sequence[str]) -> list[AnyItem]:
+    """Stored items of any kind (recall included) by id, rebuilt, in the order asked."""
+    return [any_item_from_row(row) for row in get_items(db, ids)]
+
+
+def item_from_row(row: ItemRow) -> StatementItem | ChoiceItem:
+    """Rebuild a generated item from its database row (the inverse of :func:`store_items`).
+
+    Recall items are rebuilt by :func:`any_item_from_row` (ValueError here).
+    """
+    lineage = row.lineage
+    if row.kind == "recall":
+        raise ValueError(f"item {row.id} is a recall item; read it with any_item_from_row")
     if row.kind == "choice":
         return ChoiceItem(
             kb=row.kb,
@@ -489,7 +574,7 @@ def load_items(db: Database, ids: Sequence[str]) -> list[StatementItem | ChoiceI
 
 
 def item_rows(
-    items: Iterable[StatementItem | ChoiceItem],
+    items: Iterable[AnyItem],
     point_ids: Mapping[tuple[str, str, str], int] | None = None,
 ) -> list[NewItem]:
     """The rows that store ``items``; ``point_ids`` links statements to their stored points by
@@ -519,6 +604,21 @@ def item_rows(
                     lineage=_lineage(item),
                 )
             )
+        elif isinstance(item, RecallItem):
+            rows.append(
+                NewItem(
+                    id=item.id,
+                    kind=item.kind,
+                    relation=item.relation,
+                    head=item.head,
+                    tail="",
+                    polarity="positive",
+                    text=item.question,
+                    answer_keys=list(item.answers),
+                    generator_version=GENERATOR_VERSION,
+                    lineage=_lineage(item),
+                )
+            )
         else:
             rows.append(
                 NewItem(
@@ -538,9 +638,7 @@ def item_rows(
     return rows
 
 
-def store_items(
-    db: Database, kb: KnowledgeBaseData, kb_id: int, items: Iterable[StatementItem | ChoiceItem]
-) -> int:
+def store_items(db: Database, kb: KnowledgeBaseData, kb_id: int, items: Iterable[AnyItem]) -> int:
     """Write items to the database (idempotent by content id); return how many were new."""
     items = list(items)
     keys = {

@@ -1,7 +1,8 @@
 """What is true of a head, in every name and at every level: the one truth check for generation.
 
-A negative ("X is not a recognised feature of Y"), a multiple-choice distractor and, later, the
-open-recall scorer all ask the same question: *could this candidate be true of this head?* The KB's
+A negative ("X is not a recognised feature of Y"), a multiple-choice distractor and the open-recall
+items (their gold entities' synonyms and lineage, :mod:`quizbot.generate.recall`) all ask the same
+question: *could this candidate be true of this head?* The KB's
 triplets alone answer it badly, because they compare exact strings. :class:`Knowledge` answers it
 with the KB's :class:`~quizbot.kb.model.Lexicon`:
 
@@ -86,6 +87,7 @@ class Knowledge:
             self._tails_of[head].append(tail)
         for head, groups in lexicon.head_groups.items():
             self._groups[head].update(groups)
+        self._down: dict[str, set[str]] | None = None  # built on first use (open recall)
         self._true: dict[str, frozenset[str]] = {}
         self._ancestors: dict[str, frozenset[str]] = {}
         self._head_cache: OrderedDict[str, tuple[frozenset[str], frozenset[str]]] = OrderedDict()
@@ -135,6 +137,40 @@ class Knowledge:
                 stack.extend(self._up.get(node, ()))
         result = self._ancestors[key] = frozenset(seen)
         return result
+
+    def parents(self, key: str) -> frozenset[str]:
+        """The direct broader entities of ``key`` (wholes, kinds, classes, ingredients)."""
+        return frozenset(self._up.get(key, ()))
+
+    def children(self, key: str) -> frozenset[str]:
+        """The direct narrower entities of ``key`` (the inverse of :meth:`parents`)."""
+        if self._down is None:
+            down: dict[str, set[str]] = defaultdict(set)
+            for child, parents in self._up.items():
+                for parent in parents:
+                    down[parent].add(child)
+            self._down = down
+        return frozenset(self._down.get(key, ()))
+
+    def names(self) -> dict[str, list[str]]:
+        """Every name the lexicon and triplets know, grouped by canonical key (first seen first)."""
+        lexicon = self.kb.lexicon
+        grouped: dict[str, list[str]] = defaultdict(list)
+        seen: set[str] = set()
+
+        def add(name: str) -> None:
+            if name not in seen:
+                seen.add(name)
+                grouped[self.key(name)].append(name)
+
+        for t in self.kb.triplets:
+            add(t.tail)
+        for mapping in (lexicon.synonyms, lexicon.parents, lexicon.classes, lexicon.components):
+            for name, others in mapping.items():
+                add(name)
+                for other in others:
+                    add(other)
+        return dict(grouped)
 
     def drug_classes(self, key: str) -> frozenset[str]:
         """The classes of a drug ``key``, including those of a combination product's ingredients."""

@@ -25,6 +25,7 @@ __all__ = [
     "Provider",
     "ProviderError",
     "Request",
+    "embed",
     "get_provider",
     "resolve_model_settings",
 ]
@@ -115,4 +116,27 @@ def get_provider(
         api_key_env=settings.api_key_env,
         timeout=settings.timeout,
         max_concurrency=settings.max_concurrency,
+    )
+
+
+async def embed(model: str, texts: list[str], settings: ModelSettings) -> list[list[float]]:
+    """Embedding vectors of ``texts`` from ``model`` (litellm's embedding API, any provider).
+
+    ``local/...`` models go to the local server as ``openai/...``, as completions do.
+    """
+    if "/" not in model:
+        raise InputError(
+            f"embedding model {model!r} needs a provider prefix",
+            hint="e.g. openai/text-embedding-3-small",
+        )
+    if model.startswith("local/"):
+        model = "openai/" + model.removeprefix("local/")
+    from quizbot.providers.litellm_provider import embed as litellm_embed  # noqa: PLC0415
+
+    return await litellm_embed(
+        model,
+        texts,
+        api_base=settings.api_base,
+        api_key_env=settings.api_key_env,
+        timeout=settings.timeout,
     )

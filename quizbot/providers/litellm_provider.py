@@ -152,6 +152,42 @@ class LiteLLMProvider:
         )
 
 
+async def embed(
+    model: str,
+    texts: list[str],
+    *,
+    api_base: str | None = None,
+    api_key_env: str | None = None,
+    timeout: float = 60.0,
+) -> list[list[float]]:
+    """Embedding vectors of ``texts`` from ``model`` through ``litellm.aembedding`` (any provider).
+
+    Failures are classified into :class:`ProviderError` like completions (keys redacted).
+    """
+    kwargs: dict[str, Any] = {"model": model, "timeout": timeout, "num_retries": 0}
+    if api_base:
+        kwargs["api_base"] = api_base
+    if api_key_env:
+        if not os.environ.get(api_key_env):
+            raise ConfigError(
+                f"embedding model {model!r} reads its API key from {api_key_env}, which is not set",
+                hint=f"export {api_key_env}=... before running",
+            )
+        kwargs["api_key"] = os.environ[api_key_env]
+    elif model.startswith("openai/") and api_base and not os.environ.get("OPENAI_API_KEY"):
+        kwargs["api_key"] = "no-key-needed"
+    secrets = LiteLLMProvider._secrets(kwargs)
+    try:
+        response: Any = await litellm.aembedding(input=texts, **kwargs)
+        data = sorted(response.data, key=lambda d: d["index"] if isinstance(d, dict) else d.index)
+        return [
+            [float(x) for x in (d["embedding"] if isinstance(d, dict) else d.embedding)]
+            for d in data
+        ]
+    except Exception as exc:
+        raise _classify(exc, secrets) from exc
+
+
 _CONNECTION_CLASSES = (
     "APIConnectionError",
     "ConnectError",

@@ -51,7 +51,7 @@ from quizbot.evaluation.runner import execute
 from quizbot.evaluation.service import ModelAnswer, ask_once
 from quizbot.generate.service import GenerateRequest, prepare
 from quizbot.generate.transforms import Polarity, Transform
-from quizbot.items import ChoiceItem, StatementItem, StatementSide, item_from_json
+from quizbot.items import ChoiceItem, RecallItem, StatementItem, StatementSide, item_from_json
 from quizbot.kb.registry import BUILTINS, DEFAULT_KB, kb_listing, load_builtin
 from quizbot.providers.cache import DbCallStore
 from quizbot.ui.boundary import guarded
@@ -273,7 +273,7 @@ def _generate(
         seed=seed,
         format=fmt,
     )
-    return list(prepare(db, request, ctx.settings).items())
+    return [i for i in prepare(db, request, ctx.settings).items() if not isinstance(i, RecallItem)]
 
 
 async def run_batch(

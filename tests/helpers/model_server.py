@@ -71,7 +71,8 @@ class Oracle:
             if self.policy == "correct":
                 return ", ".join(gold)
             if self.policy == "bar1":
-                return ", ".join([*gold[: len(gold) // 2], WRONG_ENTITY])
+                # As the shared stub: the first half (rounded up) and one wrong entity.
+                return ", ".join([*gold[: (len(gold) + 1) // 2], WRONG_ENTITY])
             return "none"
         if "options" in item:
             keys = [str(k) for k in item.get("answer_keys", [])]

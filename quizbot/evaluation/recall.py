@@ -1,0 +1,514 @@
+"""Open recall: read a list out of free text and score it against the gold list (models and people).
+
+Reading (:func:`parse_list`)
+    Only the first 50,000 characters are read. NFKC, markdown emphasis (``* _ ` #``) dropped. A
+    lead-in line ending in ":" ("The main symptoms are:") is dropped, and so is a lead-in before
+    the first ":" of a one-line answer ("Symptoms: fever, cough"). The text is cut at a line that
+    starts a new demonstration (``Question:``, ``Q:``, ``Disease:``...). Each line loses its bullet
+    or number (``-``, ``*``, ``•``, ``1.``, ``2)``, ``(3)``, ``a)``) and, when it was a bullet, a
+    trailing explanation after " - ", " – " or ":" ("Headache - often severe"). Lines are split
+    at ``,`` ``;`` ``/`` "and", "or", "as well as", "plus" and "&" (except inside a name the
+    scorer knows, e.g. a gold entity "nausea and vomiting"); parentheses are dropped
+    ("ACE inhibitors (e.g. ramipril)" is "ACE inhibitors"); each part loses leading "and", "or",
+    "also", "e.g.", "such as", "including", articles, and trailing "etc" and punctuation. Empty
+    parts and duplicates (same :func:`~quizbot.kb.knowledge.entity_key`) go; at most 50
+    entities are kept, each at most 120 characters. An answer that is only an "I do not know"
+    phrase (or "none") is an abstention.
+
+Matching (:func:`match`, synonym- and hierarchy-aware)
+    Names are compared by :func:`~quizbot.kb.knowledge.entity_key` (case, hyphens, articles, a
+    plural ``s``). An answer *recalls* the gold entities it names (the gold or a synonym); if it
+    names none, those it is a narrower entity of (a part or kind: "bisoprolol" recalls
+    "beta-blocker"); if none, those whose name (or a narrower one's) it contains as whole words
+    ("severe headache" recalls "headache"). The first of these rules that finds a gold decides,
+    so an answer naming a listed part ("bronchi") does not also recall the listed whole ("lungs").
+    An answer that recalls nothing but names a broader entity of a gold (up to two levels: "eye" for
+    "retina") is *vague*: not wrong, but it recalls nothing. Every other answer is *wrong*.
+
+Scores (:func:`score_recall`)
+    precision = (recalling + vague answers) / answers; recall = gold recalled / gold; F1 their
+    harmonic mean (0 when both are 0). ROUGE-1 F1 (Google's ``rouge-score``) and BLEU-1
+    (``nltk``, brevity penalty included) compare the answer's entities joined by spaces with the
+    gold list joined by spaces, as MedDisKEval does for list aspects; accents are folded first.
+    An abstention scores 0 everywhere. The embedding cosine (of the same two joined texts) is
+    computed by the runner when the run has an embedding model
+    (:func:`quizbot.evaluation.runner.recall_cosine`, litellm's embedding API) and kept in the
+    stored summary ("recalled 2/4, wrong 1, cos 0.8123"), the only score that cannot be
+    recomputed from the raw text alone.
+
+Tiers (:class:`Tiers`)
+    One metric (F1 by default) and two thresholds: below ``low`` "completely wrong", at or above
+    ``high`` "basically correct", between "partially correct". Defaults F1 0.25 / 0.7, chosen on
+    a hand-graded sample (tests/evaluation/data/recall_graded.jsonl, docs/recall.md); settable as
+    ``QUIZBOT_RECALL_TIERS="metric:low:high"``. The stored outcome of a recall answer is CORRECT
+    for "basically correct", INCORRECT otherwise, ABSTAINED for an abstention and UNPARSED for an
+    empty answer; reports recompute every score from the stored raw text.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal, NamedTuple
+
+from quizbot.domain import Outcome
+from quizbot.errors import ConfigError
+from quizbot.items import RecallItem
+from quizbot.kb.knowledge import entity_key
+
+__all__ = [
+    "DEFAULT_TIERS",
+    "TIER_NAMES",
+    "Match",
+    "RecallScore",
+    "Tiers",
+    "cosine",
+    "cosine_from_summary",
+    "match",
+    "parse_list",
+    "parse_tiers",
+    "score_recall",
+]
+
+_MAX_CHARS = 50_000
+_MAX_ENTITIES = 50
+_MAX_ENTITY = 120
+
+TierName = Literal["completely wrong", "partially correct", "basically correct"]
+TIER_NAMES: tuple[TierName, ...] = ("completely wrong", "partially correct", "basically correct")
+TierMetric = Literal["f1", "rouge1", "bleu1", "cosine"]
+_METRICS: tuple[TierMetric, ...] = ("f1", "rouge1", "bleu1", "cosine")
+
+
+@dataclass(frozen=True)
+class Tiers:
+    """Which metric grades an answer and its two thresholds (see the module docstring)."""
+
+    metric: TierMetric = "f1"
+    low: float = 0.25
+    high: float = 0.7
+
+    def grade(self, value: float) -> TierName:
+        """The tier of a metric value."""
+        if value >= self.high:
+            return "basically correct"
+        if value < self.low:
+            return "completely wrong"
+        return "partially correct"
+
+    def as_json(self) -> dict[str, Any]:
+        """For a run's stored config and reports."""
+        return {"metric": self.metric, "low": self.low, "high": self.high}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any] | None) -> Tiers:
+        """Back from :meth:`as_json` (defaults for what is missing)."""
+        if not data:
+            return DEFAULT_TIERS
+        metric = str(data.get("metric", "f1"))
+        return _checked(metric, float(data.get("low", 0.25)), float(data.get("high", 0.7)))
+
+
+DEFAULT_TIERS = Tiers()
+
+
+def _checked(metric: str, low: float, high: float) -> Tiers:
+    if metric not in _METRICS:
+        raise ConfigError(
+            f"unknown recall tier metric {metric!r}", hint=f"one of {', '.join(_METRICS)}"
+        )
+    if not 0.0 <= low <= high <= 1.0:
+        raise ConfigError(
+            f"recall tier thresholds must satisfy 0 <= low <= high <= 1, got {low} and {high}"
+        )
+    return Tiers(metric, low, high)
+
+
+def parse_tiers(spec: str | None) -> Tiers:
+    """``"metric:low:high"`` (e.g. ``"f1:0.25:0.7"``) as :class:`Tiers`; ``None`` gives defaults."""
+    if spec is None or not spec.strip():
+        return DEFAULT_TIERS
+    parts = spec.strip().split(":")
+    try:
+        if len(parts) != 3:
+            raise ValueError
+        return _checked(parts[0].strip().lower(), float(parts[1]), float(parts[2]))
+    except ValueError:
+        raise ConfigError(
+            f"recall tiers {spec!r} are not metric:low:high", hint='e.g. "f1:0.25:0.7"'
+        ) from None
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading a list
+
+_IDK_ONLY_RE = re.compile(
+    r"(?:i\s+(?:really\s+)?(?:do\s+not|don't|dont)\s+know|not\s+sure|unsure|unknown|no\s+idea"
+    r"|idk|none|nothing|n/?a|i\s+(?:cannot|can't|can\s+not)\s+(?:say|answer|list\s+(?:any|them)))"
+    r"(?:[\s,.;:!-].*)?",
+    re.IGNORECASE | re.DOTALL,
+)
+_MARKER_RE = re.compile(
+    r"\s*(?:question|q|disease|example|input|aspect|problem|answer\s+\d+)\s*\d*\s*[:.)]",
+    re.IGNORECASE,
+)
+_BULLET_RE = re.compile(r"^\s*(?:[-*+•·▪◦‣–—]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)](?=\s))\s*")
+_EXPLANATION_RE = re.compile(r"\s+[-–—]\s+|:\s+|:$")
+_SPLIT_RE = re.compile(
+    r"\s*(?:[,;/、，；]|\s&\s|\band/or\b|\bas\s+well\s+as\b|\band\b|\bor\b|\bplus\b)\s*",
+    re.IGNORECASE,
+)
+_INLINE_NUMBER_RE = re.compile(r"(?:^|\s)(?:\(\d{1,2}\)|\d{1,2}[.)])(?=\s)")
+_PAREN_RE = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
+_LEADING_RE = re.compile(
+    r"^(?:(?:and|or|also|plus|e\.?g\.?|i\.?e\.?|such\s+as|including|include|includes|like"
+    r"|especially|notably|mainly|mostly|typically|usually|the|a|an)\b[\s,:]*)+",
+    re.IGNORECASE,
+)
+_TRAILING_RE = re.compile(r"(?:[\s,;:]*\b(?:etc|and\s+so\s+on|among\s+others)\b)?[\s.,;:!?]*$")
+_EMPHASIS_RE = re.compile(r"[*_`#]+")
+
+
+def _lines(text: str) -> list[str]:
+    cleaned = unicodedata.normalize("NFKC", text[:_MAX_CHARS]).replace("\r", "\n")
+    cleaned = _EMPHASIS_RE.sub(" ", cleaned)
+    lines: list[str] = []
+    for line in cleaned.split("\n"):
+        if lines and _MARKER_RE.match(line):
+            break  # a base model going on to the next demonstration
+        if line.strip():
+            lines.append(line.strip())
+    return lines
+
+
+def _protect(line: str, phrases: Sequence[re.Pattern[str]], kept: list[str]) -> str:
+    """Hide known names that contain separators ("nausea and vomiting") from the splitter;
+    ``kept`` collects them for :func:`_restore`."""
+
+    def hide(m: re.Match[str]) -> str:
+        kept.append(m.group())
+        return f"\x00{len(kept) - 1}\x00"
+
+    for pattern in phrases:
+        line = pattern.sub(hide, line)
+    return line
+
+
+def _restore(part: str, kept: Sequence[str]) -> str:
+    return re.sub("\x00(\\d+)\x00", lambda m: kept[int(m.group(1))], part)
+
+
+def _entities(line: str, bullet: bool, kept: Sequence[str]) -> list[str]:
+    """The entities of one line whose known names are already hidden (:func:`_protect`)."""
+    if bullet:
+        head = _EXPLANATION_RE.split(line, maxsplit=1)[0]
+        line = head if head.strip() else line
+    line = _PAREN_RE.sub(" ", _INLINE_NUMBER_RE.sub(", ", line))
+    found: list[str] = []
+    for raw in _SPLIT_RE.split(line):
+        part = _LEADING_RE.sub("", raw.strip())
+        part = _TRAILING_RE.sub("", part).strip(" \"'.")
+        part = _restore(part, kept)
+        if part:
+            found.append(" ".join(part.split())[:_MAX_ENTITY])
+    return found
+
+
+def _key(name: str) -> str:
+    """:func:`entity_key` after NFKC, as answers are read ("m²" and "m2" are one)."""
+    return entity_key(unicodedata.normalize("NFKC", name))
+
+
+def _patterns(protect: Sequence[str]) -> list[re.Pattern[str]]:
+    normal = [unicodedata.normalize("NFKC", p) for p in protect]
+    separated = [p for p in normal if _SPLIT_RE.search(p) or _PAREN_RE.search(p) or ":" in p]
+    return [
+        re.compile(r"(?<!\w)" + r"\s+".join(map(re.escape, p.split())) + r"(?!\w)", re.I)
+        for p in sorted(set(separated), key=len, reverse=True)
+    ]
+
+
+def parse_list(text: str, protect: Sequence[str] = ()) -> tuple[list[str], bool]:
+    """The entities listed in ``text`` and whether the answer is an abstention (see above).
+
+    ``protect``: names kept whole although they contain a separator (the scorer passes the gold
+    entities and their synonyms, so "nausea and vomiting" stays one entity when it is one).
+    """
+    phrases = _patterns(protect)
+    raw_lines = _lines(text)
+    if not raw_lines:
+        return [], False
+    whole = " ".join(raw_lines)
+    if _IDK_ONLY_RE.fullmatch(whole.strip(" .!")):
+        return [], True
+    # Known names are hidden before anything is cut, so "EMG: positive sharp waves" is no
+    # lead-in and "insulin:C-peptide ratio" no explanation.
+    kept: list[str] = []
+    lines = [_protect(line, phrases, kept) for line in raw_lines]
+    if len(lines) > 1 and lines[0].rstrip().endswith(":"):
+        lines = lines[1:]
+    elif len(lines) == 1 and ":" in lines[0]:
+        before, after = lines[0].split(":", 1)
+        if after.strip() and len(before.split()) <= 12:
+            lines = [after]
+    entities: list[str] = []
+    seen: set[str] = set()
+    for line in lines:
+        bullet = _BULLET_RE.match(line) is not None
+        for entity in _entities(_BULLET_RE.sub("", line), bullet, kept):
+            key = _key(entity)
+            if key and key not in seen:
+                seen.add(key)
+                entities.append(entity)
+    return entities[:_MAX_ENTITIES], False
+
+
+# ---------------------------------------------------------------------------------------------
+# Matching
+
+
+@dataclass(frozen=True)
+class Match:
+    """Which gold entities an answer recalled, which answers were vague or wrong."""
+
+    recalled: tuple[str, ...]  # gold entities, in gold order
+    missed: tuple[str, ...]
+    correct: tuple[str, ...]  # answers that recall a gold entity
+    vague: tuple[str, ...]  # answers naming a broader entity of a gold one
+    wrong: tuple[str, ...]
+    how: Mapping[str, str] = field(default_factory=dict)  # answer -> gold it recalled, or "vague"
+
+
+def _phrase_in(needle: str, hay: str) -> bool:
+    return re.search(rf"(?<!\w){re.escape(needle)}(?!\w)", hay) is not None
+
+
+class _Gold(NamedTuple):
+    name: str
+    own: set[str]  # keys of its names (the gold and its synonyms)
+    narrower: set[str]  # keys of its parts and kinds
+    broader: set[str]  # keys of its wholes and classes
+
+
+def _golds(item: RecallItem) -> list[_Gold]:
+    """Per gold entity: the keys that name it, its narrower and its broader entities."""
+
+    def keys(names: Sequence[str]) -> set[str]:
+        return {k for k in (_key(n) for n in names) if k}
+
+    return [
+        _Gold(
+            gold,
+            keys([gold, *item.synonyms.get(gold, ())]),
+            keys(item.narrower.get(gold, ())),
+            keys(item.broader.get(gold, ())),
+        )
+        for gold in item.answers
+    ]
+
+
+def match(item: RecallItem, answers: Sequence[str]) -> Match:
+    """Match listed ``answers`` against ``item``'s gold list (see the module docstring)."""
+    golds = _golds(item)
+    recalled: set[str] = set()
+    correct: list[str] = []
+    vague: list[str] = []
+    wrong: list[str] = []
+    how: dict[str, str] = {}
+    for answer in answers:
+        key = _key(answer)
+        # The first rule that finds a gold decides: its name, then a part or kind of it, then
+        # its name (or a part's) inside the answer. So "bronchi" recalls "bronchi" and not
+        # also "lungs" when the gold lists both.
+        hits = (
+            [g.name for g in golds if key in g.own]
+            or [g.name for g in golds if key in g.narrower]
+            or [
+                g.name
+                for g in golds
+                if any(len(k) >= 3 and _phrase_in(k, key) for k in g.own | g.narrower)
+            ]
+        )
+        if hits:
+            recalled.update(hits)
+            correct.append(answer)
+            how[answer] = hits[0]
+        elif any(key in g.broader for g in golds):
+            vague.append(answer)
+            how[answer] = "vague"
+        else:
+            wrong.append(answer)
+    return Match(
+        recalled=tuple(g for g in item.answers if g in recalled),
+        missed=tuple(g for g in item.answers if g not in recalled),
+        correct=tuple(correct),
+        vague=tuple(vague),
+        wrong=tuple(wrong),
+        how=how,
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Scores
+
+
+@functools.cache
+def _rouge() -> Any:
+    """Google's ROUGE scorer, imported on first use (nltk takes seconds to import)."""
+    from rouge_score import rouge_scorer  # noqa: PLC0415 - only recall scoring needs it
+
+    return rouge_scorer.RougeScorer(["rouge1"], use_stemmer=False)
+
+
+def _tokens(text: str) -> list[str]:
+    from rouge_score import tokenize  # noqa: PLC0415
+
+    return list(tokenize.tokenize(_fold(text), None))
+
+
+def _fold(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def rouge1(answer: str, reference: str) -> float:
+    """ROUGE-1 F1 of ``answer`` against ``reference`` (``rouge-score``; accents folded)."""
+    return float(_rouge().score(_fold(reference), _fold(answer))["rouge1"].fmeasure)
+
+
+def bleu1(answer: str, reference: str) -> float:
+    """BLEU-1 of ``answer`` against ``reference`` (``nltk``, brevity penalty; accents folded)."""
+    from nltk.translate.bleu_score import sentence_bleu  # noqa: PLC0415
+
+    hypothesis = _tokens(answer)
+    ref = _tokens(reference)
+    if not hypothesis or not ref:
+        return 0.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # nltk warns when nothing overlaps; the score is 0
+        return float(sentence_bleu([ref], hypothesis, weights=(1.0,)))
+
+
+@dataclass(frozen=True)
+class RecallScore:
+    """One recall answer read and scored."""
+
+    answers: tuple[str, ...]
+    abstained: bool
+    match: Match
+    precision: float
+    recall: float
+    f1: float
+    rouge1: float
+    bleu1: float
+    cosine: float | None
+    tier: TierName
+    outcome: Outcome
+    reason: str
+
+    def metric(self, name: str) -> float | None:
+        """A metric by name: f1, precision, recall, rouge1, bleu1 or cosine."""
+        value = getattr(self, name)
+        return None if value is None else float(value)
+
+    @property
+    def summary(self) -> str:
+        """What the answer was read as, at most 50 characters (``response.parsed_answer``)."""
+        if self.abstained:
+            return "idk"
+        m = self.match
+        text = f"recalled {len(m.recalled)}/{len(m.recalled) + len(m.missed)}, wrong {len(m.wrong)}"
+        return text if self.cosine is None else f"{text}, cos {self.cosine:.4f}"
+
+    def as_json(self) -> dict[str, Any]:
+        """Everything, for reports and the practice feedback."""
+        m = self.match
+        return {
+            "answers": list(self.answers),
+            "abstained": self.abstained,
+            "recalled": list(m.recalled),
+            "missed": list(m.missed),
+            "vague": list(m.vague),
+            "wrong": list(m.wrong),
+            "precision": self.precision,
+            "recall": self.recall,
+            "f1": self.f1,
+            "rouge1": self.rouge1,
+            "bleu1": self.bleu1,
+            "cosine": self.cosine,
+            "tier": self.tier,
+            "outcome": self.outcome.value,
+        }
+
+
+_COSINE_RE = re.compile(r", cos (-?\d+\.\d+)$")
+
+
+def cosine_from_summary(summary: str | None) -> float | None:
+    """The cosine a stored summary (``response.parsed_answer``) carries, if any."""
+    found = _COSINE_RE.search(summary or "")
+    return float(found.group(1)) if found else None
+
+
+def cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    """Cosine similarity of two vectors (0 when either is all zeros)."""
+    if len(a) != len(b):
+        raise ValueError(f"vectors of different lengths: {len(a)} and {len(b)}")
+    dot = sum(x * y for x, y in zip(a, b, strict=True))
+    norm = (sum(x * x for x in a) ** 0.5) * (sum(y * y for y in b) ** 0.5)
+    return dot / norm if norm else 0.0
+
+
+def _short(names: Sequence[str], room: int) -> str:
+    text = ", ".join(names)
+    return text if len(text) <= room else text[: max(0, room - 3)] + "..."
+
+
+def score_recall(
+    item: RecallItem, text: str, *, tiers: Tiers = DEFAULT_TIERS, cosine: float | None = None
+) -> RecallScore:
+    """Read ``text`` as a list and score it against ``item`` (total: never raises on text)."""
+    known = [n for g in item.answers for n in (g, *item.synonyms.get(g, ()))]
+    answers, abstained = parse_list(text or "", known)
+    found = match(item, answers)
+    n_answers = len(answers)
+    precision = (len(found.correct) + len(found.vague)) / n_answers if n_answers else 0.0
+    recall = len(found.recalled) / len(item.answers) if item.answers else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    reference = " ".join(item.answers)
+    joined = " ".join(answers)
+    r1 = rouge1(joined, reference) if answers else 0.0
+    b1 = bleu1(joined, reference) if answers else 0.0
+    values = {"f1": f1, "rouge1": r1, "bleu1": b1, "cosine": cosine}
+    graded = values[tiers.metric]
+    tier = tiers.grade(graded if graded is not None else f1)
+    if abstained:
+        outcome, reason = Outcome.ABSTAINED, "abstained"
+        tier = "completely wrong"
+    elif not answers:
+        outcome, reason = Outcome.UNPARSED, "no list found"
+        tier = "completely wrong"
+    else:
+        outcome = Outcome.CORRECT if tier == "basically correct" else Outcome.INCORRECT
+        reason = (
+            f"{tier}: F1 {f1:.2f} (P {precision:.2f}, R {recall:.2f}); "
+            f"missed: {_short(found.missed, 50) or '-'}; wrong: {_short(found.wrong, 50) or '-'}"
+        )
+    return RecallScore(
+        answers=tuple(answers),
+        abstained=abstained,
+        match=found,
+        precision=precision,
+        recall=recall,
+        f1=f1,
+        rouge1=r1,
+        bleu1=b1,
+        cosine=cosine,
+        tier=tier,
+        outcome=outcome,
+        reason=reason[:200],
+    )

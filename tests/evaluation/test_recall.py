@@ -1,0 +1,257 @@
+"""Open recall: reading lists out of free text, synonym/hierarchy-aware matching, scores, tiers."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from quizbot.config import load_settings
+from quizbot.domain import Outcome
+from quizbot.errors import ConfigError
+from quizbot.evaluation.recall import (
+    DEFAULT_TIERS,
+    Tiers,
+    bleu1,
+    match,
+    parse_list,
+    parse_tiers,
+    rouge1,
+    score_recall,
+)
+from quizbot.generate.recall import plan_recall, recall_items
+from quizbot.items import RecallItem, any_item_from_json, recall_item_from_json
+from quizbot.kb.registry import load_builtin
+
+MIGRAINE = RecallItem(
+    kb="t",
+    kb_version="1",
+    relation="has_symptom",
+    aspect="symptoms",
+    head="migraine",
+    question="What are the main symptoms and signs of migraine?",
+    answers=("headache", "photophobia", "nausea and vomiting", "aura"),
+    synonyms={"photophobia": ("light sensitivity",)},
+    broader={"aura": ("neurological symptom",)},
+    narrower={"headache": ("unilateral throbbing headache",)},
+)
+SITES = RecallItem(
+    kb="t",
+    kb_version="1",
+    relation="affects_site",
+    aspect="anatomical sites",
+    head="essential hypertension",
+    question="Which anatomical sites does essential hypertension affect?",
+    answers=("kidneys", "retina"),
+    broader={"kidneys": ("urinary tract",), "retina": ("eye",)},
+    narrower={"kidneys": ("glomeruli",)},
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("headache, photophobia, nausea and aura", ["headache", "photophobia", "nausea", "aura"]),
+        ("Headache; nausea; aura.", ["Headache", "nausea", "aura"]),
+        ("- Headache\n- Nausea\n- Aura", ["Headache", "Nausea", "Aura"]),
+        ("* fever\n* cough\n• wheeze", ["fever", "cough", "wheeze"]),
+        ("1. Headache\n2. Nausea\n3) Vomiting, etc.", ["Headache", "Nausea", "Vomiting"]),
+        ("(1) fever (2) rash", ["fever", "rash"]),
+        ("a) fever\nb) cough", ["fever", "cough"]),
+        (
+            "The main symptoms are:\n- **Headache** - often one-sided\n- Photophobia: light hurts",
+            ["Headache", "Photophobia"],
+        ),
+        ("Symptoms: fever, cough, and shortness of breath.", ["fever", "cough",
+                                                              "shortness of breath"]),
+        ("fever, cough as well as wheeze", ["fever", "cough", "wheeze"]),
+        ("ACE inhibitors (e.g. ramipril); beta-blockers & diuretics",
+         ["ACE inhibitors", "beta-blockers", "diuretics"]),
+        ("nausea/vomiting", ["nausea", "vomiting"]),
+        ("fever, Fever, the fever", ["fever"]),
+        ("a) fever\nb) cough\nQuestion: Which drugs treat asthma?\nAnswer: salbutamol",
+         ["fever", "cough"]),
+        ("including fever, such as cough, and also rash", ["fever", "cough", "rash"]),
+        ("Fever or chills", ["Fever", "chills"]),
+        ("ｆｅｖｅｒ、 cough", ["fever", "cough"]),
+        ("fever (1) rash 2. cough", ["fever", "rash", "cough"]),
+    ],
+)  # fmt: skip
+def test_lists_are_read_from_many_shapes(text: str, expected: list[str]) -> None:
+    assert parse_list(text) == (expected, False)
+
+
+@pytest.mark.parametrize(
+    "text", ["I do not know.", "I don't know", "Not sure", "none", "No idea, sorry.", "idk"]
+)
+def test_an_idk_answer_abstains(text: str) -> None:
+    assert parse_list(text) == ([], True)
+
+
+def test_empty_and_blank_answers_are_no_list() -> None:
+    assert parse_list("") == ([], False)
+    assert parse_list(" \n\t ") == ([], False)
+
+
+def test_known_names_with_separators_stay_whole() -> None:
+    text = "Headache, nausea and vomiting, aura"
+    assert parse_list(text)[0] == ["Headache", "nausea", "vomiting", "aura"]
+    assert parse_list(text, ["nausea and vomiting"])[0] == [
+        "Headache",
+        "nausea and vomiting",
+        "aura",
+    ]
+    # A known name with a colon is no lead-in and no explanation (HPO: "EMG: ...").
+    emg = ["EMG: positive sharp waves", "insulin:C-peptide ratio"]
+    assert parse_list("EMG: positive sharp waves, tremor", emg)[0] == [
+        "EMG: positive sharp waves",
+        "tremor",
+    ]
+    assert parse_list("- insulin:C-peptide ratio\n- tremor", emg)[0] == [
+        "insulin:C-peptide ratio",
+        "tremor",
+    ]
+
+
+def test_matching_uses_synonyms_narrower_containment_and_broader() -> None:
+    found = match(
+        MIGRAINE,
+        ["Light sensitivity", "unilateral throbbing headache", "neurological symptom", "fever"],
+    )
+    assert found.recalled == ("headache", "photophobia")
+    assert found.missed == ("nausea and vomiting", "aura")
+    assert found.correct == ("Light sensitivity", "unilateral throbbing headache")
+    assert found.vague == ("neurological symptom",)
+    assert found.wrong == ("fever",)
+    contained = match(MIGRAINE, ["severe headaches", "visual aura"])
+    assert contained.recalled == ("headache", "aura") and contained.wrong == ()
+    parts = match(SITES, ["Glomeruli", "eye", "liver"])
+    assert parts.recalled == ("kidneys",)
+    assert parts.vague == ("eye",) and parts.wrong == ("liver",)
+
+
+def test_scores_match_hand_computed_values() -> None:
+    scored = score_recall(MIGRAINE, "headache, light sensitivity, fever")
+    # 2 of 3 answers right, 2 of 4 gold recalled: P 2/3, R 1/2, F1 = 2PR/(P+R) = 4/7.
+    assert scored.precision == pytest.approx(2 / 3)
+    assert scored.recall == pytest.approx(1 / 2)
+    assert scored.f1 == pytest.approx(4 / 7)
+    # Reference "headache photophobia nausea and vomiting aura" (6 words), answer
+    # "headache light sensitivity fever" (4 words), one word shared:
+    # ROUGE-1 P 1/4, R 1/6, F 2*(1/4)(1/6)/(1/4+1/6) = 0.2; BLEU-1 = 1/4 * exp(1 - 6/4).
+    assert scored.rouge1 == pytest.approx(0.2)
+    assert scored.bleu1 == pytest.approx(0.25 * 2.718281828459045 ** (1 - 6 / 4))
+    assert scored.tier == "partially correct" and scored.outcome is Outcome.INCORRECT
+    assert scored.summary == "recalled 2/4, wrong 1"
+    assert "missed: nausea and vomiting, aura" in scored.reason
+
+
+def test_a_full_answer_is_basically_correct_and_vague_answers_are_not_wrong() -> None:
+    full = score_recall(MIGRAINE, "headache, photophobia, nausea and vomiting, aura")
+    assert (full.precision, full.recall, full.f1) == (1.0, 1.0, 1.0)
+    assert full.rouge1 == pytest.approx(1.0) and full.bleu1 == pytest.approx(1.0)
+    assert full.tier == "basically correct" and full.outcome is Outcome.CORRECT
+    vague = score_recall(SITES, "eye")
+    assert (vague.precision, vague.recall, vague.f1) == (1.0, 0.0, 0.0)
+    assert vague.tier == "completely wrong"
+
+
+def test_abstentions_and_empty_answers_score_zero() -> None:
+    idk = score_recall(MIGRAINE, "I don't know.")
+    assert idk.abstained and idk.outcome is Outcome.ABSTAINED and idk.f1 == 0.0
+    assert idk.summary == "idk" and idk.tier == "completely wrong"
+    empty = score_recall(MIGRAINE, "")
+    assert empty.outcome is Outcome.UNPARSED and empty.reason == "no list found"
+
+
+def test_lexical_metrics_fold_accents_and_handle_no_overlap() -> None:
+    assert rouge1("Sjögren", "Sjogren") == pytest.approx(1.0)
+    assert bleu1("x", "a b") == 0.0
+    assert bleu1("", "a") == 0.0
+
+
+def test_tiers_have_inclusive_high_and_exclusive_low_thresholds() -> None:
+    tiers = Tiers("f1", 0.25, 0.6)
+    assert tiers.grade(0.6) == "basically correct"
+    assert tiers.grade(0.5999) == "partially correct"
+    assert tiers.grade(0.25) == "partially correct"
+    assert tiers.grade(0.2499) == "completely wrong"
+    assert parse_tiers(None) == DEFAULT_TIERS
+    assert parse_tiers("rouge1:0.1:0.5") == Tiers("rouge1", 0.1, 0.5)
+    strict = score_recall(MIGRAINE, "headache, photophobia, aura", tiers=parse_tiers("f1:0.3:0.9"))
+    assert strict.f1 == pytest.approx(2 * 1 * 0.75 / 1.75) and strict.tier == "partially correct"
+    assert score_recall(MIGRAINE, "headache, photophobia, aura").tier == "basically correct"
+    assert Tiers("f1", 0.25, 0.7) == DEFAULT_TIERS  # chosen on the hand-graded sample
+
+
+@pytest.mark.parametrize("spec", ["f1", "f1:0.7:0.2", "meteor:0.1:0.2", "f1:x:0.5", "f1:0:2"])
+def test_bad_tier_specs_are_config_errors(spec: str) -> None:
+    with pytest.raises(ConfigError):
+        parse_tiers(spec)
+
+
+def test_recall_items_round_trip_through_json_and_bad_records_are_refused() -> None:
+    record = MIGRAINE.to_json()
+    assert record["answers"] == list(MIGRAINE.answers) and record["question"] == MIGRAINE.question
+    again = any_item_from_json(json.loads(json.dumps(record)))
+    assert again == MIGRAINE and again.id == MIGRAINE.id
+    assert again.synonyms == MIGRAINE.synonyms and again.narrower == MIGRAINE.narrower
+    with pytest.raises(ValueError, match="answers"):
+        recall_item_from_json({**record, "answers": []})
+    with pytest.raises(ValueError, match="synonyms"):
+        recall_item_from_json({**record, "synonyms": {"x": "not a list"}})
+
+
+GRADED = Path(__file__).with_name("data") / "recall_graded.jsonl"
+
+
+def test_default_tiers_agree_with_the_hand_graded_sample() -> None:
+    rows = [json.loads(line) for line in GRADED.read_text().splitlines() if line.strip()]
+    assert len(rows) >= 20
+    agree = 0
+    for row in rows:
+        item = RecallItem(
+            kb="t", kb_version="1", relation="r", aspect="a", head=row["head"],
+            question=f"q {row['head']}", answers=tuple(row["gold"]),
+            synonyms={k: tuple(v) for k, v in row.get("synonyms", {}).items()},
+        )  # fmt: skip
+        agree += score_recall(item, row["answer"]).tier == row["grade"]
+    assert agree / len(rows) >= 0.9
+
+
+def test_recall_tiers_from_the_environment_are_validated(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("QUIZBOT_RECALL_TIERS", "rouge1:0.2:0.5")
+    assert parse_tiers(load_settings().recall_tiers) == Tiers("rouge1", 0.2, 0.5)
+    monkeypatch.setenv("QUIZBOT_RECALL_TIERS", "f1 0.2 0.5")
+    with pytest.raises(ConfigError) as info:
+        load_settings()
+    assert "QUIZBOT_RECALL_TIERS" in info.value.message
+
+
+def test_every_clinical_core_question_scores_the_oracle_exactly() -> None:
+    """The shared stub's policies on every recall item of clinical-core: `correct` (the gold list)
+    scores 1 everywhere; `bar1` (first half rounded up, one wrong entity) exactly h/(h+1), h/n."""
+    kb = load_builtin("clinical-core")
+    items = list(recall_items(kb, plan_recall(kb)))
+    assert len(items) == 743
+    for item in items:
+        full = score_recall(item, ", ".join(item.answers))
+        assert (full.precision, full.recall, full.f1) == (1.0, 1.0, 1.0), item.question
+        n = len(item.answers)
+        h = (n + 1) // 2
+        half = score_recall(item, ", ".join([*item.answers[:h], "Quixotic fibrosis"]))
+        assert half.match.wrong == ("Quixotic fibrosis",), item.question
+        assert half.precision == pytest.approx(h / (h + 1)), item.question
+        assert half.recall == pytest.approx(h / n), item.question
+
+
+def test_naming_a_listed_part_does_not_also_recall_the_listed_whole() -> None:
+    lungs = RecallItem(
+        kb="t", kb_version="1", relation="affects_site", aspect="anatomical sites", head="COPD",
+        question="Which sites?", answers=("bronchi", "lungs"),
+        narrower={"lungs": ("bronchi", "alveoli")}, broader={"bronchi": ("lungs",)},
+    )  # fmt: skip
+    assert match(lungs, ["bronchi"]).recalled == ("bronchi",)
+    assert match(lungs, ["alveoli"]).recalled == ("lungs",)  # an unlisted part recalls the whole
+    assert match(lungs, ["bronchi", "lungs"]).recalled == ("bronchi", "lungs")
