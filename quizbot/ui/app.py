@@ -63,6 +63,9 @@ CSS = """
   display: block; overflow-x: auto; max-width: 100%; border: none; padding: 0;
 }
 #qb-practice-summary th, #qb-practice-summary td { word-break: normal; overflow-wrap: normal; }
+#qb-compare-plots { flex-wrap: wrap; }
+#qb-compare-plots > #qb-compare-chart { flex: 1 1 580px; min-width: 0; }
+#qb-compare-plots > #qb-compare-heatmap { flex: 1 1 360px; min-width: 0; }
 """
 
 

@@ -432,7 +432,7 @@ def build(ctx: UiContext) -> None:
         refresh = gr.Button("Refresh lists", scale=1, elem_id="qb-compare-refresh")
     message = gr.Markdown(elem_id="qb-compare-message")
     groups = _table(GROUP_HEADERS, "Groups (95% intervals)", "qb-compare-groups")
-    with gr.Row():
+    with gr.Row(elem_id="qb-compare-plots"):  # side by side when wide, stacked on a phone (CSS)
         chart = gr.HTML(elem_id="qb-compare-chart", min_width=580)
         heatmap = gr.HTML(elem_id="qb-compare-heatmap")
     by_relation = _table(["relation"], "Accuracy by relation", "qb-compare-relation")

@@ -120,3 +120,19 @@ def test_students_and_a_model_side_by_side_with_plots_and_a_csv(
     alice = next(line for line in lines if line.startswith("alice,student,,overall,,accuracy,"))
     assert alice.endswith(f",{true_items},{LENGTH}")
     screenshot(page, "compare")
+
+    # On a phone the chart and the heat maps stack without overlapping, and the page does not
+    # scroll sideways (wide tables scroll inside their own box).
+    page.set_viewport_size({"width": 390, "height": 844})
+    page.wait_for_timeout(300)  # let the layout settle after the resize
+    chart_box = page.locator("#qb-compare-chart").bounding_box()
+    heat_box = page.locator("#qb-compare-heatmap").bounding_box()
+    assert chart_box is not None and heat_box is not None
+    apart = (
+        heat_box["y"] >= chart_box["y"] + chart_box["height"] - 1
+        or chart_box["y"] >= heat_box["y"] + heat_box["height"] - 1
+    )
+    assert apart, (chart_box, heat_box)
+    wide = page.evaluate("document.documentElement.scrollWidth")
+    assert wide <= 391, f"the page is {wide} px wide at 390 px"
+    screenshot(page, "compare-390")
