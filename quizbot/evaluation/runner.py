@@ -3,8 +3,8 @@
 A run is a model + items + prompt settings, recorded before the first call (items, demonstration
 pool and settings in the run's config). Each answer is committed as soon as the single writer is
 free (answers that arrive together share a transaction), so it can be resumed after Ctrl-C,
-SIGKILL or a crash, losing at most the answers not yet committed (requests in flight and the
-writer's current batch, about twice the concurrency at most):
+SIGKILL or a crash, losing at most the answers not yet committed (requests in flight, the
+writer's current batch and what queued behind it while the database was busy):
 :func:`execute` asks only the items that have no stored response. A call that still fails after
 the retry policy is stored as an ``error`` outcome; ``retry_errors`` asks those again.
 

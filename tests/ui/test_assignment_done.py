@@ -101,7 +101,11 @@ def _take(tab: Any, served: Served, student: str, keys: dict[str, bool]) -> dict
         outcomes[item.id] = "abstained" if said == "idk" else (
             "correct" if said == right else "incorrect"
         )  # fmt: skip
-    tab.locator("#qb-practice-summary").get_by_text("Review of every question").wait_for()
+    # The review is built when the last answer lands (comparisons included): on a loaded CI
+    # machine with PostgreSQL that took longer than the default 30 s once.
+    tab.locator("#qb-practice-summary").get_by_text("Review of every question").wait_for(
+        timeout=120_000
+    )
     return outcomes
 
 
