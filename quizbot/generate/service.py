@@ -604,7 +604,12 @@ def item_rows(
                     lineage=_lineage(item),
                 )
             )
-        elif isinstance(item, RecallItem):
+        else:  # a choice or recall question: no tail or label, its keys listed
+            options: list[str] | None
+            if isinstance(item, RecallItem):
+                text, options, keys = item.question, None, list(item.answers)
+            else:
+                text, options, keys = item.text, list(item.options), list(item.answer_keys)
             rows.append(
                 NewItem(
                     id=item.id,
@@ -613,24 +618,9 @@ def item_rows(
                     head=item.head,
                     tail="",
                     polarity="positive",
-                    text=item.question,
-                    answer_keys=list(item.answers),
-                    generator_version=GENERATOR_VERSION,
-                    lineage=_lineage(item),
-                )
-            )
-        else:
-            rows.append(
-                NewItem(
-                    id=item.id,
-                    kind=item.kind,
-                    relation=item.relation,
-                    head=item.head,
-                    tail="",
-                    polarity="positive",
-                    text=item.text,
-                    options=list(item.options),
-                    answer_keys=list(item.answer_keys),
+                    text=text,
+                    options=options,
+                    answer_keys=keys,
                     generator_version=GENERATOR_VERSION,
                     lineage=_lineage(item),
                 )
