@@ -22,6 +22,11 @@ pass 1: :func:`start` offers "I do not know" (``idk``) whatever was asked and re
 pass 1 abstained on, with the forced-answer prompt (``forced``:
 :data:`quizbot.evaluation.prompts.FORCED_INSTRUCTION`), ``"pass": 2`` and ``"first_run"``;
 the runner stores the pass on every answer (``answer_pass``).
+
+Permutation runs (EBMQA). ``EvalSpec.permutations`` (K option orders) and ``EvalSpec.idk_both``
+(each order with and without "I do not know") make :func:`start` ask every choice item as K
+(or 2K) variant items with their keys remapped (:mod:`quizbot.evaluation.permutations`), and
+store the plan in the run's config under ``"permutations"`` for the stability report.
 """
 
 from __future__ import annotations
