@@ -70,9 +70,11 @@ def _print_report(report: dict[str, Any]) -> None:
 )
 @click.option("--relations", help="With --kb: comma-separated relations.")
 @click.option("--points", type=click.IntRange(min=1), help="With --kb: number of knowledge points.")
-@click.option("--format", "fmt", type=click.Choice(["statements", "choice", "numeric", "recall"]),
+@click.option("--format", "fmt", type=click.Choice(["statements", "choice", "multi", "numeric",
+                                                   "recall"]),
               default="statements", show_default=True,
-              help="With --kb: item format (numeric: EBMQA ranges, --kb hpo; recall: open "
+              help="With --kb: item format (multi: up to 5 right options; numeric: EBMQA ranges, "
+              "--kb hpo; recall: open "
               "questions).")  # fmt: skip
 @click.option("--prototypes", help="With --kb: prototype file or imported set.")
 @difficulty_option
@@ -218,6 +220,8 @@ def eval_cmd(
                     prototypes=prototypes,
                     format="choice"
                     if fmt in ("choice", "recall")
+                    else "multi"
+                    if fmt == "multi"
                     else "numeric"
                     if fmt == "numeric"
                     else "statements",
