@@ -241,3 +241,21 @@ def test_sub_labels_gap_spearman_and_guessing(runner: CliRunner, tmp_path: Path)
 def by_id(items: list[dict[str, Any]], item_id: str) -> dict[str, Any]:
     """The exported item with ``item_id``."""
     return next(item for item in items if item["id"] == item_id)
+
+
+def test_a_failed_permutation_run_resumes_with_its_plan(runner: CliRunner, tmp_path: Path) -> None:
+    items = _import_and_export(runner, DATA / "ebmqa.jsonl", "ebm", tmp_path / "ebm.jsonl")
+    with stub_server("--status", "401") as base:
+        failed = runner.invoke(cli, ["eval", "--model", "openai/stub", "--api-base", base,
+                                     "--concurrency", "1", "--item-set", "ebm",
+                                     "--permutations", "3", "--idk-both", "--json"])  # fmt: skip
+    assert failed.exit_code != 0 and "Traceback" not in failed.output
+    runs = json.loads(_ok(runner.invoke(cli, ["runs", "list", "--json"])).stdout)["runs"]
+    (run,) = runs
+    assert run["status"] == "failed" and run["n_items"] == len(items) * 3 * 2
+    with stub_server("--oracle", str(tmp_path / "ebm.jsonl"), "--policy", "correct") as base:
+        report = _eval(runner, base, "--resume", str(run["run_id"]), "--retry-errors")
+    assert report["status"] == "completed" and report["answered"] == len(items) * 3 * 2
+    for part in report["stability"]["conditions"].values():
+        assert [row["accuracy"] for row in part["by_order"]] == [1.0, 1.0, 1.0]
+        assert part["consistency"]["k"] == len(items)
