@@ -131,7 +131,7 @@ def _length_labels(items: Sequence[StatementItem | ChoiceItem]) -> dict[str, str
         if n <= first:
             out[item_id] = f"short (<= {first:g} words)"
         elif n <= second:
-            out[item_id] = f"medium (<= {second:g} words)"
+            out[item_id] = f"medium (> {first:g}, <= {second:g} words)"
         else:
             out[item_id] = f"long (> {second:g} words)"
     return out
