@@ -94,8 +94,8 @@ def _print_report(report: dict[str, Any]) -> None:
 @click.option(
     "--idk-both",
     is_flag=True,
-    help='With --permutations: ask every order with and without "I do not know" (EBMQA: '
-    "--permutations 4 --idk-both).",
+    help='Ask every order (alone: every question once) with and without "I do not know" '
+    "(EBMQA: --permutations 4 --idk-both).",
 )
 @click.option("--style", type=click.Choice(["chat", "completion"]), default=None,
               help="Chat messages, or text completion [default: completion for local/ models "

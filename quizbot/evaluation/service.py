@@ -200,7 +200,7 @@ def _permuted(items: Sequence[Item], spec: EvalSpec) -> tuple[Sequence[Item], Ev
     """The items as asked in a permutation run, and the spec with the plan stored in ``extra``.
 
     See :mod:`quizbot.evaluation.permutations`; ``idk_both`` asks with and without "I do not
-    know" itself, so the run adds none (``idk`` false).
+    know" itself, so it is refused with ``idk`` (the run then adds none).
     """
     if spec.permutations == 1 and not spec.idk_both:
         return items, spec
@@ -220,7 +220,7 @@ def _permuted(items: Sequence[Item], spec: EvalSpec) -> tuple[Sequence[Item], Ev
         )
     plan = permute(items, k=spec.permutations, idk_both=spec.idk_both, idk=spec.idk, seed=spec.seed)
     extra = {**(spec.extra or {}), "permutations": plan.as_json()}
-    return list(plan.items), replace(spec, idk=spec.idk and not spec.idk_both, extra=extra)
+    return list(plan.items), replace(spec, extra=extra)
 
 
 async def start(
