@@ -6,7 +6,10 @@ from typing import Any
 
 from quizbot.analysis.metrics import Scored, compare_runs, compute_metrics, multi_answer_summary
 from quizbot.analysis.recall import recall_records, recall_summary, welch_by_aspect
+from quizbot.analysis.stability import Asked, stability_report
+from quizbot.analysis.sublabels import sub_label_report
 from quizbot.domain import Outcome
+from quizbot.evaluation.permutations import Variant
 from quizbot.generate.service import load_any_items
 from quizbot.items import ChoiceItem, RecallItem, StatementItem
 from storage import Database
@@ -35,9 +38,31 @@ def run_records(db: Database, run_id: int) -> list[Scored]:
     return [Scored.from_item(*answer) for answer in _answers(db, run_id)]
 
 
+def _stability(
+    plan: dict[str, Any], answers: list[tuple[StatementItem | ChoiceItem, Outcome, str | None]]
+) -> dict[str, Any]:
+    """The stability part of a permutation run (:mod:`quizbot.analysis.stability`)."""
+    variants = {
+        item_id: Variant.from_json(variant)
+        for item_id, variant in dict(plan.get("variants", {})).items()
+    }
+    asked = [
+        Asked(variants[item.id], item, outcome, answer)
+        for item, outcome, answer in answers
+        if isinstance(item, ChoiceItem) and item.id in variants
+    ]
+    return stability_report(plan, asked)
+
+
 def run_report(db: Database, run_id: int) -> dict[str, Any]:
     """The run's metrics as the JSON ``quizbot report --json`` prints (with ``multi_answer``
     when the run asked multi-answer questions).
+
+    ``sub_labels``: accuracy and answer rate per sub-label with the best-to-worst gap, the
+    Spearman correlation and guessing baselines (:mod:`quizbot.analysis.sublabels`). A
+    permutation run (``quizbot eval --permutations K``) also has ``stability``: accuracy per
+    option order, its spread, per-item consistency and the effect of offering "I do not know"
+    (:mod:`quizbot.analysis.stability`).
 
     A run with open recall items also has a ``recall`` part: per aspect and overall, mean scores
     with intervals and tier shares (:func:`quizbot.analysis.recall.recall_summary`).
@@ -48,6 +73,12 @@ def run_report(db: Database, run_id: int) -> dict[str, Any]:
     multi = multi_answer_summary(answers)
     if multi is not None:
         report["multi_answer"] = multi
+    sub_labels = sub_label_report(answers)
+    if sub_labels is not None:
+        report["sub_labels"] = sub_labels
+    plan = run.config.get("permutations")
+    if isinstance(plan, dict):
+        report["stability"] = _stability(plan, answers)
     recalled, tiers = recall_records(db, run_id)
     extra = {"recall": recall_summary(recalled, tiers)} if recalled else {}
     return {

@@ -70,9 +70,11 @@ def _print_report(report: dict[str, Any]) -> None:
 )
 @click.option("--relations", help="With --kb: comma-separated relations.")
 @click.option("--points", type=click.IntRange(min=1), help="With --kb: number of knowledge points.")
-@click.option("--format", "fmt", type=click.Choice(["statements", "choice", "numeric", "recall"]),
+@click.option("--format", "fmt", type=click.Choice(["statements", "choice", "multi", "numeric",
+                                                   "recall"]),
               default="statements", show_default=True,
-              help="With --kb: item format (numeric: EBMQA ranges, --kb hpo; recall: open "
+              help="With --kb: item format (multi: up to 5 right options; numeric: EBMQA ranges, "
+              "--kb hpo; recall: open "
               "questions).")  # fmt: skip
 @click.option("--prototypes", help="With --kb: prototype file or imported set.")
 @difficulty_option
@@ -80,6 +82,21 @@ def _print_report(report: dict[str, Any]) -> None:
 @click.option("--shots", type=click.IntRange(min=0), default=0, show_default=True,
               help="Demonstrations per question (few-shot).")  # fmt: skip
 @click.option("--idk", is_flag=True, help='Offer "I do not know" as an answer.')
+@click.option(
+    "--permutations",
+    type=click.IntRange(min=1, max=24),
+    default=1,
+    show_default=True,
+    metavar="K",
+    help="Ask each multiple-choice question in K option orders (the first is its own; the "
+    "others seeded shuffles); `report` then shows their stability.",
+)
+@click.option(
+    "--idk-both",
+    is_flag=True,
+    help='Ask every order (alone: every question once) with and without "I do not know" '
+    "(EBMQA: --permutations 4 --idk-both).",
+)
 @click.option("--style", type=click.Choice(["chat", "completion"]), default=None,
               help="Chat messages, or text completion [default: completion for local/ models "
               "(base models), chat otherwise].")  # fmt: skip
@@ -131,6 +148,8 @@ def eval_cmd(
     seed: str,
     shots: int,
     idk: bool,
+    permutations: int,
+    idk_both: bool,
     style: str,
     max_tokens: int | None,
     embedding_model: str | None,
@@ -158,6 +177,11 @@ def eval_cmd(
         api_base=api_base, api_key_env=api_key_env, timeout=timeout, max_concurrency=concurrency
     )
     with database_for(app) as database:
+        if resume is not None and (permutations != 1 or idk_both):
+            raise InputError(
+                "--permutations and --idk-both are stored with the run; "
+                "--resume continues it as recorded"
+            )
         if resume is None:
             if not model:
                 raise InputError("--model is required", hint="e.g. --model baseline/random")
@@ -196,6 +220,8 @@ def eval_cmd(
                     prototypes=prototypes,
                     format="choice"
                     if fmt in ("choice", "recall")
+                    else "multi"
+                    if fmt == "multi"
                     else "numeric"
                     if fmt == "numeric"
                     else "statements",
@@ -217,6 +243,8 @@ def eval_cmd(
                 assignment_id=assignment_id,
                 recall_tiers=recall_tiers,
                 embedding_model=embedding_model,
+                permutations=permutations,
+                idk_both=idk_both,
             )
 
             async def _ready() -> ReadyRun:

@@ -22,6 +22,11 @@ pass 1: :func:`start` offers "I do not know" (``idk``) whatever was asked and re
 pass 1 abstained on, with the forced-answer prompt (``forced``:
 :data:`quizbot.evaluation.prompts.FORCED_INSTRUCTION`), ``"pass": 2`` and ``"first_run"``;
 the runner stores the pass on every answer (``answer_pass``).
+
+Permutation runs (EBMQA). ``EvalSpec.permutations`` (K option orders) and ``EvalSpec.idk_both``
+(each order with and without "I do not know") make :func:`start` ask every choice item as K
+(or 2K) variant items with their keys remapped (:mod:`quizbot.evaluation.permutations`), and
+store the plan in the run's config under ``"permutations"`` for the stability report.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ from typing import Any, Literal
 from quizbot.config import Settings
 from quizbot.domain import Outcome
 from quizbot.errors import ConfigError, InputError, QuizbotError
+from quizbot.evaluation.permutations import MAX_PERMUTATIONS, permute
 from quizbot.evaluation.recall import parse_tiers
 from quizbot.evaluation.runner import (
     Item,
@@ -49,7 +55,7 @@ from quizbot.evaluation.runner import (
     score_text,
 )
 from quizbot.generate.service import load_items
-from quizbot.items import RecallItem
+from quizbot.items import ChoiceItem, RecallItem
 from quizbot.providers import (
     ModelSettings,
     Provider,
@@ -110,6 +116,8 @@ class EvalSpec:
     forced: bool = False  # ask for a guess, never "I do not know" (a second pass)
     recall_tiers: str | None = None  # recall items: "metric:low:high" (else settings, defaults)
     embedding_model: str | None = None  # recall items: cosine by this model (else settings')
+    permutations: int = 1  # choice items asked in this many option orders (EBMQA)
+    idk_both: bool = False  # each order asked with and without "I do not know"
 
 
 @dataclass(frozen=True)
@@ -188,6 +196,33 @@ def _embedding(
     return _Embedding(model, reach.api_base, reach.api_key_env)
 
 
+def _permuted(items: Sequence[Item], spec: EvalSpec) -> tuple[Sequence[Item], EvalSpec]:
+    """The items as asked in a permutation run, and the spec with the plan stored in ``extra``.
+
+    See :mod:`quizbot.evaluation.permutations`; ``idk_both`` asks with and without "I do not
+    know" itself, so it is refused with ``idk`` (the run then adds none).
+    """
+    if spec.permutations == 1 and not spec.idk_both:
+        return items, spec
+    if not 1 <= spec.permutations <= MAX_PERMUTATIONS:
+        raise InputError(f"--permutations must be 1 to {MAX_PERMUTATIONS}")
+    if spec.assignment_id is not None or spec.forced:
+        raise InputError(
+            "--permutations and --idk-both do not go with an assignment",
+            hint="an assignment's run asks its exact items; evaluate them with --items instead",
+        )
+    if spec.idk and spec.idk_both:
+        raise InputError("--idk-both already asks every order with and without I do not know")
+    if not any(isinstance(item, ChoiceItem) for item in items):
+        raise InputError(
+            "--permutations and --idk-both need multiple-choice items",
+            hint="e.g. --format choice, or an item set of multiple-choice questions",
+        )
+    plan = permute(items, k=spec.permutations, idk_both=spec.idk_both, idk=spec.idk, seed=spec.seed)
+    extra = {**(spec.extra or {}), "permutations": plan.as_json()}
+    return list(plan.items), replace(spec, extra=extra)
+
+
 async def start(
     db: Database,
     spec: EvalSpec,
@@ -201,11 +236,17 @@ async def start(
 
     The provider is built first: a model that cannot be reached (unknown baseline, no local
     server, no provider prefix) raises its user error and nothing is written.
+
+    ``spec.permutations`` / ``spec.idk_both`` (permutation runs): the choice items are asked in
+    several option orders, with or without "I do not know", each a variant item of its own; the
+    plan (which variant is which order of which item) is stored in the run's config under
+    ``"permutations"`` (:mod:`quizbot.evaluation.permutations`).
     """
     if not spec.model:
         raise InputError("no model given", hint="e.g. --model baseline/random")
     if not items:
         raise InputError("no items to evaluate")
+    items, spec = _permuted(items, spec)
     if spec.assignment_id is not None and not spec.forced:
         assignment = await asyncio.to_thread(assignment_by_id, db, spec.assignment_id)
         if assignment.config.get("two_pass"):  # pass 1: "I do not know" is allowed

@@ -11,7 +11,9 @@ The first line printed is ``listening on 127.0.0.1:PORT``. Endpoints: ``POST /v1
 
 The oracle reads quizbot item files: it answers the item whose text (or question) ends last in
 the prompt, so few-shot demonstrations before it are ignored. Statements are answered by label,
-choice items by their answer keys, open-recall items (``"answers"``) by their gold list.
+choice items by their answer keys (read as the letters their right options have in the prompt,
+so a question asked with its options in another order is still answered right), open-recall
+items (``"answers"``) by their gold list.
 Policy ``unsure`` (statements): "True" to a true statement; to a false one "I do not know" when
 the prompt offers it, else the right "False" (a two-pass assignment's forced second pass).
 """
@@ -23,6 +25,7 @@ import hashlib
 import json
 import math
 import random
+import re
 import signal
 import sys
 import threading
@@ -59,7 +62,30 @@ class Oracle:
             end = at + len(needle)
             if best is None or (end, len(needle)) > (best[0], best[1]):
                 best = (end, len(needle), item)
+        if best is None:  # a choice question asked with its options in another order
+            for item in self.items:
+                needle = item.get("question") or ""
+                at = prompt.rfind(needle) if needle and "options" in item else -1
+                if at >= 0 and (best is None or (at + len(needle), len(needle)) > best[:2]):
+                    best = (at + len(needle), len(needle), item)
         return best[2] if best else None
+
+    @staticmethod
+    def keys_as_offered(item: dict[str, Any], prompt: str) -> list[str]:
+        """The letters the item's right options have in ``prompt`` (permutation runs), read from
+        the option lines after its question; the item's own keys when they cannot be read."""
+        keys = [str(k) for k in item.get("answer_keys", [])]
+        options = [str(o) for o in item["options"]]
+        after = prompt[prompt.rfind(str(item.get("question", ""))) :]
+        offered: dict[str, str] = {}
+        for line in after.splitlines():
+            found = re.match(r"([A-J])\. (.*)$", line.strip())
+            if found and found.group(2) not in offered:
+                offered[found.group(2)] = found.group(1)
+        right = [options[ord(k) - ord("A")] for k in keys]
+        if not all(text in offered for text in right):
+            return keys
+        return sorted(offered[text] for text in right)
 
     def answer(self, prompt: str) -> str:
         """What the policy says to ``prompt``."""
@@ -75,7 +101,7 @@ class Oracle:
                 return ", ".join([*gold[: (len(gold) + 1) // 2], WRONG_ENTITY])
             return "none"
         if "options" in item:
-            keys = [str(k) for k in item.get("answer_keys", [])]
+            keys = self.keys_as_offered(item, prompt)
             if self.policy != "wrong":
                 return ", ".join(keys)
             letters = [chr(ord("A") + i) for i in range(len(item["options"]) - 1)]
