@@ -126,6 +126,10 @@ from quizbot.practice.review_queue import (
     due_items,
     start_review_session,
 )
+from quizbot.practice.step import (
+    AnswerStep,
+    answer_and_next,
+)
 from quizbot.practice.topics import (
     normalise_student,
     topics,
@@ -161,6 +165,7 @@ __all__ = [
     "MAX_LENGTH",
     "MAX_NAME_LENGTH",
     "AnswerRecord",
+    "AnswerStep",
     "DueCounts",
     "DueFact",
     "Explanation",
@@ -179,6 +184,7 @@ __all__ = [
     "TopicProgress",
     "TopicScore",
     "answer",
+    "answer_and_next",
     "close_idle",
     "count_due_now",
     "due_counts",
