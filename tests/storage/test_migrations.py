@@ -40,6 +40,7 @@ EXPECTED_TABLES = {
     "monitor_night",
     "prototype_set",
     "quiz_session",
+    "reason_reviews",
     "rephrase_cache",
     "respondent",
     "response",
