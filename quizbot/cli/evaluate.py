@@ -362,6 +362,73 @@ def runs_list(app: App, as_json: bool) -> None:
     click.echo(runs_text(data))
 
 
+@runs.command("review-reasons")
+@click.argument("run_id", type=int, metavar="RUN")
+@click.option("--sample", "n", type=click.IntRange(min=1, max=500), default=10, show_default=True,
+              help="How many unmarked reasons to draw.")  # fmt: skip
+@click.option("--seed", default="0", show_default=True, help="Seed of the sample's order.")
+@click.option(
+    "--mark",
+    "marks",
+    multiple=True,
+    metavar="ANSWER=sound|unsound",
+    help="Mark without prompting (repeatable), e.g. --mark 12=sound.",
+)
+@click.option("--by", default="cli", show_default=True, help="Who reviews.")
+@click.option("--json", "as_json", is_flag=True, help="Print the sample as JSON; mark nothing.")
+@click.pass_obj
+def review_reasons(
+    app: App, run_id: int, n: int, seed: str, marks: tuple[str, ...], by: str, as_json: bool
+) -> None:
+    """Review the reasons behind an SDAK run's correct verdicts: sound or unsound.
+
+    Draws up to N unmarked reasons and asks about each (s: sound, u: unsound, k: skip, q: stop);
+    with --mark, stores the given marks instead. `quizbot report RUN` then shows accuracy
+    reliability (the share of sound reasons) with its interval.
+    """
+    from quizbot.analysis.reasons import mark, reasons, reliability, sample_reasons
+
+    with database_for(app) as database:
+        if marks:
+            for given in marks:
+                answer, _, verdict = given.partition("=")
+                if not answer.strip().isdigit() or verdict not in ("sound", "unsound"):
+                    raise InputError(
+                        f"--mark {given!r}: expected ANSWER=sound or ANSWER=unsound",
+                        hint="answer ids are listed by --json",
+                    )
+            for given in marks:
+                answer, _, verdict = given.partition("=")
+                mark(database, run_id, int(answer), sound=verdict == "sound", reviewer=by)
+            click.echo(f"stored {len(marks)} mark(s)")
+            return
+        sample = sample_reasons(database, run_id, n, seed=seed)
+        if as_json:
+            emit_json({"run_id": run_id, "sample": [entry.as_json() for entry in sample]})
+            return
+        if not sample:
+            click.echo(f"run {run_id}: no unmarked reason behind a correct verdict")
+        for number, entry in enumerate(sample, 1):
+            click.echo(f"\n[{number}/{len(sample)}] answer {entry.response_id}")
+            click.echo(f"claim:   {' '.join(entry.claim.split())}")
+            click.echo(f"verdict: {entry.verdict} (right)")
+            click.echo(f"reason:  {entry.reason or '(none given)'}")
+            choice = click.prompt(
+                "sound?", type=click.Choice(["s", "u", "k", "q"]), show_choices=True
+            )
+            if choice == "q":
+                break
+            if choice in ("s", "u"):
+                mark(database, run_id, entry.response_id, sound=choice == "s", reviewer=by)
+        rel = reliability(reasons(database, run_id))
+    if rel is not None:
+        low, high = rel["interval"]
+        click.echo(
+            f"accuracy reliability: {rel['value']:.3f} [{low:.3f}, {high:.3f}] "
+            f"({rel['sound']}/{rel['reviewed']} reviewed reasons sound)"
+        )
+
+
 @cli.command("report")
 @click.argument("run_id", type=int, metavar="RUN")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
