@@ -170,3 +170,34 @@ def test_sdak_refuses_what_its_question_cannot_ask(runner: CliRunner, tmp_path: 
     assert shots.exit_code == 65 and "zero-shot" in shots.stderr
     listed = json.loads(runner.invoke(cli, ["runs", "list", "--json"]).stdout)["runs"]
     assert listed == []  # nothing recorded
+
+
+def test_resume_finishes_every_recorded_repeat_of_the_group(
+    runner: CliRunner, db: Database, tmp_path: Path
+) -> None:
+    """The repeats are recorded before any is asked; `--resume` of the group's first run asks
+    every one still unfinished (here: all three, as after a crash before the first answer)."""
+    import asyncio
+
+    from quizbot.evaluation.service import EvalSpec, start_repeats
+    from quizbot.items import any_item_from_json
+
+    items = [any_item_from_json(i) for i in _items(runner, tmp_path / "items.jsonl").values()]
+
+    async def record() -> list[int]:
+        ready = await start_repeats(db, EvalSpec("baseline/always-true"), items, 3)
+        for r in ready:
+            await r.provider.aclose()
+        return [r.run_id for r in ready]
+
+    ids = asyncio.run(record())
+    assert [get_run(db, i).status for i in ids] == ["pending"] * 3
+    resumed = runner.invoke(cli, ["eval", "--resume", str(ids[0]), "--json"])
+    assert resumed.exit_code == 0, resumed.output
+    report = json.loads(resumed.stdout)
+    assert [get_run(db, i).status for i in ids] == ["completed"] * 3
+    accuracy = report["repeats"]["metrics"]["average_accuracy"]
+    assert accuracy["values"] == [0.5, 0.5, 0.5] and accuracy["sd"] == 0.0  # 32 of 64 true
+    assert report["repeats"]["not_completed"] == []
+    again = runner.invoke(cli, ["eval", "--resume", str(ids[2]), "--repeats", "2"])
+    assert again.exit_code == 65 and "--repeats goes with a new run" in again.stderr
