@@ -196,7 +196,46 @@ def render_report(report: Mapping[str, Any]) -> str:
         lines.append(f"| {name.replace('_', ' ')} | {shown} | {band} |")
     lines += _breakdown("relation", report.get("by_relation", {}))
     lines += _breakdown("transform", report.get("by_transform", {}))
+    lines += _sdak_lines(report.get("sdak"))
+    lines += _repeat_lines(report.get("repeats"))
     return "\n".join(lines)
+
+
+def _sdak_lines(sdak: Mapping[str, Any] | None) -> list[str]:
+    """The SDAK part of a report: the paper's metrics, error types as shares of the errors."""
+    if not sdak:
+        return []
+    lines = [
+        "",
+        f"| SDAK ({sdak['n_pairs']} pairs, {sdak['n_errors']} wrong) | value | 95% interval |",
+        "|---|---:|---|",
+    ]
+    for name, value in sdak["metrics"].items():
+        shown, band = _figure(value, sdak["intervals"].get(name))
+        lines.append(f"| {name.replace('_', ' ')} | {shown} | {band} |")
+    for name, value in sdak["error_types"].items():
+        shown, band = _figure(value, sdak["error_type_intervals"].get(name))
+        lines.append(f"| errors: {name.replace('_', ' ')} | {shown} | {band} |")
+    rel = sdak.get("accuracy_reliability")
+    if rel:
+        shown, band = _figure(rel["value"], rel["interval"])
+        lines.append(
+            f"| accuracy reliability ({rel['sound']}/{rel['reviewed']}) | {shown} | {band} |"
+        )
+    return lines
+
+
+def _repeat_lines(repeats: Mapping[str, Any] | None) -> list[str]:
+    """A repeat group: every metric as mean ± SD over its completed runs."""
+    if not repeats:
+        return []
+    runs = ", ".join(str(r) for r in repeats["runs"])
+    lines = ["", f"| over runs {runs} | mean ± SD |", "|---|---:|"]
+    for name, figure in repeats["metrics"].items():
+        mean, sd = figure["mean"], figure["sd"]
+        value = "-" if mean is None else f"{mean:.3f}" + ("" if sd is None else f" ± {sd:.3f}")
+        lines.append(f"| {name.replace('_', ' ')} | {value} |")
+    return lines
 
 
 def render_reason(entry: ReasonEntry, position: int, total: int) -> str:

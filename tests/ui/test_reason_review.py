@@ -93,3 +93,28 @@ def test_a_reason_is_shown_escaped() -> None:
     assert "<b>" not in shown and "\\<b\\>" in shown
     assert "\\[link\\](http://x)" in shown and "\\`code\\`" in shown and "\\# head" in shown
     assert "A \\*claim\\*" in shown
+
+
+def test_the_admin_report_shows_the_sdak_part_and_the_repeats() -> None:
+    from quizbot.ui.admin import render_report
+
+    report = {
+        "run_id": 3, "name": None, "model": "openai/m", "model_reported": "m", "status":
+        "completed", "n_items": 4, "answered": 4, "metrics": {}, "intervals": {},
+        "sdak": {"n_pairs": 2, "n_errors": 1,
+                 "metrics": {"pair_accuracy": 0.5}, "intervals": {"pair_accuracy": [0.1, 0.9]},
+                 "error_types": {"sycophancy": 1.0}, "error_type_intervals": {"sycophancy": None},
+                 "accuracy_reliability": {"value": 0.75, "interval": [0.3, 0.95], "sound": 3,
+                                          "reviewed": 4}},
+        "repeats": {"runs": [3, 4], "metrics": {
+            "average_accuracy": {"mean": 0.5, "sd": 0.1, "n": 2, "values": [0.4, 0.6]},
+            "sdak.pair_accuracy": {"mean": None, "sd": None, "n": 0, "values": [None, None]}}},
+    }  # fmt: skip
+    text = render_report(report)
+    assert "| SDAK (2 pairs, 1 wrong) | value | 95% interval |" in text
+    assert "| pair accuracy | 0.500 | 0.100 – 0.900 |" in text
+    assert "| errors: sycophancy | 1.000 |  |" in text
+    assert "| accuracy reliability (3/4) | 0.750 | 0.300 – 0.950 |" in text
+    assert "| over runs 3, 4 | mean ± SD |" in text
+    assert "| average accuracy | 0.500 ± 0.100 |" in text
+    assert "| sdak.pair accuracy | - |" in text
