@@ -1,7 +1,9 @@
 """Mean ± SD over the runs of a repeat group (``quizbot eval --repeats N``).
 
 Every metric a run report gives as a number (its ``metrics``; for an SDAK run also the SDAK
-metrics and error types, named ``sdak.NAME`` and ``sdak.errors.NAME``) is summarised over the
+metrics and error types, named ``sdak.NAME`` and ``sdak.errors.NAME``; for multi-answer
+questions ``multi_answer.exact_match`` and ``multi_answer.partial_credit``; for open recall the
+overall means, ``recall.NAME``, and tier shares, ``recall.tier.NAME``) is summarised over the
 group's completed runs: ``mean`` is the arithmetic mean, ``sd`` the sample standard deviation
 (n − 1 in the denominator, as is usual for repeated runs; None with fewer than two values),
 ``n`` how many runs had a value (a metric with no denominator in a run, None there, is left out
@@ -24,6 +26,16 @@ def flat_metrics(report: Mapping[str, Any]) -> dict[str, float | None]:
     if sdak:
         out.update({f"sdak.{k}": v for k, v in sdak["metrics"].items()})
         out.update({f"sdak.errors.{k}": v for k, v in sdak["error_types"].items()})
+    multi = report.get("multi_answer")
+    if multi:
+        out["multi_answer.exact_match"] = multi["exact_match"]
+        out["multi_answer.partial_credit"] = multi["partial_credit"]
+    overall = (report.get("recall") or {}).get("overall") or {}
+    for name, figure in overall.items():
+        if isinstance(figure, Mapping) and "mean" in figure:
+            out[f"recall.{name}"] = figure["mean"]
+    for name, tier in (overall.get("tiers") or {}).items():
+        out[f"recall.tier.{name}"] = tier.get("share")
     return out
 
 
