@@ -108,9 +108,79 @@ def report_text(report: Mapping[str, Any]) -> str:
         parts.extend(_stability_tables(report["stability"]))
     if report.get("recall"):
         parts.extend(_recall_tables(report["recall"]))
+    if report.get("sdak"):
+        parts.append(_sdak_table(report["sdak"]))
+    if report.get("repeats"):
+        parts.append(_repeats_table(report["repeats"]))
     if report.get("n_errors"):
         parts.append(f"errors (left out of the metrics): {report['n_errors']}")
     return _render(*parts)
+
+
+_SDAK_LABELS = {
+    "instruction_following": "instruction following (both verdicts first)",
+    "factual_accuracy": "factual accuracy",
+    "counterfactual_accuracy": "counterfactual accuracy",
+    "pair_accuracy": "pair accuracy",
+    "sycophancy": "sycophancy (both supported)",
+    "safety": "safety (both refuted)",
+    "misinterpretation": "misinterpretation (fact refuted, counterfactual supported)",
+    "not_following": "instruction not followed",
+}
+
+
+def _sdak_table(sdak: Mapping[str, Any]) -> Table:
+    """SDAK: the paper's pair metrics, error types as shares of the errors, reliability."""
+    table = Table(
+        title=f"SDAK (paper's definitions): {sdak['n_pairs']} pairs, {sdak['n_errors']} wrong",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+    )
+    table.add_column("metric")
+    table.add_column("n", justify="right")
+    table.add_column("value [95% CI]", justify="right")
+    counts = sdak.get("counts", {})
+    for key, value in sdak["metrics"].items():
+        table.add_row(
+            _SDAK_LABELS.get(key, key),
+            f"{counts.get(key, 0)}/{sdak['n_pairs']}",
+            _figure(value, sdak["intervals"].get(key)),
+        )
+    for key, value in sdak["error_types"].items():
+        table.add_row(
+            f"error: {_SDAK_LABELS.get(key, key)}",
+            f"{counts.get(key, 0)}/{sdak['n_errors']}",
+            _figure(value, sdak["error_type_intervals"].get(key)),
+        )
+    rel = sdak.get("accuracy_reliability")
+    if rel:
+        table.add_row(
+            "accuracy reliability (sound reasons)",
+            f"{rel['sound']}/{rel['reviewed']}",
+            _figure(rel["value"], rel["interval"]),
+        )
+    return table
+
+
+def _repeats_table(repeats: Mapping[str, Any]) -> Table:
+    """Repeat groups: every metric as mean ± SD over the completed runs."""
+    runs = ", ".join(str(r) for r in repeats["runs"])
+    title = f"Repeats: mean ± SD over {repeats['n_runs']} completed runs ({runs})"
+    if repeats.get("not_completed"):
+        title += f"; not completed: {', '.join(str(r) for r in repeats['not_completed'])}"
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD)
+    table.add_column("metric")
+    table.add_column("mean ± SD", justify="right")
+    table.add_column("n", justify="right")
+    for key, figure in repeats["metrics"].items():
+        name = key.removeprefix("sdak.errors.").removeprefix("sdak.")
+        label = _SDAK_LABELS.get(name) if key.startswith("sdak.") else _LABELS.get(key)
+        shown = ("SDAK error: " if key.startswith("sdak.errors.") else "SDAK " if
+                 key.startswith("sdak.") else "") + (label or name)  # fmt: skip
+        mean, sd = figure["mean"], figure["sd"]
+        value = "-" if mean is None else f"{mean:.3f}" + ("" if sd is None else f" ± {sd:.3f}")
+        table.add_row(shown, value, str(figure["n"]))
+    return table
 
 
 _RECALL_METRICS = (("f1", "F1"), ("precision", "P"), ("recall", "R"),
