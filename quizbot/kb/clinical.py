@@ -32,6 +32,12 @@ CLINICAL_RELATIONS: dict[str, Relation] = {
         Relation("affects_site", "affects site", "disease", "anatomical site"),
         Relation("treated_with_drug", "treated with drug", "disease", "drug"),
         Relation("treated_with_procedure", "treated with procedure", "disease", "procedure"),
+        Relation("has_complication", "has complication", "disease", "complication"),
+        Relation("investigated_with", "investigated with", "disease", "investigation"),
+        Relation(
+            "typical_age_group", "typically presents in age group", "disease", "age group"
+        ),
+        Relation("treated_with_drug_class", "treated with drug class", "disease", "drug class"),
         Relation("prevents", "prevents", "preventive agent", "disease"),
     )
 }
@@ -39,8 +45,22 @@ _LISTS = {
     "symptoms": "has_symptom",
     "sites": "affects_site",
     "drugs": "treated_with_drug",
+    "drug_classes": "treated_with_drug_class",
     "procedures": "treated_with_procedure",
+    "complications": "has_complication",
+    "investigations": "investigated_with",
+    "age_groups": "typical_age_group",
 }
+# Age groups a disease may be listed under: a closed vocabulary, so that every other group is a
+# safe negative for a disease whose list names every group it typically presents in.
+AGE_GROUPS = (
+    "infants",
+    "children",
+    "adolescents",
+    "young adults",
+    "middle-aged adults",
+    "older adults",
+)
 
 
 def _build(data: dict[str, Any], label: str) -> KnowledgeBaseData:
@@ -54,6 +74,13 @@ def _build(data: dict[str, Any], label: str) -> KnowledgeBaseData:
                 f"unknown system {system!r}", path=label, field=f"diseases[{index}].system"
             )
         disease_system[name] = system
+        for group in disease.get("age_groups", []):
+            if group not in AGE_GROUPS:
+                raise InputError(
+                    f"unknown age group {group!r} (one of: {', '.join(AGE_GROUPS)})",
+                    path=label,
+                    field=f"diseases[{index}].age_groups",
+                )
         for key, relation in _LISTS.items():
             for tail in disease.get(key, []):
                 triplets.append(
@@ -114,6 +141,35 @@ def _name_map(data: dict[str, Any], key: str, label: str) -> dict[str, tuple[str
     return {name: _names(values, label, f"{key}[{name!r}]") for name, values in section.items()}
 
 
+def _check_drug_classes(
+    kb: KnowledgeBaseData,
+    classes: dict[str, tuple[str, ...]],
+    components: dict[str, tuple[str, ...]],
+    label: str,
+) -> None:
+    """Every drug class listed for a disease is the class of one of its listed drugs.
+
+    ``drug_classes`` in clinical_core.json is chosen by hand among the classes of the disease's
+    drugs (aspirin is an antiplatelet in angina, an NSAID in pericarditis); this catches a class
+    that no listed drug of the disease belongs to (a typo, or a drug removed).
+    """
+    drugs: dict[str, set[str]] = {}
+    for t in kb.triplets:
+        if t.relation == "treated_with_drug":
+            owned = drugs.setdefault(t.head, set())
+            owned.update(classes.get(t.tail, ()))
+            for part in components.get(t.tail, ()):
+                owned.update(classes.get(part, ()))
+    for t in kb.triplets:
+        if t.relation == "treated_with_drug_class" and t.tail not in drugs.get(t.head, set()):
+            raise InputError(
+                f"drug class {t.tail!r} of {t.head!r} is the class of none of its drugs "
+                "(see the lexicon's classes)",
+                path=label,
+                field=f"classes (drug_classes of {t.head!r} in clinical_core.json)",
+            )
+
+
 def read_lexicon(
     data: dict[str, Any], kb: KnowledgeBaseData, label: str
 ) -> tuple[Lexicon, frozenset[tuple[str, str, str]]]:
@@ -158,6 +214,7 @@ def read_lexicon(
                 raise InputError(
                     f"unknown system {system!r}", path=label, field=f"disease_systems[{disease!r}]"
                 )
+    _check_drug_classes(kb, classes, components, label)
     generic = _names(data.get("generic", []), label, "generic")
     for name in generic:
         if name not in entities:
