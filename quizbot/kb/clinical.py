@@ -21,7 +21,14 @@ from typing import Any
 from quizbot.errors import InputError
 from quizbot.kb.model import KnowledgeBaseData, Lexicon, Relation, Triplet
 
-__all__ = ["CLINICAL_RELATIONS", "load_clinical_core", "read_lexicon", "read_review"]
+__all__ = [
+    "AGE_GROUPS",
+    "CLINICAL_RELATIONS",
+    "check_drug_classes",
+    "load_clinical_core",
+    "read_lexicon",
+    "read_review",
+]
 
 NAME = "clinical-core"
 
@@ -141,18 +148,15 @@ def _name_map(data: dict[str, Any], key: str, label: str) -> dict[str, tuple[str
     return {name: _names(values, label, f"{key}[{name!r}]") for name, values in section.items()}
 
 
-def _check_drug_classes(
-    kb: KnowledgeBaseData,
-    classes: dict[str, tuple[str, ...]],
-    components: dict[str, tuple[str, ...]],
-    label: str,
-) -> None:
-    """Every drug class listed for a disease is the class of one of its listed drugs.
+def check_drug_classes(kb: KnowledgeBaseData, label: str) -> None:
+    """Every drug class listed for a disease is a class (in ``kb.lexicon``) of one of its drugs.
 
     ``drug_classes`` in clinical_core.json is chosen by hand among the classes of the disease's
     drugs (aspirin is an antiplatelet in angina, an NSAID in pericarditis); this catches a class
-    that no listed drug of the disease belongs to (a typo, or a drug removed).
+    that no listed drug of the disease belongs to (a typo, or a drug removed). Raises
+    :class:`InputError` naming the disease.
     """
+    classes, components = kb.lexicon.classes, kb.lexicon.components
     drugs: dict[str, set[str]] = {}
     for t in kb.triplets:
         if t.relation == "treated_with_drug":
@@ -166,7 +170,7 @@ def _check_drug_classes(
                 f"drug class {t.tail!r} of {t.head!r} is the class of none of its drugs "
                 "(see the lexicon's classes)",
                 path=label,
-                field=f"classes (drug_classes of {t.head!r} in clinical_core.json)",
+                field=f"drug_classes of {t.head!r}",
             )
 
 
@@ -214,7 +218,6 @@ def read_lexicon(
                 raise InputError(
                     f"unknown system {system!r}", path=label, field=f"disease_systems[{disease!r}]"
                 )
-    _check_drug_classes(kb, classes, components, label)
     generic = _names(data.get("generic", []), label, "generic")
     for name in generic:
         if name not in entities:
@@ -313,6 +316,7 @@ def load_clinical_core() -> KnowledgeBaseData:
             "quizbot/kb/data/clinical_lexicon.json",
         )
         kb = replace(kb, lexicon=lexicon, extra_truths=extra)
+        check_drug_classes(kb, label)
     review_file = files.joinpath("clinical_review.json")
     if review_file.is_file():
         reviewed_false, found_true = read_review(
