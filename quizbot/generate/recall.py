@@ -2,8 +2,9 @@
 
 An *aspect* is a relation whose tails form a list for a disease: every relation of a KB whose head
 is a disease (``head_type`` "disease" or "rare disease"). clinical-core gives symptoms, anatomical
-sites, medications, drug classes, procedures, complications, investigations and age groups; HPO gives phenotypes, genes and modes of inheritance; an
-imported KB gives whatever disease relations it has, asked with a generic wording.
+sites, medications, drug classes, procedures, complications, investigations and age groups; HPO
+gives phenotypes, genes and modes of inheritance; an imported KB gives whatever disease relations
+it has, asked with a generic wording.
 
 Each gold entity carries what the scorer needs to be fair, taken from the KB's knowledge model
 (:class:`quizbot.kb.knowledge.Knowledge`): its other names (``synonyms``) and its lineage up to

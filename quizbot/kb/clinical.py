@@ -41,9 +41,7 @@ CLINICAL_RELATIONS: dict[str, Relation] = {
         Relation("treated_with_procedure", "treated with procedure", "disease", "procedure"),
         Relation("has_complication", "has complication", "disease", "complication"),
         Relation("investigated_with", "investigated with", "disease", "investigation"),
-        Relation(
-            "typical_age_group", "typically presents in age group", "disease", "age group"
-        ),
+        Relation("typical_age_group", "typically presents in age group", "disease", "age group"),
         Relation("treated_with_drug_class", "treated with drug class", "disease", "drug class"),
         Relation("prevents", "prevents", "preventive agent", "disease"),
     )
