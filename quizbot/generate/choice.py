@@ -126,6 +126,23 @@ _TEMPLATES: Mapping[str, _Template] = {
         "Which of the following procedures can be used to manage {head}?",
         "Which of the following procedures can be used to manage {head}? Select all that apply.",
     ),
+    "has_complication": _Template(
+        "Which of the following is a recognised complication of {head}?",
+        "Which of the following are recognised complications of {head}? Select all that apply.",
+    ),
+    "investigated_with": _Template(
+        "Which of the following is a standard investigation for {head}?",
+        "Which of the following are standard investigations for {head}? Select all that apply.",
+    ),
+    "typical_age_group": _Template(
+        "In which of the following age groups does {head} typically present?",
+        "In which of the following age groups does {head} typically present? "
+        "Select all that apply.",
+    ),
+    "treated_with_drug_class": _Template(
+        "Which of the following drug classes can be used to treat {head}?",
+        "Which of the following drug classes can be used to treat {head}? Select all that apply.",
+    ),
     "prevents": _Template(
         "Which of the following can {head} help to prevent?",
         "Which of the following can {head} help to prevent? Select all that apply.",

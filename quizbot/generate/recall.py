@@ -2,8 +2,9 @@
 
 An *aspect* is a relation whose tails form a list for a disease: every relation of a KB whose head
 is a disease (``head_type`` "disease" or "rare disease"). clinical-core gives symptoms, anatomical
-sites, medications and procedures; HPO gives phenotypes, genes and modes of inheritance; an
-imported KB gives whatever disease relations it has, asked with a generic wording.
+sites, medications, drug classes, procedures, complications, investigations and age groups; HPO
+gives phenotypes, genes and modes of inheritance; an imported KB gives whatever disease relations
+it has, asked with a generic wording.
 
 Each gold entity carries what the scorer needs to be fair, taken from the KB's knowledge model
 (:class:`quizbot.kb.knowledge.Knowledge`): its other names (``synonyms``) and its lineage up to
@@ -66,6 +67,23 @@ ASPECTS: dict[str, Aspect] = {
             "treated_with_procedure",
             "procedures",
             "Which procedures or non-drug treatments are used for {head}?",
+        ),
+        Aspect("has_complication", "complications", "What are the main complications of {head}?"),
+        Aspect(
+            "investigated_with",
+            "investigations",
+            "Which investigations are used to diagnose or assess {head}?",
+        ),
+        Aspect(
+            "typical_age_group",
+            "age groups",
+            "In which age groups does {head} typically present (infants, children, adolescents, "
+            "young adults, middle-aged adults, older adults)?",
+        ),
+        Aspect(
+            "treated_with_drug_class",
+            "drug classes",
+            "Which drug classes are used to treat {head}?",
         ),
         Aspect(
             "has_phenotype", "phenotypes", "Which clinical features (phenotypes) occur in {head}?"

@@ -21,7 +21,14 @@ from typing import Any
 from quizbot.errors import InputError
 from quizbot.kb.model import KnowledgeBaseData, Lexicon, Relation, Triplet
 
-__all__ = ["CLINICAL_RELATIONS", "load_clinical_core", "read_lexicon", "read_review"]
+__all__ = [
+    "AGE_GROUPS",
+    "CLINICAL_RELATIONS",
+    "check_drug_classes",
+    "load_clinical_core",
+    "read_lexicon",
+    "read_review",
+]
 
 NAME = "clinical-core"
 
@@ -32,6 +39,10 @@ CLINICAL_RELATIONS: dict[str, Relation] = {
         Relation("affects_site", "affects site", "disease", "anatomical site"),
         Relation("treated_with_drug", "treated with drug", "disease", "drug"),
         Relation("treated_with_procedure", "treated with procedure", "disease", "procedure"),
+        Relation("has_complication", "has complication", "disease", "complication"),
+        Relation("investigated_with", "investigated with", "disease", "investigation"),
+        Relation("typical_age_group", "typically presents in age group", "disease", "age group"),
+        Relation("treated_with_drug_class", "treated with drug class", "disease", "drug class"),
         Relation("prevents", "prevents", "preventive agent", "disease"),
     )
 }
@@ -39,8 +50,22 @@ _LISTS = {
     "symptoms": "has_symptom",
     "sites": "affects_site",
     "drugs": "treated_with_drug",
+    "drug_classes": "treated_with_drug_class",
     "procedures": "treated_with_procedure",
+    "complications": "has_complication",
+    "investigations": "investigated_with",
+    "age_groups": "typical_age_group",
 }
+# Age groups a disease may be listed under: a closed vocabulary, so that every other group is a
+# safe negative for a disease whose list names every group it typically presents in.
+AGE_GROUPS = (
+    "infants",
+    "children",
+    "adolescents",
+    "young adults",
+    "middle-aged adults",
+    "older adults",
+)
 
 
 def _build(data: dict[str, Any], label: str) -> KnowledgeBaseData:
@@ -54,6 +79,13 @@ def _build(data: dict[str, Any], label: str) -> KnowledgeBaseData:
                 f"unknown system {system!r}", path=label, field=f"diseases[{index}].system"
             )
         disease_system[name] = system
+        for group in disease.get("age_groups", []):
+            if group not in AGE_GROUPS:
+                raise InputError(
+                    f"unknown age group {group!r} (one of: {', '.join(AGE_GROUPS)})",
+                    path=label,
+                    field=f"diseases[{index}].age_groups",
+                )
         for key, relation in _LISTS.items():
             for tail in disease.get(key, []):
                 triplets.append(
@@ -112,6 +144,32 @@ def _name_map(data: dict[str, Any], key: str, label: str) -> dict[str, tuple[str
     if not isinstance(section, dict):
         raise InputError("must be an object of name -> list of names", path=label, field=key)
     return {name: _names(values, label, f"{key}[{name!r}]") for name, values in section.items()}
+
+
+def check_drug_classes(kb: KnowledgeBaseData, label: str) -> None:
+    """Every drug class listed for a disease is a class (in ``kb.lexicon``) of one of its drugs.
+
+    ``drug_classes`` in clinical_core.json is chosen by hand among the classes of the disease's
+    drugs (aspirin is an antiplatelet in angina, an NSAID in pericarditis); this catches a class
+    that no listed drug of the disease belongs to (a typo, or a drug removed). Raises
+    :class:`InputError` naming the disease.
+    """
+    classes, components = kb.lexicon.classes, kb.lexicon.components
+    drugs: dict[str, set[str]] = {}
+    for t in kb.triplets:
+        if t.relation == "treated_with_drug":
+            owned = drugs.setdefault(t.head, set())
+            owned.update(classes.get(t.tail, ()))
+            for part in components.get(t.tail, ()):
+                owned.update(classes.get(part, ()))
+    for t in kb.triplets:
+        if t.relation == "treated_with_drug_class" and t.tail not in drugs.get(t.head, set()):
+            raise InputError(
+                f"drug class {t.tail!r} of {t.head!r} is the class of none of its drugs "
+                "(see the lexicon's classes)",
+                path=label,
+                field=f"drug_classes of {t.head!r}",
+            )
 
 
 def read_lexicon(
@@ -256,6 +314,7 @@ def load_clinical_core() -> KnowledgeBaseData:
             "quizbot/kb/data/clinical_lexicon.json",
         )
         kb = replace(kb, lexicon=lexicon, extra_truths=extra)
+        check_drug_classes(kb, label)
     review_file = files.joinpath("clinical_review.json")
     if review_file.is_file():
         reviewed_false, found_true = read_review(

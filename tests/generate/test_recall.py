@@ -32,6 +32,10 @@ def test_clinical_core_aspects_are_its_disease_lists(clinical: KnowledgeBaseData
         "affects_site": "anatomical sites",
         "treated_with_drug": "medications",
         "treated_with_procedure": "procedures",
+        "has_complication": "complications",
+        "investigated_with": "investigations",
+        "typical_age_group": "age groups",
+        "treated_with_drug_class": "drug classes",
     }  # "prevents" has an agent, not a disease, as its head
 
 

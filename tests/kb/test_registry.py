@@ -179,7 +179,11 @@ def _clinical_expected() -> Counter[str]:
         "symptoms": "has_symptom",
         "sites": "affects_site",
         "drugs": "treated_with_drug",
+        "drug_classes": "treated_with_drug_class",
         "procedures": "treated_with_procedure",
+        "complications": "has_complication",
+        "investigations": "investigated_with",
+        "age_groups": "typical_age_group",
     }
     facts = {
         (relation, d["name"], tail)

@@ -44,7 +44,11 @@ LISTS = {
     "symptoms": "has_symptom",
     "sites": "affects_site",
     "drugs": "treated_with_drug",
+    "drug_classes": "treated_with_drug_class",
     "procedures": "treated_with_procedure",
+    "complications": "has_complication",
+    "investigations": "investigated_with",
+    "age_groups": "typical_age_group",
 }
 TRANSFORM_WORDS = {  # written out by hand
     "none": "original statement",
@@ -61,6 +65,10 @@ RELATION_TOPICS = {
     "affects_site": "Sites affected",
     "treated_with_drug": "Drug treatment",
     "treated_with_procedure": "Procedures",
+    "has_complication": "Complications",
+    "investigated_with": "Investigations",
+    "typical_age_group": "Age at presentation",
+    "treated_with_drug_class": "Drug classes",
     "prevents": "Prevention",
 }
 FORBIDDEN_KEYS = {"label", "answer", "answer_keys", "polarity", "transform", "lineage", "key"}
