@@ -715,7 +715,10 @@ def compare(
         reports = [s.report for s in students]
         groups.append(_group_row(STUDENTS, "students", None, reports, _distinct_items(students)))
         breakdown += _slices(STUDENTS, "students", None, reports)
+    recall_only = {x[0] for x in recall_runs if x[2]} - {m.label for m in model_runs if m.records}
     for m in model_runs:
+        if m.label in recall_only:
+            continue  # only open recall answers: its rows are in ``recall``
         n_items = len({r.item_id for r in m.records})
         groups.append(_group_row(m.label, "model", m.run_id, [m.report], n_items))
         breakdown += _slices(m.label, "model", m.run_id, [m.report])
@@ -724,7 +727,11 @@ def compare(
     )
 
     tests = _model_vs_students(students, model_runs, notes) + _model_vs_model(model_runs)
-    percentiles = tuple(_percentile(m, students, min_items) for m in model_runs if students)
+    percentiles = tuple(
+        _percentile(m, students, min_items)
+        for m in model_runs
+        if students and m.label not in recall_only
+    )
     for p in percentiles:
         if p.n_students == 0:
             notes.append(
