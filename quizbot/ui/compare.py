@@ -479,7 +479,8 @@ def build(ctx: UiContext) -> None:
     """Lay out the tab inside the enclosing gr.Tab."""
     gr.Markdown(
         "Students' practice answers and models' evaluation runs on the same items. Students "
-        "count with their first answer to each item; intervals are Wilson 95%."
+        "count with their first answer to each item; intervals are Wilson 95% (open recall: "
+        "mean F1 with a 95% Student-t interval, tier shares Wilson 95%)."
     )
     with gr.Row():
         kb = gr.Dropdown(
