@@ -12,9 +12,11 @@ from datetime import date, timedelta
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from scipy import stats
 from tenacity import wait_none
 
+from quizbot.cli import cli
 from quizbot.config import Settings, load_settings
 from quizbot.errors import InputError
 from quizbot.items import RecallItem
@@ -76,7 +78,7 @@ def _tier(f1: float) -> str:
 
 @pytest.mark.filterwarnings("ignore:Precision loss")
 def test_recall_nights_over_http_raise_a_recall_drift_incident(
-    db: Database, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    db: Database, database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     spec = _spec(tmp_path)
     assert spec.format == "recall" and spec.statements_per_night == 8
@@ -163,6 +165,12 @@ def test_recall_nights_over_http_raise_a_recall_drift_incident(
     assert chart.count("qb-band") == 2 and "qb-alert-marker" in chart
     (latest, *_) = night_rows([series])
     assert latest[0] == days[4].isoformat() and latest[3].startswith("F1 ")
+
+    # `quizbot monitor history` prints the same mean F1.
+    monkeypatch.setenv("DATABASE_URL", database_url)
+    printed = CliRunner().invoke(cli, ["monitor", "history", spec.name])
+    assert printed.exit_code == 0, printed.output
+    assert f"F1 {mean_now:.3f}" in printed.output.splitlines()[-3]
 
 
 def test_a_recall_night_with_no_usable_answers_stays_failed(
