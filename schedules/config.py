@@ -34,6 +34,7 @@ __all__ = [
 ]
 
 DEFAULT_SCHEDULES = "monitors.toml"
+FORMATS = ("statements", "recall")
 STATEMENTS_PER_POINT = 16  # 8 variants of the positive triplet and 8 of its negative
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
 _CRON_FIELDS = 5
@@ -59,6 +60,10 @@ class MonitorSpec:
     enabled: bool = True
     alpha: float = 0.01
     window: int = 7
+    # "statements" (true/false statements, 16 per knowledge point) or "recall": open recall
+    # questions, one per (disease, aspect), ``points`` a night (``anchor_points`` of them fixed),
+    # ``relations`` naming the aspects; drift on mean F1 and tier shares.
+    format: str = "statements"
 
     @property
     def tz(self) -> tzinfo:
@@ -67,8 +72,8 @@ class MonitorSpec:
 
     @property
     def statements_per_night(self) -> int:
-        """Statements asked of each model per night."""
-        return self.points * STATEMENTS_PER_POINT
+        """Items asked of each model per night (one recall question per point)."""
+        return self.points if self.format == "recall" else self.points * STATEMENTS_PER_POINT
 
     def as_json(self) -> dict[str, Any]:
         """The definition as stored with the monitor row."""
@@ -192,7 +197,7 @@ def _monitor(table: Mapping[str, Any], where: str, problems: _Problems) -> Monit
         problems.add(where, "cron", why)
     values["cron"] = cron
 
-    for key in ("kb", "item_set", "timezone", "rephrase", "webhook"):
+    for key in ("kb", "item_set", "timezone", "rephrase", "webhook", "format"):
         if key in table:
             if not isinstance(table[key], str) or not table[key].strip():
                 problems.add(where, key, "must be a non-empty string")
@@ -203,6 +208,12 @@ def _monitor(table: Mapping[str, Any], where: str, problems: _Problems) -> Monit
             ZoneInfo(values["timezone"])
         except (ZoneInfoNotFoundError, ValueError):
             problems.add(where, "timezone", f"unknown time zone {values['timezone']!r}")
+    if values.get("format", "statements") not in FORMATS:
+        problems.add(where, "format", f"must be one of {', '.join(FORMATS)}")
+    elif values.get("format") == "recall":
+        for key in ("item_set", "rephrase"):
+            if key in values:
+                problems.add(where, key, 'does not apply to format = "recall"')
     if "webhook" in values and not re.match(r"^https?://\S+$", values["webhook"]):
         problems.add(where, "webhook", "must be an http:// or https:// URL")
     elif "webhook" in values:

@@ -58,6 +58,7 @@ class HumanAnswer(NamedTuple):
     outcome: str
     parsed_answer: str | None
     created_at: datetime
+    raw_text: str | None = None  # what the person typed (open recall answers are rescored from it)
 
 
 def human_cohorts(db: Database) -> list[str]:
@@ -111,6 +112,7 @@ def human_answers(
         col(Response.outcome),
         col(Response.parsed_answer),
         col(Response.created_at),
+        col(Response.raw_text),
     )
     base = (
         select(*columns)

@@ -100,8 +100,10 @@ def assignment_results(db: Database, name: str) -> dict[str, Any]:
     ``{"k", "n", "value", "low", "high"}``); a model's entry adds ``run_id``, ``percentile``
     (matched, among the students; None without students) and ``tests`` (model vs the pooled
     students, and the paired McNemar test against the students' item majority); ``model_tests``
-    holds the paired tests between the models (Benjamini–Hochberg adjusted).
-    :class:`~quizbot.errors.NotFoundError` for an unknown assignment.
+    holds the paired tests between the models (Benjamini–Hochberg adjusted); ``recall`` the
+    open recall part of :meth:`~quizbot.analysis.comparison.HumansVsModels.as_json` (None when
+    the assignment has no recall answers). :class:`~quizbot.errors.NotFoundError` for an
+    unknown assignment.
     """
     assignment = get_assignment(db, name)
     runs = latest_runs(db, assignment.id)
@@ -178,5 +180,8 @@ def assignment_results(db: Database, name: str) -> dict[str, Any]:
         "respondents": respondents,
         "students_pooled": students[0] if students else None,
         "model_tests": model_tests,
+        # open recall items: mean F1 and tier shares per group and aspect, Welch's t per model
+        # (quizbot.analysis.comparison); None without recall answers
+        "recall": result.as_json().get("recall"),
         "notes": list(result.notes),
     }

@@ -67,6 +67,23 @@ Percentile of a model within the cohort
     model's accuracy on the union of those students' items, ranked among the students'
     accuracies the same way.
 
+Open recall items
+    Recall answers (:class:`~quizbot.items.RecallItem`) are compared apart, on the same items
+    and the same students (first answer per student and item) as above. Students' answers are
+    rescored from what they typed and each model's from its raw text, with the one scorer
+    (:func:`quizbot.evaluation.recall.score_recall`) and ONE set of tiers (``recall_tiers``) for
+    everyone, so tier shares are like for like. Figures (``recall``), through
+    :func:`quizbot.analysis.recall.group_summary`: for the pooled students and each model,
+    overall and per aspect, the mean of each score (F1 first) with a 95% Student-t interval
+    (clipped to [0, 1]) and each tier's share with a Wilson 95% interval; each student gets an
+    overall row. ``recall_tests``: per model, Welch's unequal-variance t-test of the model's F1
+    against the pooled students' F1 (``scipy.stats.ttest_ind(equal_var=False)``), overall and
+    on every aspect both answered, with the 95% Welch interval of the difference (model −
+    students); the p-values of all these tests form one family, adjusted with
+    Benjamini–Hochberg. Pooled students' answers are correlated within a student, so the
+    intervals and p-values treat them as more independent than they are (as above). An
+    instructor should read the per-aspect rows as exploratory when n is small.
+
 Empty cases never raise: no students, no models or no shared items give empty sections and a
 sentence in ``notes``. Values that cannot be computed are None; :meth:`HumansVsModels.as_json`
 is strict JSON (no NaN or infinity).
@@ -97,12 +114,20 @@ from quizbot.analysis.metrics import (
     compare_runs,
     compute_metrics,
 )
+from quizbot.analysis.recall import (
+    RecallRecord,
+    group_summary,
+    recall_records,
+    welch,
+    welch_interval,
+)
 from quizbot.analysis.reporting import run_records
 from quizbot.domain import Outcome, Run, RunStatus
 from quizbot.errors import InputError
-from quizbot.generate.service import load_items
+from quizbot.evaluation.recall import TIER_NAMES, Tiers, parse_tiers, score_recall
+from quizbot.generate.service import load_any_items
 from quizbot.generate.transforms import TRANSFORMS
-from quizbot.items import ChoiceItem, StatementItem
+from quizbot.items import AnyItem, RecallItem
 from storage import Database
 from storage.cohorts import (
     HumanAnswer,
@@ -122,6 +147,8 @@ __all__ = [
     "GroupRow",
     "HumansVsModels",
     "PercentileRow",
+    "RecallGroupRow",
+    "RecallTestRow",
     "SliceRow",
     "cohorts",
     "comparable_models",
@@ -272,6 +299,85 @@ class PercentileRow:
 
 
 @dataclass(frozen=True)
+class RecallGroupRow:
+    """Open recall figures of one group, overall or on one aspect (see the module docstring)."""
+
+    group: str
+    kind: str  # "students", "student" or "model"
+    run_id: int | None
+    scope: str  # "overall" or "aspect"
+    key: str  # the aspect for scope "aspect", else ""
+    n_respondents: int
+    n_items: int
+    figures: Mapping[str, Any]  # quizbot.analysis.recall.group_summary
+
+    @property
+    def n(self) -> int:
+        """Answers behind the figures."""
+        return int(self.figures.get("n", 0))
+
+    def f1(self) -> Mapping[str, Any]:
+        """The mean F1 ``{"mean", "interval", "n"}`` (95% Student-t interval)."""
+        figure: Mapping[str, Any] = self.figures["f1"]
+        return figure
+
+    def as_json(self) -> dict[str, Any]:
+        """JSON-ready dict: the group and its figures."""
+        return {
+            "group": self.group,
+            "kind": self.kind,
+            "run_id": self.run_id,
+            "scope": self.scope,
+            "key": self.key,
+            "n_respondents": self.n_respondents,
+            "n_items": self.n_items,
+            **dict(self.figures),
+        }
+
+
+@dataclass(frozen=True)
+class RecallTestRow:
+    """Welch's t-test of a model's open recall F1 against the pooled students' (b − a)."""
+
+    a: str
+    b: str
+    scope: str  # "overall" or "aspect"
+    key: str  # the aspect, or ""
+    n_a: int
+    n_b: int
+    mean_a: float | None
+    mean_b: float | None
+    difference: float | None  # mean_b − mean_a
+    difference_interval: tuple[float, float] | None  # 95% Welch interval
+    t: float | None  # Welch's t of b − a
+    p_value: float | None
+    p_adjusted: float | None  # Benjamini–Hochberg over every recall test of the comparison
+
+    def as_json(self) -> dict[str, Any]:
+        """JSON-ready dict."""
+        return {
+            "family": "recall_model_vs_students",
+            "metric": "f1",
+            "test": "welch_t",
+            "a": self.a,
+            "b": self.b,
+            "scope": self.scope,
+            "key": self.key,
+            "n_a": self.n_a,
+            "n_b": self.n_b,
+            "mean_a": self.mean_a,
+            "mean_b": self.mean_b,
+            "difference": self.difference,
+            "difference_interval": (
+                None if self.difference_interval is None else list(self.difference_interval)
+            ),
+            "t": self.t,
+            "p_value": self.p_value,
+            "p_adjusted": self.p_adjusted,
+        }
+
+
+@dataclass(frozen=True)
 class HumansVsModels:
     """Everything :func:`compare` found; every section may be empty (``notes`` say why)."""
 
@@ -284,6 +390,11 @@ class HumansVsModels:
     tests: tuple[ComparisonRow, ...]
     percentiles: tuple[PercentileRow, ...]
     notes: tuple[str, ...]
+    # Open recall items (empty without them): figures per group, overall and per aspect, and
+    # Welch's t-tests of each model against the pooled students; graded by ``recall_tiers``.
+    recall: tuple[RecallGroupRow, ...] = ()
+    recall_tests: tuple[RecallTestRow, ...] = ()
+    recall_tiers: Mapping[str, Any] | None = None
 
     def heatmap(self, scope: Scope) -> tuple[list[str], list[str], list[list[float | None]]]:
         """Accuracy as a grid: (group names, relation or transform names, rows of values).
@@ -316,6 +427,12 @@ class HumansVsModels:
             "percentiles": [p.as_json() for p in self.percentiles],
             "notes": list(self.notes),
         }
+        if self.recall:
+            out["recall"] = {
+                "tiers": dict(self.recall_tiers or {}),
+                "groups": [g.as_json() for g in self.recall],
+                "tests": [t.as_json() for t in self.recall_tests],
+            }
         strict: dict[str, Any] = _strict(out)
         return strict
 
@@ -324,7 +441,10 @@ class HumansVsModels:
 
         Overall rows (scope ``overall``) carry accuracy, answer_rate and joint_accuracy for the
         pooled students, each model and each student; relation and transform rows carry
-        accuracy. Missing values are empty cells.
+        accuracy. Open recall rows (scope ``recall`` overall, ``recall_aspect`` with the aspect
+        as key) carry ``recall_f1`` (the mean with its 95% t interval; k empty, n the answers)
+        and one ``tier:NAME`` row per tier (the share with its Wilson interval, k of n). Missing
+        values are empty cells.
         """
         buffer = io.StringIO()
         writer = csv.DictWriter(buffer, fieldnames=CSV_FIELDS, lineterminator="\n")
@@ -336,15 +456,49 @@ class HumansVsModels:
             writer.writerow(
                 _csv_row(s.group, s.kind, s.run_id, s.scope, s.key, "accuracy", s.accuracy)
             )
+        for g in self.recall:
+            scope = "recall" if g.scope == "overall" else "recall_aspect"
+            f1 = g.f1()
+            interval = f1.get("interval") or (None, None)
+            writer.writerow(
+                _csv_cells(
+                    g.group, g.kind, g.run_id, scope, g.key, "recall_f1",
+                    (f1.get("mean"), interval[0], interval[1]), None, int(f1.get("n") or 0),
+                )
+            )  # fmt: skip
+            for tier in TIER_NAMES:
+                part = g.figures["tiers"][tier]
+                low, high = part.get("interval") or (None, None)
+                writer.writerow(
+                    _csv_cells(
+                        g.group, g.kind, g.run_id, scope, g.key, f"tier:{tier}",
+                        (part.get("share"), low, high), part["k"], g.n,
+                    )
+                )  # fmt: skip
         return buffer.getvalue()
 
 
 def _csv_row(
     group: str, kind: str, run_id: int | None, scope: str, key: str, metric: str, p: Proportion
 ) -> dict[str, Any]:
+    return _csv_cells(group, kind, run_id, scope, key, metric, (p.value, p.low, p.high), p.k, p.n)
+
+
+def _csv_cells(
+    group: str,
+    kind: str,
+    run_id: int | None,
+    scope: str,
+    key: str,
+    metric: str,
+    figure: tuple[float | None, float | None, float | None],
+    k: int | None,
+    n: int,
+) -> dict[str, Any]:
     def cell(x: float | None) -> str:
         return "" if x is None or not math.isfinite(x) else repr(float(x))
 
+    value, low, high = figure
     return {
         "group": group,
         "group_kind": kind,
@@ -352,11 +506,11 @@ def _csv_row(
         "scope": scope,
         "key": key,
         "metric": metric,
-        "value": cell(p.value),
-        "low": cell(p.low),
-        "high": cell(p.high),
-        "k": p.k,
-        "n": p.n,
+        "value": cell(value),
+        "low": cell(low),
+        "high": cell(high),
+        "k": "" if k is None else k,
+        "n": n,
     }
 
 
@@ -424,6 +578,7 @@ def compare(
     run_ids: Sequence[int] = (),
     min_items: int = DEFAULT_MIN_ITEMS,
     assignment_id: int | None = None,
+    recall_tiers: str | Tiers | None = None,
 ) -> HumansVsModels:
     """Compare students with models on the same items (definitions in the module docstring).
 
@@ -432,7 +587,9 @@ def compare(
     up an unrelated run).
 
     ``item_ids`` None means every item both sides answered; an empty sequence means no items.
-    Raises :class:`~quizbot.errors.InputError` for ``since`` after ``until`` or ``min_items``
+    Open recall items are graded by ``recall_tiers`` ("metric:low:high" or
+    :class:`~quizbot.evaluation.recall.Tiers`; None: the defaults), students and every model
+    alike. Raises :class:`~quizbot.errors.InputError` for ``since`` after ``until`` or ``min_items``
     below 1, and :class:`~quizbot.errors.NotFoundError` for an unknown knowledge base, item or
     run id. Everything else, including no data at all, comes back as a result with notes.
     """
@@ -453,6 +610,7 @@ def compare(
         )
     if kb is not None:
         get_knowledge_base(db, kb)  # NotFoundError names the fix
+    tiers = recall_tiers if isinstance(recall_tiers, Tiers) else parse_tiers(recall_tiers)
     notes: list[str] = []
     filters = {
         "item_ids": None if item_ids is None else len(item_ids),
@@ -466,10 +624,10 @@ def compare(
 
     # The items asked about, when given; loading them checks that they exist.
     given: list[str] | None = None
-    items: dict[str, StatementItem | ChoiceItem] = {}
+    items: dict[str, AnyItem] = {}
     if item_ids is not None:
         given = list(dict.fromkeys(item_ids))
-        items = {item.id: item for item in load_items(db, given)}
+        items = {item.id: item for item in load_any_items(db, given)}
         if kb is not None:
             outside = [i for i in given if items[i].kb != kb]
             if outside:
@@ -493,6 +651,10 @@ def compare(
         notes,
     )
     candidates = set(given) if given is not None else {a.item_id for a in answers}
+    unloaded = sorted(candidates - items.keys())
+    if unloaded:
+        items.update((item.id, item) for item in load_any_items(db, unloaded))
+    recall_asked = any(isinstance(items[i], RecallItem) for i in candidates)
 
     # Models: the runs, and their scored answers on the candidate items.
     runs = _select_runs(db, models, run_ids, candidates if assignment_id is None else set(), notes)
@@ -504,6 +666,13 @@ def compare(
             for r in run_records(db, run.id)
             if r.item_id in candidates and r.outcome is not Outcome.ERROR
         ]
+    # Open recall answers, rescored from their raw text with the one scorer and one set of
+    # tiers for everyone (a run's own stored tiers could differ from the students').
+    model_recall: dict[int, list[RecallRecord]] = {}
+    for run in runs:
+        assert run.id is not None
+        recalled = recall_records(db, run.id, tiers)[0] if recall_asked else []
+        model_recall[run.id] = [r for r in recalled if r.item_id in candidates]
 
     # The item set: given, or what both sides answered.
     if given is not None:
@@ -512,17 +681,23 @@ def compare(
         by_models: set[str] = set()
         for records in model_records.values():
             by_models.update(r.item_id for r in records)
+        for recalled in model_recall.values():
+            by_models.update(r.item_id for r in recalled)
         item_set = sorted(candidates & by_models)
         dropped = sum(a.item_id not in by_models for a in answers)
         if dropped and runs:
             notes.append(f"{dropped} student answer(s) on items no selected model answered")
     in_set = set(item_set)
     shared_answers = [a for a in answers if a.item_id in in_set]
-    missing = sorted({a.item_id for a in shared_answers} - items.keys())
-    if missing:
-        items.update((item.id, item) for item in load_items(db, missing))
     students = _students(shared_answers, items)
     model_runs = _model_runs(runs, model_records, in_set)
+    student_recall = _student_recall(shared_answers, items, tiers)
+    recall_runs = [
+        (m.label, m.run_id, [r for r in model_recall[m.run.id or 0] if r.item_id in in_set])
+        for m in model_runs
+    ]
+    recall_groups = _recall_groups(student_recall, recall_runs)
+    recall_tests = _recall_vs_students(student_recall, recall_runs)
 
     if not answers:
         notes.append(_no_students_note(cohort, since, until, kb))
@@ -530,7 +705,9 @@ def compare(
         notes.append(_no_models_note(db, models, run_ids))
     if answers and model_runs and not item_set:
         notes.append("no item was answered by both students and a model")
-    notes.extend(f"{m.label}: answered none of the items" for m in model_runs if not m.records)
+    answered = {m.label for m in model_runs if m.records} | {x[0] for x in recall_runs if x[2]}
+    notes.extend(f"{m.label}: answered none of the items" for m in model_runs
+                 if m.label not in answered)  # fmt: skip
 
     groups: list[GroupRow] = []
     breakdown: list[SliceRow] = []
@@ -538,7 +715,10 @@ def compare(
         reports = [s.report for s in students]
         groups.append(_group_row(STUDENTS, "students", None, reports, _distinct_items(students)))
         breakdown += _slices(STUDENTS, "students", None, reports)
+    recall_only = {x[0] for x in recall_runs if x[2]} - {m.label for m in model_runs if m.records}
     for m in model_runs:
+        if m.label in recall_only:
+            continue  # only open recall answers: its rows are in ``recall``
         n_items = len({r.item_id for r in m.records})
         groups.append(_group_row(m.label, "model", m.run_id, [m.report], n_items))
         breakdown += _slices(m.label, "model", m.run_id, [m.report])
@@ -547,7 +727,11 @@ def compare(
     )
 
     tests = _model_vs_students(students, model_runs, notes) + _model_vs_model(model_runs)
-    percentiles = tuple(_percentile(m, students, min_items) for m in model_runs if students)
+    percentiles = tuple(
+        _percentile(m, students, min_items)
+        for m in model_runs
+        if students and m.label not in recall_only
+    )
     for p in percentiles:
         if p.n_students == 0:
             notes.append(
@@ -564,6 +748,9 @@ def compare(
         tests=tuple(tests),
         percentiles=percentiles,
         notes=tuple(notes),
+        recall=tuple(recall_groups),
+        recall_tests=tuple(recall_tests),
+        recall_tiers=tiers.as_json() if recall_groups else None,
     )
 
 
@@ -669,18 +856,124 @@ def _select_runs(
     return selected
 
 
-def _students(
-    answers: Sequence[HumanAnswer], items: Mapping[str, StatementItem | ChoiceItem]
-) -> list[_Student]:
+def _students(answers: Sequence[HumanAnswer], items: Mapping[str, AnyItem]) -> list[_Student]:
+    """Students' true/false and choice answers (open recall answers: :func:`_student_recall`)."""
     records: dict[int, list[Scored]] = defaultdict(list)
     names: dict[int, str] = {}
     for a in answers:
+        item = items[a.item_id]
+        if isinstance(item, RecallItem):
+            continue
         names[a.respondent_id] = a.respondent
-        records[a.respondent_id].append(
-            Scored.from_item(items[a.item_id], Outcome(a.outcome), a.parsed_answer)
-        )
+        records[a.respondent_id].append(Scored.from_item(item, Outcome(a.outcome), a.parsed_answer))
     students = [_Student(rid, names[rid], rs, compute_metrics(rs)) for rid, rs in records.items()]
     return sorted(students, key=lambda s: (s.name, s.respondent_id))
+
+
+@dataclass
+class _Recaller:
+    """One student's open recall answers, rescored."""
+
+    name: str
+    records: list[RecallRecord]
+
+
+def _student_recall(
+    answers: Sequence[HumanAnswer], items: Mapping[str, AnyItem], tiers: Tiers
+) -> list[_Recaller]:
+    """Each student's recall answers scored from what they typed (the scorer models get)."""
+    by_student: dict[int, _Recaller] = {}
+    for a in answers:
+        item = items[a.item_id]
+        if not isinstance(item, RecallItem):
+            continue
+        score = score_recall(item, a.raw_text or "", tiers=tiers)
+        student = by_student.setdefault(a.respondent_id, _Recaller(a.respondent, []))
+        student.records.append(RecallRecord(item.id, item.aspect, score))
+    return sorted(by_student.values(), key=lambda s: s.name)
+
+
+_RecallRun = tuple[str, int | None, list[RecallRecord]]  # label, run id, records
+
+
+def _by_aspect(records: Iterable[RecallRecord]) -> dict[str, list[RecallRecord]]:
+    groups: dict[str, list[RecallRecord]] = defaultdict(list)
+    for r in records:
+        groups[r.aspect].append(r)
+    return dict(sorted(groups.items()))
+
+
+def _recall_rows(
+    group: str, kind: str, run_id: int | None, n_respondents: int, records: list[RecallRecord],
+    *, aspects: bool = True,
+) -> list[RecallGroupRow]:  # fmt: skip
+    rows = [
+        RecallGroupRow(group, kind, run_id, "overall", "", n_respondents,
+                       len({r.item_id for r in records}), group_summary(records))
+    ]  # fmt: skip
+    if aspects:
+        rows += [
+            RecallGroupRow(group, kind, run_id, "aspect", aspect, n_respondents,
+                           len({r.item_id for r in part}), group_summary(part))
+            for aspect, part in _by_aspect(records).items()
+        ]  # fmt: skip
+    return rows
+
+
+def _recall_groups(
+    students: Sequence[_Recaller], runs: Sequence[_RecallRun]
+) -> list[RecallGroupRow]:
+    """Pooled students, then each model run (overall and per aspect), then each student
+    (overall only)."""
+    rows: list[RecallGroupRow] = []
+    pooled = [r for s in students for r in s.records]
+    if pooled:
+        rows += _recall_rows(STUDENTS, "students", None, len(students), pooled)
+    for label, run_id, records in runs:
+        if records:
+            rows += _recall_rows(label, "model", run_id, 1, records)
+    for s in students:
+        rows += _recall_rows(s.name, "student", None, 1, s.records, aspects=False)
+    return rows
+
+
+def _recall_test(
+    model: str, scope: str, key: str, a: Sequence[RecallRecord], b: Sequence[RecallRecord]
+) -> RecallTestRow:
+    xs, ys = [r.score.f1 for r in a], [r.score.f1 for r in b]
+    mean_a = sum(xs) / len(xs) if xs else None
+    mean_b = sum(ys) / len(ys) if ys else None
+    t, p = welch(ys, xs)  # model − students
+    return RecallTestRow(
+        a=STUDENTS, b=model, scope=scope, key=key, n_a=len(xs), n_b=len(ys),
+        mean_a=mean_a, mean_b=mean_b,
+        difference=None if mean_a is None or mean_b is None else mean_b - mean_a,
+        difference_interval=welch_interval(ys, xs), t=t, p_value=p, p_adjusted=None,
+    )  # fmt: skip
+
+
+def _recall_vs_students(
+    students: Sequence[_Recaller], runs: Sequence[_RecallRun]
+) -> list[RecallTestRow]:
+    """Each model's F1 against the pooled students' (Welch's t), overall and on every aspect
+    both answered; p-values adjusted together with Benjamini–Hochberg."""
+    pooled = [r for s in students for r in s.records]
+    if not pooled:
+        return []
+    pooled_aspects = _by_aspect(pooled)
+    rows: list[RecallTestRow] = []
+    for label, _run_id, records in runs:
+        if not records:
+            continue
+        rows.append(_recall_test(label, "overall", "", pooled, records))
+        mine = _by_aspect(records)
+        for aspect in sorted(mine.keys() & pooled_aspects.keys()):
+            rows.append(_recall_test(label, "aspect", aspect, pooled_aspects[aspect], mine[aspect]))
+    tested = [i for i, row in enumerate(rows) if row.p_value is not None]
+    adjusted = benjamini_hochberg([rows[i].p_value or 0.0 for i in tested])
+    for i, p in zip(tested, adjusted, strict=True):
+        rows[i] = replace(rows[i], p_adjusted=p)
+    return rows
 
 
 def _model_runs(

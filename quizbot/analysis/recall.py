@@ -28,6 +28,7 @@ from quizbot.domain import Outcome
 from quizbot.evaluation.recall import (
     TIER_NAMES,
     RecallScore,
+    Tiers,
     cosine_from_summary,
     parse_tiers,
     score_recall,
@@ -40,10 +41,13 @@ from storage.repo import get_run, list_responses
 __all__ = [
     "METRICS",
     "RecallRecord",
+    "group_summary",
     "mean_interval",
     "recall_records",
     "recall_summary",
+    "welch",
     "welch_by_aspect",
+    "welch_interval",
 ]
 
 METRICS: tuple[str, ...] = ("precision", "recall", "f1", "rouge1", "bleu1")
@@ -72,7 +76,10 @@ def mean_interval(values: Sequence[float]) -> dict[str, Any]:
     return {"mean": mean, "interval": [max(0.0, mean - half), min(1.0, mean + half)], "n": n}
 
 
-def _group(records: Sequence[RecallRecord]) -> dict[str, Any]:
+def group_summary(records: Sequence[RecallRecord]) -> dict[str, Any]:
+    """Figures of one group of answers: ``n``, each metric's :func:`mean_interval` (``cosine``
+    when any answer has one), each tier's ``{"k", "share", "interval"}`` (Wilson 95%) and the
+    number of abstentions."""
     n = len(records)
     out: dict[str, Any] = {"n": n}
     for metric in METRICS:
@@ -101,15 +108,19 @@ def recall_summary(records: Sequence[RecallRecord], tiers: Mapping[str, Any]) ->
         aspects.setdefault(record.aspect, []).append(record)
     return {
         "tiers": dict(tiers),
-        "overall": _group(records),
-        "by_aspect": {name: _group(group) for name, group in sorted(aspects.items())},
+        "overall": group_summary(records),
+        "by_aspect": {name: group_summary(group) for name, group in sorted(aspects.items())},
     }
 
 
-def recall_records(db: Database, run_id: int) -> tuple[list[RecallRecord], dict[str, Any]]:
-    """The run's recall answers rescored, and the tiers they were graded by."""
+def recall_records(
+    db: Database, run_id: int, tiers: Tiers | None = None
+) -> tuple[list[RecallRecord], dict[str, Any]]:
+    """The run's recall answers rescored, and the tiers they were graded by: the run's stored
+    tiers, or ``tiers`` when given (to grade several runs and people alike)."""
     run = get_run(db, run_id)
-    tiers = parse_tiers(run.config.get("recall_tiers"))
+    if tiers is None:
+        tiers = parse_tiers(run.config.get("recall_tiers"))
     responses = [r for r in list_responses(db, run_id=run_id) if r.outcome != Outcome.ERROR]
     items = {item.id: item for item in load_any_items(db, [r.item_id for r in responses])}
     records: list[RecallRecord] = []
@@ -126,7 +137,11 @@ def recall_records(db: Database, run_id: int) -> tuple[list[RecallRecord], dict[
     return records, tiers.as_json()
 
 
-def _welch(a: Sequence[float], b: Sequence[float]) -> tuple[float | None, float | None]:
+def welch(a: Sequence[float], b: Sequence[float]) -> tuple[float | None, float | None]:
+    """Welch's t (A − B) and its two-sided p-value; (None, None) below two values on a side.
+
+    Both samples constant: (None, None) when equal, else t = ±inf and p = 0.
+    """
     # Scores equal but for float noise (4/7 computed two ways) count as equal.
     a, b = [round(x, 12) for x in a], [round(x, 12) for x in b]
     if len(a) < 2 or len(b) < 2:
@@ -138,6 +153,23 @@ def _welch(a: Sequence[float], b: Sequence[float]) -> tuple[float | None, float 
         warnings.simplefilter("ignore", RuntimeWarning)
         result = stats.ttest_ind(a, b, equal_var=False)
     return float(result.statistic), float(result.pvalue)
+
+
+def welch_interval(a: Sequence[float], b: Sequence[float]) -> tuple[float, float] | None:
+    """95% Welch interval of mean(A) − mean(B) (Welch–Satterthwaite degrees of freedom); None
+    below two values on a side or when both samples are constant."""
+    if len(a) < 2 or len(b) < 2:
+        return None
+    mean_a, mean_b = sum(a) / len(a), sum(b) / len(b)
+    var_a = sum((x - mean_a) ** 2 for x in a) / (len(a) - 1) / len(a)
+    var_b = sum((x - mean_b) ** 2 for x in b) / (len(b) - 1) / len(b)
+    se2 = var_a + var_b
+    if se2 <= 1e-24:
+        return None
+    df = se2**2 / (var_a**2 / (len(a) - 1) + var_b**2 / (len(b) - 1))
+    half = float(stats.t.ppf(1 - (1 - CONFIDENCE) / 2, df)) * math.sqrt(se2)
+    difference = mean_a - mean_b
+    return difference - half, difference + half
 
 
 def welch_by_aspect(
@@ -157,7 +189,7 @@ def welch_by_aspect(
     rows: dict[str, dict[str, Any]] = {}
     for aspect in sorted(set(by_a) | set(by_b)):
         xs, ys = by_a.get(aspect, []), by_b.get(aspect, [])
-        t, p = _welch(xs, ys)
+        t, p = welch(xs, ys)
         mean_a = sum(xs) / len(xs) if xs else None
         mean_b = sum(ys) / len(ys) if ys else None
         rows[aspect] = {

@@ -65,7 +65,8 @@ def monitor_list(app: App, schedules_file: Path | None, as_json: bool) -> None:
         state = "" if row["enabled"] else "  (disabled)"
         click.echo(
             f"  {row['name']:<16} {row['cron']:<12} {row['timezone']:<14} "
-            f"{row['points']} points ({row['anchor_points']} anchors)  "
+            f"{row['points']} {'recall questions' if row.get('format') == 'recall' else 'points'} "
+            f"({row['anchor_points']} anchors)  "
             f"last {row['last_night'] or '-'}  alerts {row['alerts']}{state}"
         )
         click.echo(f"      models: {', '.join(row['models'])}   next: {row['next_run'][:16]}")
@@ -134,6 +135,20 @@ def _accuracy_text(part: dict[str, Any]) -> str:
     return f"{value:.3f}{band}"
 
 
+def _night_text(night: dict[str, Any], part: str) -> str:
+    """Accuracy in ``part`` (overall, anchor, rotating); mean F1 on an open recall night."""
+    recall = night.get("recall")
+    if not recall:
+        return _accuracy_text(night["metrics"] if part == "overall" else night[part])
+    figure = (recall.get(part) or {}).get("f1") or {}
+    value = figure.get("mean")
+    if value is None:
+        return "   -   "
+    interval = figure.get("interval") or []
+    band = f" [{interval[0]:.2f}-{interval[1]:.2f}]" if len(interval) == 2 else ""
+    return f"F1 {value:.3f}{band}"
+
+
 @monitor.command("history")
 @click.argument("name")
 @click.option("--model", help="Only this model.")
@@ -145,7 +160,7 @@ def _accuracy_text(part: dict[str, Any]) -> str:
 )
 @click.pass_obj
 def monitor_history(app: App, name: str, model: str | None, as_json: bool) -> None:
-    """Nightly accuracy with 95% intervals (anchor vs rotating), model ids and alerts."""
+    """Nightly accuracy or recall F1 with 95% intervals (anchor, rotating), model ids, alerts."""
     from quizbot.monitoring.nights import history
 
     with database_for(app) as database:
@@ -167,8 +182,8 @@ def monitor_history(app: App, name: str, model: str | None, as_json: bool) -> No
                            f"{(n['error'] or '')[:80]}")  # fmt: skip
                 continue
             click.echo(
-                f"  {n['date']:<10}  {n['run_id']:>5}  {_accuracy_text(n['metrics']):<20} "
-                f"{_accuracy_text(n['anchor']):<20} {_accuracy_text(n['rotating']):<20} "
+                f"  {n['date']:<10}  {n['run_id']:>5}  {_night_text(n, 'overall'):<20} "
+                f"{_night_text(n, 'anchor'):<20} {_night_text(n, 'rotating'):<20} "
                 f"{n['provider_model']}{changed}"
             )
             for note in n.get("notes", []):

@@ -97,6 +97,31 @@ Default alpha = 0.01
     four a year (the tests' simulated stable monitor sees about one, CUSUM included), while a
     10-point fall on 25 points a night still gives adjusted p-values far below 0.01.
 
+Open recall nights (a monitor of ``format = "recall"``)
+    Their answers are :class:`~quizbot.analysis.recall.RecallRecord` (``Night.recall_anchor``,
+    ``Night.recall_rotating``), scored by the one scorer with the run's tiers; they have no
+    true/false accuracy, so the tests above find nothing to test. Instead, with a baseline
+    window (as above), two primary tests join the night's family (same Bonferroni correction,
+    same severities, effects as fractions):
+
+    ``welch_vs_window`` (scope ``recall``, metric ``recall_f1``)
+        Welch's unequal-variance t-test of tonight's F1 values (anchor and rotating answers)
+        against the window nights' F1 values pooled (:func:`quizbot.analysis.recall.welch`,
+        i.e. ``scipy.stats.ttest_ind(equal_var=False)``). Effect: tonight's mean F1 minus the
+        window's. Both samples constant and equal: no test; constant and different: p = 0. The
+        anchor questions recur in the window, which makes the test conservative for them.
+    ``chi_square_vs_window`` (scope ``recall``, metric ``recall_tiers``)
+        Pearson's chi-square test of homogeneity of the tier counts (completely wrong /
+        partially correct / basically correct), tonight against the pooled window
+        (``scipy.stats.chi2_contingency``; tiers nobody reached are dropped; with two tiers
+        left it is the 2x2 test with Yates' correction). It catches a shift the mean hides.
+        Its ``value`` and ``baseline_value`` are the mean grade (0, 1/2, 1 for the three tiers)
+        tonight and in the window, and its effect their difference, so a shift towards
+        "completely wrong" is a fall.
+
+    No CUSUM and no per-aspect tests run on recall nights. Descriptive finding:
+    ``overall``/``recall_f1`` (tonight's mean F1 against the window's).
+
 Descriptive findings (test None, never alerts)
     ``overall``/``accuracy`` (tonight against the pooled window), ``rotating``/``dispersion``
     (phi of the window, when there is a window).
@@ -114,6 +139,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from scipy import stats
+
 from quizbot.analysis.metrics import (
     MIN_SHARED_FOR_MCNEMAR,
     Proportion,
@@ -123,8 +150,10 @@ from quizbot.analysis.metrics import (
     compute_metrics,
     two_proportion_z,
 )
+from quizbot.analysis.recall import RecallRecord, mean_interval, recall_summary, welch
 from quizbot.domain import Outcome, Severity
 from quizbot.errors import ConfigError, InputError
+from quizbot.evaluation.recall import TIER_NAMES
 
 __all__ = [
     "DEFAULT_POLICY",
@@ -217,18 +246,28 @@ class Night:
     # The item generator that made the night's questions (quizbot.items.GENERATOR_VERSION):
     # nights of different generators ask differently worded items and are not compared.
     generator: str = "g1"
+    # Open recall answers (a recall monitor), rescored; and the tiers they were graded by.
+    recall_anchor: Sequence[RecallRecord] = ()
+    recall_rotating: Sequence[RecallRecord] = ()
+    recall_tiers: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         """Freeze the records and reject a repeated item id."""
-        object.__setattr__(self, "anchor", tuple(self.anchor))
-        object.__setattr__(self, "rotating", tuple(self.rotating))
+        for name in ("anchor", "rotating", "recall_anchor", "recall_rotating"):
+            object.__setattr__(self, name, tuple(getattr(self, name)))
         ids = [r.item_id for r in (*self.anchor, *self.rotating)]
+        ids += [r.item_id for r in (*self.recall_anchor, *self.recall_rotating)]
         if len(set(ids)) < len(ids):
             repeated = next(item for item, times in Counter(ids).items() if times > 1)
             raise InputError(
                 f"item {repeated} appears twice in the night of {self.date} (run {self.run_id})",
                 hint="pass each item once, in either the anchor set or the rotating slice",
             )
+
+    @property
+    def recall(self) -> tuple[RecallRecord, ...]:
+        """Every open recall answer of the night, anchors first."""
+        return (*self.recall_anchor, *self.recall_rotating)
 
     @cached_property
     def _tally(self) -> _Tally:
@@ -306,6 +345,7 @@ def without_items(nights: Sequence[Night], item_ids: Collection[str]) -> tuple[l
     kept: list[Night] = []
     for night in nights:
         hit = {r.item_id for r in (*night.anchor, *night.rotating) if r.item_id in item_ids}
+        hit |= {r.item_id for r in night.recall if r.item_id in item_ids}
         if not hit:
             kept.append(night)
             continue
@@ -315,6 +355,8 @@ def without_items(nights: Sequence[Night], item_ids: Collection[str]) -> tuple[l
                 night,
                 anchor=[r for r in night.anchor if r.item_id not in hit],
                 rotating=[r for r in night.rotating if r.item_id not in hit],
+                recall_anchor=[r for r in night.recall_anchor if r.item_id not in hit],
+                recall_rotating=[r for r in night.recall_rotating if r.item_id not in hit],
             )
         )
     return kept, len(dropped)
@@ -353,7 +395,7 @@ def night_summary(night: Night) -> dict[str, Any]:
     by_relation: dict[str, list[Scored]] = defaultdict(list)
     for r in records:
         by_relation[r.relation].append(r)
-    return {
+    summary = {
         "date": night.date.isoformat(),
         "run_id": night.run_id,
         "provider_model": night.provider_model,
@@ -362,6 +404,12 @@ def night_summary(night: Night) -> dict[str, Any]:
         "rotating": _scope_json(night.rotating),
         "by_relation": {name: _scope_json(by_relation[name]) for name in sorted(by_relation)},
     }
+    if night.recall:
+        recall = recall_summary(night.recall, night.recall_tiers or {})
+        recall["anchor"] = {"f1": mean_interval([r.score.f1 for r in night.recall_anchor])}
+        recall["rotating"] = {"f1": mean_interval([r.score.f1 for r in night.recall_rotating])}
+        summary["recall"] = recall
+    return summary
 
 
 # --------------------------------------------------------------------------------------------
@@ -423,6 +471,7 @@ class _Test:
     n: int
     run_ids: tuple[int, ...]
     relation: bool = False
+    metric: str = "accuracy"  # the finding's metric: "accuracy", "recall_f1", "recall_tiers"
 
 
 def _points(effect: float) -> str:
@@ -460,7 +509,7 @@ def _finish(tests: Sequence[_Test], policy: DriftPolicy) -> list[Finding]:
         findings.append(
             Finding(
                 scope=t.scope,
-                metric="accuracy",
+                metric=t.metric,
                 test=t.test,
                 value=t.value,
                 baseline_value=t.baseline,
@@ -638,6 +687,84 @@ def _relations_vs_window(
     return tests
 
 
+_GRADES = {tier: i / (len(TIER_NAMES) - 1) for i, tier in enumerate(TIER_NAMES)}
+
+
+def _recall_window(window: Sequence[Night]) -> list[RecallRecord]:
+    return [r for night in window for r in night.recall]
+
+
+def _recall_f1_vs_window(window: Sequence[Night], current: Night) -> _Test | None:
+    now = [r.score.f1 for r in current.recall]
+    base = [r.score.f1 for r in _recall_window(window)]
+    t, p = welch(now, base)
+    if t is None or p is None:
+        return None
+    value, baseline = sum(now) / len(now), sum(base) / len(base)
+    return _Test(
+        scope="recall",
+        test="welch_vs_window",
+        subject="open recall mean F1",
+        against=f"the pooled last {len(window)} nights",
+        label=f"Welch t={t:.2f}",
+        value=value,
+        baseline=baseline,
+        effect=value - baseline,
+        p=p,
+        n=len(now),
+        run_ids=tuple(night.run_id for night in window),
+        metric="recall_f1",
+    )
+
+
+def _recall_tiers_vs_window(window: Sequence[Night], current: Night) -> _Test | None:
+    now = Counter(r.score.tier for r in current.recall)
+    base = Counter(r.score.tier for r in _recall_window(window))
+    tiers = [t for t in TIER_NAMES if now[t] + base[t] > 0]
+    if len(tiers) < 2 or not now.total() or not base.total():
+        return None
+    table = [[now[t] for t in tiers], [base[t] for t in tiers]]
+    chi2, p, _, _ = stats.chi2_contingency(table)
+    value = sum(_GRADES[t] * k for t, k in now.items()) / now.total()
+    baseline = sum(_GRADES[t] * k for t, k in base.items()) / base.total()
+    return _Test(
+        scope="recall",
+        test="chi_square_vs_window",
+        subject="open recall tiers (mean grade)",
+        against=f"the pooled last {len(window)} nights",
+        label=f"chi-square={float(chi2):.2f}",
+        value=value,
+        baseline=baseline,
+        effect=value - baseline,
+        p=float(p),
+        n=now.total(),
+        run_ids=tuple(night.run_id for night in window),
+        metric="recall_tiers",
+    )
+
+
+def _recall_overall(window: Sequence[Night], current: Night, has_window: bool) -> Finding:
+    now = [r.score.f1 for r in current.recall]
+    base = [r.score.f1 for r in _recall_window(window)] if has_window else []
+    value = sum(now) / len(now)
+    baseline = sum(base) / len(base) if base else None
+    against = "" if baseline is None else f" (last {len(window)} nights {baseline:.3f})"
+    return Finding(
+        scope="overall",
+        metric="recall_f1",
+        test=None,
+        value=value,
+        baseline_value=baseline,
+        effect=None if baseline is None else value - baseline,
+        p_value=None,
+        p_adjusted=None,
+        n=len(now),
+        compared_run_ids=tuple(n.run_id for n in window) if baseline is not None else (),
+        severity=None,
+        message=f"open recall mean F1 {value:.3f}{against}",
+    )
+
+
 @dataclass
 class _Arm:
     """One side of the CUSUM: its sum and the deviations since it last left zero."""
@@ -765,6 +892,9 @@ def detect(
         tests.append(_anchor_vs_window(window, current))
         tests.append(_rotating_vs_window(window, current, phi))
         tests.extend(_relations_vs_window(window, current, phi, policy))
+        if current.recall and _recall_window(window):
+            tests.append(_recall_f1_vs_window(window, current))
+            tests.append(_recall_tiers_vs_window(window, current))
     findings.extend(_finish([t for t in tests if t is not None], policy))
     cusum = _cusum([*history, current], policy)
     if cusum is not None:
@@ -793,6 +923,8 @@ def detect(
                 message=f"overall accuracy {value:.1%}{against}",
             )
         )
+    if current.recall:
+        findings.append(_recall_overall(window, current, has_window))
     if has_window and phi_estimate is not None:
         findings.append(
             Finding(

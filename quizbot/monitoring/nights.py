@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from quizbot.analysis.metrics import Scored
+from quizbot.analysis.recall import recall_records
 from quizbot.analysis.reporting import run_records
 from quizbot.config import Settings
 from quizbot.domain import Alert, NightRecord, NightStatus, RunStatus, Severity
@@ -48,9 +49,10 @@ from quizbot.evaluation.runner import execute
 from quizbot.generate.item_banks import item_set_items
 from quizbot.generate.points import select
 from quizbot.generate.prototypes import default_prototypes
+from quizbot.generate.recall import plan_recall, recall_items
 from quizbot.generate.service import rephrased, resolve_rephraser, store_items
 from quizbot.generate.statements import plan_points, statements
-from quizbot.items import GENERATOR_VERSION, ChoiceItem, StatementItem
+from quizbot.items import GENERATOR_VERSION, AnyItem
 from quizbot.kb.registry import get_kb
 from quizbot.monitoring.alerts import alert_payload
 from quizbot.monitoring.drift import (
@@ -151,22 +153,59 @@ def sync_monitors(db: Database, specs: Sequence[MonitorSpec], source: Path | Non
         )
 
 
+def _recall_night_items(
+    db: Database, spec: MonitorSpec, when: date
+) -> tuple[list[AnyItem], frozenset[str]]:
+    """A recall monitor's night: ``anchor_points`` fixed (disease, aspect) questions chosen by
+    the monitor's name, then fresh ones chosen by the date, ``points`` in all."""
+    kb, kb_id = get_kb(db, spec.kb)
+    relations = list(spec.relations) if spec.relations else None
+    anchors = (
+        list(
+            recall_items(
+                kb,
+                plan_recall(
+                    kb, relations=relations, limit=spec.anchor_points,
+                    seed=f"monitor\x1f{spec.name}",
+                ),
+            )
+        )
+        if spec.anchor_points
+        else []
+    )  # fmt: skip
+    anchor_ids = {i.id for i in anchors}
+    fresh = plan_recall(
+        kb, relations=relations, limit=spec.points, seed=f"monitor\x1f{spec.name}\x1f{when}"
+    )
+    rotating = [i for i in recall_items(kb, fresh) if i.id not in anchor_ids]
+    rotating = rotating[: max(0, spec.points - len(anchors))]
+    retired = retired_item_ids(db, [i.id for i in (*anchors, *rotating)])
+    items: list[AnyItem] = [i for i in (*anchors, *rotating) if i.id not in retired]
+    if not items:
+        raise InputError(f"monitor {spec.name!r}: no recall questions left to ask")
+    store_items(db, kb, kb_id, items)
+    return items, frozenset(i.id for i in anchors if i.id not in retired)
+
+
 def night_items(
     db: Database, spec: MonitorSpec, when: date, settings: Settings | None = None
-) -> tuple[list[StatementItem | ChoiceItem], frozenset[str]]:
-    """The night's statements (anchors first) and the ids of the anchor statements.
+) -> tuple[list[AnyItem], frozenset[str]]:
+    """The night's items (anchors first) and the ids of the anchor items.
 
     Items a reviewer retired are left out (an anchor set shrinks by its retired statements).
     A monitor of an imported item set (``item_set``) asks the whole set every night, all of it
-    anchors, so every night is paired with the last on the same items.
+    anchors, so every night is paired with the last on the same items. A monitor of
+    ``format = "recall"`` asks open recall questions (:func:`_recall_night_items`).
     """
+    if spec.format == "recall":
+        return _recall_night_items(db, spec, when)
     if spec.item_set:
         _, fixed = item_set_items(db, spec.item_set)
         retired_set = retired_item_ids(db, [i.id for i in fixed])
         fixed = [i for i in fixed if i.id not in retired_set]
         if not fixed:
             raise InputError(f"monitor {spec.name!r}: item set {spec.item_set!r} has no items left")
-        return fixed, frozenset(i.id for i in fixed)
+        return list(fixed), frozenset(i.id for i in fixed)
     kb, kb_id = get_kb(db, spec.kb)
     prototypes = default_prototypes()
     relations = (
@@ -204,7 +243,7 @@ def night_items(
     anchor_ids = frozenset(i.id for i in anchors)
     # A rotating fact may share its false tail with an anchor fact of the same head: that
     # negative point is an anchor, asked once.
-    items: list[StatementItem | ChoiceItem] = [
+    items: list[AnyItem] = [
         *anchors,
         *(i for i in rotating if i.id not in anchor_ids),
     ]
@@ -232,6 +271,11 @@ def _night_data(db: Database, night: NightRecord) -> Night | None:
     records = run_records(db, night.run_id)
     anchor: list[Scored] = [r for r in records if r.item_id in anchors]
     rotating: list[Scored] = [r for r in records if r.item_id not in anchors]
+    recalled, tiers = (
+        recall_records(db, night.run_id)
+        if run.config.get("monitor_format") == "recall"
+        else ([], None)
+    )
     data = Night(
         date=night.scheduled_date,
         run_id=night.run_id,
@@ -239,6 +283,9 @@ def _night_data(db: Database, night: NightRecord) -> Night | None:
         anchor=anchor,
         rotating=rotating,
         generator=str(run.config.get("generator_version", "g1")),  # g1 did not record it
+        recall_anchor=[r for r in recalled if r.item_id in anchors],
+        recall_rotating=[r for r in recalled if r.item_id not in anchors],
+        recall_tiers=tiers,
     )
     if run.finished_at is not None:
         _NIGHT_CACHE[key] = data
@@ -351,6 +398,7 @@ def run_night(
                         "night": when.isoformat(),
                         "anchor_item_ids": sorted(anchor_ids),
                         "generator_version": GENERATOR_VERSION,
+                        "monitor_format": spec.format,
                     },
                 )
                 ready = await start_run(
@@ -510,7 +558,8 @@ def history(
     """The time series of a monitor, one object per model (``quizbot monitor history --json``).
 
     Each: ``{"monitor", "model", "nights": [{"date", "run_id", "provider_model", "status",
-    "metrics", "anchor", "rotating", "error", "notes"}], "alerts": [...]}`` (plus each night's
+    "metrics", "anchor", "rotating", "recall", "error", "notes"}], "alerts": [...]}`` (``recall``
+    None but on nights of an open recall monitor) (plus each night's
     ``by_relation`` when asked). Figures come from the summaries stored with the nights, so a
     year of nights costs one query for the nights and one for the alerts.
     """
@@ -520,6 +569,7 @@ def history(
         "overall",
         "anchor",
         "rotating",
+        "recall",
         "notes",
         *(("by_relation",) if by_relation else ()),
     )
@@ -542,6 +592,8 @@ def history(
                 "metrics": n.parts["overall"],
                 "anchor": n.parts["anchor"],
                 "rotating": n.parts["rotating"],
+                # open recall monitors: mean F1 and tier shares (drift.night_summary)
+                "recall": n.parts["recall"] or None,
                 "error": n.error_text,
                 # what the night's figures leave out, e.g. "2 retired items left out"
                 "notes": list(n.parts["notes"] or []),

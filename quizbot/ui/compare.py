@@ -13,6 +13,10 @@ the :class:`~quizbot.analysis.comparison.HumansVsModels` it returns:
 * the breakdown tables (accuracy by relation and by transform, one column per group);
 * the tests (model vs students and model vs model, raw and Benjamini–Hochberg-adjusted p);
 * each model's percentile within the student cohort;
+* open recall items, when the comparison has any: mean F1 [95% t interval] and tier shares per
+  group, overall and per aspect (:func:`recall_table`), and Welch's t-tests of each model's F1
+  against the pooled students' with the difference's 95% Welch interval, raw and
+  Benjamini–Hochberg-adjusted p (:func:`recall_test_table`);
 * the service's notes, and "Export CSV"
 (:meth:`~quizbot.analysis.comparison.HumansVsModels.to_csv`).
 
@@ -56,6 +60,8 @@ __all__ = [
     "CSV_NAME",
     "GROUP_HEADERS",
     "PERCENTILE_HEADERS",
+    "RECALL_HEADERS",
+    "RECALL_TEST_HEADERS",
     "TEST_HEADERS",
     "bar_chart_svg",
     "breakdown_table",
@@ -65,6 +71,8 @@ __all__ = [
     "notes_markdown",
     "parse_day",
     "percentile_table",
+    "recall_table",
+    "recall_test_table",
     "significance_table",
     "write_csv",
 ]
@@ -106,6 +114,29 @@ PERCENTILE_HEADERS = [
     "percentile (matched)",
     "model accuracy",
     "percentile (pooled)",
+]
+RECALL_HEADERS = [
+    "group",
+    "kind",
+    "run",
+    "aspect",
+    "items",
+    "answers",
+    "mean F1 [95% t]",
+    "basically correct",
+    "partially correct",
+    "completely wrong",
+]
+RECALL_TEST_HEADERS = [
+    "a",
+    "b",
+    "aspect",
+    "n (a / b)",
+    "mean F1 (a / b)",
+    "difference b − a [95% Welch]",
+    "Welch t",
+    "p",
+    "p (BH)",
 ]
 # (attribute of GroupRow, legend label, colour)
 BAR_METRICS = (
@@ -226,6 +257,64 @@ def percentile_table(result: HumansVsModels) -> dict[str, Any]:
         for p in result.percentiles
     ]
     return {"headers": PERCENTILE_HEADERS, "data": rows}
+
+
+def _mean(figure: Any) -> str:
+    figure = figure or {}
+    return format_estimate(figure.get("mean"), figure.get("interval"))
+
+
+def _share(part: Any) -> str:
+    if not part or part.get("share") is None:
+        return "-"
+    interval = part.get("interval")
+    return f"{format_estimate(part['share'], interval)} ({part['k']})"
+
+
+def recall_table(result: HumansVsModels) -> dict[str, Any]:
+    """Open recall per group: mean F1 [95% t interval] and tier shares [Wilson 95%] (k)."""
+    rows = [
+        [
+            g.group,
+            _KINDS.get(g.kind, g.kind),
+            "" if g.run_id is None else str(g.run_id),
+            g.key or "(all)",
+            str(g.n_items),
+            str(g.n),
+            _mean(g.figures.get("f1")),
+            _share(g.figures["tiers"].get("basically correct")),
+            _share(g.figures["tiers"].get("partially correct")),
+            _share(g.figures["tiers"].get("completely wrong")),
+        ]
+        for g in result.recall
+    ]
+    return {"headers": RECALL_HEADERS, "data": rows}
+
+
+def recall_test_table(result: HumansVsModels) -> dict[str, Any]:
+    """Welch's t-tests of open recall F1, each model against the pooled students."""
+    rows = []
+    for t in result.recall_tests:
+        diff = "-"
+        if t.difference is not None:
+            diff = f"{t.difference:+.3f}"
+            if t.difference_interval is not None:
+                low, high = t.difference_interval
+                diff += f" [{low:+.3f}, {high:+.3f}]"
+        rows.append(
+            [
+                t.a,
+                t.b,
+                t.key or "(all)",
+                f"{t.n_a} / {t.n_b}",
+                f"{_number(t.mean_a)} / {_number(t.mean_b)}",
+                diff,
+                "-" if t.t is None else f"{t.t:.2f}",
+                _p_value(t.p_value),
+                _p_value(t.p_adjusted),
+            ]
+        )
+    return {"headers": RECALL_TEST_HEADERS, "data": rows}
 
 
 def notes_markdown(result: HumansVsModels) -> str:
@@ -390,7 +479,8 @@ def build(ctx: UiContext) -> None:
     """Lay out the tab inside the enclosing gr.Tab."""
     gr.Markdown(
         "Students' practice answers and models' evaluation runs on the same items. Students "
-        "count with their first answer to each item; intervals are Wilson 95%."
+        "count with their first answer to each item; intervals are Wilson 95% (open recall: "
+        "mean F1 with a 95% Student-t interval, tier shares Wilson 95%)."
     )
     with gr.Row():
         kb = gr.Dropdown(
@@ -444,6 +534,18 @@ def build(ctx: UiContext) -> None:
         ["12%", "11%", "13%", "12%", "9%", "7%", "9%", "15%", "6%", "6%"],
     )
     percentiles = _table(PERCENTILE_HEADERS, "Percentile within the cohort", "qb-compare-pct")
+    recall = _table(
+        RECALL_HEADERS,
+        "Open recall: mean F1 [95% t interval] and tier shares [Wilson 95%] (k), one set of tiers "
+        "for everyone",
+        "qb-compare-recall",
+    )
+    recall_tests = _table(
+        RECALL_TEST_HEADERS,
+        "Open recall tests: Welch's t on F1, model vs pooled students (difference b − a; p "
+        "adjusted with Benjamini–Hochberg over these tests)",
+        "qb-compare-recall-tests",
+    )
     notes = gr.Markdown(elem_id="qb-compare-notes")
     with gr.Row():
         export = gr.Button("Export CSV", elem_id="qb-compare-export")
@@ -470,7 +572,7 @@ def build(ctx: UiContext) -> None:
     gr.on(None, initial_lists, outputs=list_outputs, api_visibility="private")
     refresh.click(lists, inputs=models, outputs=list_outputs, api_visibility="private")
 
-    @guarded(10, title="Could not compare.")
+    @guarded(12, title="Could not compare.")
     def on_compare(
         kb_name: str | None,
         cohort_name: str | None,
@@ -488,6 +590,7 @@ def build(ctx: UiContext) -> None:
             until=parse_day(until_text, "end"),
             models=list(chosen or []),
             min_items=int(least if least is not None else DEFAULT_MIN_ITEMS),
+            recall_tiers=ctx.settings.recall_tiers,
         )
         return (
             "",
@@ -498,6 +601,8 @@ def build(ctx: UiContext) -> None:
             breakdown_table(result, "transform"),
             significance_table(result),
             percentile_table(result),
+            recall_table(result),
+            recall_test_table(result),
             notes_markdown(result),
             result.to_csv(),
         )
@@ -514,6 +619,8 @@ def build(ctx: UiContext) -> None:
             by_transform,
             tests,
             percentiles,
+            recall,
+            recall_tests,
             notes,
             csv_text,
         ],

@@ -1,7 +1,8 @@
 """The "Monitor" tab: an overview of every monitor x model first, then one monitor in detail.
 
 The **overview** (:func:`overview_rows`, :func:`overview_html`) lists every monitor x model with
-its last night, that night's accuracy, a 14-night trend (a sparkline and the change against the
+its last night, that night's accuracy (an open recall monitor: its mean F1 with a 95% t
+interval and the share basically correct), a 14-night trend (a sparkline and the change against the
 7 nights before) and its active incidents (:mod:`quizbot.monitoring.incidents`). An admin gets
 the incident actions under it: acknowledge, resolve, or accept the new level as the baseline
 (from a chosen night); :func:`incident_action` checks the session's admin flag again on the
@@ -61,9 +62,13 @@ __all__ = [
     "declared_monitors",
     "default_model",
     "describe_monitor",
+    "f1_text",
+    "headline_text",
+    "headline_value",
     "incident_action",
     "incident_choice",
     "incident_rows",
+    "is_recall",
     "monitor_names",
     "night_rows",
     "overview_html",
@@ -133,6 +138,47 @@ def accuracy_text(scope: Mapping[str, Any]) -> str:
     return f"{value:.3f}{band}"
 
 
+def f1_text(figure: Mapping[str, Any] | None) -> str:
+    """``F1 0.620 [0.51–0.73]`` for an open recall mean F1 figure, ``-`` when there is none."""
+    value = (figure or {}).get("mean")
+    if value is None:
+        return "-"
+    interval = (figure or {}).get("interval")
+    band = f" [{interval[0]:.2f}–{interval[1]:.2f}]" if interval else ""
+    return f"F1 {value:.3f}{band}"
+
+
+def is_recall(series: Mapping[str, Any] | None) -> bool:
+    """Whether a model's history is of an open recall monitor (its nights carry mean F1)."""
+    return any(n.get("recall") for n in (series or {}).get("nights") or [])
+
+
+def headline_text(night: Mapping[str, Any], part: str = "overall") -> str:
+    """A night's headline figure in ``part`` (overall, anchor or rotating): mean F1 with its t
+    interval for an open recall night, else accuracy with its Wilson interval."""
+    recall = night.get("recall")
+    if recall:
+        figure = (recall.get(part) or {}).get("f1")
+        text = f1_text(figure)
+        if part == "overall":
+            basic = ((recall.get(part) or {}).get("tiers") or {}).get("basically correct") or {}
+            if basic.get("share") is not None:
+                text += f"; {basic['share']:.0%} basically correct"
+        return text
+    scope = night.get("metrics" if part == "overall" else part) or {}
+    return accuracy_text(scope)
+
+
+def headline_value(night: Mapping[str, Any]) -> float | None:
+    """The number the overview's trend follows: mean F1 (recall) or accuracy, overall."""
+    recall = night.get("recall")
+    if recall:
+        value = ((recall.get("overall") or {}).get("f1") or {}).get("mean")
+    else:
+        value = ((night.get("metrics") or {}).get("accuracy") or {}).get("value")
+    return None if value is None else float(value)
+
+
 def provider_changes(series: Mapping[str, Any]) -> list[tuple[str, str, str]]:
     """(night, previous id, new id) for each completed night whose reported model id differs
     from the last one reported before it."""
@@ -149,9 +195,15 @@ def provider_changes(series: Mapping[str, Any]) -> list[tuple[str, str, str]]:
 
 
 def _figure(night: Mapping[str, Any], part: str) -> tuple[float, float, float] | None:
-    """(value, low, high) of a night's accuracy in ``part``, or None."""
-    figure = (night.get(part) or {}).get("accuracy") or {}
-    value = figure.get("value")
+    """(value, low, high) of a night's accuracy in ``part`` (mean F1 on a recall night), or
+    None."""
+    recall = night.get("recall")
+    if recall:
+        figure = (recall.get(part) or {}).get("f1") or {}
+        value = figure.get("mean")
+    else:
+        figure = (night.get(part) or {}).get("accuracy") or {}
+        value = figure.get("value")
     if value is None or night.get("status") != "completed":
         return None
     interval = figure.get("interval") or [value, value]
@@ -180,7 +232,8 @@ def chart_svg(
     """The chart of one model as HTML: an SVG and its legend.
 
     Per night: the accuracy of the anchor set and of the rotating slice as lines, each 95%
-    Wilson interval as a **shaded band**; a marker above the night for each of its alerts
+    Wilson interval as a **shaded band** (an open recall monitor: their mean F1, each 95%
+    Student-t interval as the band); a marker above the night for each of its alerts
     (coloured by severity, the message as its tooltip) and a grey cross for a failed night; a
     dashed grey vertical at each change of the provider-reported model id; each incident
     (``Incident.as_json()``) as a shaded span from its first alerting night to its close (or
@@ -282,13 +335,17 @@ def chart_svg(
         anchor = "start" if i == 0 else "end" if i == last_index else "middle"
         label = when if i in (0, last_index) else when[5:]
         parts.append(_svg_text(x(when), height - 10, label, size=12, anchor=anchor))
+    recall = is_recall(series)
+    what = "open recall mean F1" if recall else "accuracy"
     svg = (
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="100%" '
-        f'role="img" aria-label="accuracy per night" style="max-width:760px;height:auto">'
+        f'role="img" aria-label="{what} per night" style="max-width:760px;height:auto">'
         + "".join(parts)
         + "</svg>"
     )
     title = f"{series['monitor']} · {series['model']}" if series else ""
+    if recall:
+        title += f" · {what}"
     legend = [
         _swatch(_COLORS[ANCHOR], ANCHOR),
         _swatch(_COLORS[ROTATING], ROTATING),
@@ -374,11 +431,7 @@ def overview_rows(
         for series in series_list:
             nights = series["nights"]
             done = [n for n in nights if n["status"] == "completed"]
-            values = [
-                float(v)
-                for n in done[-14:]
-                if (v := ((n.get("metrics") or {}).get("accuracy") or {}).get("value")) is not None
-            ]
+            values = [v for n in done[-14:] if (v := headline_value(n)) is not None]
             before = values[-8:-1]
             own = [
                 i
@@ -392,7 +445,7 @@ def overview_rows(
                     model=series["model"],
                     last_night=nights[-1]["date"] if nights else None,
                     last_status=nights[-1]["status"] if nights else None,
-                    accuracy=accuracy_text(done[-1].get("metrics") or {}) if done else "-",
+                    accuracy=headline_text(done[-1]) if done else "-",
                     trend=values,
                     change=values[-1] - sum(before) / len(before) if before else None,
                     incidents=own,
@@ -415,7 +468,8 @@ def _change_text(change: float | None) -> str:
 
 
 _OVERVIEW_HEADERS = (
-    "monitor", "model", "last night", "accuracy (all)", "trend (14 nights)", "open incidents",
+    "monitor", "model", "last night", "accuracy (all) or recall F1", "trend (14 nights)",
+    "open incidents",
 )  # fmt: skip
 
 
@@ -473,9 +527,9 @@ def night_rows(histories: Sequence[Mapping[str, Any]]) -> list[list[Any]]:
                     night["date"],
                     series["model"],
                     night["status"] + (f": {night['error'][:200]}" if night.get("error") else ""),
-                    accuracy_text(night.get("metrics") or {}),
-                    accuracy_text(night.get(ANCHOR) or {}),
-                    accuracy_text(night.get(ROTATING) or {}),
+                    headline_text(night),
+                    headline_text(night, ANCHOR),
+                    headline_text(night, ROTATING),
                     _statements(night),
                     night.get("provider_model") or "-",
                     night.get("run_id") or "-",
@@ -543,8 +597,13 @@ def describe_monitor(
     if definition:
         models = ", ".join(f"`{m}`" for m in definition.get("models", []))
         points, anchors = definition.get("points"), definition.get("anchor_points")
+        asked = (
+            "open recall questions (disease × aspect; drift on mean F1 and tier shares)"
+            if definition.get("format") == "recall"
+            else "knowledge points"
+        )
         lines.append(
-            f"Models {models}; {points} knowledge points a night ({anchors} of them the fixed "
+            f"Models {models}; {points} {asked} a night ({anchors} of them the fixed "
             f"anchor set) from `{definition.get('kb')}`, at cron `{definition.get('cron')}` "
             f"({definition.get('timezone')})."
             + ("" if definition.get("enabled", True) else " **Disabled** in the schedules file.")
