@@ -68,9 +68,7 @@ def test_a_student_completes_a_recall_session_and_sees_matched_missed_wrong(
     typed: list[str] = []
     f1s: list[float] = []
     for position, item in enumerate(items, start=1):
-        expect(tab.locator("#qb-recall-question")).to_contain_text(
-            f"Question {position} of {N}"
-        )
+        expect(tab.locator("#qb-recall-question")).to_contain_text(f"Question {position} of {N}")
         expect(tab.locator("#qb-recall-question")).to_contain_text(item.head)
         # Before the answer: no gold entity in the section (beyond the question's own words),
         # none in the app's config, no item id anywhere.
