@@ -213,7 +213,9 @@ def progress(
 ) -> Progress:
     """A student's accuracy over time: overall and per topic, per UTC day or per session.
 
-    Counts every answered question of every session (only in ``kb`` if given). Sessions idle
+    Counts every answered question of every session (only in ``kb`` if given), except open
+    recall answers: their sessions are listed (accuracy: the share "basically correct") and
+    their figures are ``recall`` (:func:`quizbot.practice.recall.recall_progress`). Sessions idle
     for ``idle_timeout`` are closed before they are listed (``now`` is for tests). Raises
     :class:`NotFoundError` when the pseudonym has never practised.
     """

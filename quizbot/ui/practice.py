@@ -76,6 +76,10 @@ Design
     is running in the same tab ends the running one (it becomes ``abandoned``), as "End session"
     does.
 
+    Recall. Under the chat, "Recall: list what you remember" (:mod:`quizbot.ui.recall_practice`)
+    asks open recall questions with the same pseudonym, knowledge base and assignment fields;
+    "My progress" adds its figures (mean F1 per aspect) below the accuracy.
+
 API (for ``gradio_client``; ``gr.State`` is kept per client, so one Client is one student)
     ``/practice_start`` (student, kb="clinical-core", topic="all", format="statement",
     length=10, cohort=None, assignment=None) and ``/practice_answer`` (answer) return the six
