@@ -99,22 +99,27 @@ def _items(entries: Sequence[str], css: str) -> str:
     return "".join(f'<li class="{css}">{html_text(e)}</li>' for e in entries)
 
 
-def _section(title: str, body: str, elem: str, empty: str) -> str:
+def _section(title: str, body: str, elem: str, empty: str, attr: str = "id") -> str:
     inner = f"<ul>{body}</ul>" if body else f'<p class="qb-recall-none">{html_text(empty)}</p>'
-    return f'<div class="qb-recall-part" id="{elem}"><h4>{html_text(title)}</h4>{inner}</div>'
+    return f'<div class="qb-recall-part" {attr}="{elem}"><h4>{html_text(title)}</h4>{inner}</div>'
 
 
-def render_feedback(feedback: RecallFeedback) -> str:
-    """The feedback panel as HTML (every text escaped): verdict, recalled, missed, wrong."""
+def render_feedback(feedback: RecallFeedback, *, ids: bool = True) -> str:
+    """The feedback panel as HTML (every text escaped): verdict, recalled, missed, wrong.
+
+    ``ids=False`` (several answers on one page, the end of an exam) marks the parts with
+    ``data-part`` instead of element ids, which must be unique.
+    """
+    attr = "id" if ids else "data-part"
     head = (
         f'<p class="qb-recall-question-again">Question {feedback.position} of {feedback.total}: '
         f"{html_text(feedback.question)}</p>"
     )
     if feedback.outcome == "withheld":
         return (
-            f'<div id="qb-recall-verdict">{head}<p><strong>Answer recorded.</strong> This is an '
-            "exam: what you recalled, missed and got wrong is shown once every question is "
-            "answered.</p></div>"
+            f'<div {attr}="qb-recall-verdict">{head}<p><strong>Answer recorded.</strong> '
+            "This is an exam: what you recalled, missed and got wrong is shown once every "
+            "question is answered.</p></div>"
         )
     if feedback.outcome == "abstained":
         verdict = "Not answered (\u201cI don't know\u201d): F1 0."
@@ -141,24 +146,27 @@ def render_feedback(feedback: RecallFeedback) -> str:
     )
     n_gold = len(feedback.recalled) + len(feedback.missed)
     parts = [
-        f'<div id="qb-recall-verdict">{head}<p>{verdict}</p>{read_line}</div>',
+        f'<div {attr}="qb-recall-verdict">{head}<p>{verdict}</p>{read_line}</div>',
         _section(
             f"\u2713 Recalled ({len(feedback.recalled)} of {n_gold})",
             recalled,
             "qb-recall-recalled",
             "nothing from the list",
+            attr,
         ),
         _section(
             f"\u25cb Missed ({len(feedback.missed)})",
             _items(feedback.missed, "qb-recall-miss"),
             "qb-recall-missed",
             "nothing: you recalled the whole list",
+            attr,
         ),
         _section(
             f"\u2717 Wrong ({len(feedback.wrong)})",
             _items(feedback.wrong, "qb-recall-wrong"),
             "qb-recall-wrongs",
             "nothing",
+            attr,
         ),
     ]
     if feedback.vague:
@@ -168,6 +176,7 @@ def render_feedback(feedback: RecallFeedback) -> str:
                 _items(feedback.vague, "qb-recall-vague"),
                 "qb-recall-vagues",
                 "",
+                attr,
             )
         )
     tiers = feedback.tiers
@@ -217,7 +226,7 @@ def render_summary(result: RecallSummary) -> str:
 
 def render_review(result: RecallSummary) -> str:
     """Every answer's feedback (the end of an exam), as HTML."""
-    return "".join(render_feedback(a) for a in result.answers)
+    return "".join(render_feedback(a, ids=False) for a in result.answers)
 
 
 def progress_text(p: Progress) -> str:
