@@ -154,3 +154,50 @@ def test_the_recall_section_fits_a_phone(page: Any, served: Served) -> None:
         assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 391, element
     assert_fits(tab, 390)
     screenshot(tab, "narrow-recall")
+
+
+def test_a_recall_exam_assignment_shows_nothing_until_its_last_answer(
+    page: Any, served: Served
+) -> None:
+    from quizbot.domain import AssignmentMode
+    from quizbot.generate.assignments import AssignmentRequest, make_assignment
+
+    with database(served.database_url) as db:
+        make_assignment(
+            db,
+            AssignmentRequest(
+                name="recall-exam", kb="clinical-core", points=2, seed="x", format="recall",
+                mode=AssignmentMode.EXAM,
+            ),
+        )  # fmt: skip
+    tab = page
+    tab.locator("#qb-practice-assignment textarea, #qb-practice-assignment input").first.fill(
+        "recall-exam"
+    )
+    start_recall(tab, "Exam Taker", 2)
+    session_id, items = recall_items(served, "Exam Taker")
+    first = items[0]
+    tab.locator("#qb-recall-answer textarea").first.fill(f"{first.answers[0]}, {WRONG}")
+    tab.locator("#qb-recall-submit").click()
+    verdict = tab.locator("#qb-recall-verdict")
+    expect(verdict).to_contain_text("Answer recorded")
+    assert tab.locator("#qb-recall-recalled").count() == 0  # no lists, no score
+    section = tab.locator("#qb-recall").inner_text()
+    assert "F1" not in section
+    for gold in first.answers[1:]:  # missed ones: not revealed yet
+        assert gold not in section.replace(first.question, ""), gold
+    tab.locator("#qb-recall-next").click()
+    tab.locator("#qb-recall-question").get_by_text("Question 2 of 2").wait_for()
+    tab.locator("#qb-recall-answer textarea").first.fill(", ".join(items[1].answers))
+    tab.locator("#qb-recall-submit").click()
+    expect(tab.locator("#qb-recall-status")).to_contain_text("Session over")
+    review = tab.locator("#qb-recall-feedback")
+    for item in items:  # every answer's full feedback at the end
+        expect(review).to_contain_text(item.question)
+        for gold in item.answers:
+            expect(review).to_contain_text(gold)
+    expect(review).to_contain_text(WRONG)
+    with database(served.database_url) as db:
+        assert load_session(db, session_id).session.assignment_id is not None
+        texts = [r.raw_text for r in stored(db, session_id)]
+        assert texts[0] == f"{first.answers[0]}, {WRONG}" and len(texts) == 2
