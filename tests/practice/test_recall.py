@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from quizbot.analysis.assignments import assignment_results
+from quizbot.analysis.comparison import compare
 from quizbot.analysis.recall import mean_interval
 from quizbot.domain import AssignmentMode, RespondentKind
 from quizbot.errors import DuplicateError, InputError
@@ -342,6 +343,9 @@ def test_a_recall_assignment_puts_students_next_to_a_model_per_aspect(
     everyone = [f for aspects in expected.values() for v in aspects.values() for f in v]
     assert pooled["mean"] == pytest.approx(statistics.mean(everyone)) and pooled["n"] == 12
     assert rows["ann"]["metrics"]["accuracy"]["k"] == 6  # all basically correct
+    # Humans vs models (recognition items) still works with recall answers in the database.
+    found = compare(db, kb="clinical-core")
+    assert not found.students and all(g.kind != "students" for g in found.groups)
 
 
 def test_a_recall_exam_withholds_everything_until_the_last_answer(db: Database) -> None:
