@@ -90,3 +90,25 @@ def test_a_recall_assignment_from_the_cli_to_its_results(
     page = render_results(results)
     assert "Open recall: mean F1 per aspect" in page
     assert f"{statistics.mean(every):.3f}" in page and "no finished model run" in page
+
+
+def test_a_recall_items_file_makes_a_recall_assignment_and_is_never_mixed(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    _ok(runner, "assignment", "create", "rc", "--kb", "clinical-core", "--format", "recall",
+        "--points", "3", "--seed", "2")  # fmt: skip
+    exported = tmp_path / "rc.jsonl"
+    _ok(runner, "assignment", "export", "rc", "--out", str(exported))
+    lines = exported.read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 3 and all(json.loads(line)["kind"] == "recall" for line in lines)
+    made = json.loads(_ok(runner, "assignment", "create", "rc-file", "--kb", "clinical-core",
+                          "--items", str(exported), "--json"))  # fmt: skip
+    assert made["config"]["format"] == "recall" and made["n_items"] == 3
+    _ok(runner, "assignment", "create", "st", "--kb", "clinical-core", "--points", "1")
+    statements = tmp_path / "st.jsonl"
+    _ok(runner, "assignment", "export", "st", "--out", str(statements))
+    mixed = tmp_path / "mixed.jsonl"
+    mixed.write_text(lines[0] + "\n" + statements.read_text(encoding="utf-8"), encoding="utf-8")
+    bad = runner.invoke(cli, ["assignment", "create", "mx", "--kb", "clinical-core",
+                              "--items", str(mixed)])  # fmt: skip
+    assert bad.exit_code == 65 and "mixed" in bad.output and "line 2" in bad.output
