@@ -324,7 +324,8 @@ async def student_loop(
     while time.monotonic() < deadline:
         try:
             started = await student.call(
-                "practice_start", [name, "clinical-core", "all", args.format, args.length, ""]
+                "practice_start",
+                [name, "clinical-core", "all", args.format, args.length, "", None],
             )
         except (httpx.HTTPError, json.JSONDecodeError) as exc:
             tally.errors.append(f"start: {type(exc).__name__}: {exc}"[:200])

@@ -38,6 +38,7 @@ __all__ = [
     "Outcome",
     "OverrideKind",
     "PracticeSessionRecord",
+    "ReasonReview",
     "Respondent",
     "RespondentKind",
     "ResponseRecord",
@@ -234,6 +235,7 @@ class Run:
     started_at: datetime | None
     finished_at: datetime | None
     assignment_id: int | None = None  # the run was made for this assignment
+    repeat_of: int | None = None  # the first run of its repeat group (``--repeats``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -325,6 +327,17 @@ class Alert:
     delivered_at: datetime | None
     delivery_error: str | None
     created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class ReasonReview:
+    """An admin's mark on the reason of one SDAK answer (``response_id``): sound or not."""
+
+    id: int
+    response_id: int
+    sound: bool
+    reviewer: str
+    reviewed_at: datetime
 
 
 @dataclass(frozen=True, slots=True)

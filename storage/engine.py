@@ -6,6 +6,9 @@ locked" when a deferred reader tries to upgrade its lock; readers stay deferred 
 Every transaction goes through :meth:`Database.write` or :meth:`Database.read`, which retry
 transient lock, deadlock and serialization errors with jittered backoff, so concurrent writers
 never surface those errors to a user.
+
+:meth:`Database.unit` groups several of those calls into one write transaction (one commit,
+one fsync on SQLite) for a request that reads and writes many times, such as a practice answer.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -198,6 +202,19 @@ def _install_sqlite_hooks(engine: Engine, options: EngineOptions) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE" if write else "BEGIN")
 
 
+class _NoLock:
+    """A context manager that locks nothing (PostgreSQL needs no process-level write lock)."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+_NO_LOCK = _NoLock()
+
+
 class Database:
     """A connection pool to one database plus quizbot's transaction discipline.
 
@@ -255,6 +272,10 @@ class Database:
         self._write_lock: threading.RLock | None = (
             threading.RLock() if self.backend == "sqlite" else None
         )
+        # The session of the unit of work running in this context (thread or task), if any.
+        self._unit: ContextVar[Session | None] = ContextVar(
+            f"quizbot_unit_{id(self)}", default=None
+        )
 
     @staticmethod
     def _ensure_sqlite_dir(path: Path) -> None:
@@ -294,15 +315,51 @@ class Database:
         raise AssertionError("unreachable")  # pragma: no cover - Retrying re-raises or returns
 
     def write(self, fn: Callable[[Session], T]) -> T:
-        """Run ``fn`` in one write transaction (committed on return) and return its result."""
+        """Run ``fn`` in one write transaction (committed on return) and return its result.
+
+        Inside :meth:`unit` it runs in the unit's transaction, under a savepoint: if ``fn``
+        raises, what it wrote is undone and the unit goes on (its caller may catch the error).
+        """
+        shared = self._unit.get()
+        if shared is not None:
+            with shared.begin_nested():
+                return fn(shared)
         if self._write_lock is None:
             return self._run(self._write_engine, fn)
         with self._write_lock:
             return self._run(self._write_engine, fn)
 
     def read(self, fn: Callable[[Session], T]) -> T:
-        """Run ``fn`` in one read transaction and return its result."""
+        """Run ``fn`` in one read transaction and return its result (inside :meth:`unit`, in
+        the unit's transaction: it sees what the unit wrote so far)."""
+        shared = self._unit.get()
+        if shared is not None:
+            return fn(shared)
         return self._run(self.engine, fn)
+
+    def unit(self, fn: Callable[[], T]) -> T:
+        """Run ``fn`` as one unit of work: every :meth:`write` and :meth:`read` it makes (through
+        any repository function) shares one write transaction, committed when ``fn`` returns
+        and rolled back entirely when it raises.
+
+        One commit instead of one per call: on SQLite one fsync and one turn of the write lock
+        per request. The whole unit is retried on transient contention errors, so ``fn``, like
+        the functions given to :meth:`write`, must have no side effects outside the database.
+        A unit inside a unit joins the outer one.
+        """
+        if self._unit.get() is not None:
+            return fn()
+        lock = self._write_lock if self._write_lock is not None else _NO_LOCK
+        with lock:
+
+            def _whole(session: Session) -> T:
+                token = self._unit.set(session)
+                try:
+                    return fn()
+                finally:
+                    self._unit.reset(token)
+
+            return self._run(self._write_engine, _whole)
 
     def _unavailable(self, exc: OperationalError) -> StorageError:
         first_line = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)

@@ -274,6 +274,11 @@ class EvalRun(SQLModel, table=True):
     assignment_id: int | None = Field(
         default=None, foreign_key="assignments.id", ondelete="SET NULL", index=True
     )
+    # A repeat of this run (``quizbot eval --repeats N``): the group is the first run and every
+    # run pointing at it (migration 0015).
+    repeat_of: int | None = Field(
+        default=None, foreign_key="eval_run.id", ondelete="CASCADE", index=True
+    )
 
 
 class Response(SQLModel, table=True):
@@ -749,3 +754,19 @@ class AuditLogRow(SQLModel, table=True):
     ok: bool = Field(default=True)
     detail: str = Field(default="", sa_type=Text)
     address: str | None = Field(default=None, max_length=100)
+
+
+class ReasonReview(SQLModel, table=True):
+    """An admin's mark on the reason of one SDAK answer: sound or not (migration 0015).
+
+    One mark per answer; marking again replaces it. The reason itself is read again from the
+    answer's raw text, never copied here.
+    """
+
+    __tablename__ = "reason_reviews"
+
+    id: int | None = Field(default=None, primary_key=True)
+    response_id: int = Field(foreign_key="response.id", ondelete="CASCADE", unique=True)
+    sound: bool
+    reviewer: str = Field(max_length=200)
+    reviewed_at: datetime = _created()

@@ -71,6 +71,7 @@ __all__ = [
     "put_rephrasing",
     "record_response",
     "record_responses",
+    "repeat_group",
     "save_items",
     "save_knowledge_points",
     "save_prototype_set",
@@ -615,8 +616,10 @@ def create_run(
     n_items: int = 0,
     name: str | None = None,
     assignment_id: int | None = None,
+    repeat_of: int | None = None,
 ) -> domain.Run:
-    """Create an evaluation run in status ``pending`` (made for ``assignment_id`` when given)."""
+    """Create an evaluation run in status ``pending`` (made for ``assignment_id`` when given;
+    a repeat of the run ``repeat_of`` when given)."""
     run = EvalRun(
         respondent_id=respondent_id,
         model_requested=model_requested,
@@ -624,6 +627,7 @@ def create_run(
         n_items=n_items,
         name=name,
         assignment_id=assignment_id,
+        repeat_of=repeat_of,
     )
 
     return _add(db, run, domain.Run, f"run for {model_requested!r}")
@@ -771,6 +775,21 @@ def list_runs(db: Database, limit: int = 100) -> list[tuple[domain.Run, int]]:
         return [(to_record(domain.Run, run), int(counts.get(run.id, 0))) for run in runs]
 
     return db.read(_do)
+
+
+def repeat_group(db: Database, run_id: int) -> list[domain.Run]:
+    """The repeat group of a run, first run first (``[run]`` alone for an ordinary run).
+
+    :class:`NotFoundError` if there is no such run.
+    """
+    run = get_run(db, run_id)
+    first = run.repeat_of if run.repeat_of is not None else run.id
+    stmt = (
+        select(EvalRun)
+        .where((col(EvalRun.id) == first) | (col(EvalRun.repeat_of) == first))
+        .order_by(col(EvalRun.id))
+    )
+    return db.read(lambda s: [to_record(domain.Run, r) for r in s.execute(stmt).scalars()])
 
 
 def answered_item_ids(db: Database, run_id: int) -> set[str]:

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from quizbot.items import AnyItem
 
 RECALL_MAX_TOKENS = 256  # --max-tokens when not given and the items are open recall questions
+SDAK_MAX_TOKENS = 160  # --max-tokens when not given and --prompt sdak (a verdict and a reason)
 MAX_TOKENS = 16
 
 
@@ -70,9 +71,11 @@ def _print_report(report: dict[str, Any]) -> None:
 )
 @click.option("--relations", help="With --kb: comma-separated relations.")
 @click.option("--points", type=click.IntRange(min=1), help="With --kb: number of knowledge points.")
-@click.option("--format", "fmt", type=click.Choice(["statements", "choice", "numeric", "recall"]),
+@click.option("--format", "fmt", type=click.Choice(["statements", "choice", "multi", "numeric",
+                                                   "recall"]),
               default="statements", show_default=True,
-              help="With --kb: item format (numeric: EBMQA ranges, --kb hpo; recall: open "
+              help="With --kb: item format (multi: up to 5 right options; numeric: EBMQA ranges, "
+              "--kb hpo; recall: open "
               "questions).")  # fmt: skip
 @click.option("--prototypes", help="With --kb: prototype file or imported set.")
 @difficulty_option
@@ -80,13 +83,53 @@ def _print_report(report: dict[str, Any]) -> None:
 @click.option("--shots", type=click.IntRange(min=0), default=0, show_default=True,
               help="Demonstrations per question (few-shot).")  # fmt: skip
 @click.option("--idk", is_flag=True, help='Offer "I do not know" as an answer.')
+@click.option(
+    "--permutations",
+    type=click.IntRange(min=1, max=24),
+    default=1,
+    show_default=True,
+    metavar="K",
+    help="Ask each multiple-choice question in K option orders (the first is its own; the "
+    "others seeded shuffles); `report` then shows their stability.",
+)
+@click.option(
+    "--idk-both",
+    is_flag=True,
+    help='Ask every order (alone: every question once) with and without "I do not know" '
+    "(EBMQA: --permutations 4 --idk-both).",
+)
 @click.option("--style", type=click.Choice(["chat", "completion"]), default=None,
               help="Chat messages, or text completion [default: completion for local/ models "
               "(base models), chat otherwise].")  # fmt: skip
 @click.option(
+    "--prompt",
+    "wording",
+    type=click.Choice(["standard", "sdak"]),
+    default="standard",
+    show_default=True,
+    help="How statements are asked: standard (True or False), or sdak (the verdict Correct or "
+    "Incorrect first, then the reason; the report adds the SDAK paper's metrics).",
+)
+@click.option(
+    "--repeats",
+    type=click.IntRange(min=1, max=50),
+    default=1,
+    show_default=True,
+    help="Ask the same items N times, each a run of its own in one group; the report gives "
+    "every metric as mean ± SD over the group.",
+)
+@click.option(
+    "--temperature",
+    type=click.FloatRange(min=0, max=2),
+    default=0.0,
+    show_default=True,
+    help="Sampling temperature sent with every call.",
+)
+@click.option(
     "--max-tokens",
     type=click.IntRange(min=1),
-    help=f"Tokens per answer [default: {MAX_TOKENS}; {RECALL_MAX_TOKENS} for recall].",
+    help=f"Tokens per answer [default: {MAX_TOKENS}; {RECALL_MAX_TOKENS} for recall; "
+    f"{SDAK_MAX_TOKENS} with --prompt sdak].",
 )
 @click.option(
     "--embedding-model",
@@ -131,7 +174,12 @@ def eval_cmd(
     seed: str,
     shots: int,
     idk: bool,
+    permutations: int,
+    idk_both: bool,
     style: str,
+    wording: str,
+    repeats: int,
+    temperature: float,
     max_tokens: int | None,
     embedding_model: str | None,
     recall_tiers: str | None,
@@ -147,10 +195,9 @@ def eval_cmd(
     """Ask a model (or a baseline) every item and score the answers. Resumable."""
     from quizbot.analysis.reporting import run_report
     from quizbot.domain import RunStatus
-    from quizbot.evaluation import EvalSpec, ModelOverrides, ReadyRun, RunSummary, reopen
-    from quizbot.evaluation import start as start_run
+    from quizbot.evaluation import EvalSpec, ModelOverrides, ReadyRun, RunSummary
     from quizbot.evaluation.runner import execute
-    from quizbot.evaluation.service import start_second_pass
+    from quizbot.evaluation.service import reopen_group, start_repeats, start_second_pass
     from quizbot.generate.service import GenerateRequest, prepare
     from quizbot.progress import progress_bar
 
@@ -158,6 +205,11 @@ def eval_cmd(
         api_base=api_base, api_key_env=api_key_env, timeout=timeout, max_concurrency=concurrency
     )
     with database_for(app) as database:
+        if resume is not None and (permutations != 1 or idk_both):
+            raise InputError(
+                "--permutations and --idk-both are stored with the run; "
+                "--resume continues it as recorded"
+            )
         if resume is None:
             if not model:
                 raise InputError("--model is required", hint="e.g. --model baseline/random")
@@ -196,6 +248,8 @@ def eval_cmd(
                     prototypes=prototypes,
                     format="choice"
                     if fmt in ("choice", "recall")
+                    else "multi"
+                    if fmt == "multi"
                     else "numeric"
                     if fmt == "numeric"
                     else "statements",
@@ -205,27 +259,39 @@ def eval_cmd(
                     request = replace(request, format="recall", prototypes=None)
                 items = list(prepare(database, request, app.settings).items())
             recall = any(item.kind == "recall" for item in items)
+            sdak = wording == "sdak"
+            default_tokens = (
+                RECALL_MAX_TOKENS if recall else SDAK_MAX_TOKENS if sdak else MAX_TOKENS
+            )
             spec = EvalSpec(
                 model=model,
                 shots=shots,
                 idk=idk,
                 style="chat" if style == "chat" else "completion" if style else None,
-                max_tokens=max_tokens or (RECALL_MAX_TOKENS if recall else MAX_TOKENS),
+                max_tokens=max_tokens or default_tokens,
                 seed=seed,
                 name=name,
                 overrides=overrides,
                 assignment_id=assignment_id,
                 recall_tiers=recall_tiers,
                 embedding_model=embedding_model,
+                permutations=permutations,
+                idk_both=idk_both,
+                prompt="sdak" if wording == "sdak" else "standard",
+                temperature=temperature,
             )
 
-            async def _ready() -> ReadyRun:
-                return await start_run(database, spec, items, settings=app.settings)
+            async def _ready() -> list[ReadyRun]:
+                return await start_repeats(database, spec, items, repeats, settings=app.settings)
 
         else:
+            if repeats != 1:
+                raise InputError(
+                    "--repeats goes with a new run", hint="--resume continues the whole group"
+                )
 
-            async def _ready() -> ReadyRun:
-                return reopen(database, resume, settings=app.settings, overrides=overrides)
+            async def _ready() -> list[ReadyRun]:
+                return reopen_group(database, resume, settings=app.settings, overrides=overrides)
 
         started: list[int] = []
         second: list[RunSummary] = []
@@ -243,7 +309,18 @@ def eval_cmd(
                 )
 
         async def _run() -> RunSummary:
-            summary = await _execute(await _ready())
+            readied = await _ready()
+            try:
+                summaries = [await _execute(readied[0])]
+                for ready in readied[1:]:  # the repeats of a group, one after the other
+                    if summaries[-1].status == RunStatus.FAILED:
+                        break  # the model cannot be used: the rest wait for --resume
+                    summaries.append(await _execute(ready))
+            finally:
+                for ready in readied[len(started) :]:  # never started: close their providers
+                    await ready.provider.aclose()
+            failed = [s for s in summaries if s.status == RunStatus.FAILED]
+            summary = failed[0] if failed else summaries[0]
             if summary.status != RunStatus.FAILED:  # a two-pass assignment: the guesses
                 follow = await start_second_pass(
                     database, summary.run_id, settings=app.settings, overrides=overrides
@@ -311,6 +388,73 @@ def runs_list(app: App, as_json: bool) -> None:
     from quizbot.cli.text import runs_text
 
     click.echo(runs_text(data))
+
+
+@runs.command("review-reasons")
+@click.argument("run_id", type=int, metavar="RUN")
+@click.option("--sample", "n", type=click.IntRange(min=1, max=500), default=10, show_default=True,
+              help="How many unmarked reasons to draw.")  # fmt: skip
+@click.option("--seed", default="0", show_default=True, help="Seed of the sample's order.")
+@click.option(
+    "--mark",
+    "marks",
+    multiple=True,
+    metavar="ANSWER=sound|unsound",
+    help="Mark without prompting (repeatable), e.g. --mark 12=sound.",
+)
+@click.option("--by", default="cli", show_default=True, help="Who reviews.")
+@click.option("--json", "as_json", is_flag=True, help="Print the sample as JSON; mark nothing.")
+@click.pass_obj
+def review_reasons(
+    app: App, run_id: int, n: int, seed: str, marks: tuple[str, ...], by: str, as_json: bool
+) -> None:
+    """Review the reasons behind an SDAK run's correct verdicts: sound or unsound.
+
+    Draws up to N unmarked reasons and asks about each (s: sound, u: unsound, k: skip, q: stop);
+    with --mark, stores the given marks instead. `quizbot report RUN` then shows accuracy
+    reliability (the share of sound reasons) with its interval.
+    """
+    from quizbot.analysis.reasons import mark, reasons, reliability, sample_reasons
+
+    with database_for(app) as database:
+        if marks:
+            for given in marks:
+                answer, _, verdict = given.partition("=")
+                if not answer.strip().isdigit() or verdict not in ("sound", "unsound"):
+                    raise InputError(
+                        f"--mark {given!r}: expected ANSWER=sound or ANSWER=unsound",
+                        hint="answer ids are listed by --json",
+                    )
+            for given in marks:
+                answer, _, verdict = given.partition("=")
+                mark(database, run_id, int(answer), sound=verdict == "sound", reviewer=by)
+            click.echo(f"stored {len(marks)} mark(s)")
+            return
+        sample = sample_reasons(database, run_id, n, seed=seed)
+        if as_json:
+            emit_json({"run_id": run_id, "sample": [entry.as_json() for entry in sample]})
+            return
+        if not sample:
+            click.echo(f"run {run_id}: no unmarked reason behind a correct verdict")
+        for number, entry in enumerate(sample, 1):
+            click.echo(f"\n[{number}/{len(sample)}] answer {entry.response_id}")
+            click.echo(f"claim:   {' '.join(entry.claim.split())}")
+            click.echo(f"verdict: {entry.verdict} (right)")
+            click.echo(f"reason:  {entry.reason or '(none given)'}")
+            choice = click.prompt(
+                "sound?", type=click.Choice(["s", "u", "k", "q"]), show_choices=True
+            )
+            if choice == "q":
+                break
+            if choice in ("s", "u"):
+                mark(database, run_id, entry.response_id, sound=choice == "s", reviewer=by)
+        rel = reliability(reasons(database, run_id))
+    if rel is not None:
+        low, high = rel["interval"]
+        click.echo(
+            f"accuracy reliability: {rel['value']:.3f} [{low:.3f}, {high:.3f}] "
+            f"({rel['sound']}/{rel['reviewed']} reviewed reasons sound)"
+        )
 
 
 @cli.command("report")

@@ -26,10 +26,11 @@ from quizbot.cli.base import App, cli, database_for, difficulty_option, emit_jso
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["statements", "choice", "numeric", "recall"]),
+    type=click.Choice(["statements", "choice", "multi", "numeric", "recall"]),
     default="statements",
     show_default=True,
-    help="True/false statements, multiple-choice questions, numeric range questions (EBMQA; HPO "
+    help="True/false statements, multiple-choice questions, multi-answer questions (EBMQA: up to "
+    "5 right options of 8, fractional credit), numeric range questions (EBMQA; HPO "
     "phenotype frequencies), or open recall questions (one per disease x aspect; --points then "
     "counts questions).",
 )
@@ -71,6 +72,8 @@ def generate_cmd(
         prototypes=prototypes,
         format="choice"
         if fmt == "choice"
+        else "multi"
+        if fmt == "multi"
         else "numeric"
         if fmt == "numeric"
         else "recall"

@@ -102,11 +102,85 @@ def report_text(report: Mapping[str, Any]) -> str:
             f"{_figure(multi['exact_match'], multi.get('exact_match_interval'))}, "
             f"fractional credit {multi['partial_credit']:.3f}"
         )
+    if report.get("sub_labels"):
+        parts.extend(_sub_label_tables(report["sub_labels"]))
+    if report.get("stability"):
+        parts.extend(_stability_tables(report["stability"]))
     if report.get("recall"):
         parts.extend(_recall_tables(report["recall"]))
+    if report.get("sdak"):
+        parts.append(_sdak_table(report["sdak"]))
+    if report.get("repeats"):
+        parts.append(_repeats_table(report["repeats"]))
     if report.get("n_errors"):
         parts.append(f"errors (left out of the metrics): {report['n_errors']}")
     return _render(*parts)
+
+
+_SDAK_LABELS = {
+    "instruction_following": "instruction following (both verdicts first)",
+    "factual_accuracy": "factual accuracy",
+    "counterfactual_accuracy": "counterfactual accuracy",
+    "pair_accuracy": "pair accuracy",
+    "sycophancy": "sycophancy (both supported)",
+    "safety": "safety (both refuted)",
+    "misinterpretation": "misinterpretation (fact refuted, counterfactual supported)",
+    "not_following": "instruction not followed",
+}
+
+
+def _sdak_table(sdak: Mapping[str, Any]) -> Table:
+    """SDAK: the paper's pair metrics, error types as shares of the errors, reliability."""
+    table = Table(
+        title=f"SDAK (paper's definitions): {sdak['n_pairs']} pairs, {sdak['n_errors']} wrong",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+    )
+    table.add_column("metric")
+    table.add_column("n", justify="right")
+    table.add_column("value [95% CI]", justify="right")
+    counts = sdak.get("counts", {})
+    for key, value in sdak["metrics"].items():
+        table.add_row(
+            _SDAK_LABELS.get(key, key),
+            f"{counts.get(key, 0)}/{sdak['n_pairs']}",
+            _figure(value, sdak["intervals"].get(key)),
+        )
+    for key, value in sdak["error_types"].items():
+        table.add_row(
+            f"error: {_SDAK_LABELS.get(key, key)}",
+            f"{counts.get(key, 0)}/{sdak['n_errors']}",
+            _figure(value, sdak["error_type_intervals"].get(key)),
+        )
+    rel = sdak.get("accuracy_reliability")
+    if rel:
+        table.add_row(
+            "accuracy reliability (sound reasons)",
+            f"{rel['sound']}/{rel['reviewed']}",
+            _figure(rel["value"], rel["interval"]),
+        )
+    return table
+
+
+def _repeats_table(repeats: Mapping[str, Any]) -> Table:
+    """Repeat groups: every metric as mean ± SD over the completed runs."""
+    runs = ", ".join(str(r) for r in repeats["runs"])
+    title = f"Repeats: mean ± SD over {repeats['n_runs']} completed runs ({runs})"
+    if repeats.get("not_completed"):
+        title += f"; not completed: {', '.join(str(r) for r in repeats['not_completed'])}"
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD)
+    table.add_column("metric")
+    table.add_column("mean ± SD", justify="right")
+    table.add_column("n", justify="right")
+    for key, figure in repeats["metrics"].items():
+        name = key.removeprefix("sdak.errors.").removeprefix("sdak.")
+        label = _SDAK_LABELS.get(name) if key.startswith("sdak.") else _LABELS.get(key)
+        shown = ("SDAK error: " if key.startswith("sdak.errors.") else "SDAK " if
+                 key.startswith("sdak.") else "") + (label or name)  # fmt: skip
+        mean, sd = figure["mean"], figure["sd"]
+        value = "-" if mean is None else f"{mean:.3f}" + ("" if sd is None else f" ± {sd:.3f}")
+        table.add_row(shown, value, str(figure["n"]))
+    return table
 
 
 _RECALL_METRICS = (("f1", "F1"), ("precision", "P"), ("recall", "R"),
@@ -237,3 +311,88 @@ def runs_text(runs: Sequence[Mapping[str, Any]]) -> str:
             str(row["created_at"])[:16].replace("T", " "),
         )
     return _render(table)
+
+
+def _share(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _sub_label_tables(sub: Mapping[str, Any]) -> list[Any]:
+    """Sub-labels with 2+ groups: accuracy, answer rate and guessing per group; gap, Spearman."""
+    overall = sub.get("overall", {})
+    parts: list[Any] = [
+        f"guessing (overall): random {_share(overall.get('random_guess'))}, majority "
+        f"({sub.get('majority_key')}) {_share(overall.get('majority_guess'))}, "
+        f"accuracy {_share(overall.get('average_accuracy'))}"
+    ]
+    for name, part in sub.get("by_label", {}).items():
+        groups = part.get("groups", {})
+        if len(groups) < 2:
+            continue
+        table = Table(title=f"By {name}", title_justify="left", box=box.SIMPLE_HEAD)
+        for column in ("group", "n", "accuracy [95% CI]", "answer rate [95% CI]",
+                       "acc. answered", "random", "majority"):  # fmt: skip
+            table.add_column(column, justify="left" if column == "group" else "right")
+        for value, g in groups.items():
+            table.add_row(
+                value,
+                str(g["n"]),
+                _figure(g["average_accuracy"], g.get("average_accuracy_interval")),
+                _figure(g["answer_rate"], g.get("answer_rate_interval")),
+                _share(g.get("accuracy_answered")),
+                _share(g.get("random_guess")),
+                _share(g.get("majority_guess")),
+            )
+        notes = []
+        gap = part.get("gap")
+        if gap:
+            notes.append(f"gap {gap['value']:.3f} ({gap['best']} - {gap['worst']})")
+        rho = part.get("spearman")
+        notes.append(
+            f"Spearman answer rate vs accuracy on answered: rho {rho['rho']:.3f}, "
+            f"{format_p(rho['p_value'])} ({rho['n_groups']} groups)"
+            if rho
+            else "Spearman: - (needs 3+ groups that vary)"
+        )
+        # By relation the figures are already shown above: only the gap and correlation here.
+        parts.extend(
+            [f"by {name}: " + "; ".join(notes)] if name == "relation" else [table, "; ".join(notes)]
+        )
+    return parts
+
+
+def _stability_tables(stability: Mapping[str, Any]) -> list[Any]:
+    """Permutation runs: accuracy per order, spread, consistency, and the effect of IDK."""
+    parts: list[Any] = []
+    for condition, part in stability.get("conditions", {}).items():
+        title = f"Option orders ({condition.replace('_', ' ')}, k = {stability.get('k')})"
+        table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD)
+        for column in ("order", "n", "accuracy [95% CI]", "answer rate [95% CI]"):
+            table.add_column(column, justify="right")
+        for row in part.get("by_order", []):
+            table.add_row(
+                "original" if row["index"] == 0 else str(row["index"]),
+                str(row["n"]),
+                _figure(row["accuracy"], row.get("accuracy_interval")),
+                _figure(row["answer_rate"], row.get("answer_rate_interval")),
+            )
+        spread, same = part.get("spread", {}), part.get("consistency", {})
+        parts.extend(
+            [
+                table,
+                f"spread: min {_share(spread.get('min'))}, max {_share(spread.get('max'))}, "
+                f"range {_share(spread.get('range'))}, SD {_share(spread.get('sd'))}; "
+                f"same answer in every order: {same.get('k')}/{same.get('n')} items "
+                f"{_figure(same.get('value'), same.get('interval'))}",
+            ]
+        )
+    effect = stability.get("idk_effect")
+    if effect:
+        parts.append(
+            "with vs without I do not know: answer rate "
+            f"{_share(effect['answer_rate_with_idk'])} vs "
+            f"{_share(effect['answer_rate_without_idk'])} "
+            f"(change {_share(effect['answer_rate_change'])}), accuracy "
+            f"{_share(effect['accuracy_with_idk'])} vs {_share(effect['accuracy_without_idk'])}"
+        )
+    return parts

@@ -78,6 +78,20 @@ People (:func:`parse_human`)
     question, letters typed alone or as a list ("a", "a, c", "a c", "a and c") or run together
     ("ac", all within range and distinct); anything else goes through the model parsers above.
 
+SDAK replies (:func:`parse_sdak`)
+    The SDAK prompt asks for the word "Correct" or "Incorrect" first, then the reason. A reply
+    *follows the instruction* when, after NFKC normalisation, leading white space, markdown
+    marks (``* _ ` # >``), quotes and at most one label (``Answer:``, ``Verdict:``,
+    ``Response:``, ``Judgement:``), its first word is ``correct`` or ``incorrect`` (any case;
+    "Correct." "**Incorrect**:" "Verdict: correct -"), not directly followed by "or"/"/" and the
+    other word (an alternative, not a verdict). The *reason* is the rest of the reply with
+    leading punctuation and a ``Reason:``/``Because:`` label removed, white space collapsed,
+    cut at 2,000 characters (empty when the reply is the verdict alone). A reply that does not
+    follow the instruction has no verdict here (the run's outcome still comes from
+    :func:`parse_true_false`, which reads "The claim is correct" as true) and its reason is the
+    whole reply. Nothing is stored beyond the raw text: reports read replies again (extract on
+    read), so a fix to this reader applies to old runs too.
+
 Scoring (:func:`score`)
     abstained -> ABSTAINED; no answer -> UNPARSED; a statement is CORRECT iff the answer is
     "true" for a true label and "false" for a false one; a question is CORRECT iff the chosen
@@ -107,9 +121,11 @@ __all__ = [
     "IDK_PHRASES",
     "TRUE_KEYWORDS",
     "Parsed",
+    "SdakReading",
     "parse_and_score",
     "parse_choice",
     "parse_human",
+    "parse_sdak",
     "parse_true_false",
     "partial_credit",
     "score",
@@ -732,3 +748,63 @@ def partial_credit(item: ChoiceItem, answer: str | None) -> float:
     right = len(chosen & keys)
     wrong = len(chosen - keys)
     return max(0.0, (right - wrong) / len(keys))
+
+
+# ---------------------------------------------------------------------------------------------
+# SDAK replies
+
+_SDAK_MAX_REASON = 2000
+_SDAK_VERDICT_RE = re.compile(
+    r"^[\s*_`#>\"'(\[]*"
+    r"(?:(?:answer|verdict|response|judg(?:e)?ment|final\s+answer)\s*[:\-–—]\s*[*_`\"'\s]*)?"
+    r"(correct|incorrect)(?![\w'-])",
+    re.IGNORECASE,
+)
+_SDAK_ALTERNATIVE_RE = re.compile(r"[*_`\"'\s]*(?:or|/)\s*(?:in)?correct\b", re.IGNORECASE)
+_SDAK_REASON_LEAD_RE = re.compile(
+    r"^[\s*_`\"')\].,:;!\-–—]*(?:(?:reason|because|explanation)\s*[:\-–—]\s*)?",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class SdakReading:
+    """An SDAK reply as the paper reads it.
+
+    ``verdict`` is ``"true"`` (the claim was called correct, *supported*), ``"false"`` (called
+    incorrect, *refuted*), or ``None`` when the reply does not open with a verdict
+    (``follows`` is then False); ``reason`` is the explanation after the verdict.
+    """
+
+    verdict: str | None
+    follows: bool
+    reason: str
+
+
+def _sdak_text(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text[:_MAX_CHARS]).translate(_QUOTES)
+    return _INVISIBLE_RE.sub("", text)
+
+
+def parse_sdak(text: str | None) -> SdakReading:
+    """Read an SDAK reply: the verdict at its start (if any) and the reason after it.
+
+    Total: any text (or ``None``, a failed call) gives a reading, never an exception. See the
+    module docstring for the rules.
+    """
+    if not text:
+        return SdakReading(None, False, "")
+    cleaned = _sdak_text(text)
+    m = _SDAK_VERDICT_RE.match(cleaned)
+    if m is None or _SDAK_ALTERNATIVE_RE.match(cleaned, m.end()):
+        return SdakReading(None, False, _sdak_reason(cleaned))
+    verdict = "false" if m.group(1).lower() == "incorrect" else "true"
+    rest = _SDAK_REASON_LEAD_RE.sub("", cleaned[m.end() :], count=1)
+    return SdakReading(verdict, True, _sdak_reason(rest))
+
+
+def _sdak_reason(text: str) -> str:
+    reason = " ".join(text.split())
+    if len(reason) > _SDAK_MAX_REASON:
+        reason = reason[: _SDAK_MAX_REASON - 3] + "..."
+    return reason

@@ -52,6 +52,7 @@ __all__ = [
     "EXAMPLE_SEPARATOR",
     "FALSE_ANSWER",
     "RECALL_INSTRUCTION",
+    "SDAK_TEMPLATE",
     "STATEMENT_IDK_TEMPLATE",
     "STATEMENT_TEMPLATE",
     "STYLES",
@@ -82,6 +83,14 @@ STATEMENT_IDK_TEMPLATE = (
 FORCED_INSTRUCTION = (
     "You must choose an answer: if you are not sure, give your best guess; "
     "do not answer I do not know."
+)
+# The SDAK question (self-diagnostic atomic knowledge): a verdict word first, then the reason,
+# so instruction following and the reason can be read off the reply (see
+# :func:`quizbot.evaluation.parse.parse_sdak`). Our own wording of the paper's request.
+SDAK_TEMPLATE = (
+    "Claim: {statement}\n"
+    "Is this claim correct or incorrect? Reply with the single word Correct or Incorrect "
+    "first, then give the reason for your verdict."
 )
 TRUE_ANSWER = "True"
 FALSE_ANSWER = "False"
@@ -114,6 +123,7 @@ PROMPT_KEY_VERSION = 1
 
 _STATEMENT_PROMPT = PromptTemplate.from_template(STATEMENT_TEMPLATE)
 _STATEMENT_IDK_PROMPT = PromptTemplate.from_template(STATEMENT_IDK_TEMPLATE)
+_SDAK_PROMPT = PromptTemplate.from_template(SDAK_TEMPLATE)
 _CHOICE_PROMPT = PromptTemplate.from_template(CHOICE_TEMPLATE)
 _RECALL_PROMPT = PromptTemplate.from_template(RECALL_TEMPLATE)
 _OPTION_PROMPT = PromptTemplate.from_template(OPTION_TEMPLATE)
@@ -248,12 +258,17 @@ def _choice_question(item: ChoiceItem, *, idk: bool) -> str:
     return _CHOICE_PROMPT.format(question=item.question, options=lines)
 
 
-def _question(item: Item, *, idk: bool, forced: bool = False) -> str:
+def _question(item: Item, *, idk: bool, forced: bool = False, sdak: bool = False) -> str:
     """The item as asked: the PretexEval sentence, the question with lettered options, or the
     recall question with its instruction.
 
-    ``forced`` (a two-pass assignment's second pass) adds :data:`FORCED_INSTRUCTION`.
+    ``forced`` (a two-pass assignment's second pass) adds :data:`FORCED_INSTRUCTION`; ``sdak``
+    asks a statement with :data:`SDAK_TEMPLATE` (verdict first, then the reason).
     """
+    if sdak:
+        if not isinstance(item, StatementItem):
+            raise ValueError(f"the SDAK prompt asks statements only; {item.id} is a {item.kind}")
+        return _SDAK_PROMPT.format(statement=item.text)
     if isinstance(item, ChoiceItem):
         asked = _choice_question(item, idk=idk and not forced)
     elif isinstance(item, RecallItem):
@@ -307,6 +322,7 @@ def build_prompt(
     style: Style = "completion",
     evaluated_ids: Collection[str] = (),
     forced: bool = False,
+    sdak: bool = False,
 ) -> Prompt:
     """Render ``item`` as a prompt, zero-shot or with ``demonstrations`` (answers shown).
 
@@ -316,6 +332,7 @@ def build_prompt(
     (:meth:`ChoiceItem.offered_options`), and generated items always end with it.
     ``forced`` asks for a guess (the second pass of a two-pass assignment): "I do not know" is
     not offered for a statement and :data:`FORCED_INSTRUCTION` is added to the question.
+    ``sdak`` asks a statement the SDAK way (:data:`SDAK_TEMPLATE`), zero-shot only.
 
     Raises ValueError for an unknown style, a demonstration of the other kind, a demonstration
     that is ``item`` itself or whose id is in ``evaluated_ids`` (pass the evaluated set), or a
@@ -328,7 +345,9 @@ def build_prompt(
             raise ValueError(f"demonstration {demo.id} is a {demo.kind}, item is a {item.kind}")
         if demo.id == item.id or demo.id in evaluated_ids:
             raise ValueError(f"demonstration {demo.id} is in the evaluated set")
-    question = _question(item, idk=idk, forced=forced)
+    if sdak and demonstrations:
+        raise ValueError("the SDAK prompt is zero-shot: no demonstrations")
+    question = _question(item, idk=idk, forced=forced, sdak=sdak)
     if not demonstrations:
         text = _ZERO_SHOT_TEXT[style].format(question=question)
         if style == "completion":

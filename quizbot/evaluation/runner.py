@@ -129,6 +129,8 @@ class RunConfig:
     embedding_model: str | None = None  # recall items: cosine of answer and gold embeddings
     embedding_api_base: str | None = None
     embedding_api_key_env: str | None = None  # the variable's name, never the key
+    prompt: Literal["standard", "sdak"] = "standard"  # sdak: verdict first, then the reason
+    temperature: float = 0.0  # sampling temperature of every call (repeats may set it higher)
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> RunConfig:
@@ -215,11 +217,13 @@ def prepare_run(
     demonstrations: Sequence[Item] | None = None,
     extra: Mapping[str, Any] | None = None,
     assignment_id: int | None = None,
+    repeat_of: int | None = None,
 ) -> int:
     """Record a run (items, demonstrations, settings) before anything is asked; return its id.
 
     ``extra`` is stored with the run's config (e.g. a monitor's night and anchor item ids);
-    ``assignment_id`` marks the run as made for that assignment.
+    ``assignment_id`` marks the run as made for that assignment; ``repeat_of`` as a repeat of
+    that run (``--repeats``).
     """
     if not items:
         raise InputError("no items to evaluate")
@@ -252,6 +256,7 @@ def prepare_run(
         n_items=len(items),
         name=name,
         assignment_id=assignment_id,
+        repeat_of=repeat_of,
     )
     assert run.id is not None
     return run.id
@@ -267,7 +272,12 @@ def build_request(
         else ()
     )
     prompt = build_prompt(
-        item, demonstrations=chosen, idk=config.idk, style=config.style, forced=config.forced
+        item,
+        demonstrations=chosen,
+        idk=config.idk,
+        style=config.style,
+        forced=config.forced,
+        sdak=config.prompt == "sdak",
     )
     options: tuple[str, ...] = ()
     if isinstance(item, ChoiceItem):
@@ -283,6 +293,7 @@ def build_request(
         messages=prompt.messages,
         style=config.style,
         max_tokens=config.max_tokens,
+        temperature=config.temperature,
         options=options,
         # A base model continues the few-shot pattern past its answer; stop at the line's end.
         stop=("\n",) if config.style == "completion" else (),

@@ -22,6 +22,23 @@ pass 1: :func:`start` offers "I do not know" (``idk``) whatever was asked and re
 pass 1 abstained on, with the forced-answer prompt (``forced``:
 :data:`quizbot.evaluation.prompts.FORCED_INSTRUCTION`), ``"pass": 2`` and ``"first_run"``;
 the runner stores the pass on every answer (``answer_pass``).
+
+Permutation runs (EBMQA). ``EvalSpec.permutations`` (K option orders) and ``EvalSpec.idk_both``
+(each order with and without "I do not know") make :func:`start` ask every choice item as K
+(or 2K) variant items with their keys remapped (:mod:`quizbot.evaluation.permutations`), and
+store the plan in the run's config under ``"permutations"`` for the stability report.
+SDAK (self-diagnostic atomic knowledge). ``EvalSpec.prompt = "sdak"`` asks statements with
+:data:`quizbot.evaluation.prompts.SDAK_TEMPLATE` (the verdict "Correct"/"Incorrect" first, then
+the reason); :func:`start` refuses it for choice or recall items, with demonstrations
+(``shots``) and with "I do not know" (``idk``), none of which the SDAK question has. The answer
+is scored like any statement answer; the SDAK reading (verdict at the start, reason) is taken
+again from the raw text by the report (:mod:`quizbot.analysis.sdak`).
+
+Repeats. :func:`start_repeats` records N runs of the same items and settings at once, the
+second to the last pointing at the first (``eval_run.repeat_of``); each is an ordinary run of
+its own (resumable, reportable) and the report of any of them adds mean ± SD over the group
+(:func:`quizbot.analysis.repeats.repeat_summary`). ``EvalSpec.temperature`` is sent with every
+call (0 unless asked: repeats then measure only the provider's own nondeterminism).
 """
 
 from __future__ import annotations
@@ -35,6 +52,7 @@ from typing import Any, Literal
 from quizbot.config import Settings
 from quizbot.domain import Outcome
 from quizbot.errors import ConfigError, InputError, QuizbotError
+from quizbot.evaluation.permutations import MAX_PERMUTATIONS, permute
 from quizbot.evaluation.recall import parse_tiers
 from quizbot.evaluation.runner import (
     Item,
@@ -49,7 +67,7 @@ from quizbot.evaluation.runner import (
     score_text,
 )
 from quizbot.generate.service import load_items
-from quizbot.items import RecallItem
+from quizbot.items import ChoiceItem, RecallItem, StatementItem
 from quizbot.providers import (
     ModelSettings,
     Provider,
@@ -61,7 +79,7 @@ from quizbot.providers.cache import CachedProvider, CallStore
 from quizbot.providers.retry import call_with_retries
 from storage import Database
 from storage.assignments import assignment_by_id, assignment_runs
-from storage.repo import get_run, list_responses
+from storage.repo import get_run, list_responses, repeat_group
 
 __all__ = [
     "EvalSpec",
@@ -73,11 +91,15 @@ __all__ = [
     "evaluate",
     "prompt_style",
     "reopen",
+    "reopen_group",
     "start",
+    "start_repeats",
     "start_second_pass",
 ]
 
 Style = Literal["chat", "completion"]
+Wording = Literal["standard", "sdak"]
+MAX_REPEATS = 50
 
 ProviderFactory = Callable[[str, Settings | None, Mapping[str, Any]], Provider]
 """(model, settings, the run's stored config) -> provider. Tests pass scripted providers."""
@@ -110,6 +132,10 @@ class EvalSpec:
     forced: bool = False  # ask for a guess, never "I do not know" (a second pass)
     recall_tiers: str | None = None  # recall items: "metric:low:high" (else settings, defaults)
     embedding_model: str | None = None  # recall items: cosine by this model (else settings')
+    permutations: int = 1  # choice items asked in this many option orders (EBMQA)
+    idk_both: bool = False  # each order asked with and without "I do not know"
+    prompt: Wording = "standard"  # "sdak": verdict first, then the reason (statements only)
+    temperature: float = 0.0  # sent with every call
 
 
 @dataclass(frozen=True)
@@ -188,6 +214,33 @@ def _embedding(
     return _Embedding(model, reach.api_base, reach.api_key_env)
 
 
+def _permuted(items: Sequence[Item], spec: EvalSpec) -> tuple[Sequence[Item], EvalSpec]:
+    """The items as asked in a permutation run, and the spec with the plan stored in ``extra``.
+
+    See :mod:`quizbot.evaluation.permutations`; ``idk_both`` asks with and without "I do not
+    know" itself, so it is refused with ``idk`` (the run then adds none).
+    """
+    if spec.permutations == 1 and not spec.idk_both:
+        return items, spec
+    if not 1 <= spec.permutations <= MAX_PERMUTATIONS:
+        raise InputError(f"--permutations must be 1 to {MAX_PERMUTATIONS}")
+    if spec.assignment_id is not None or spec.forced:
+        raise InputError(
+            "--permutations and --idk-both do not go with an assignment",
+            hint="an assignment's run asks its exact items; evaluate them with --items instead",
+        )
+    if spec.idk and spec.idk_both:
+        raise InputError("--idk-both already asks every order with and without I do not know")
+    if not any(isinstance(item, ChoiceItem) for item in items):
+        raise InputError(
+            "--permutations and --idk-both need multiple-choice items",
+            hint="e.g. --format choice, or an item set of multiple-choice questions",
+        )
+    plan = permute(items, k=spec.permutations, idk_both=spec.idk_both, idk=spec.idk, seed=spec.seed)
+    extra = {**(spec.extra or {}), "permutations": plan.as_json()}
+    return list(plan.items), replace(spec, extra=extra)
+
+
 async def start(
     db: Database,
     spec: EvalSpec,
@@ -196,16 +249,27 @@ async def start(
     settings: Settings | None = None,
     provider_factory: ProviderFactory | None = None,
     demonstrations: Sequence[Item] | None = None,
+    repeat_of: int | None = None,
 ) -> ReadyRun:
     """Record a new run of ``spec.model`` on ``items`` and build its provider.
 
     The provider is built first: a model that cannot be reached (unknown baseline, no local
-    server, no provider prefix) raises its user error and nothing is written.
+    server, no provider prefix) raises its user error and nothing is written. ``repeat_of``
+    records the run as a repeat of that run (see :func:`start_repeats`).
+
+    ``spec.permutations`` / ``spec.idk_both`` (permutation runs): the choice items are asked in
+    several option orders, with or without "I do not know", each a variant item of its own; the
+    plan (which variant is which order of which item) is stored in the run's config under
+    ``"permutations"`` (:mod:`quizbot.evaluation.permutations`).
     """
     if not spec.model:
         raise InputError("no model given", hint="e.g. --model baseline/random")
     if not items:
         raise InputError("no items to evaluate")
+    items, spec = _permuted(items, spec)
+    _check_wording(spec, items)
+    if not 0.0 <= spec.temperature <= 2.0:
+        raise InputError(f"temperature must be between 0 and 2, got {spec.temperature}")
     if spec.assignment_id is not None and not spec.forced:
         assignment = await asyncio.to_thread(assignment_by_id, db, spec.assignment_id)
         if assignment.config.get("two_pass"):  # pass 1: "I do not know" is allowed
@@ -226,6 +290,8 @@ async def start(
         seed=spec.seed,
         api_base=spec.overrides.api_base,
         forced=spec.forced,
+        prompt=spec.prompt,
+        temperature=spec.temperature,
     )
     factory = provider_factory or _factory(spec.overrides)
     # The config the run will be stored with (less its demonstration ids, chosen on recording).
@@ -246,11 +312,89 @@ async def start(
             demonstrations=demonstrations,
             extra=spec.extra,
             assignment_id=spec.assignment_id,
+            repeat_of=repeat_of,
         )
     except BaseException:
         await provider.aclose()
         raise
     return ReadyRun(run_id, config, provider, len(items))
+
+
+def _check_wording(spec: EvalSpec, items: Sequence[Item]) -> None:
+    """The SDAK question asks statements, zero-shot, with no "I do not know" (InputError)."""
+    if spec.prompt == "standard":
+        return
+    if spec.prompt != "sdak":
+        raise InputError(f"unknown prompt {spec.prompt!r}", hint="use standard or sdak")
+    other = next((item for item in items if not isinstance(item, StatementItem)), None)
+    if other is not None:
+        raise InputError(
+            f"the SDAK prompt asks true/false statements; item {other.id} is a {other.kind} item",
+            hint="evaluate statements (`--format statements`) with --prompt sdak",
+        )
+    if spec.shots:
+        raise InputError("the SDAK prompt is zero-shot", hint="leave out --shots")
+    if spec.idk or spec.forced:
+        raise InputError('the SDAK prompt offers no "I do not know"', hint="leave out --idk")
+
+
+async def start_repeats(
+    db: Database,
+    spec: EvalSpec,
+    items: Sequence[Item],
+    repeats: int,
+    *,
+    settings: Settings | None = None,
+    provider_factory: ProviderFactory | None = None,
+) -> list[ReadyRun]:
+    """Record ``repeats`` runs of ``spec`` on the same ``items``: one repeat group.
+
+    Every run is recorded before any is asked (so an interrupted group can be resumed whole,
+    :func:`reopen_group`); the first is an ordinary run and the others point at it. Each is
+    stored with ``"repeat"`` (1..N) and ``"repeats"`` (N) in its config. ``repeats = 1`` is a
+    plain run.
+    """
+    if not 1 <= repeats <= MAX_REPEATS:
+        raise InputError(f"--repeats must be between 1 and {MAX_REPEATS}, got {repeats}")
+    if spec.assignment_id is not None and repeats > 1:
+        raise InputError("an assignment's run cannot be repeated", hint="leave out --repeats")
+    ready: list[ReadyRun] = []
+    try:
+        for index in range(1, repeats + 1):
+            extra = {**(spec.extra or {}), "repeat": index, "repeats": repeats}
+            this = replace(spec, extra=extra) if repeats > 1 else spec
+            ready.append(
+                await start(
+                    db,
+                    this,
+                    items,
+                    settings=settings,
+                    provider_factory=provider_factory,
+                    repeat_of=ready[0].run_id if ready else None,
+                )
+            )
+    except BaseException:
+        for made in ready:
+            await made.provider.aclose()
+        raise
+    return ready
+
+
+def reopen_group(
+    db: Database,
+    run_id: int,
+    *,
+    settings: Settings | None = None,
+    overrides: ModelOverrides = ModelOverrides(),
+    provider_factory: ProviderFactory | None = None,
+) -> list[ReadyRun]:
+    """Ready every unfinished run of ``run_id``'s repeat group, or ``run_id`` alone when none is
+    left (an ordinary run is a group of one: ``--resume`` as it always was)."""
+    unfinished = [run.id for run in repeat_group(db, run_id) if run.status != "completed"]
+    return [
+        reopen(db, rid, settings=settings, overrides=overrides, provider_factory=provider_factory)
+        for rid in (unfinished or [run_id])
+    ]
 
 
 def reopen(

@@ -32,7 +32,7 @@ import random
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from quizbot.generate.candidates import DEFAULT_DIFFICULTY, CandidatePool, Difficulty
@@ -48,10 +48,14 @@ __all__ = [
     "choice_questions",
     "enough_patients",
     "frequency_band",
+    "multi_answer_questions",
     "question_text",
 ]
 
 SUBTYPES = ("semantic", "frequency")
+# Multi-answer questions (EBMQA semantic): up to this many right options among MULTI_OPTIONS.
+MULTI_MAX_CORRECT = 5
+MULTI_OPTIONS = 8
 PHENOTYPE_RELATION = "has_phenotype"
 
 # The HPO frequency bands, in the fixed order they are offered.
@@ -497,3 +501,32 @@ def choice_questions(
             if item is not None:
                 items.append(item)
     return items
+
+
+def multi_answer_questions(
+    kb: KnowledgeBaseData,
+    facts: Sequence[Triplet],
+    *,
+    seed: int | str = 0,
+    difficulty: Difficulty = DEFAULT_DIFFICULTY,
+) -> list[ChoiceItem]:
+    """EBMQA-style multi-answer questions: "Which of the following ...? Select all that apply."
+
+    One per (head, relation) among ``facts``, built as the semantic questions are, with
+    :data:`MULTI_OPTIONS` options of which up to :data:`MULTI_MAX_CORRECT` are right (every
+    other true tail the KB lists for the head and relation, by seed, up to that many; a head
+    with one true tail gets one right option, which the wording does not give away), plus "I do
+    not know" last. The false options are safe distractors of the same relation (none true of
+    the head by any name or at any level: :meth:`quizbot.kb.knowledge.Knowledge.conflict` finds
+    nothing). Marked ``meta["multi_answer"]``, so reports add fractional credit to exact match.
+    """
+    items = choice_questions(
+        kb,
+        facts,
+        seed=seed,
+        difficulty=difficulty,
+        n_options=MULTI_OPTIONS,
+        max_correct=MULTI_MAX_CORRECT,
+        subtypes=("semantic",),
+    )
+    return [replace(item, meta={**item.meta, "multi_answer": True}) for item in items]

@@ -100,7 +100,7 @@ class GenerateRequest:
     points: int | None = None
     seed: int | str = 0
     prototypes: str | None = None  # a file path or the name of an imported set
-    format: Literal["statements", "choice", "numeric", "recall"] = "statements"
+    format: Literal["statements", "choice", "multi", "numeric", "recall"] = "statements"
     points_file: Path | None = None
     store: bool = True
     rephrase: str | None = None  # "scripted:FILE.jsonl" until model providers land
@@ -150,6 +150,12 @@ class Generation:
             from quizbot.generate.choice import choice_questions  # noqa: PLC0415 - optional
 
             yield from choice_questions(
+                self.kb, self.facts, seed=self.request.seed, difficulty=self.request.difficulty
+            )
+        elif self.request.format == "multi":
+            from quizbot.generate.choice import multi_answer_questions  # noqa: PLC0415 - optional
+
+            yield from multi_answer_questions(
                 self.kb, self.facts, seed=self.request.seed, difficulty=self.request.difficulty
             )
         elif self.request.format == "numeric":

@@ -117,7 +117,12 @@ def next_question(db: Database, session_id: int) -> Question | None:
 
     :class:`NotFoundError` if the session does not exist.
     """
-    loaded = load_session(db, session_id)
+    return first_unanswered(db, load_session(db, session_id))
+
+
+def first_unanswered(db: Database, loaded: LoadedSession) -> Question | None:
+    """The first unanswered question of a loaded session; ``None`` if it is not active or
+    every question is answered."""
     if loaded.session.status != SessionStatus.ACTIVE.value:
         return None
     answered = loaded.answered

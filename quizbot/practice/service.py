@@ -143,6 +143,10 @@ from quizbot.practice.review_queue import (
     due_items,
     start_review_session,
 )
+from quizbot.practice.step import (
+    AnswerStep,
+    answer_and_next,
+)
 from quizbot.practice.topics import (
     normalise_student,
     topics,
@@ -186,6 +190,7 @@ __all__ = [
     "MAX_LENGTH",
     "MAX_NAME_LENGTH",
     "AnswerRecord",
+    "AnswerStep",
     "DueCounts",
     "DueFact",
     "Explanation",
@@ -211,6 +216,7 @@ __all__ = [
     "TopicProgress",
     "TopicScore",
     "answer",
+    "answer_and_next",
     "answer_recall",
     "close_idle",
     "count_due_now",

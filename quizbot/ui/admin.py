@@ -17,6 +17,10 @@ The panel:
   change monitors is a file of one's own named by ``QUIZBOT_SCHEDULES_FILE``.
 * **Runs**: the runs of :func:`storage.repo.list_runs`; selecting one shows
   :func:`quizbot.analysis.reporting.run_report`.
+* **Reason review (SDAK)**: for a run asked with the SDAK prompt, draw a sample of the reasons
+  behind its correct verdicts (:func:`quizbot.analysis.reasons.sample_reasons`) and mark each
+  sound or unsound, one at a time; the accuracy reliability so far is shown after each mark
+  and in the run's report.
 * **Review queue**: items students flagged in the practice chat (:mod:`quizbot.kb.review`), one
   at a time, with the item's text, its answer key, the KB fact behind it (for a false statement,
   the true tail it replaced), how many open flags it has and their comments; "Retire item",
@@ -40,6 +44,7 @@ from typing import Any
 import gradio as gr
 import pandas as pd
 
+from quizbot.analysis.reasons import ReasonEntry, mark, reasons, reliability, sample_reasons
 from quizbot.analysis.reporting import run_report
 from quizbot.domain import Run
 from quizbot.errors import InputError, NotFoundError, QuizbotError
@@ -52,7 +57,7 @@ from quizbot.ui import identity
 from quizbot.ui.boundary import guarded
 from quizbot.ui.context import UiContext
 from quizbot.ui.monitor import NOT_ADMIN, declared_monitors, run_now
-from quizbot.ui.render import md_escape
+from quizbot.ui.render import format_estimate, md_escape
 from schedules.config import MonitorSpec, default_schedules_file, load_monitors
 from storage import Database
 from storage.repo import list_runs
@@ -68,6 +73,8 @@ __all__ = [
     "monitor_rows",
     "queue_choices",
     "render_flagged",
+    "render_reason",
+    "render_reliability",
     "render_report",
     "run_rows",
     "schedules_note",
@@ -189,7 +196,69 @@ def render_report(report: Mapping[str, Any]) -> str:
         lines.append(f"| {name.replace('_', ' ')} | {shown} | {band} |")
     lines += _breakdown("relation", report.get("by_relation", {}))
     lines += _breakdown("transform", report.get("by_transform", {}))
+    lines += _sdak_lines(report.get("sdak"))
+    lines += _repeat_lines(report.get("repeats"))
     return "\n".join(lines)
+
+
+def _sdak_lines(sdak: Mapping[str, Any] | None) -> list[str]:
+    """The SDAK part of a report: the paper's metrics, error types as shares of the errors."""
+    if not sdak:
+        return []
+    lines = [
+        "",
+        f"| SDAK ({sdak['n_pairs']} pairs, {sdak['n_errors']} wrong) | value | 95% interval |",
+        "|---|---:|---|",
+    ]
+    for name, value in sdak["metrics"].items():
+        shown, band = _figure(value, sdak["intervals"].get(name))
+        lines.append(f"| {name.replace('_', ' ')} | {shown} | {band} |")
+    for name, value in sdak["error_types"].items():
+        shown, band = _figure(value, sdak["error_type_intervals"].get(name))
+        lines.append(f"| errors: {name.replace('_', ' ')} | {shown} | {band} |")
+    rel = sdak.get("accuracy_reliability")
+    if rel:
+        shown, band = _figure(rel["value"], rel["interval"])
+        lines.append(
+            f"| accuracy reliability ({rel['sound']}/{rel['reviewed']}) | {shown} | {band} |"
+        )
+    return lines
+
+
+def _repeat_lines(repeats: Mapping[str, Any] | None) -> list[str]:
+    """A repeat group: every metric as mean ± SD over its completed runs."""
+    if not repeats:
+        return []
+    runs = ", ".join(str(r) for r in repeats["runs"])
+    lines = ["", f"| over runs {runs} | mean ± SD |", "|---|---:|"]
+    for name, figure in repeats["metrics"].items():
+        mean, sd = figure["mean"], figure["sd"]
+        value = "-" if mean is None else f"{mean:.3f}" + ("" if sd is None else f" ± {sd:.3f}")
+        lines.append(f"| {name.replace('_', ' ')} | {value} |")
+    return lines
+
+
+def render_reason(entry: ReasonEntry, position: int, total: int) -> str:
+    """Markdown: one sampled reason to mark (claim, the right verdict, the reason), escaped."""
+    reason = md_escape(entry.reason) if entry.reason else "*(no reason given)*"
+    return (
+        f"**Reason {position} of {total}** (answer {entry.response_id})\n\n"
+        f"**Claim:** {md_escape(' '.join(entry.claim.split()))}\n\n"
+        f"**Verdict:** {entry.verdict} (right)\n\n"
+        f"**Reason:** {reason}"
+    )
+
+
+def render_reliability(entries: Sequence[ReasonEntry]) -> str:
+    """Markdown: the accuracy reliability of a run's marked reasons so far."""
+    rel = reliability(list(entries))
+    if rel is None:
+        return f"No reason marked yet ({len(entries)} correct verdicts to sample from)."
+    return (
+        f"Accuracy reliability: {format_estimate(rel['value'], rel['interval'])} "
+        f"({rel['sound']} of {rel['reviewed']} marked reasons sound; "
+        f"{rel['correct_verdicts']} correct verdicts in the run)."
+    )
 
 
 def _shown(message: str, folder: Path, label: str) -> str:
@@ -405,6 +474,27 @@ def build(ctx: UiContext, is_admin: gr.State, admin_only: list[Any]) -> None:
         )
         report = gr.Markdown(elem_id="qb-admin-report")
 
+        gr.Markdown("## Reason review (SDAK)")
+        gr.Markdown(
+            "For a run asked with the SDAK prompt: draw reasons behind its correct verdicts and "
+            "mark each sound or unsound. Accuracy reliability is the share of sound reasons."
+        )
+        with gr.Row():
+            reason_run = gr.Number(
+                label="Run", precision=0, minimum=1, elem_id="qb-admin-reasons-run"
+            )
+            reason_n = gr.Number(
+                label="Sample size", value=10, precision=0, minimum=1, maximum=500,
+                elem_id="qb-admin-reasons-n",
+            )  # fmt: skip
+            reason_draw = gr.Button("Draw reasons", elem_id="qb-admin-reasons-draw", scale=0)
+        reason_view = gr.Markdown(elem_id="qb-admin-reasons-view")
+        with gr.Row():
+            reason_sound = gr.Button("Sound", size="sm", elem_id="qb-admin-reasons-sound")
+            reason_unsound = gr.Button("Unsound", size="sm", elem_id="qb-admin-reasons-unsound")
+        reason_result = gr.Markdown(elem_id="qb-admin-reasons-result")
+        reason_queue = gr.State([])  # the drawn answers still to mark (server side)
+
         gr.Markdown("## Review queue")
         gr.Markdown(
             "Questions students flagged after answering them. A decision closes every open flag "
@@ -612,6 +702,59 @@ def build(ctx: UiContext, is_admin: gr.State, admin_only: list[Any]) -> None:
         outputs=kb_result,
         api_visibility="private",
     )
+
+    def _reason_state(run_id: int, queue: list[ReasonEntry], total: int) -> list[Any]:
+        """The queue, the next reason to mark (or that there is none) and the reliability."""
+        view = (
+            render_reason(queue[0], total - len(queue) + 1, total)
+            if queue
+            else "Nothing left to mark in this sample; draw again for more."
+        )
+        return [{"run": run_id, "total": total, "queue": queue}, view,
+                render_reliability(reasons(ctx.db, run_id))]  # fmt: skip
+
+    @guarded(3, at=2)
+    def _draw(admin: bool, run: float | None, n: float | None) -> list[Any]:
+        if not admin:
+            return [gr.skip(), gr.skip(), NOT_ADMIN]
+        if run is None:
+            raise InputError("give the run's number")
+        sample = sample_reasons(ctx.db, int(run), int(n or 10))
+        return _reason_state(int(run), sample, len(sample))
+
+    reason_outputs = [reason_queue, reason_view, reason_result]
+    reason_draw.click(
+        _draw, inputs=[is_admin, reason_run, reason_n], outputs=reason_outputs,
+        api_visibility="private",
+    )  # fmt: skip
+
+    def _reason_mark(sound: bool) -> Any:
+        @guarded(3, at=2)
+        def handler(
+            admin: bool, state: dict[str, Any] | None, by: str | None, request: gr.Request
+        ) -> list[Any]:
+            if not admin:
+                return [gr.skip(), gr.skip(), NOT_ADMIN]
+            if not state or not state.get("queue"):
+                raise InputError("draw reasons first")
+            entry: ReasonEntry = state["queue"][0]
+            by = identity.current(ctx, request).name or by  # accounts: the account marks
+            mark(ctx.db, state["run"], entry.response_id, sound=sound,
+                 reviewer=(by or "").strip() or "admin")  # fmt: skip
+            return _reason_state(state["run"], state["queue"][1:], state["total"])
+
+        return handler
+
+    for sound, button in ((True, reason_sound), (False, reason_unsound)):
+        button.click(
+            _reason_mark(sound), inputs=[is_admin, reason_queue, reviewer],
+            outputs=reason_outputs, api_visibility="private",
+        )  # fmt: skip
+
+    def _forget_reasons() -> list[Any]:
+        return [{}, "", ""]
+
+    logout.click(_forget_reasons, outputs=reason_outputs, api_visibility="private")
 
     def _tail_choices(item: FlaggedItem | None) -> Any:
         if item is None or item.kind != "choice":

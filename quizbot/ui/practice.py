@@ -903,7 +903,7 @@ def submit(
             )
         )
     try:
-        feedback = practice.answer(
+        step = practice.answer_and_next(
             ctx.db, session_id, question.id, typed, shown_at=question.shown_at
         )
     except (InputError, DuplicateError) as exc:
@@ -926,18 +926,15 @@ def submit(
                 chat=chat, data=_data(question=question, error=user_message(exc)), keep_state=True
             )
         )
+    feedback = step.feedback
     if feedback.outcome == WITHHELD:  # an exam: stored, acknowledged, nothing revealed
         chat = [*chat, shown, {"role": "assistant", "content": render_receipt(feedback)}]
-        return _next(ctx, session_id, chat, None)
-    if feedback.finished and _is_exam(ctx, session_id):  # the review below says it all
+        return _next(ctx, session_id, chat, None, step=step)
+    if feedback.finished and step.view.mode == "exam":  # the review below says it all
         chat = [*chat, shown, {"role": "assistant", "content": render_receipt(feedback)}]
     else:
         chat = [*chat, shown, {"role": "assistant", "content": render_feedback(feedback)}]
-    return _next(ctx, session_id, chat, feedback, hold=True)
-
-
-def _is_exam(ctx: UiContext, session_id: int) -> bool:
-    return practice.session_view(ctx.db, session_id).mode == "exam"
+    return _next(ctx, session_id, chat, feedback, hold=True, step=step)
 
 
 def _next(
@@ -948,24 +945,35 @@ def _next(
     *,
     error: str | None = None,
     hold: bool = False,
+    step: practice.AnswerStep | None = None,
 ) -> tuple[Any, ...]:
     """The screen after an answer: the summary when nothing is left, else the next question,
     or (``hold``, after feedback) the next question kept back until the student presses Next.
-    The JSON's ``question`` is the next question either way, so an API client goes on."""
+    The JSON's ``question`` is the next question either way, so an API client goes on.
+
+    ``step`` is what :func:`quizbot.practice.service.answer_and_next` returned with the
+    answer (read in its transaction); without it (a duplicate answer) it is read here."""
     try:
-        question = practice.next_question(ctx.db, session_id)
-        second = None if question is not None else practice.second_pass_session(ctx.db, session_id)
+        if step is not None:
+            question, second, view = step.question, step.second, step.view
+            second_question = step.second_question
+        else:
+            question = practice.next_question(ctx.db, session_id)
+            second = (
+                None if question is not None else practice.second_pass_session(ctx.db, session_id)
+            )
+            second_question = None if second is None else practice.next_question(ctx.db, second.id)
+            view = practice.session_view(ctx.db, session_id)
         if second is not None:  # a two-pass assignment: now a guess on what was not known
             intro = (
                 f"**Second pass:** you did not know {second.total} question(s). Please give "
                 "your best guess on each; your first answers stand and are reported apart."
             )
-            screen = _opening(ctx, second, practice.next_question(ctx.db, second.id), intro, "")
+            screen = _opening(ctx, second, second_question, intro, "")
             screen.chat = [*chat, *(screen.chat or [])]
         elif question is None:
             screen = _finish(ctx, session_id, chat, feedback=feedback)
         else:
-            view = practice.session_view(ctx.db, session_id)
             if not hold:
                 chat = [*chat, {"role": "assistant", "content": render_question(question)}]
             screen = Screen(

@@ -3,7 +3,8 @@
 Tests start it as a subprocess (``tests/helpers/stub.py``) so the suite runs from a bare clone:
 
     python tests/helpers/model_server.py --port 0 [--answer true|false|idk|random|TEXT]
-        [--oracle ITEMS.jsonl --policy correct|wrong|bar1|unsure] [--latency-ms N]
+        [--oracle ITEMS.jsonl --policy correct|wrong|bar1|unsure|sdak [--noise P]]
+        [--latency-ms N]
         [--error-rate P --seed S] [--status CODE [--echo-key]] [--log FILE]
 
 The first line printed is ``listening on 127.0.0.1:PORT``. Endpoints: ``POST /v1/chat/completions``,
@@ -11,9 +12,15 @@ The first line printed is ``listening on 127.0.0.1:PORT``. Endpoints: ``POST /v1
 
 The oracle reads quizbot item files: it answers the item whose text (or question) ends last in
 the prompt, so few-shot demonstrations before it are ignored. Statements are answered by label,
-choice items by their answer keys, open-recall items (``"answers"``) by their gold list.
+choice items by their answer keys (read as the letters their right options have in the prompt,
+so a question asked with its options in another order is still answered right), open-recall
+items (``"answers"``) by their gold list.
 Policy ``unsure`` (statements): "True" to a true statement; to a false one "I do not know" when
 the prompt offers it, else the right "False" (a two-pass assignment's forced second pass).
+Policy ``sdak`` (statements): the right verdict first, then a reason ("Correct. Because ...",
+"Incorrect. Because ..."); with ``--noise P`` a reply is, with probability P/2 each, the wrong
+verdict first, or the right verdict not at the start ("The claim is correct, because ..."),
+drawn from the server's seeded random generator (so repeats of a run differ).
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ import hashlib
 import json
 import math
 import random
+import re
 import signal
 import sys
 import threading
@@ -39,8 +47,13 @@ IDK_OFFERED = "True, False or I do not know"  # a statement prompt that allows a
 class Oracle:
     """Right (or wrong) answers to quizbot items found in a prompt."""
 
-    def __init__(self, path: Path, policy: str) -> None:
+    def __init__(
+        self, path: Path, policy: str, noise: float = 0.0, draw: random.Random | None = None
+    ) -> None:
         self.policy = policy
+        self.noise = noise
+        self.random = draw or random.Random(0)
+        self.lock = threading.Lock()
         self.items: list[dict[str, Any]] = []
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip():
@@ -59,7 +72,41 @@ class Oracle:
             end = at + len(needle)
             if best is None or (end, len(needle)) > (best[0], best[1]):
                 best = (end, len(needle), item)
+        if best is None:  # a choice question asked with its options in another order
+            for item in self.items:
+                needle = item.get("question") or ""
+                at = prompt.rfind(needle) if needle and "options" in item else -1
+                if at >= 0 and (best is None or (at + len(needle), len(needle)) > best[:2]):
+                    best = (at + len(needle), len(needle), item)
         return best[2] if best else None
+
+    @staticmethod
+    def keys_as_offered(item: dict[str, Any], prompt: str) -> list[str]:
+        """The letters the item's right options have in ``prompt`` (permutation runs), read from
+        the option lines after its question; the item's own keys when they cannot be read."""
+        keys = [str(k) for k in item.get("answer_keys", [])]
+        options = [str(o) for o in item["options"]]
+        after = prompt[prompt.rfind(str(item.get("question", ""))) :]
+        offered: dict[str, str] = {}
+        for line in after.splitlines():
+            found = re.match(r"([A-J])\. (.*)$", line.strip())
+            if found and found.group(2) not in offered:
+                offered[found.group(2)] = found.group(1)
+        right = [options[ord(k) - ord("A")] for k in keys]
+        if not all(text in offered for text in right):
+            return keys
+        return sorted(offered[text] for text in right)
+
+    def sdak(self, label: bool, text: str) -> str:
+        """An SDAK reply: verdict first and a reason, with ``noise`` as in the module docstring."""
+        with self.lock:
+            u = self.random.random()
+        verdict = "Correct" if label else "Incorrect"
+        if u < self.noise / 2:
+            verdict = "Incorrect" if label else "Correct"
+        elif u < self.noise:
+            return f"The claim is {verdict.lower()}, because the sources agree on: {text}"
+        return f"{verdict}. Because the literature on this is consistent: {text}"
 
     def answer(self, prompt: str) -> str:
         """What the policy says to ``prompt``."""
@@ -75,12 +122,14 @@ class Oracle:
                 return ", ".join([*gold[: (len(gold) + 1) // 2], WRONG_ENTITY])
             return "none"
         if "options" in item:
-            keys = [str(k) for k in item.get("answer_keys", [])]
+            keys = self.keys_as_offered(item, prompt)
             if self.policy != "wrong":
                 return ", ".join(keys)
             letters = [chr(ord("A") + i) for i in range(len(item["options"]) - 1)]
             return next((x for x in letters if x not in keys), letters[0])
         label = bool(item.get("label"))
+        if self.policy == "sdak":
+            return self.sdak(label, str(item.get("text", "")))
         if self.policy == "unsure":  # sure of true statements; of false ones only when pushed
             if label:
                 return "True"
@@ -98,10 +147,14 @@ class Server(ThreadingHTTPServer):
     def __init__(self, port: int, options: argparse.Namespace) -> None:
         super().__init__(("127.0.0.1", port), Handler)
         self.options = options
-        self.oracle = Oracle(Path(options.oracle), options.policy) if options.oracle else None
         self.lock = threading.Lock()
         self.count = 0
         self.random = random.Random(options.seed)
+        self.oracle = (
+            Oracle(Path(options.oracle), options.policy, options.noise, self.random)
+            if options.oracle
+            else None
+        )
 
     def next_number(self) -> int:
         with self.lock:
@@ -253,8 +306,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--answer", default="true")
     parser.add_argument("--oracle")
     parser.add_argument(
-        "--policy", choices=["correct", "wrong", "bar1", "unsure"], default="correct"
+        "--policy", choices=["correct", "wrong", "bar1", "unsure", "sdak"], default="correct"
     )
+    parser.add_argument("--noise", type=float, default=0.0)
     parser.add_argument("--latency-ms", type=float, default=0.0)
     parser.add_argument("--error-rate", type=float, default=0.0)
     parser.add_argument("--seed", default="0")

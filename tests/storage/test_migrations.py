@@ -40,6 +40,7 @@ EXPECTED_TABLES = {
     "monitor_night",
     "prototype_set",
     "quiz_session",
+    "reason_reviews",
     "rephrase_cache",
     "respondent",
     "response",
@@ -307,6 +308,30 @@ def test_0007_adds_assignments_and_keeps_runs_and_sessions_unlinked(empty_db: Da
         "INSERT INTO assignment_items (assignment_id, position, item_id) VALUES (1, 2, 'i1:a')",
         "INSERT INTO assignment_items (assignment_id, position, item_id) VALUES (1, 3, 'i1:zz')",
         "UPDATE eval_run SET assignment_id = 99",
+    ):
+        with pytest.raises(IntegrityError):
+            empty_db.write(lambda s, st=statement: s.execute(text(st)))
+
+
+def test_0015_adds_repeat_groups_and_reason_reviews_and_keeps_runs_ungrouped(
+    empty_db: Database,
+) -> None:
+    upgrade(empty_db, "0013")
+    for statement in _V1_ROWS:
+        empty_db.write(lambda s, st=statement: s.execute(text(st)))
+    upgrade(empty_db)
+    assert get_run(empty_db, 1).repeat_of is None  # a run stored before 0015 is a group of one
+    assert table_counts(empty_db)["reason_reviews"] == 0
+    from storage.reasons import mark_reason, run_reason_reviews
+
+    mark_reason(empty_db, response_id=7, sound=True, reviewer="ann")
+    assert set(run_reason_reviews(empty_db, 1)) == {7}
+    for statement in (
+        "UPDATE eval_run SET repeat_of = 99",  # no such run
+        "INSERT INTO reason_reviews (response_id, sound, reviewer, reviewed_at)"
+        " VALUES (7, false, 'bob', CURRENT_TIMESTAMP)",  # one mark per answer
+        "INSERT INTO reason_reviews (response_id, sound, reviewer, reviewed_at)"
+        " VALUES (99, false, 'bob', CURRENT_TIMESTAMP)",  # no such answer
     ):
         with pytest.raises(IntegrityError):
             empty_db.write(lambda s, st=statement: s.execute(text(st)))
