@@ -21,6 +21,16 @@ same n (the items answered in pass 1):
 
 A student's pass 2 is their second-pass session; a model's is the second-pass run made from the
 run the results use (:func:`storage.assignments.second_pass_runs`).
+
+Open recall assignments (``--format recall``). Every answer, a student's (their first per item)
+or a model's (the same latest runs), is rescored from its raw text by the one scorer
+(:func:`quizbot.evaluation.recall.score_recall`; a student with their session's tiers, a model
+with its run's). Each respondent's ``metrics`` are then ``accuracy`` (the share "basically
+correct"), ``answer_rate`` (not abstained) and ``joint_accuracy`` (empty: no facts to join), and
+``recall`` holds :func:`quizbot.analysis.recall.recall_summary`: overall and per aspect, the mean
+precision, recall, F1, ROUGE-1 and BLEU-1 with 95% t intervals and the tier shares. The students
+pooled get the same (``students_pooled["recall"]``), and each model's ``recall_tests`` is
+Welch's t-test per aspect on F1, model vs the pooled students (BH-adjusted over aspects).
 """
 
 from __future__ import annotations
@@ -31,10 +41,15 @@ from typing import Any
 
 from quizbot.analysis.comparison import compare
 from quizbot.analysis.metrics import Proportion
-from quizbot.domain import Outcome, ResponseRecord
+from quizbot.analysis.recall import RecallRecord, recall_records, recall_summary, welch_by_aspect
+from quizbot.domain import Assignment, Outcome, ResponseRecord
+from quizbot.evaluation.recall import DEFAULT_TIERS, Tiers, score_recall
+from quizbot.generate.service import load_any_items
+from quizbot.items import RecallItem
 from storage import Database
 from storage.assignments import (
     assignment_answers,
+    assignment_sessions,
     get_assignment,
     latest_runs,
     second_pass_runs,
@@ -106,6 +121,8 @@ def assignment_results(db: Database, name: str) -> dict[str, Any]:
     unknown assignment.
     """
     assignment = get_assignment(db, name)
+    if assignment.config.get("format") == "recall":
+        return _recall_results(db, assignment)
     runs = latest_runs(db, assignment.id)
     result = compare(
         db,
@@ -184,4 +201,86 @@ def assignment_results(db: Database, name: str) -> dict[str, Any]:
         # (quizbot.analysis.comparison); None without recall answers
         "recall": result.as_json().get("recall"),
         "notes": list(result.notes),
+    }
+
+
+def _recall_row(
+    name: str, kind: str, records: list[RecallRecord], tiers: Mapping[str, Any]
+) -> dict[str, Any]:
+    n = len(records)
+    return {
+        "name": name,
+        "kind": kind,
+        "n_items": len({r.item_id for r in records}),
+        "metrics": {
+            "accuracy": Proportion.of(
+                sum(r.score.tier == "basically correct" for r in records), n
+            ).as_json(),
+            "answer_rate": Proportion.of(sum(not r.score.abstained for r in records), n).as_json(),
+            "joint_accuracy": Proportion.of(0, 0).as_json(),
+        },
+        "recall": recall_summary(records, tiers),
+    }
+
+
+def _recall_results(db: Database, assignment: Assignment) -> dict[str, Any]:
+    """The results of an open recall assignment (module docstring)."""
+    in_set = set(assignment.item_ids)
+    items = {
+        i.id: i for i in load_any_items(db, list(assignment.item_ids)) if isinstance(i, RecallItem)
+    }
+    tiers_of: dict[int, Tiers] = {
+        s.id: Tiers.from_json(s.config.get("recall_tiers"))
+        for s in assignment_sessions(db, assignment.id)
+    }
+    students: dict[str, list[RecallRecord]] = defaultdict(list)
+    seen: dict[str, set[str]] = defaultdict(set)
+    for given in assignment_answers(db, assignment.id):
+        r = given.response
+        item = items.get(r.item_id)
+        if item is None or r.outcome == Outcome.ERROR.value or r.item_id in seen[given.respondent]:
+            continue
+        seen[given.respondent].add(r.item_id)
+        tiers = tiers_of.get(r.quiz_session_id or -1, DEFAULT_TIERS)
+        score = score_recall(item, r.raw_text or "", tiers=tiers)
+        students[given.respondent].append(RecallRecord(item.id, item.aspect, score))
+    student_tiers = next(iter(tiers_of.values()), DEFAULT_TIERS).as_json()
+    respondents = [
+        _recall_row(name, "student", records, student_tiers)
+        for name, records in sorted(students.items())
+    ]
+    pooled = [r for records in students.values() for r in records]
+    notes: list[str] = []
+    if not students:
+        notes.append("no student has answered yet")
+    for run in latest_runs(db, assignment.id):
+        records, tiers_json = recall_records(db, run.id)
+        mine = [r for r in records if r.item_id in in_set]
+        row = _recall_row(run.model_requested, "model", mine, tiers_json)
+        row.update(
+            run_id=run.id,
+            second_pass_run_id=None,
+            percentile=None,
+            percentile_detail=None,
+            tests=[],
+            recall_tests=welch_by_aspect(mine, pooled) if pooled else None,
+        )
+        respondents.append(row)
+    if not any(r["kind"] == "model" for r in respondents):
+        notes.append("no finished model run made for this assignment yet")
+    pooled_row = _recall_row("students", "students", pooled, student_tiers) if pooled else None
+    return {
+        "assignment": assignment.name,
+        "kb": assignment.kb_name,
+        "mode": assignment.mode,
+        "format": "recall",
+        "n_items": len(assignment.item_ids),
+        "all_variants": False,
+        "two_pass": False,
+        "opens_at": None if assignment.opens_at is None else assignment.opens_at.isoformat(),
+        "closes_at": None if assignment.closes_at is None else assignment.closes_at.isoformat(),
+        "respondents": respondents,
+        "students_pooled": pooled_row,
+        "model_tests": [],
+        "notes": notes,
     }

@@ -72,10 +72,11 @@ def assignment() -> None:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["statements", "choice", "mixed"]),
+    type=click.Choice(["statements", "choice", "mixed", "recall"]),
     default="statements",
     show_default=True,
-    help="True/false statements, multiple choice, or both (alternating facts).",
+    help="True/false statements, multiple choice, both (alternating facts), or open recall "
+    "(one question per disease and aspect; --points is the number of questions).",
 )
 @click.option("--relations", help="Comma-separated relations to use [default: all].")
 @click.option(
@@ -137,7 +138,13 @@ def create_cmd(
         item_set=item_set,
         points=points,
         seed=seed,
-        format="choice" if fmt == "choice" else "mixed" if fmt == "mixed" else "statements",
+        format="choice"
+        if fmt == "choice"
+        else "mixed"
+        if fmt == "mixed"
+        else "recall"
+        if fmt == "recall"
+        else "statements",
         relations=split_list(relations),
         all_variants=all_variants,
         mode=AssignmentMode(mode or ("exam" if two_pass else "practice")),
@@ -267,6 +274,9 @@ def results_cmd(
         extra = ""
         if r["kind"] == "model" and r.get("percentile") is not None:
             extra = f", percentile {r['percentile']:.0f}"
+        if r.get("recall"):
+            f1 = r["recall"]["overall"]["f1"]["mean"]
+            extra += ", mean F1 -" if f1 is None else f", mean F1 {f1:.3f}"
         click.echo(f"  {r['kind']:7} {r['name']}: accuracy {shown} on {r['n_items']} items{extra}")
     for note in results["notes"]:
         click.echo(f"  note: {note}")

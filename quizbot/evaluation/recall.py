@@ -68,6 +68,7 @@ __all__ = [
     "Tiers",
     "cosine",
     "cosine_from_summary",
+    "how_recalled",
     "match",
     "parse_list",
     "parse_tiers",
@@ -350,6 +351,30 @@ def match(item: RecallItem, answers: Sequence[str]) -> Match:
         wrong=tuple(wrong),
         how=how,
     )
+
+
+HowRecalled = Literal["name", "synonym", "narrower", "contains"]
+
+
+def how_recalled(item: RecallItem, answer: str, gold: str) -> HowRecalled | None:
+    """Which rule of :func:`match` lets ``answer`` recall ``gold`` (for feedback to a person).
+
+    ``"name"``: it names the gold entity; ``"synonym"``: one of its other names; ``"narrower"``:
+    a part or kind of it; ``"contains"``: its name (or a narrower one's) is inside the answer.
+    ``None`` when ``answer`` does not recall ``gold``. Follows :func:`match` rule by rule, so a
+    rule that found another gold first decides as it does there.
+    """
+    key = _key(answer)
+    golds = _golds(item)
+    chosen = [g for g in golds if g.name == gold]
+    if not chosen or gold not in match(item, [answer]).recalled:
+        return None
+    target = chosen[0]
+    if key in target.own:
+        return "name" if key == _key(target.name) else "synonym"
+    if key in target.narrower:
+        return "narrower"
+    return "contains"
 
 
 # ---------------------------------------------------------------------------------------------

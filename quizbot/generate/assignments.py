@@ -22,9 +22,10 @@ from typing import Any, Literal
 from quizbot.config import Settings
 from quizbot.domain import Assignment, AssignmentMode
 from quizbot.errors import DuplicateError, InputError
-from quizbot.generate.service import GenerateRequest, load_items, prepare, store_items
-from quizbot.items import ChoiceItem, RecallItem, StatementItem, item_from_json
+from quizbot.generate.service import GenerateRequest, load_any_items, prepare, store_items
+from quizbot.items import AnyItem, ChoiceItem, RecallItem, StatementItem, any_item_from_json
 from quizbot.jsonl import read_objects
+from quizbot.kb.model import KnowledgeBaseData
 from quizbot.kb.registry import get_kb
 from storage import Database
 from storage.assignments import create_assignment, find_assignment, get_assignment
@@ -40,13 +41,14 @@ __all__ = [
 ]
 
 Item = StatementItem | ChoiceItem
-Format = Literal["statements", "choice", "mixed"]
+Format = Literal["statements", "choice", "mixed", "recall"]
 
 _REQUIRED = {
     "statement": ("kb", "kb_version", "relation", "head", "tail", "polarity", "prototype_set",
                   "transform", "label", "text", "prototype"),
     "choice": ("kb", "kb_version", "relation", "head", "question", "options", "answer_keys",
                "subtype", "knowledge_point_ids"),
+    "recall": ("kb", "kb_version", "relation", "aspect", "head", "question", "answers"),
 }  # fmt: skip
 
 
@@ -95,6 +97,11 @@ def _check_options(request: AssignmentRequest) -> None:
         and request.closes_at <= request.opens_at
     ):
         raise InputError("must be after --opens", field="--closes")
+    if request.format == "recall" and (request.two_pass or request.all_variants):
+        raise InputError(
+            "does not go with --format recall (one open question per disease and aspect)",
+            field="--two-pass" if request.two_pass else "--all-variants",
+        )
     if request.two_pass and request.mode is not AssignmentMode.EXAM:
         raise InputError(
             "needs --mode exam: in practice mode the feedback would reveal the answers "
@@ -103,11 +110,13 @@ def _check_options(request: AssignmentRequest) -> None:
         )
 
 
-def fact_key(item: Item) -> str:
+def fact_key(item: AnyItem) -> str:
     """The fact an item asks about: its KB point for a statement (both sides of it share it),
-    its head and relation for a multiple-choice question."""
+    its head and relation for a multiple-choice or open recall question."""
     if isinstance(item, StatementItem):
         return item.fact_id
+    if isinstance(item, RecallItem):
+        return f"recall:{item.kb}\x1f{item.relation}\x1f{item.head}"
     return f"choice:{item.kb}\x1f{item.relation}\x1f{item.head}"
 
 
@@ -115,20 +124,29 @@ def _rank(*parts: str) -> bytes:
     return hashlib.sha256("\x1f".join(parts).encode()).digest()
 
 
-def read_items_file(path: Path, kb: str) -> list[Item]:
+def read_items_file(path: Path, kb: str) -> list[AnyItem]:
     """Every item of a quizbot item JSONL, validated whole before any is used.
 
     Raises :class:`InputError` naming the file, line and field of the first problem: a missing
     field, an unknown kind or value, an item of another knowledge base, an ``id`` that does not
-    match the item's content, or the same item twice.
+    match the item's content, the same item twice, or open recall items mixed with others.
     """
     label = str(path)
-    items: list[Item] = []
+    items: list[AnyItem] = []
     seen: dict[str, int] = {}
     for line, record in read_objects(path):
         kind = record.get("kind")
         if kind not in _REQUIRED:
-            raise InputError("must be 'statement' or 'choice'", path=label, line=line, field="kind")
+            raise InputError(
+                "must be 'statement', 'choice' or 'recall'", path=label, line=line, field="kind"
+            )
+        if items and (kind == "recall") != isinstance(items[0], RecallItem):
+            raise InputError(
+                "open recall items cannot be mixed with other kinds in one assignment",
+                path=label,
+                line=line,
+                field="kind",
+            )
         for key in _REQUIRED[str(kind)]:
             if key not in record:
                 raise InputError("is missing", path=label, line=line, field=key)
@@ -140,7 +158,7 @@ def read_items_file(path: Path, kb: str) -> list[Item]:
                 field="kb",
             )
         try:
-            item = item_from_json(record)
+            item = any_item_from_json(record)
         except (KeyError, ValueError, TypeError) as exc:
             field = exc.args[0] if isinstance(exc, KeyError) else None
             raise InputError(f"not an item ({exc})", path=label, line=line, field=field) from None
@@ -170,6 +188,14 @@ def _one_per_fact(items: Sequence[Item], seed: str) -> list[Item]:
     return [min(group, key=lambda i: _rank(seed, i.id)) for group in groups.values()]
 
 
+def _recall(kb: KnowledgeBaseData, request: AssignmentRequest) -> list[AnyItem]:
+    """One open recall item per (disease, aspect), ``points`` of them drawn by seed."""
+    from quizbot.generate.recall import plan_recall, recall_items  # noqa: PLC0415
+
+    plan = plan_recall(kb, relations=request.relations, limit=request.points, seed=request.seed)
+    return list(recall_items(kb, plan))
+
+
 def _generate(db: Database, request: AssignmentRequest, settings: Settings | None) -> list[Item]:
     def made(fmt: Literal["statements", "choice"]) -> list[Item]:
         generation = prepare(
@@ -186,6 +212,8 @@ def _generate(db: Database, request: AssignmentRequest, settings: Settings | Non
         )
         return [i for i in generation.items() if not isinstance(i, RecallItem)]
 
+    if request.format == "recall":
+        raise ValueError("recall items are made by _recall")
     if request.format == "mixed":
         said = made("statements")
         asked = made("choice")
@@ -196,7 +224,7 @@ def _generate(db: Database, request: AssignmentRequest, settings: Settings | Non
         items = [i for i in said if (i.head, i.relation) not in chosen_choice]
         items += [i for i in asked if (i.head, i.relation) in chosen_choice]
     else:
-        items = made(request.format)
+        items = made("choice" if request.format == "choice" else "statements")
     if not request.all_variants:
         items = _one_per_fact(items, f"assignment\x1f{request.seed}")
     return list({i.id: i for i in items}.values())  # two facts may share a negative statement
@@ -237,6 +265,7 @@ def make_assignment(
         "all_variants": request.all_variants,
         "two_pass": request.two_pass,
     }
+    items: list[AnyItem]
     if request.items_file is not None:
         items = read_items_file(request.items_file, kb.name)
         config = {
@@ -244,8 +273,14 @@ def make_assignment(
             "all_variants": request.all_variants,
             "two_pass": request.two_pass,
         }
+        if isinstance(items[0], RecallItem):
+            config["format"] = "recall"
+            if request.two_pass:
+                raise InputError("does not go with open recall items", field="--two-pass")
+    elif request.format == "recall":
+        items = _recall(kb, request)
     else:
-        items = _generate(db, request, settings)
+        items = list(_generate(db, request, settings))
     if not items:
         raise InputError(f"no items could be made from knowledge base {kb.name!r}")
     store_items(db, kb, kb_id, items)
@@ -262,7 +297,8 @@ def make_assignment(
     )
 
 
-def assignment_items(db: Database, name: str) -> tuple[Assignment, list[Item]]:
-    """Assignment ``name`` and its items, in its order; :class:`NotFoundError` if unknown."""
+def assignment_items(db: Database, name: str) -> tuple[Assignment, list[AnyItem]]:
+    """Assignment ``name`` and its items (open recall ones too), in its order;
+    :class:`NotFoundError` if unknown."""
     assignment = get_assignment(db, name)
-    return assignment, load_items(db, list(assignment.item_ids))
+    return assignment, load_any_items(db, list(assignment.item_ids))

@@ -34,6 +34,7 @@ from typing import Any, Protocol, TypeVar
 from quizbot.domain import Assignment, RespondentKind, SessionStatus
 from quizbot.errors import InputError
 from quizbot.generate.assignments import Item, assignment_items, fact_key
+from quizbot.items import RecallItem
 from quizbot.kb.model import KnowledgeBaseData
 from quizbot.kb.registry import get_kb
 from quizbot.practice.feedback import _explain, _key_words, _question_id, _words, is_exam
@@ -129,7 +130,13 @@ def start_assignment_session(db: Database, *, assignment: str, student: str) -> 
     :class:`InputError` for an unusable pseudonym.
     """
     display = _display_name(student)
-    found, items = assignment_items(db, assignment)
+    found, every = assignment_items(db, assignment)
+    items = [i for i in every if not isinstance(i, RecallItem)]
+    if len(items) < len(every):
+        raise InputError(
+            f"assignment {found.name!r} asks open recall questions",
+            hint="take it in the Recall section (same pseudonym and assignment, Start recall)",
+        )
     group = _cohort(found.cohort)
     respondent = get_or_create_respondent(
         db, RespondentKind.HUMAN, display.casefold(), display_name=display, cohort=group

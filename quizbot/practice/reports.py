@@ -26,6 +26,7 @@ from quizbot.practice.planning import (
     _entries,
     _view,
 )
+from quizbot.practice.recall import is_recall_session, recall_progress
 from quizbot.practice.resume import close_idle
 from quizbot.practice.topics import (
     _display_name,
@@ -137,6 +138,11 @@ def summary(db: Database, session_id: int, models: Sequence[str] = ()) -> Summar
     loaded = load_session(db, session_id)
     row = loaded.session
     assert row.id is not None
+    if is_recall_session(row.config):
+        raise InputError(
+            f"practice session {session_id} asks open recall questions",
+            hint="its results come from recall_summary (quizbot.practice.recall)",
+        )
     if row.config.get("mode") == "exam" and len(loaded.answered) < len(_entries(row.config)):
         raise InputError(
             "the exam is not complete; its results are shown once every question is answered",
@@ -207,7 +213,9 @@ def progress(
 ) -> Progress:
     """A student's accuracy over time: overall and per topic, per UTC day or per session.
 
-    Counts every answered question of every session (only in ``kb`` if given). Sessions idle
+    Counts every answered question of every session (only in ``kb`` if given), except open
+    recall answers: their sessions are listed (accuracy: the share "basically correct") and
+    their figures are ``recall`` (:func:`quizbot.practice.recall.recall_progress`). Sessions idle
     for ``idle_timeout`` are closed before they are listed (``now`` is for tests). Raises
     :class:`NotFoundError` when the pseudonym has never practised.
     """
@@ -234,7 +242,8 @@ def progress(
         by_item = {e["id"]: e for e in _entries(config)}
         labels: Mapping[str, str] = config.get("labels", {})
         n_correct = 0
-        for a in past.answers:
+        recall = is_recall_session(config)  # scored apart: recall_progress below
+        for a in [] if recall else past.answers:
             entry = by_item.get(a.item_id, {})
             correct = a.outcome == Outcome.CORRECT.value
             n_correct += correct
@@ -248,8 +257,11 @@ def progress(
                 topic_labels[(row.kb_name, key)] = labels.get(key, key.split(":", 1)[1])
                 per_topic[(row.kb_name, key)][period][0] += correct
                 per_topic[(row.kb_name, key)][period][1] += 1
-        total += len(past.answers)
-        correct_total += n_correct
+        if recall:  # the session is listed; its share "basically correct" is its accuracy
+            n_correct = sum(a.outcome == Outcome.CORRECT.value for a in past.answers)
+        else:
+            total += len(past.answers)
+            correct_total += n_correct
         sessions.append(
             SessionInfo(
                 id=row.id,
@@ -292,4 +304,5 @@ def progress(
         timeline=timeline(overall),
         topics=topic_list,
         sessions=sessions,
+        recall=recall_progress(db, respondent.id, kb=kb),
     )

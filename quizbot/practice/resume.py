@@ -20,7 +20,7 @@ from quizbot.domain import RespondentKind
 from quizbot.errors import InputError
 from quizbot.practice.planning import _view
 from quizbot.practice.topics import _display_name
-from quizbot.practice.views import IDLE_TIMEOUT, SessionView
+from quizbot.practice.views import IDLE_TIMEOUT, RECALL_FORMAT, SessionView
 from storage import Database
 from storage.practice_queries import active_sessions, close_idle_sessions
 from storage.sessions import find_respondent, load_session
@@ -61,7 +61,9 @@ def resumable_session(
     if respondent is None or respondent.id is None:
         return None
     close_idle(db, respondent.id, idle_timeout=idle_timeout, now=now)
-    active = active_sessions(db, respondent.id)
-    if not active:
-        return None
-    return _view(load_session(db, active[-1].id))
+    for newest in reversed(active_sessions(db, respondent.id)):
+        loaded = load_session(db, newest.id)
+        # The chat resumes its own sessions; an open recall session has its own section.
+        if loaded.session.config.get("format") != RECALL_FORMAT:
+            return _view(loaded)
+    return None

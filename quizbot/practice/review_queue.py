@@ -47,7 +47,7 @@ from quizbot.config import get_settings
 from quizbot.domain import Outcome, RespondentKind
 from quizbot.errors import ConfigError, InputError, redact
 from quizbot.generate.prototypes import default_prototypes
-from quizbot.generate.service import load_items
+from quizbot.generate.service import load_any_items
 from quizbot.items import ChoiceItem, StatementItem
 from quizbot.kb.model import KnowledgeBaseData, Triplet, point_id
 from quizbot.kb.registry import DEFAULT_KB
@@ -228,8 +228,9 @@ def sync(db: Database, respondent_id: int, *, at: Mapping[int, datetime] | None 
         answers = answers_after(db, respondent_id, mark)
         if not answers:
             return 0
-        items = {i.id: i for i in load_items(db, list(dict.fromkeys(a.item_id for a in answers)))}
-        refs = {item_id: _facts_of(item) for item_id, item in items.items()}
+        asked = load_any_items(db, list(dict.fromkeys(a.item_id for a in answers)))
+        # Open recall answers have no card: a recall question asks a whole list, not a fact.
+        refs = {i.id: _facts_of(i) for i in asked if isinstance(i, StatementItem | ChoiceItem)}
         cards = get_cards(db, respondent_id, [r.fact for rs in refs.values() for r in rs])
         changed: dict[str, ReviewCard] = {}
         n_reviews = 0

@@ -86,6 +86,13 @@ Design
     "I don't know". :func:`answer` stores the time taken when given the question's
     ``shown_at``.
 
+    Open recall (:mod:`quizbot.practice.recall`). :func:`start_recall_session` asks open
+    questions ("What are the main symptoms of gout?"); :func:`answer_recall` scores the typed
+    list with the models' scorer (:func:`quizbot.evaluation.recall.score_recall`), stores it like
+    any answer and then says what was recalled (and by which rule), missed and wrong, with F1
+    and the tier. Recall assignments: :func:`start_recall_assignment`. Figures:
+    :func:`recall_summary`, and ``Progress.recall`` (kept apart from the accuracy).
+
     Spaced review. Every answer also updates the student's FSRS card for the fact it asks
     about (:mod:`quizbot.practice.review_queue`: the rating rule, one review per fact per day);
     :func:`due_items` lists the facts due, :func:`start_review_session` asks them.
@@ -109,6 +116,16 @@ from quizbot.practice.feedback import (
 )
 from quizbot.practice.planning import (
     start_session,
+)
+from quizbot.practice.recall import (
+    DEFAULT_RECALL_LENGTH,
+    answer_recall,
+    is_recall_session,
+    next_recall_question,
+    recall_aspects,
+    recall_summary,
+    start_recall_assignment,
+    start_recall_session,
 )
 from quizbot.practice.reports import (
     progress,
@@ -144,12 +161,19 @@ from quizbot.practice.views import (
     Explanation,
     Feedback,
     Format,
+    MeanScore,
     ModelResult,
     Option,
     OptionNote,
     Progress,
     ProgressPoint,
     Question,
+    RecallAspectScore,
+    RecalledEntity,
+    RecallFeedback,
+    RecallProgress,
+    RecallQuestion,
+    RecallSummary,
     SessionInfo,
     SessionView,
     Summary,
@@ -160,6 +184,7 @@ from quizbot.practice.views import (
 
 __all__ = [
     "CANONICAL_SEED",
+    "DEFAULT_RECALL_LENGTH",
     "IDLE_TIMEOUT",
     "MAX_ANSWER_LENGTH",
     "MAX_LENGTH",
@@ -171,12 +196,19 @@ __all__ = [
     "Explanation",
     "Feedback",
     "Format",
+    "MeanScore",
     "ModelResult",
     "Option",
     "OptionNote",
     "Progress",
     "ProgressPoint",
     "Question",
+    "RecallAspectScore",
+    "RecallFeedback",
+    "RecallProgress",
+    "RecallQuestion",
+    "RecallSummary",
+    "RecalledEntity",
     "SessionInfo",
     "SessionView",
     "Summary",
@@ -185,6 +217,7 @@ __all__ = [
     "TopicScore",
     "answer",
     "answer_and_next",
+    "answer_recall",
     "close_idle",
     "count_due_now",
     "due_counts",
@@ -192,13 +225,19 @@ __all__ = [
     "end_session",
     "exam_review",
     "flag",
+    "is_recall_session",
     "next_question",
+    "next_recall_question",
     "normalise_student",
     "progress",
+    "recall_aspects",
+    "recall_summary",
     "resumable_session",
     "second_pass_session",
     "session_view",
     "start_assignment_session",
+    "start_recall_assignment",
+    "start_recall_session",
     "start_review_session",
     "start_session",
     "summary",

@@ -293,7 +293,116 @@ class Progress(_Json):
     timeline: list[ProgressPoint]
     topics: list[TopicProgress]
     sessions: list[SessionInfo]
+    # Open recall answers, scored apart (not in the accuracy above); None when there are none.
+    recall: RecallProgress | None = None
 
 
 # --------------------------------------------------------------------------------------------
 # Identity and validation
+
+
+# --------------------------------------------------------------------------------------------
+# Open recall practice (quizbot.practice.recall)
+
+RECALL_FORMAT = "recall"  # a session's config["format"] when it asks open recall questions
+
+
+@dataclass(frozen=True)
+class RecallQuestion(_Json):
+    """An open recall question as safe to send to a browser: no gold list, no lineage."""
+
+    session_id: int
+    id: str  # opaque: pass it back to :func:`quizbot.practice.recall.answer_recall`
+    position: int  # 1-based
+    total: int
+    aspect: str  # e.g. "symptoms"
+    disease: str
+    text: str
+    instructions: str
+    shown_at: datetime | None = None  # when the server put it out (the time taken is stored)
+
+
+@dataclass(frozen=True)
+class RecalledEntity(_Json):
+    """A gold entity the student recalled, what they wrote for it and which rule matched.
+
+    ``how``: ``name`` (its name), ``synonym`` (another name of it), ``narrower`` (a part or
+    kind of it), ``contains`` (its name inside what was written); see
+    :func:`quizbot.evaluation.recall.how_recalled`.
+    """
+
+    gold: str
+    answer: str
+    how: str
+
+
+@dataclass(frozen=True)
+class RecallFeedback(_Json):
+    """A recall answer scored by the models' scorer: recalled, missed, wrong, F1 and tier.
+
+    In an exam before the last answer ``outcome`` is ``"withheld"`` and every list is empty.
+    """
+
+    session_id: int
+    question_id: str
+    position: int
+    total: int
+    question: str
+    aspect: str
+    outcome: str  # "correct" (basically correct), "incorrect", "abstained" or "withheld"
+    your_answer: str  # the raw text, as typed
+    read_as: list[str]  # the entities read out of it
+    recalled: list[RecalledEntity]
+    missed: list[str]
+    vague: list[str]  # broader than a gold entity: not wrong, recalls nothing
+    wrong: list[str]
+    precision: float | None
+    recall: float | None
+    f1: float | None
+    tier: str | None
+    tiers: dict[str, Any]  # the metric and thresholds the tier was graded by
+    answered: int
+    finished: bool
+
+
+@dataclass(frozen=True)
+class MeanScore(_Json):
+    """A mean score with its 95% Student-t interval (None below two values)."""
+
+    mean: float | None
+    low: float | None
+    high: float | None
+    n: int
+
+
+@dataclass(frozen=True)
+class RecallAspectScore(_Json):
+    """One aspect's recall answers: how many, mean F1, share basically correct."""
+
+    aspect: str
+    n: int
+    f1: MeanScore
+    basically_correct: Proportion
+
+
+@dataclass(frozen=True)
+class RecallProgress(_Json):
+    """A student's open recall answers (their own figures, apart from the recognition accuracy)."""
+
+    n_answered: int
+    f1: MeanScore
+    basically_correct: Proportion
+    aspects: list[RecallAspectScore]
+
+
+@dataclass(frozen=True)
+class RecallSummary(_Json):
+    """A recall session's results: mean F1 overall and per aspect, and every answer scored.
+
+    ``answers`` is empty for an exam that is not complete (nothing is revealed before the end).
+    """
+
+    session: SessionView
+    n_items: int
+    scores: RecallProgress
+    answers: list[RecallFeedback]

@@ -46,6 +46,7 @@ __all__ = [
     "build",
     "create",
     "render_items",
+    "render_recall",
     "render_results",
     "tab",
 ]
@@ -141,10 +142,54 @@ def render_results(results: Mapping[str, Any]) -> str:
             )
     else:
         lines.append("No tests yet: they need students and at least one model.")
+    if results.get("format") == "recall":
+        lines += ["", *render_recall(results)]
     if results.get("notes"):
         lines += ["", "#### Notes", ""]
         lines += [f"* {md_escape(str(n))}" for n in results["notes"]]
     return "\n".join(lines)
+
+
+def _mean(figure: Mapping[str, Any] | None) -> str:
+    if not figure or figure.get("mean") is None:
+        return "–"
+    return f"{format_estimate(figure['mean'], figure.get('interval'))} (n={figure['n']})"
+
+
+def render_recall(results: Mapping[str, Any]) -> list[str]:
+    """An open recall assignment's mean F1 per aspect (95% t intervals), every respondent and
+    the students pooled, and each model's Welch test per aspect against the pooled students."""
+    rows = list(results["respondents"])
+    if results.get("students_pooled"):
+        rows.append(results["students_pooled"])
+    aspects = sorted({a for r in rows for a in r["recall"]["by_aspect"]})
+    lines = ["#### Open recall: mean F1 per aspect (95% t intervals)", ""]
+    header = ["respondent", "kind", "overall", *(md_escape(a) for a in aspects)]
+    lines.append("| " + " | ".join(header) + " |")
+    lines.append("|" + "---|" * len(header))
+    for r in rows:
+        by = r["recall"]["by_aspect"]
+        cells = [
+            _cell(str(r["name"])),
+            r["kind"],
+            _mean(r["recall"]["overall"]["f1"]),
+            *(_mean(by.get(a, {}).get("f1")) for a in aspects),
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    tests = [(r["name"], r["recall_tests"]) for r in rows if r.get("recall_tests")]
+    if tests:
+        lines += ["", "Welch's t-test on F1, model vs the students pooled (BH-adjusted):", ""]
+        lines.append("| model | aspect | model mean | students mean | t | p | p adjusted |")
+        lines.append("|---|---|---|---|---|---|---|")
+        for name, found in tests:
+            for aspect, t in found["by_aspect"].items():
+                mean_a = "–" if t["mean_a"] is None else f"{t['mean_a']:.3f}"
+                mean_b = "–" if t["mean_b"] is None else f"{t['mean_b']:.3f}"
+                lines.append(
+                    f"| {_cell(str(name))} | {md_escape(aspect)} | {mean_a} | {mean_b} "
+                    f"| {_p(t['t'])} | {_p(t['p_value'])} | {_p(t['p_adjusted'])} |"
+                )
+    return lines
 
 
 def _code_block(text: str | None) -> str:
@@ -209,7 +254,13 @@ def create(
         name=name or "",
         kb=kb or DEFAULT_KB,
         points=int(points) if points else None,
-        format="choice" if fmt == "choice" else "mixed" if fmt == "mixed" else "statements",
+        format="choice"
+        if fmt == "choice"
+        else "mixed"
+        if fmt == "mixed"
+        else "recall"
+        if fmt == "recall"
+        else "statements",
         all_variants=bool(all_variants),
         mode=chosen_mode,
         cohort=cohort.strip() or None if cohort else None,
@@ -252,7 +303,7 @@ def build(ctx: UiContext, is_admin: gr.State) -> list[Any]:
                 points = gr.Number(label="Facts", value=10, precision=0, elem_id="qb-assign-points")
             with gr.Row():
                 fmt = gr.Radio(
-                    ["statements", "choice", "mixed"],
+                    ["statements", "choice", "mixed", "recall"],
                     value="statements",
                     label="Format",
                     elem_id="qb-assign-format",

@@ -76,6 +76,10 @@ Design
     is running in the same tab ends the running one (it becomes ``abandoned``), as "End session"
     does.
 
+    Recall. Under the chat, "Recall: list what you remember" (:mod:`quizbot.ui.recall_practice`)
+    asks open recall questions with the same pseudonym, knowledge base and assignment fields;
+    "My progress" adds its figures (mean F1 per aspect) below the accuracy.
+
 API (for ``gradio_client``; ``gr.State`` is kept per client, so one Client is one student)
     ``/practice_start`` (student, kb="clinical-core", topic="all", format="statement",
     length=10, cohort=None, assignment=None) and ``/practice_answer`` (answer) return the six
@@ -105,7 +109,7 @@ from quizbot.kb.registry import BUILTINS, DEFAULT_KB, KbListing, kb_listing
 from quizbot.practice import service as practice
 from quizbot.practice.feedback import WITHHELD
 from quizbot.practice.service import Feedback, Progress, Question, Summary
-from quizbot.ui import identity
+from quizbot.ui import identity, recall_practice
 from quizbot.ui.boundary import guarded
 from quizbot.ui.context import UiContext
 from quizbot.ui.render import (
@@ -1115,7 +1119,7 @@ def show_progress(ctx: UiContext, student: str, kb: str, by: str) -> tuple[Any, 
     view = progress_view(result)
     x = "session" if result.by == "session" else "day"
     return (
-        view.overview + _due_line(ctx, student, kb),
+        view.overview + _due_line(ctx, student, kb) + recall_practice.progress_text(result),
         gr.update(value=view.plot, x=x),
         pd.DataFrame(view.topics, columns=TOPIC_HEADERS),
         pd.DataFrame(view.sessions, columns=SESSION_HEADERS),
@@ -1309,6 +1313,7 @@ def build(ctx: UiContext) -> None:
                 flag_result = gr.Markdown(elem_id="qb-practice-flag-result")
             summary = gr.Markdown(elem_id="qb-practice-summary")
             data = gr.JSON(visible=False, elem_id="qb-practice-data")
+    recall_practice.build(ctx, student=student, cohort=cohort, kb=kb, assignment=assignment)
     with gr.Accordion("My progress", open=False, elem_id="qb-practice-progress") as progress_box:
         with gr.Row():
             progress_kb = gr.Dropdown(

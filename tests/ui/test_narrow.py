@@ -2,7 +2,8 @@
 makes the page scroll sideways. Screenshots go to tests/artifacts/ (``narrow-<tab>.png``).
 
 The Practice, Monitor and Assignments flows have their own 390 px checks with data in them
-(test_practice.py, test_monitor_overview.py, test_assignment.py); Humans vs models is checked
+(test_practice.py, test_monitor_overview.py, test_assignment.py; the Practice tab's Recall section
+in test_recall_practice.py, with feedback shown); Humans vs models is checked
 with data at 390 px in test_compare.py.
 """
 

@@ -1,0 +1,674 @@
+"""Open recall practice: the student lists what they remember, scored by the models' scorer.
+
+A recall session is an ordinary practice session (one ``quiz_session`` row, one ``response`` per
+answer, raw text kept) whose ``config["format"]`` is ``"recall"`` and whose items are open recall
+items (:class:`~quizbot.items.RecallItem`, one per disease x aspect, made by
+:mod:`quizbot.generate.recall`). Nothing here scores on its own: every answer goes through
+:func:`quizbot.evaluation.recall.score_recall`, the function model runs use, with the tiers stored
+in the session's config (the app passes ``QUIZBOT_RECALL_TIERS``; the defaults otherwise).
+
+Asking. :func:`start_recall_session` picks ``length`` (disease, aspect) questions of a KB (one
+aspect, or all), those the student was never asked first, in an order drawn by the session's
+seed. :func:`next_recall_question` gives the first one not answered yet: the question only, never
+the gold list (:class:`~quizbot.practice.views.RecallQuestion`).
+
+Answering. :func:`answer_recall` takes free text (a list with commas, bullets, "and",
+numbering...). An empty answer, one longer than :data:`MAX_ANSWER_LENGTH`, or text with no list in
+it is refused with an :class:`~quizbot.errors.InputError` and nothing is stored; "I don't know" is
+an answer (abstained, F1 0). The answer is stored like every practice answer (outcome: ``correct``
+for "basically correct", ``incorrect`` otherwise, ``abstained``; ``parsed_answer`` the scorer's
+summary, ``parse_reason`` its reason, ``latency_ms`` from the question's ``shown_at``) in one
+transaction with the "session finished" mark (:func:`storage.sessions.record_session_answer`). Only
+then is the feedback made: which gold entities were recalled, by which of the student's entries
+and by which rule (name, synonym, narrower entity, contained name:
+:func:`quizbot.evaluation.recall.how_recalled`), which were missed, which entries were vague
+(broader than a gold entity) or wrong, precision, recall, F1 and the tier.
+
+Assignments. An assignment made with ``--format recall`` holds recall items;
+:func:`start_recall_assignment` starts (or resumes) a student's session on it, in an order of
+their own, checking its window (:mod:`quizbot.practice.windows`). In exam mode the outcome and
+lists are withheld until the last answer (``outcome == "withheld"``), and :func:`recall_summary`
+then gives every answer's feedback. Two-pass recall assignments do not exist (refused when made).
+
+Figures. :func:`recall_summary` (a session) and :func:`recall_progress` (all of a student's
+recall answers, by aspect) rescore the stored raw text with the stored tiers: mean F1 with a 95%
+Student-t interval (:func:`quizbot.analysis.recall.mean_interval`) and the share "basically
+correct" with a Wilson interval. Recall answers are kept out of the recognition accuracy of
+:func:`quizbot.practice.reports.progress`, which reports them apart (``Progress.recall``), and out
+of spaced review (a recall question asks a list, not a fact).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from quizbot.analysis.metrics import Proportion
+from quizbot.analysis.recall import mean_interval
+from quizbot.domain import Assignment, Outcome, RespondentKind, SessionStatus
+from quizbot.errors import DuplicateError, InputError, NotFoundError
+from quizbot.evaluation.recall import (
+    DEFAULT_TIERS,
+    RecallScore,
+    Tiers,
+    how_recalled,
+    match,
+    score_recall,
+)
+from quizbot.generate.recall import RecallPlan, aspects_of, plan_recall, recall_items
+from quizbot.generate.service import load_any_items, store_items
+from quizbot.items import RecallItem
+from quizbot.kb.registry import DEFAULT_KB, get_kb
+from quizbot.practice.feedback import _locate, _question_id, _time_taken
+from quizbot.practice.planning import _entries, _view
+from quizbot.practice.topics import _cohort, _display_name, _load_kb, _relation_topic_label
+from quizbot.practice.views import (
+    CONFIG_VERSION,
+    IDLE_TIMEOUT,
+    MAX_ANSWER_LENGTH,
+    MAX_LENGTH,
+    RECALL_FORMAT,
+    MeanScore,
+    RecallAspectScore,
+    RecalledEntity,
+    RecallFeedback,
+    RecallProgress,
+    RecallQuestion,
+    RecallSummary,
+    SessionView,
+    Topic,
+)
+from quizbot.practice.windows import check_window
+from storage import Database
+from storage.assignments import assignment_by_id, assignment_sessions, get_assignment
+from storage.practice_queries import close_idle_sessions
+from storage.repo import NewResponse, get_or_create_respondent
+from storage.review import retired_item_ids
+from storage.sessions import (
+    AnswerRow,
+    LoadedSession,
+    create_session,
+    load_session,
+    record_session_answer,
+    respondent_history,
+    set_respondent_cohort,
+)
+from storage.types import utcnow
+
+__all__ = [
+    "DEFAULT_RECALL_LENGTH",
+    "WITHHELD",
+    "answer_recall",
+    "is_recall_assignment",
+    "is_recall_session",
+    "next_recall_question",
+    "recall_aspects",
+    "recall_progress",
+    "recall_summary",
+    "start_recall_assignment",
+    "start_recall_session",
+]
+
+DEFAULT_RECALL_LENGTH = 5
+WITHHELD = "withheld"
+INSTRUCTIONS = (
+    "List everything you remember, separated by commas or one per line (bullets and numbers "
+    'are fine), or type "I don\'t know".'
+)
+
+
+def is_recall_session(config: Mapping[str, Any]) -> bool:
+    """Whether a practice session's config asks open recall questions."""
+    return config.get("format") == RECALL_FORMAT
+
+
+def is_recall_assignment(assignment: Assignment) -> bool:
+    """Whether an assignment holds open recall items (made with ``--format recall``)."""
+    return assignment.config.get("format") == RECALL_FORMAT
+
+
+def _fact(item: RecallItem) -> str:
+    """What a recall question asks about: one disease x aspect (never a statement's fact id)."""
+    return f"recall:{item.kb}\x1f{item.relation}\x1f{item.head}"
+
+
+def _rank(*parts: str) -> bytes:
+    return hashlib.sha256("\x1f".join(parts).encode()).digest()
+
+
+def _tiers(config: Mapping[str, Any]) -> Tiers:
+    return Tiers.from_json(config.get("recall_tiers"))
+
+
+# --------------------------------------------------------------------------------------------
+# Starting
+
+
+def recall_aspects(db: Database, kb: str = DEFAULT_KB) -> list[Topic]:
+    """The aspects a student can practise recall on in ``kb``, with how many questions each has.
+
+    ``key`` is ``relation:<relation>`` (what :func:`start_recall_session` takes as ``aspect``);
+    ``n_facts`` is the number of (disease, aspect) questions.
+    """
+    data, _ = _load_kb(db, kb)
+    counts: dict[str, int] = defaultdict(int)
+    for aspect, _head, _gold in plan_recall(data).pairs:
+        counts[aspect.relation] += 1
+    return [
+        Topic(
+            key=f"relation:{a.relation}",
+            kind="relation",
+            name=a.relation,
+            label=a.name[:1].upper() + a.name[1:],
+            n_facts=counts[a.relation],
+        )
+        for a in aspects_of(data)
+        if counts[a.relation]
+    ]
+
+
+def _asked_before(db: Database, respondent_id: int, kb_name: str) -> set[str]:
+    """The recall questions (disease x aspect) the student has answered in ``kb_name``."""
+    asked: set[str] = set()
+    for past in respondent_history(db, respondent_id, kb_name=kb_name):
+        if not is_recall_session(past.session.config):
+            continue
+        facts = {e["id"]: e.get("fact") for e in _entries(past.session.config)}
+        asked.update(str(facts[a.item_id]) for a in past.answers if facts.get(a.item_id))
+    return asked
+
+
+def _session_config(
+    items: Sequence[RecallItem], *, labels: Mapping[str, str], tiers: Tiers, **extra: Any
+) -> dict[str, Any]:
+    return {
+        "version": CONFIG_VERSION,
+        "format": RECALL_FORMAT,
+        "length": len(items),
+        "review": False,
+        "recall_tiers": tiers.as_json(),
+        "items": [
+            {
+                "id": i.id,
+                "fact": _fact(i),
+                "relation": i.relation,
+                "aspect": i.aspect,
+                "system": None,
+            }
+            for i in items
+        ],
+        "labels": dict(labels),
+        "notes": [],
+        **extra,
+    }
+
+
+def start_recall_session(
+    db: Database,
+    *,
+    student: str,
+    kb: str = DEFAULT_KB,
+    aspect: str | None = None,
+    length: int = DEFAULT_RECALL_LENGTH,
+    cohort: str | None = None,
+    seed: str | None = None,
+    tiers: Tiers = DEFAULT_TIERS,
+    idle_timeout: timedelta = IDLE_TIMEOUT,
+    now: datetime | None = None,
+) -> SessionView:
+    """Start a recall session of ``length`` questions on ``aspect`` (all aspects if None).
+
+    ``aspect`` is a key of :func:`recall_aspects` (``relation:has_symptom``), a relation or an
+    aspect's name ("symptoms"). Questions the student was never asked come first; items a
+    reviewer retired are never asked. :class:`InputError` for an unknown KB or aspect, a length
+    outside 1..100, an unusable pseudonym, or nothing to ask.
+    """
+    if isinstance(length, bool) or not isinstance(length, int) or not 1 <= length <= MAX_LENGTH:
+        raise InputError(
+            f"a session has 1 to {MAX_LENGTH} questions, not {length!r}",
+            field="length",
+            hint="pick a number between 1 and 100",
+        )
+    if seed is not None and (not seed.strip() or len(seed) > 100):
+        raise InputError("the seed must be non-empty text of at most 100 characters")
+    display = _display_name(student)
+    group = _cohort(cohort)
+    data, kb_id = _load_kb(db, kb)
+    relation: str | None = None
+    if aspect is not None and aspect.strip() and aspect != "all":
+        wanted = aspect.strip().removeprefix("relation:").casefold()
+        found = [
+            a for a in aspects_of(data) if wanted in (a.relation.casefold(), a.name.casefold())
+        ]
+        if not found:
+            known = ", ".join(a.name for a in aspects_of(data))
+            raise InputError(
+                f"{aspect!r} is no recall aspect of {data.name!r}",
+                field="aspect",
+                hint=f"one of: {known}" if known else "choose another knowledge base",
+            )
+        relation = found[0].relation
+    respondent = get_or_create_respondent(
+        db, RespondentKind.HUMAN, display.casefold(), display_name=display, cohort=group
+    )
+    assert respondent.id is not None
+    if group is not None and respondent.cohort != group:
+        set_respondent_cohort(db, respondent.id, group)
+    close_idle_sessions(db, respondent.id, (now or utcnow()) - idle_timeout)
+    session_seed = seed if seed is not None else secrets.token_hex(4)
+    try:
+        plan = plan_recall(data, relations=[relation] if relation else None)
+    except InputError as exc:
+        raise InputError(exc.message, field="kb", hint=exc.hint) from None
+    asked = _asked_before(db, respondent.id, data.name)
+    retired = retired_item_ids(db)
+
+    def order(pair: Any) -> tuple[bool, bytes]:
+        key = f"recall:{data.name}\x1f{pair[0].relation}\x1f{pair[1]}"
+        return key in asked, _rank("recall-practice", session_seed, pair[0].relation, pair[1])
+
+    ranked = sorted(plan.pairs, key=order)
+    chosen: list[RecallItem] = []
+    # Retired items are only known once made; make a few more than needed, a batch at a time.
+    for start in range(0, len(ranked), length + 5):
+        batch = RecallPlan(tuple(ranked[start : start + length + 5]))
+        chosen += [i for i in recall_items(data, batch) if i.id not in retired]
+        if len(chosen) >= length:
+            break
+    chosen = chosen[:length]
+    if not chosen:
+        raise InputError(
+            f"no recall questions can be made from {data.name!r}",
+            hint="choose another aspect or knowledge base",
+        )
+    store_items(db, data, kb_id, chosen)
+    labels = {f"relation:{i.relation}": _relation_topic_label(data, i.relation) for i in chosen}
+    topic_label = labels[f"relation:{relation}"] if relation else "All aspects"
+    notes = (
+        [f"only {len(chosen)} recall question(s) could be made for this choice"]
+        if len(chosen) < length
+        else []
+    )
+    config = _session_config(
+        chosen,
+        labels=labels,
+        tiers=tiers,
+        kb_version=data.version,
+        topic=f"relation:{relation}" if relation else None,
+        topic_label=f"Recall: {topic_label}",
+        seed=session_seed,
+        cohort=group,
+    )
+    config["notes"] = notes
+    row = create_session(db, respondent_id=respondent.id, kb_name=data.name, config=config)
+    assert row.id is not None
+    return _view(LoadedSession(row, respondent, []))
+
+
+def start_recall_assignment(
+    db: Database, *, assignment: str, student: str, tiers: Tiers = DEFAULT_TIERS
+) -> SessionView:
+    """Start ``student``'s session on recall assignment ``assignment``, or resume theirs.
+
+    As for other assignments: one session per student (an active one is resumed, a finished one
+    returned as it is, only an abandoned one lets them start again), every item of the
+    assignment in a per-student seeded order, the window checked.
+    :class:`~quizbot.errors.NotFoundError` for an unknown assignment, :class:`InputError` for one
+    that holds no recall items.
+    """
+    display = _display_name(student)
+    found = get_assignment(db, assignment)
+    if not is_recall_assignment(found):
+        raise InputError(
+            f"assignment {found.name!r} asks no open recall questions",
+            hint="enter it in the practice chat (Assignment, then Start)",
+        )
+    respondent = get_or_create_respondent(
+        db,
+        RespondentKind.HUMAN,
+        display.casefold(),
+        display_name=display,
+        cohort=_cohort(found.cohort),
+    )
+    check_window(found, "started")
+    for earlier in reversed(assignment_sessions(db, found.id, respondent_id=respondent.id)):
+        if earlier.status != SessionStatus.ABANDONED.value:
+            return _view(load_session(db, earlier.id))
+    items = [i for i in load_any_items(db, list(found.item_ids)) if isinstance(i, RecallItem)]
+    seed = f"assignment\x1f{found.name}\x1f{respondent.name}"
+    ordered = sorted(items, key=lambda i: _rank(seed, i.id))
+    data, _ = get_kb(db, found.kb_name)
+    labels = {f"relation:{i.relation}": _relation_topic_label(data, i.relation) for i in items}
+    config = _session_config(
+        ordered,
+        labels=labels,
+        tiers=tiers,
+        kb_version=data.version,
+        topic=None,
+        topic_label=f"Assignment {found.name}",
+        seed=seed,
+        cohort=found.cohort,
+        assignment=found.name,
+        mode=found.mode,
+        two_pass=False,
+    )
+    row = create_session(
+        db,
+        respondent_id=respondent.id,
+        kb_name=found.kb_name,
+        config=config,
+        assignment_id=found.id,
+    )
+    assert row.id is not None
+    return _view(load_session(db, row.id))
+
+
+# --------------------------------------------------------------------------------------------
+# Asking and answering
+
+
+def _loaded_recall(db: Database, session_id: int) -> LoadedSession:
+    loaded = load_session(db, session_id)
+    if not is_recall_session(loaded.session.config):
+        raise InputError(
+            f"practice session {session_id} asks no open recall questions",
+            hint="answer it in the practice chat",
+        )
+    return loaded
+
+
+def _item(db: Database, item_id: str) -> RecallItem:
+    found = load_any_items(db, [item_id])
+    if not found or not isinstance(found[0], RecallItem):
+        raise NotFoundError(f"item {item_id!r} is no open recall item")
+    return found[0]
+
+
+def next_recall_question(db: Database, session_id: int) -> RecallQuestion | None:
+    """The first unanswered question of an active recall session, or ``None`` when none is left.
+
+    :class:`NotFoundError` if the session does not exist; :class:`InputError` if it is no recall
+    session.
+    """
+    loaded = _loaded_recall(db, session_id)
+    row = loaded.session
+    assert row.id is not None
+    if row.status != SessionStatus.ACTIVE.value:
+        return None
+    entries = _entries(row.config)
+    answered = loaded.answered
+    for position, entry in enumerate(entries, start=1):
+        if entry["id"] not in answered:
+            item = _item(db, entry["id"])
+            return RecallQuestion(
+                session_id=row.id,
+                id=_question_id(row.id, position),
+                position=position,
+                total=len(entries),
+                aspect=item.aspect,
+                disease=item.head,
+                text=item.question,
+                instructions=INSTRUCTIONS,
+                shown_at=datetime.now(UTC),
+            )
+    return None
+
+
+def _recalled(item: RecallItem, score: RecallScore) -> list[RecalledEntity]:
+    """Each recalled gold entity with the first entry that recalled it and by which rule."""
+    out: list[RecalledEntity] = []
+    for gold in score.match.recalled:
+        for written in score.match.correct:
+            if gold in match(item, [written]).recalled:
+                out.append(RecalledEntity(gold, written, how_recalled(item, written, gold) or ""))
+                break
+    return out
+
+
+def _feedback(
+    loaded: LoadedSession,
+    position: int,
+    item: RecallItem,
+    text: str,
+    score: RecallScore,
+    *,
+    answered: int,
+    finished: bool,
+) -> RecallFeedback:
+    row = loaded.session
+    assert row.id is not None
+    m = score.match
+    return RecallFeedback(
+        session_id=row.id,
+        question_id=_question_id(row.id, position),
+        position=position,
+        total=len(_entries(row.config)),
+        question=item.question,
+        aspect=item.aspect,
+        outcome=score.outcome.value,
+        your_answer=text,
+        read_as=list(score.answers),
+        recalled=_recalled(item, score),
+        missed=list(m.missed),
+        vague=list(m.vague),
+        wrong=list(m.wrong),
+        precision=score.precision,
+        recall=score.recall,
+        f1=score.f1,
+        tier=score.tier,
+        tiers=_tiers(row.config).as_json(),
+        answered=answered,
+        finished=finished,
+    )
+
+
+def _withheld(
+    loaded: LoadedSession, position: int, item: RecallItem, text: str, answered: int
+) -> RecallFeedback:
+    row = loaded.session
+    assert row.id is not None
+    return RecallFeedback(
+        session_id=row.id,
+        question_id=_question_id(row.id, position),
+        position=position,
+        total=len(_entries(row.config)),
+        question=item.question,
+        aspect=item.aspect,
+        outcome=WITHHELD,
+        your_answer=text,
+        read_as=[],
+        recalled=[],
+        missed=[],
+        vague=[],
+        wrong=[],
+        precision=None,
+        recall=None,
+        f1=None,
+        tier=None,
+        tiers=_tiers(row.config).as_json(),
+        answered=answered,
+        finished=False,
+    )
+
+
+def answer_recall(
+    db: Database,
+    session_id: int,
+    question_id: str,
+    text: str,
+    *,
+    shown_at: datetime | None = None,
+) -> RecallFeedback:
+    """Score what the student typed with the models' scorer, store it, then give the feedback.
+
+    ``question_id`` is the :attr:`RecallQuestion.id` (the item id is accepted too). Refusals
+    store nothing: :class:`InputError` for an empty or too long answer, text with no list in
+    it, a session no longer active or an assignment outside its window; :class:`DuplicateError`
+    for a second answer to a question (the first stands); :class:`NotFoundError` for a question
+    of another session. In an exam the feedback is withheld until the last answer.
+    """
+    loaded = _loaded_recall(db, session_id)
+    row = loaded.session
+    assert row.id is not None
+    position, entry = _locate(loaded, question_id)
+    if entry["id"] in loaded.answered:
+        raise DuplicateError(
+            f"question {position} was already answered; the first answer stands",
+            hint="go on to the next question",
+        )
+    if row.status != SessionStatus.ACTIVE.value:
+        raise InputError(
+            f"practice session {session_id} is {row.status}; it takes no more answers",
+            hint="start a new session",
+        )
+    if row.assignment_id is not None:
+        check_window(assignment_by_id(db, row.assignment_id), "answered")
+    typed = text if isinstance(text, str) else ""
+    if not typed.strip():
+        raise InputError(
+            "the answer is empty",
+            hint='list what you remember, separated by commas, or type "I don\'t know"',
+        )
+    if len(typed) > MAX_ANSWER_LENGTH:
+        raise InputError(
+            f"the answer is longer than {MAX_ANSWER_LENGTH} characters",
+            hint="list short names only",
+        )
+    item = _item(db, entry["id"])
+    score = score_recall(item, typed, tiers=_tiers(row.config))
+    if score.outcome is Outcome.UNPARSED:
+        shown = typed.strip() if len(typed.strip()) <= 40 else typed.strip()[:37] + "..."
+        raise InputError(
+            f"could not read a list in {shown!r}",
+            hint='write names separated by commas (e.g. "fever, cough") or "I don\'t know"',
+        )
+    respondent_id = loaded.respondent.id
+    assert respondent_id is not None
+    recorded = record_session_answer(
+        db,
+        NewResponse(
+            item_id=item.id,
+            respondent_id=respondent_id,
+            outcome=score.outcome,
+            quiz_session_id=row.id,
+            raw_text=typed,
+            parsed_answer=score.summary,
+            parse_reason=score.reason,
+            latency_ms=_time_taken(shown_at, datetime.now(UTC)),
+        ),
+        n_items=len(_entries(row.config)),
+    )
+    if row.config.get("mode") == "exam" and not recorded.finished:
+        return _withheld(loaded, position, item, typed, recorded.n_answered)
+    return _feedback(
+        loaded,
+        position,
+        item,
+        typed,
+        score,
+        answered=recorded.n_answered,
+        finished=recorded.finished,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Figures
+
+
+def _mean(values: Sequence[float]) -> MeanScore:
+    found = mean_interval(values)
+    interval = found["interval"] or [None, None]
+    return MeanScore(found["mean"], interval[0], interval[1], int(found["n"]))
+
+
+def _scores(scored: Sequence[tuple[RecallItem, RecallScore]]) -> RecallProgress:
+    by_aspect: dict[str, list[RecallScore]] = defaultdict(list)
+    for item, score in scored:
+        by_aspect[item.aspect].append(score)
+
+    def correct(scores: Sequence[RecallScore]) -> Proportion:
+        return Proportion.of(sum(s.tier == "basically correct" for s in scores), len(scores))
+
+    everything = [s for _, s in scored]
+    return RecallProgress(
+        n_answered=len(everything),
+        f1=_mean([s.f1 for s in everything]),
+        basically_correct=correct(everything),
+        aspects=[
+            RecallAspectScore(name, len(s), _mean([x.f1 for x in s]), correct(s))
+            for name, s in sorted(by_aspect.items())
+        ],
+    )
+
+
+def _rescored(
+    db: Database, config: Mapping[str, Any], answers: Sequence[AnswerRow]
+) -> list[tuple[RecallItem, RecallScore, AnswerRow]]:
+    """Stored answers rescored from their raw text with the session's tiers (errors left out)."""
+    kept = [a for a in answers if a.outcome != Outcome.ERROR.value]
+    items = {
+        i.id: i
+        for i in load_any_items(db, list(dict.fromkeys(a.item_id for a in kept)))
+        if isinstance(i, RecallItem)
+    }
+    tiers = _tiers(config)
+    return [
+        (items[a.item_id], score_recall(items[a.item_id], a.raw_text or "", tiers=tiers), a)
+        for a in kept
+        if a.item_id in items
+    ]
+
+
+def _exam_pending(loaded_config: Mapping[str, Any], status: str) -> bool:
+    return loaded_config.get("mode") == "exam" and status != SessionStatus.FINISHED.value
+
+
+def recall_summary(db: Database, session_id: int) -> RecallSummary:
+    """A recall session's figures (answered questions only) and every answer's feedback.
+
+    An exam that is not complete gives its count only: no scores, no answers (nothing is
+    revealed before the end).
+    """
+    loaded = _loaded_recall(db, session_id)
+    row = loaded.session
+    entries = _entries(row.config)
+    if _exam_pending(row.config, row.status):
+        return RecallSummary(_view(loaded), len(entries), _scores([]), [])
+    positions = {e["id"]: n for n, e in enumerate(entries, start=1)}
+    rescored = _rescored(db, row.config, loaded.answers)
+    finished = row.status == SessionStatus.FINISHED.value
+    answers = [
+        _feedback(
+            loaded,
+            positions.get(a.item_id, 0),
+            item,
+            a.raw_text or "",
+            score,
+            answered=len(loaded.answers),
+            finished=finished,
+        )
+        for item, score, a in sorted(rescored, key=lambda x: positions.get(x[2].item_id, 0))
+    ]
+    return RecallSummary(
+        _view(loaded), len(entries), _scores([(i, s) for i, s, _ in rescored]), answers
+    )
+
+
+def recall_progress(
+    db: Database, respondent_id: int, *, kb: str | None = None
+) -> RecallProgress | None:
+    """All of a respondent's recall answers (in ``kb`` if given), by aspect; None if none.
+
+    Answers of an exam not yet complete are left out (its scores are not shown before the end).
+    """
+    scored: list[tuple[RecallItem, RecallScore]] = []
+    for past in respondent_history(db, respondent_id, kb_name=kb):
+        config = past.session.config
+        if not is_recall_session(config) or _exam_pending(config, past.session.status):
+            continue
+        scored += [(item, score) for item, score, _ in _rescored(db, config, past.answers)]
+    return _scores(scored) if scored else None

@@ -1,0 +1,518 @@
+"""The Practice tab's "Recall" section: the student lists what they remember, then sees what they
+recalled, missed and got wrong.
+
+Everything is a call to :mod:`quizbot.practice.service` (``start_recall_session``,
+``start_recall_assignment``, ``next_recall_question``, ``answer_recall``, ``recall_summary``);
+this module lays out the section, keeps its per-browser state and renders what comes back.
+
+Design
+    Where. An accordion under the chat of the Practice tab, sharing the tab's pseudonym, cohort,
+    knowledge base and assignment fields (:func:`build` takes them), with its own aspect,
+    number of questions, "Start recall", a question, a free-text box, "Submit", "Next
+    question", "End" and a feedback panel. In accounts mode the student is the account
+    (:func:`quizbot.ui.identity.as_student`), whatever the form says.
+
+    Never the gold list before the answer. The question shown is the service's
+    :class:`~quizbot.practice.views.RecallQuestion` (the question and the disease, no list); the
+    session and the question live in ``gr.State`` on the server. The feedback comes from
+    :func:`~quizbot.practice.service.answer_recall`, which stores the answer first.
+
+    Feedback. The verdict (tier, F1, precision and recall, how the answer was read), then
+    "Recalled" (each gold entity, what the student wrote for it and how it matched: the name, a
+    synonym, a narrower entity, the name within a longer entry), "Missed", "Vague" (broader than
+    a gold entity) and "Wrong". All text (the student's and the knowledge base's) is escaped with
+    :func:`quizbot.ui.render.html_text`. The next question waits for "Next question" and is put
+    out then (its ``shown_at`` is when it is shown, so the time taken is the student's). In an
+    exam the panel says "Answer recorded" until the last answer; the summary then holds every
+    answer's feedback.
+
+    An assignment name in the tab's "Assignment" field makes "Start recall" start (or resume) the
+    student's session on that recall assignment; the chat refuses recall assignments and points
+    here.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from functools import partial
+from typing import Any
+
+import gradio as gr
+
+from quizbot.errors import InputError
+from quizbot.evaluation.recall import parse_tiers
+from quizbot.kb.registry import DEFAULT_KB
+from quizbot.practice import service as practice
+from quizbot.practice.service import (
+    Progress,
+    RecallFeedback,
+    RecallQuestion,
+    RecallSummary,
+)
+from quizbot.ui import identity
+from quizbot.ui.boundary import guarded
+from quizbot.ui.context import UiContext
+from quizbot.ui.render import format_proportion, html_text, md_escape, user_message
+
+__all__ = [
+    "ALL_ASPECTS",
+    "HOW_WORDS",
+    "aspect_choices",
+    "build",
+    "progress_text",
+    "render_feedback",
+    "render_question",
+    "render_summary",
+]
+
+log = logging.getLogger(__name__)
+
+ALL_ASPECTS = "all"
+DEFAULT_LENGTH = practice.DEFAULT_RECALL_LENGTH
+HOW_WORDS = {
+    "name": "its name",
+    "synonym": "another name for it",
+    "narrower": "a part or kind of it",
+    "contains": "its name within what you wrote",
+}
+_START_HINT = "Enter your pseudonym above, choose an aspect and press **Start recall**."
+
+
+# --------------------------------------------------------------------------------------------
+# Rendering (pure)
+
+
+def render_question(question: RecallQuestion) -> str:
+    """A question as Markdown: its place, its aspect, the question and how to answer."""
+    return (
+        f"**Question {question.position} of {question.total}** · {md_escape(question.aspect)}\n\n"
+        f"### {md_escape(question.text)}\n\n{md_escape(question.instructions)}"
+    )
+
+
+def _figure(value: float | None) -> str:
+    return "–" if value is None else f"{value:.2f}"
+
+
+def _items(entries: Sequence[str], css: str) -> str:
+    return "".join(f'<li class="{css}">{html_text(e)}</li>' for e in entries)
+
+
+def _section(title: str, body: str, elem: str, empty: str, attr: str = "id") -> str:
+    inner = f"<ul>{body}</ul>" if body else f'<p class="qb-recall-none">{html_text(empty)}</p>'
+    return f'<div class="qb-recall-part" {attr}="{elem}"><h4>{html_text(title)}</h4>{inner}</div>'
+
+
+def render_feedback(feedback: RecallFeedback, *, ids: bool = True) -> str:
+    """The feedback panel as HTML (every text escaped): verdict, recalled, missed, wrong.
+
+    ``ids=False`` (several answers on one page, the end of an exam) marks the parts with
+    ``data-part`` instead of element ids, which must be unique.
+    """
+    attr = "id" if ids else "data-part"
+    head = (
+        f'<p class="qb-recall-question-again">Question {feedback.position} of {feedback.total}: '
+        f"{html_text(feedback.question)}</p>"
+    )
+    if feedback.outcome == "withheld":
+        return (
+            f'<div {attr}="qb-recall-verdict">{head}<p><strong>Answer recorded.</strong> '
+            "This is an exam: what you recalled, missed and got wrong is shown once every "
+            "question is answered.</p></div>"
+        )
+    if feedback.outcome == "abstained":
+        verdict = "Not answered (\u201cI don't know\u201d): F1 0."
+    else:
+        verdict = (
+            f"<strong>{html_text((feedback.tier or '').capitalize())}</strong>: "
+            f"F1 {_figure(feedback.f1)} (precision {_figure(feedback.precision)}, "
+            f"recall {_figure(feedback.recall)})."
+        )
+    read = ", ".join(feedback.read_as)
+    read_line = (
+        f'<p class="qb-recall-read">Read as: {html_text(read)}</p>' if feedback.read_as else ""
+    )
+    recalled = "".join(
+        f'<li class="qb-recall-hit"><strong>{html_text(r.gold)}</strong>'
+        + (
+            ""
+            if r.how == "name"
+            else f" \u2190 you wrote \u201c{html_text(r.answer)}\u201d "
+            f"({html_text(HOW_WORDS.get(r.how, r.how))})"
+        )
+        + "</li>"
+        for r in feedback.recalled
+    )
+    n_gold = len(feedback.recalled) + len(feedback.missed)
+    parts = [
+        f'<div {attr}="qb-recall-verdict">{head}<p>{verdict}</p>{read_line}</div>',
+        _section(
+            f"\u2713 Recalled ({len(feedback.recalled)} of {n_gold})",
+            recalled,
+            "qb-recall-recalled",
+            "nothing from the list",
+            attr,
+        ),
+        _section(
+            f"\u25cb Missed ({len(feedback.missed)})",
+            _items(feedback.missed, "qb-recall-miss"),
+            "qb-recall-missed",
+            "nothing: you recalled the whole list",
+            attr,
+        ),
+        _section(
+            f"\u2717 Wrong ({len(feedback.wrong)})",
+            _items(feedback.wrong, "qb-recall-wrong"),
+            "qb-recall-wrongs",
+            "nothing",
+            attr,
+        ),
+    ]
+    if feedback.vague:
+        parts.append(
+            _section(
+                f"Too general ({len(feedback.vague)}: not wrong, but they recall nothing)",
+                _items(feedback.vague, "qb-recall-vague"),
+                "qb-recall-vagues",
+                "",
+                attr,
+            )
+        )
+    tiers = feedback.tiers
+    parts.append(
+        f'<p class="qb-recall-tiers">Tiers by {html_text(str(tiers.get("metric", "f1")))}: '
+        f"below {tiers.get('low')} completely wrong, from {tiers.get('high')} basically "
+        "correct; the same scorer grades the models.</p>"
+    )
+    return f'<div class="qb-recall-feedback">{"".join(parts)}</div>'
+
+
+def _mean(score: practice.MeanScore) -> str:
+    if score.mean is None:
+        return "–"
+    if score.low is None or score.high is None:
+        return f"{score.mean:.2f}"
+    return f"{score.mean:.2f} (95% CI {score.low:.2f}–{score.high:.2f})"
+
+
+def _scores_lines(scores: practice.RecallProgress) -> list[str]:
+    lines = [
+        f"Mean F1 {_mean(scores.f1)} over {scores.n_answered} question(s); basically correct "
+        f"{format_proportion(scores.basically_correct)}."
+    ]
+    if scores.aspects:
+        lines += [
+            "",
+            "| aspect | answered | mean F1 (95% CI) | basically correct |",
+            "|---|---|---|---|",
+        ]
+        lines += [
+            f"| {md_escape(a.aspect)} | {a.n} | {_mean(a.f1)} | "
+            f"{format_proportion(a.basically_correct)} |"
+            for a in scores.aspects
+        ]
+    return lines
+
+
+def render_summary(result: RecallSummary) -> str:
+    """A recall session's summary as Markdown (an exam's with every answer once complete)."""
+    lines = [f"#### Results: {md_escape(result.session.topic_label)}", ""]
+    lines += _scores_lines(result.scores)
+    if result.session.mode == "exam" and result.answers:
+        lines += ["", "Every answer of the exam is listed below, with the full lists."]
+    return "\n".join(lines)
+
+
+def render_review(result: RecallSummary) -> str:
+    """Every answer's feedback (the end of an exam), as HTML."""
+    return "".join(render_feedback(a, ids=False) for a in result.answers)
+
+
+def progress_text(p: Progress) -> str:
+    """The recall part of "My progress" (empty when the student has no recall answers)."""
+    if p.recall is None:
+        return ""
+    return "\n\n**Open recall** (scored apart from the accuracy above): " + "\n".join(
+        _scores_lines(p.recall)
+    )
+
+
+def aspect_choices(found: Sequence[practice.Topic]) -> list[tuple[str, str]]:
+    """Dropdown choices (label, value): "All aspects" first, then each with its count."""
+    return [("All aspects", ALL_ASPECTS)] + [
+        (f"{t.label} ({t.n_facts:,} questions)", t.key) for t in found
+    ]
+
+
+# --------------------------------------------------------------------------------------------
+# Handlers
+
+# outputs: status, question, answer box, submit, next, end, feedback, summary, session, question
+_N_OUTPUTS = 10
+
+
+def _screen(
+    *,
+    status: Any = None,
+    question: Any = None,
+    answer: Any = None,
+    submit: Any = None,
+    next_: Any = None,
+    end: Any = None,
+    feedback: Any = None,
+    summary: Any = None,
+    session: Any = None,
+    current: Any = None,
+) -> tuple[Any, ...]:
+    values = (status, question, answer, submit, next_, end, feedback, summary, session, current)
+    return tuple(gr.skip() if v is None else v for v in values)
+
+
+def _asking(view_status: str, question: RecallQuestion, session_id: int) -> tuple[Any, ...]:
+    return _screen(
+        status=view_status,
+        question=render_question(question),
+        answer=gr.update(value="", visible=True, interactive=True),
+        submit=gr.update(visible=True, interactive=True),
+        next_=gr.update(visible=False),
+        end=gr.update(visible=True),
+        feedback="",
+        session=session_id,
+        current=question,
+    )
+
+
+def _finished(ctx: UiContext, session_id: int, feedback_html: str | None) -> tuple[Any, ...]:
+    result = practice.recall_summary(ctx.db, session_id)
+    review = render_review(result) if result.session.mode == "exam" else None
+    return _screen(
+        status=f"**Session over.** Mean F1 {_mean(result.scores.f1)}. Start another whenever "
+        "you like.",
+        question="",
+        answer=gr.update(value="", visible=False),
+        submit=gr.update(visible=False),
+        next_=gr.update(visible=False),
+        end=gr.update(visible=False),
+        feedback=review if review is not None else (feedback_html or ""),
+        summary=render_summary(result),
+        session=session_id,
+        current=gr.update(value=None),
+    )
+
+
+def _status(view: practice.SessionView, position: int) -> str:
+    return (
+        f"**{md_escape(view.student)}** · {md_escape(view.topic_label)} · `{view.kb}` · "
+        f"question {position} of {view.total}"
+    )
+
+
+@guarded(_N_OUTPUTS)
+def start(
+    ctx: UiContext,
+    student: str,
+    kb: str,
+    aspect: str | None,
+    length: float,
+    cohort: str | None,
+    assignment: str | None,
+    session_id: int | None = None,
+) -> tuple[Any, ...]:
+    """Start a recall session (or the student's session on a recall assignment) and ask."""
+    tiers = parse_tiers(ctx.settings.recall_tiers)
+    name = (assignment or "").strip()
+    if name:
+        view = practice.start_recall_assignment(
+            ctx.db, assignment=name, student=student or "", tiers=tiers
+        )
+    else:
+        view = practice.start_recall_session(
+            ctx.db,
+            student=student or "",
+            kb=kb or DEFAULT_KB,
+            aspect=None if aspect in (None, "", ALL_ASPECTS) else aspect,
+            length=int(length or DEFAULT_LENGTH),
+            cohort=cohort or None,
+            tiers=tiers,
+        )
+    if session_id is not None and session_id != view.id:
+        try:  # the section's earlier session, left unfinished
+            practice.end_session(ctx.db, session_id)
+        except Exception as exc:  # a stale "active" mark is all it costs
+            log.warning("recall section: could not end session %s: %s", session_id, exc)
+    question = practice.next_recall_question(ctx.db, view.id)
+    if question is None:
+        return _finished(ctx, view.id, None)
+    return _asking(_status(view, question.position), question, view.id)
+
+
+@guarded(_N_OUTPUTS)
+def submit(
+    ctx: UiContext, text: str, session_id: int | None, question: RecallQuestion | None
+) -> tuple[Any, ...]:
+    """Score and store the typed list, then show what was recalled, missed and wrong."""
+    if session_id is None:
+        raise InputError("no recall session is running", hint="press Start recall")
+    if question is None:
+        raise InputError("this question is answered already", hint="press Next question")
+    feedback = practice.answer_recall(
+        ctx.db, session_id, question.id, text or "", shown_at=question.shown_at
+    )
+    shown = render_feedback(feedback)
+    if feedback.finished:
+        return _finished(ctx, session_id, shown)
+    return _screen(
+        status=f"Answered {feedback.answered} of {feedback.total}.",
+        answer=gr.update(interactive=False),
+        submit=gr.update(visible=False),
+        next_=gr.update(visible=True),
+        feedback=shown,
+        current=gr.update(value=None),
+    )
+
+
+@guarded(_N_OUTPUTS)
+def show_next(ctx: UiContext, session_id: int | None) -> tuple[Any, ...]:
+    """The next question, put out now."""
+    if session_id is None:
+        raise InputError("no recall session is running", hint="press Start recall")
+    question = practice.next_recall_question(ctx.db, session_id)
+    if question is None:
+        return _finished(ctx, session_id, None)
+    view = practice.session_view(ctx.db, session_id)
+    return _asking(_status(view, question.position), question, session_id)
+
+
+@guarded(_N_OUTPUTS)
+def end(ctx: UiContext, session_id: int | None) -> tuple[Any, ...]:
+    """Stop the session early and show its results (an unfinished exam shows none)."""
+    if session_id is None:
+        raise InputError("no recall session is running")
+    view = practice.end_session(ctx.db, session_id)
+    if view.mode == "exam" and view.answered < view.total:
+        return _screen(
+            status=f"**Exam ended early.** Your {view.answered} answer(s) are stored; an exam's "
+            "results are shown only when every question is answered.",
+            question="",
+            answer=gr.update(visible=False),
+            submit=gr.update(visible=False),
+            next_=gr.update(visible=False),
+            end=gr.update(visible=False),
+            feedback="",
+            current=gr.update(value=None),
+        )
+    return _finished(ctx, session_id, None)
+
+
+def aspects_for(ctx: UiContext, kb: str) -> Any:
+    """The aspect dropdown for the chosen knowledge base."""
+    try:
+        found = practice.recall_aspects(ctx.db, kb or DEFAULT_KB)
+    except Exception as exc:  # the section still works with "All aspects"
+        log.warning("recall section: no aspects for %r: %s", kb, user_message(exc))
+        found = []
+    return gr.update(choices=aspect_choices(found), value=ALL_ASPECTS)
+
+
+# --------------------------------------------------------------------------------------------
+# Layout
+
+
+def build(ctx: UiContext, *, student: Any, cohort: Any, kb: Any, assignment: Any) -> Any:
+    """Lay out the Recall section (inside the Practice tab) and wire it to the tab's fields."""
+    with gr.Accordion("Recall: list what you remember", open=False, elem_id="qb-recall") as section:
+        gr.Markdown(
+            "Open questions: list everything you remember (symptoms of a disease, its "
+            "medications, ...), then see what you recalled, missed and got wrong, scored the way "
+            "models are. Uses the pseudonym, knowledge base and assignment above."
+        )
+        with gr.Row():
+            aspect = gr.Dropdown(
+                choices=[("All aspects", ALL_ASPECTS)],
+                value=ALL_ASPECTS,
+                label="Aspect",
+                allow_custom_value=True,  # choices change with the KB; the service checks
+                elem_id="qb-recall-aspect",
+            )
+            length = gr.Slider(
+                minimum=1,
+                maximum=20,
+                step=1,
+                value=DEFAULT_LENGTH,
+                label="Number of questions",
+                elem_id="qb-recall-length",
+            )
+        start_btn = gr.Button("Start recall", variant="primary", elem_id="qb-recall-start")
+        status = gr.Markdown(_START_HINT, elem_id="qb-recall-status")
+        question = gr.Markdown(elem_id="qb-recall-question")
+        answer_box = gr.Textbox(
+            label="What you remember",
+            placeholder="e.g. fever, cough and chest pain (or one per line)",
+            lines=4,
+            max_length=practice.MAX_ANSWER_LENGTH,
+            visible=False,
+            elem_id="qb-recall-answer",
+        )
+        with gr.Row():
+            submit_btn = gr.Button(
+                "Submit", variant="primary", visible=False, elem_id="qb-recall-submit"
+            )
+            next_btn = gr.Button(
+                "Next question", variant="primary", visible=False, elem_id="qb-recall-next"
+            )
+            end_btn = gr.Button("End", visible=False, elem_id="qb-recall-end")
+        feedback = gr.HTML(elem_id="qb-recall-feedback")
+        summary = gr.Markdown(elem_id="qb-recall-summary")
+    session_state = gr.State(None)
+    question_state = gr.State(None)
+    screen = [
+        status,
+        question,
+        answer_box,
+        submit_btn,
+        next_btn,
+        end_btn,
+        feedback,
+        summary,
+        session_state,
+        question_state,
+    ]
+    inputs = [student, kb, aspect, length, cohort, assignment, session_state]
+    start_btn.click(
+        identity.as_student(ctx, partial(start, ctx), len(inputs), student=0, cohort=4),
+        inputs,
+        screen,
+        api_visibility="private",
+        show_progress="minimal",
+    )
+    submit_btn.click(
+        partial(submit, ctx),
+        [answer_box, session_state, question_state],
+        screen,
+        api_visibility="private",
+        show_progress="minimal",
+    )
+    next_btn.click(
+        partial(show_next, ctx),
+        [session_state],
+        screen,
+        api_visibility="private",
+        show_progress="minimal",
+    )
+    end_btn.click(
+        partial(end, ctx),
+        [session_state],
+        screen,
+        api_visibility="private",
+        show_progress="minimal",
+    )
+    gr.on(
+        [kb.change, section.expand],
+        partial(aspects_for, ctx),
+        [kb],
+        [aspect],
+        api_visibility="private",
+        show_progress="hidden",
+    )
+    return section

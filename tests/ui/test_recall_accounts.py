@@ -1,0 +1,49 @@
+"""The Recall section in accounts mode: the student is the logged-in account, whatever is sent.
+
+Served as in test_accounts.py (a database holding a student, an instructor and an admin).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from quizbot.domain import RespondentKind
+from storage import open_database
+from storage.sessions import find_respondent, respondent_history
+from tests.ui.test_accounts import USERS, App, _call_handler, _log_in_page, _login, app, browser
+
+__all__ = ["app", "browser"]  # the fixtures, used by name
+
+pytestmark = pytest.mark.slow
+
+
+def test_a_student_account_practises_recall_as_itself(app: App, browser: Any) -> None:
+    page = _log_in_page(browser, app, "stu")
+    page.locator("#qb-recall").get_by_text("Recall: list what you remember").first.click()
+    length = page.locator("#qb-recall-length input[type=number]")
+    length.fill("1")
+    length.press("Enter")
+    page.locator("#qb-recall-start").click()
+    page.locator("#qb-recall-question").get_by_text("Question 1 of 1").wait_for()
+    page.locator("#qb-recall-answer textarea").first.fill("I don't know")
+    page.locator("#qb-recall-submit").click()
+    page.locator("#qb-recall-status").get_by_text("Session over").wait_for()
+    # Raw HTTP naming someone else practises as the account, in its cohort.
+    _, jar, _ = _login(app, "stu", USERS["stu"][1])
+    started = _call_handler(
+        app, jar, "qb-recall-start", ["victim", "clinical-core", "all", 1, "other", "", None]
+    )
+    assert started["success"] is True
+    db = open_database(app.database_url)
+    try:
+        assert find_respondent(db, RespondentKind.HUMAN, "victim") is None
+        student = find_respondent(db, RespondentKind.HUMAN, "stu")
+        assert student is not None and student.id is not None and student.cohort == "year-1"
+        sessions = respondent_history(db, student.id)
+        assert [s.session.config["format"] for s in sessions] == ["recall", "recall"]
+        assert [len(s.answers) for s in sessions] == [1, 0]
+    finally:
+        db.dispose()
+    page.context.close()

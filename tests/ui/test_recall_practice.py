@@ -1,0 +1,203 @@
+"""The Practice tab's Recall section in a real browser: a student lists what they remember and sees
+what they recalled, missed and got wrong.
+
+The gold lists are never taken from the app: each question's item is read from the database the
+server writes to, and the answer typed is built from it, so what the panel must show (recalled,
+missed, wrong, F1) is known before the answer is sent. F1 is counted by hand (named gold
+entities, made-up names). What is stored is checked in the database.
+"""
+
+from __future__ import annotations
+
+import statistics
+from typing import Any
+
+from playwright.sync_api import expect
+
+from quizbot.domain import RespondentKind
+from quizbot.generate.service import load_any_items
+from quizbot.items import RecallItem
+from storage.sessions import find_respondent, load_session, respondent_history
+from tests.ui.conftest import Served, screenshot
+from tests.ui.test_practice import assert_fits, config_text, database, stored
+
+N = 3
+WRONG = "<b>purple toenails"  # made up, and HTML that must show as text ("/" would split it)
+
+
+def recall_items(served: Served, student: str) -> tuple[int, list[RecallItem]]:
+    """The newest session of ``student`` and its recall items in order, from the database."""
+    with database(served.database_url) as db:
+        respondent = find_respondent(db, RespondentKind.HUMAN, student.casefold())
+        assert respondent is not None and respondent.id is not None
+        newest = respondent_history(db, respondent.id)[-1].session
+        assert newest.id is not None and newest.config["format"] == "recall"
+        ids = [e["id"] for e in newest.config["items"]]
+        found = {i.id: i for i in load_any_items(db, ids)}
+    items = [found[i] for i in ids]
+    assert all(isinstance(i, RecallItem) for i in items)
+    return newest.id, [i for i in items if isinstance(i, RecallItem)]
+
+
+def f1_by_hand(named: int, wrong: int, n_gold: int) -> float:
+    precision = named / (named + wrong) if named + wrong else 0.0
+    recall = named / n_gold
+    return 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+
+
+def start_recall(tab: Any, student: str, n: int) -> None:
+    tab.locator("#qb-practice-student textarea, #qb-practice-student input").first.fill(student)
+    tab.locator("#qb-recall").get_by_text("Recall: list what you remember").first.click()
+    length = tab.locator("#qb-recall-length input[type=number]")
+    length.fill(str(n))
+    length.press("Enter")
+    tab.locator("#qb-recall-start").click()
+    tab.locator("#qb-recall-question").get_by_text(f"Question 1 of {n}").wait_for()
+
+
+def test_a_student_completes_a_recall_session_and_sees_matched_missed_wrong(
+    page: Any, served: Served
+) -> None:
+    tab = page
+    student = "Rita Recall"
+    start_recall(tab, student, N)
+    session_id, items = recall_items(served, student)
+    assert len(items) == N
+    section = tab.locator("#qb-recall")
+    panel = tab.locator("#qb-recall-feedback")
+    typed: list[str] = []
+    f1s: list[float] = []
+    for position, item in enumerate(items, start=1):
+        expect(tab.locator("#qb-recall-question")).to_contain_text(f"Question {position} of {N}")
+        expect(tab.locator("#qb-recall-question")).to_contain_text(item.head)
+        # Before the answer: no gold entity in the section (beyond the question's own words),
+        # none in the app's config, no item id anywhere.
+        shown = section.inner_text().casefold()
+        for gold in item.answers:
+            if gold.casefold() not in item.question.casefold():
+                assert gold.casefold() not in shown, gold
+        assert item.id not in tab.content() and item.id not in config_text(served)
+        gold = list(item.answers)
+        if position == 1:  # the first entity and a made-up one
+            text = f"{gold[0]}, {WRONG}"
+            named, wrong = gold[:1], [WRONG]
+        elif position == 2:  # everything, bullets and "and"
+            lines = [f"- {g}" for g in gold[:-2]]
+            lines.append(f"- {gold[-2]} and {gold[-1]}" if len(gold) > 1 else f"- {gold[-1]}")
+            text = "\n".join(lines)
+            named, wrong = gold, []
+        else:
+            text, named, wrong = "I don't know", [], []
+        f1s.append(f1_by_hand(len(named), len(wrong), len(gold)))
+        box = tab.locator("#qb-recall-answer textarea").first
+        box.fill(text)
+        typed.append(text)
+        tab.locator("#qb-recall-submit").click()
+        verdict = tab.locator("#qb-recall-verdict")
+        verdict.wait_for()
+        expect(verdict).to_contain_text(f"Question {position} of {N}")
+        expect(verdict).to_contain_text(f"F1 {f1s[-1]:.2f}" if named else "F1 0")
+        recalled = tab.locator("#qb-recall-recalled")
+        expect(recalled).to_contain_text(f"\u2713 Recalled ({len(named)} of {len(gold)})")
+        for g in named:
+            expect(recalled).to_contain_text(g)
+        missed = tab.locator("#qb-recall-missed")
+        for g in gold:
+            if g not in named:
+                expect(missed.locator("li").filter(has_text=g).first).to_be_visible()
+        if not [g for g in gold if g not in named]:
+            expect(missed).to_contain_text("you recalled the whole list")
+        wrongs = tab.locator("#qb-recall-wrongs li")
+        expect(wrongs).to_have_count(len(wrong))
+        if wrong:  # shown as text, not as HTML
+            assert wrongs.first.inner_text() == WRONG
+            assert panel.locator("b").count() == 0
+        if position < N:
+            screenshot(tab, f"recall-feedback-{position}")
+            tab.locator("#qb-recall-next").click()
+    status = tab.locator("#qb-recall-status")
+    expect(status).to_contain_text("Session over")
+    summary = tab.locator("#qb-recall-summary")
+    expect(summary).to_contain_text(f"Mean F1 {statistics.mean(f1s):.2f}")
+    expect(summary).to_contain_text(f"over {N} question(s)")
+    screenshot(tab, "recall-summary")
+
+    with database(served.database_url) as db:
+        rows = stored(db, session_id)
+        assert [r.raw_text for r in rows] == typed
+        assert rows[-1].outcome == "abstained"
+        assert all(r.parsed_answer and r.latency_ms is not None for r in rows)
+        assert load_session(db, session_id).session.status == "finished"
+
+    # "My progress" shows the recall answers apart, with mean F1 per aspect.
+    tab.get_by_text("My progress").click()
+    tab.locator("#qb-practice-progress-show").click()
+    progress = tab.locator("#qb-practice-progress-text")
+    expect(progress).to_contain_text("Open recall")
+    expect(progress).to_contain_text(f"Mean F1 {statistics.mean(f1s):.2f}")
+    for aspect in {i.aspect for i in items}:
+        expect(progress).to_contain_text(aspect)
+
+
+def test_the_recall_section_fits_a_phone(page: Any, served: Served) -> None:
+    tab = page
+    tab.set_viewport_size({"width": 390, "height": 844})
+    start_recall(tab, "Phone Recall", 1)
+    _, items = recall_items(served, "Phone Recall")
+    tab.locator("#qb-recall-answer textarea").first.fill(
+        f"{items[0].answers[0]}, a very long made-up entity name that should wrap nicely"
+    )
+    tab.locator("#qb-recall-submit").click()
+    tab.locator("#qb-recall-verdict").wait_for()
+    for element in ("#qb-recall-start", "#qb-recall-feedback", "#qb-recall-summary"):
+        box = tab.locator(element).first.bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 391, element
+    assert_fits(tab, 390)
+    screenshot(tab, "narrow-recall")
+
+
+def test_a_recall_exam_assignment_shows_nothing_until_its_last_answer(
+    page: Any, served: Served
+) -> None:
+    from quizbot.domain import AssignmentMode
+    from quizbot.generate.assignments import AssignmentRequest, make_assignment
+
+    with database(served.database_url) as db:
+        make_assignment(
+            db,
+            AssignmentRequest(
+                name="recall-exam", kb="clinical-core", points=2, seed="x", format="recall",
+                mode=AssignmentMode.EXAM,
+            ),
+        )  # fmt: skip
+    tab = page
+    tab.locator("#qb-practice-assignment textarea, #qb-practice-assignment input").first.fill(
+        "recall-exam"
+    )
+    start_recall(tab, "Exam Taker", 2)
+    session_id, items = recall_items(served, "Exam Taker")
+    first = items[0]
+    tab.locator("#qb-recall-answer textarea").first.fill(f"{first.answers[0]}, {WRONG}")
+    tab.locator("#qb-recall-submit").click()
+    verdict = tab.locator("#qb-recall-verdict")
+    expect(verdict).to_contain_text("Answer recorded")
+    assert tab.locator("#qb-recall-recalled").count() == 0  # no lists, no score
+    section = tab.locator("#qb-recall").inner_text()
+    assert "F1" not in section
+    for gold in first.answers[1:]:  # missed ones: not revealed yet
+        assert gold not in section.replace(first.question, ""), gold
+    tab.locator("#qb-recall-next").click()
+    tab.locator("#qb-recall-question").get_by_text("Question 2 of 2").wait_for()
+    tab.locator("#qb-recall-answer textarea").first.fill(", ".join(items[1].answers))
+    tab.locator("#qb-recall-submit").click()
+    expect(tab.locator("#qb-recall-status")).to_contain_text("Session over")
+    review = tab.locator("#qb-recall-feedback")
+    for item in items:  # every answer's full feedback at the end
+        expect(review).to_contain_text(item.question)
+        for gold in item.answers:
+            expect(review).to_contain_text(gold)
+    expect(review).to_contain_text(WRONG)
+    with database(served.database_url) as db:
+        assert load_session(db, session_id).session.assignment_id is not None
+        texts = [r.raw_text for r in stored(db, session_id)]
+        assert texts[0] == f"{first.answers[0]}, {WRONG}" and len(texts) == 2
