@@ -811,9 +811,10 @@ def _no_offer() -> tuple[Any, ...]:
 
 
 def offer_resume(ctx: UiContext, student: str | None, session_id: int | None) -> tuple[Any, ...]:
-    """After the pseudonym is entered: offer the student's active session (a page reload lost
-    it from the tab), with when it started and how far it got; nothing when there is none or it
-    is the one this tab runs. Returns the offer box, its text and the offered session's id."""
+    """After the pseudonym is entered (accounts mode: on page load, for the account): offer the
+    student's active session (a page reload lost it from the tab), with when it started and how
+    far it got; nothing when there is none or it is the one this tab runs. Returns the offer
+    box, its text and the offered session's id."""
     try:
         view = practice.resumable_session(ctx.db, student or "", idle_timeout=_idle(ctx))
     except QuizbotError as exc:  # a lookup while typing: the Start button reports errors
@@ -1346,7 +1347,7 @@ def build(ctx: UiContext) -> None:
     chat_state = gr.State([])
     selected_state = gr.State([])
     flag_state = gr.State(None)  # the question just answered (its id stays on the server)
-    offered_state = gr.State(None)  # the session offered for resuming (found by pseudonym)
+    offered_state = gr.State(None)  # the session offered for resuming (pseudonym or account)
 
     screen = [
         data,
@@ -1381,6 +1382,13 @@ def build(ctx: UiContext) -> None:
         identity.as_student(ctx, partial(offer_resume, ctx), 2, student=0),
         [student, session_state],
         offer,
+        api_visibility="private",
+        show_progress="hidden",
+    )
+    gr.on(  # accounts mode: the account's own active session is offered on page load
+        None,
+        identity.for_account(ctx, lambda name: offer_resume(ctx, name, None), len(offer)),
+        outputs=offer,
         api_visibility="private",
         show_progress="hidden",
     )
