@@ -691,7 +691,9 @@ def start(
     resumed, see :func:`start_assignment`); the other settings are then the assignment's.
     """
     if assignment is not None and assignment.strip() and not review:
-        return start_assignment(ctx, student, assignment, session_id, chat)
+        # accounts mode: the account's cohort (as_student) keeps them to its assignments
+        own = (cohort or None) if ctx.accounts_mode() else None
+        return start_assignment(ctx, student, assignment, session_id, chat, cohort=own)
     try:
         chosen_topic = None if topic in (None, "", ALL_TOPICS) else topic
         view = practice.start_session(
@@ -736,8 +738,11 @@ def start_assignment(
     assignment: str,
     session_id: int | None = None,
     chat: list[Message] | None = None,
+    *,
+    cohort: str | None = None,
 ) -> tuple[Any, ...]:
-    """Start or resume ``student``'s session on ``assignment`` and show where they are.
+    """Start or resume ``student``'s session on ``assignment`` and show where they are
+    (``cohort``: the account's, so another cohort's assignment is unknown to them).
 
     A new or unfinished session shows its next question; a finished one is not started again:
     a message says so and its summary (an exam's with the review) is shown once more. Errors,
@@ -746,7 +751,9 @@ def start_assignment(
     name = assignment.strip()
     try:
         try:
-            view = practice.start_assignment_session(ctx.db, assignment=name, student=student or "")
+            view = practice.start_assignment_session(
+                ctx.db, assignment=name, student=student or "", cohort=cohort
+            )
         except NotFoundError as exc:
             if "assignment" not in str(exc):
                 raise

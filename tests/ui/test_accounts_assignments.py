@@ -30,9 +30,8 @@ from quizbot.ui.context import UiContext
 from storage import open_database
 from storage.assignments import list_assignments
 from tests.helpers.net import free_port, wait_for_http
-from tests.ui.conftest import QUIZBOT, ROOT, screenshot
+from tests.ui.conftest import CHROMIUM, QUIZBOT, ROOT, screenshot
 from tests.ui.test_accounts import App, _call_handler, _login
-from tests.ui.test_accounts import browser as chromium  # noqa: F401 - the "browser" fixture
 
 pytestmark = pytest.mark.slow
 
@@ -85,6 +84,23 @@ def school(database_url: str, tmp_path: Path) -> Iterator[App]:
         log.close()
 
 
+@pytest.fixture
+def chromium() -> Iterator[Any]:
+    """Debian's Chromium through Playwright (skips when it is not installed)."""
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("QUIZBOT_REQUIRE_BROWSER") == "1":
+            pytest.fail(f"{CHROMIUM} is missing (apt-get install chromium)")
+        pytest.skip("Debian's chromium is not installed (.ci/run installs it)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
 def _log_in(browser: Any, app: App, name: str) -> Any:
     page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
     page.set_default_timeout(30_000)
@@ -112,8 +128,8 @@ def _as_text(message: dict[str, Any]) -> str:
     return str(message.get("output"))
 
 
-def test_an_instructor_manages_only_their_cohorts_assignments(school: App, browser: Any) -> None:
-    page = _log_in(browser, school, "ins")
+def test_an_instructor_manages_only_their_cohorts_assignments(school: App, chromium: Any) -> None:
+    page = _log_in(chromium, school, "ins")
     assert _tab_shown(page, "Assignments")
     page.get_by_role("tab", name="Assignments").click()
     page.locator("#qb-assign-panel").wait_for()
@@ -167,9 +183,9 @@ def test_an_instructor_manages_only_their_cohorts_assignments(school: App, brows
 
 
 def test_a_student_has_no_assignments_tab_and_is_offered_their_session_after_a_reload(
-    school: App, browser: Any
+    school: App, chromium: Any
 ) -> None:
-    page = _log_in(browser, school, "amy")
+    page = _log_in(chromium, school, "amy")
     assert not _tab_shown(page, "Assignments")
     page.locator("#qb-practice-start").click()
     chat = page.locator("#qb-practice-chat")
@@ -186,7 +202,7 @@ def test_a_student_has_no_assignments_tab_and_is_offered_their_session_after_a_r
     chat.get_by_text("Welcome back amy").wait_for()
     page.context.close()
     # another student reloading is offered nothing (amy's session is not theirs)
-    page = _log_in(browser, school, "zoe")
+    page = _log_in(chromium, school, "zoe")
     page.wait_for_timeout(1500)
     assert not page.locator("#qb-practice-resume-text").is_visible()
     page.context.close()
@@ -201,8 +217,8 @@ def test_a_student_has_no_assignments_tab_and_is_offered_their_session_after_a_r
         assert named["success"] is False and "amy" not in _as_text(named), elem
 
 
-def test_the_admin_sees_every_assignment(school: App, browser: Any) -> None:
-    page = _log_in(browser, school, "adm")
+def test_the_admin_sees_every_assignment(school: App, chromium: Any) -> None:
+    page = _log_in(chromium, school, "adm")
     page.get_by_role("tab", name="Assignments").click()
     page.locator("#qb-assign-list").get_by_text("renal-y2").wait_for()
     listed = page.locator("#qb-assign-list").inner_text()

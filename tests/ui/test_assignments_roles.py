@@ -22,6 +22,7 @@ import pytest
 
 from quizbot import accounts
 from quizbot.config import load_settings
+from quizbot.domain import RespondentKind
 from quizbot.errors import NotFoundError
 from quizbot.practice.assignments import start_assignment_session
 from quizbot.practice.service import answer, next_question
@@ -29,7 +30,8 @@ from quizbot.ui import assignments as tab
 from quizbot.ui.app import build_app
 from quizbot.ui.context import UiContext
 from storage import Database
-from storage.assignments import list_assignments
+from storage.assignments import assignment_sessions, find_assignment, list_assignments
+from storage.sessions import find_respondent
 
 PASSWORD = "a long enough password"
 FORM = {
@@ -183,3 +185,30 @@ def test_local_mode_keeps_the_admin_login(db: Database, tmp_path: Path) -> None:
     done = make(True, "two", *form, "year-2", "", "", False, False, anyone, anyone)
     assert "for cohort year-2" in done
     assert [a.cohort for a in list_assignments(db)] == ["year-1", "year-2"]
+
+
+def test_a_student_account_takes_only_its_cohorts_assignments(school: UiContext) -> None:
+    """Otherwise a year-1 student could answer year-2's assignment and so appear in its
+    instructor's results."""
+    app = build_app(school.settings, school.db, school)
+    start = _handler(app, "qb-practice-start")
+    stu = _by("stu")  # year-1
+
+    def take(name: str) -> str:
+        # the form's name and cohort are the browser's: the account's replace them
+        out = start("Bob", "clinical-core", "all", "statement", 3, "year-2", None, name, [], stu)
+        return str(out)
+
+    def sessions_of_stu(name: str) -> int:
+        found = find_assignment(school.db, name)
+        respondent = find_respondent(school.db, RespondentKind.HUMAN, "stu")
+        assert found is not None and found.id is not None
+        if respondent is None:
+            return 0
+        return len(assignment_sessions(school.db, found.id, respondent_id=respondent.id))
+
+    assert "There is no assignment called" in take("nothing")
+    assert "There is no assignment called" in take("two")  # reads as unknown
+    assert sessions_of_stu("two") == 0
+    assert "Question 1 of" in take("one") and sessions_of_stu("one") == 1
+    assert "Question 1 of" in take("open") and sessions_of_stu("open") == 1  # for everyone
