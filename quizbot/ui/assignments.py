@@ -36,7 +36,9 @@ The panel:
 
 from __future__ import annotations
 
+import shutil
 import tempfile
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -298,15 +300,31 @@ def create(
     return make_assignment(ctx.db, request, ctx.settings)
 
 
+EXPORT_PREFIX = "quizbot-assignment-"
+EXPORT_MAX_AGE_S = 3600  # Gradio serves its own copy; ours go after an hour (students' answers)
+
+
+def _prune_exports(now: float) -> None:
+    """Delete export folders older than :data:`EXPORT_MAX_AGE_S` (of any quizbot process)."""
+    for folder in Path(tempfile.gettempdir()).glob(f"{EXPORT_PREFIX}*"):
+        try:
+            if now - folder.stat().st_mtime > EXPORT_MAX_AGE_S:
+                shutil.rmtree(folder, ignore_errors=True)
+        except OSError:
+            continue
+
+
 def export_file(ctx: UiContext, who: Manager, name: str, kind: str) -> Path:
     """Write the results and every answer of assignment ``name`` (one ``who`` may see) as
-    ``kind`` (``csv`` or ``jsonl``) into a fresh temporary folder; returns the file."""
+    ``kind`` (``csv`` or ``jsonl``) into a fresh private temporary folder; returns the file.
+    Folders of earlier exports older than an hour are deleted first."""
+    _prune_exports(time.time())
     found = managed_assignment(ctx, who, name)
     rows = result_rows(
         assignment_results(ctx.db, found.name), assignment_answers(ctx.db, found.name)
     )
     text = to_csv(rows) if kind == "csv" else to_jsonl(rows)
-    folder = Path(tempfile.mkdtemp(prefix="quizbot-assignment-"))
+    folder = Path(tempfile.mkdtemp(prefix=EXPORT_PREFIX))  # readable by this user only
     safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in found.name)[:60]
     path = folder / f"{safe or 'assignment'}-results.{'csv' if kind == 'csv' else 'jsonl'}"
     path.write_text(text, encoding="utf-8")

@@ -12,6 +12,10 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
+import shutil
+import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 from types import SimpleNamespace
@@ -212,3 +216,20 @@ def test_a_student_account_takes_only_its_cohorts_assignments(school: UiContext)
     assert sessions_of_stu("two") == 0
     assert "Question 1 of" in take("one") and sessions_of_stu("one") == 1
     assert "Question 1 of" in take("open") and sessions_of_stu("open") == 1  # for everyone
+
+
+def test_export_files_of_earlier_exports_go_after_an_hour(db: Database, tmp_path: Path) -> None:
+    ctx = _ctx(db, tmp_path)
+    tab.create(ctx, name="one", cohort="year-1", **FORM)  # type: ignore[arg-type]
+    old = Path(tempfile.mkdtemp(prefix=tab.EXPORT_PREFIX))
+    recent = Path(tempfile.mkdtemp(prefix=tab.EXPORT_PREFIX))
+    then = time.time() - tab.EXPORT_MAX_AGE_S - 60
+    os.utime(old, (then, then))
+    admin = tab.Manager(None, None, True)
+    made = tab.export_file(ctx, admin, "one", "jsonl")
+    try:
+        assert not old.exists() and recent.exists() and made.exists()
+        assert made.parent.stat().st_mode & 0o077 == 0  # nobody else may read it
+    finally:
+        shutil.rmtree(recent, ignore_errors=True)
+        shutil.rmtree(made.parent, ignore_errors=True)
