@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol, TypeVar
 
 from quizbot.domain import Assignment, RespondentKind, SessionStatus
-from quizbot.errors import InputError
+from quizbot.errors import InputError, NotFoundError
 from quizbot.generate.assignments import Item, assignment_items, fact_key
 from quizbot.items import RecallItem
 from quizbot.kb.model import KnowledgeBaseData
@@ -121,16 +121,22 @@ def _config(
     }
 
 
-def start_assignment_session(db: Database, *, assignment: str, student: str) -> SessionView:
+def start_assignment_session(
+    db: Database, *, assignment: str, student: str, cohort: str | None = None
+) -> SessionView:
     """Start ``student``'s session on ``assignment``, or resume theirs if they have one.
 
     A student has one session per assignment: an active one is resumed, a finished one is
     returned as it is (its answers stand); only an abandoned one lets them start again.
     Raises :class:`~quizbot.errors.NotFoundError` for an unknown assignment and
-    :class:`InputError` for an unusable pseudonym.
+    :class:`InputError` for an unusable pseudonym. ``cohort``, when known for sure (an
+    account's), keeps the student to their cohort's assignments (and those of no cohort):
+    another cohort's is an unknown assignment to them, so its instructor never sees them.
     """
     display = _display_name(student)
     found, every = assignment_items(db, assignment)
+    if cohort and found.cohort and _cohort(found.cohort) != _cohort(cohort):
+        raise NotFoundError(f"no assignment {assignment!r}", hint="see `quizbot assignment list`")
     items = [i for i in every if not isinstance(i, RecallItem)]
     if len(items) < len(every):
         raise InputError(

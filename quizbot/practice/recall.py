@@ -310,7 +310,12 @@ def start_recall_session(
 
 
 def start_recall_assignment(
-    db: Database, *, assignment: str, student: str, tiers: Tiers = DEFAULT_TIERS
+    db: Database,
+    *,
+    assignment: str,
+    student: str,
+    tiers: Tiers = DEFAULT_TIERS,
+    cohort: str | None = None,
 ) -> SessionView:
     """Start ``student``'s session on recall assignment ``assignment``, or resume theirs.
 
@@ -318,10 +323,14 @@ def start_recall_assignment(
     returned as it is, only an abandoned one lets them start again), every item of the
     assignment in a per-student seeded order, the window checked.
     :class:`~quizbot.errors.NotFoundError` for an unknown assignment, :class:`InputError` for one
-    that holds no recall items.
+    that holds no recall items. ``cohort``, when known for sure (an account's), keeps the
+    student to their cohort's assignments and those of no cohort, as
+    :func:`quizbot.practice.assignments.start_assignment_session` does.
     """
     display = _display_name(student)
     found = get_assignment(db, assignment)
+    if cohort and found.cohort and _cohort(found.cohort) != _cohort(cohort):
+        raise NotFoundError(f"no assignment {assignment!r}", hint="see `quizbot assignment list`")
     if not is_recall_assignment(found):
         raise InputError(
             f"assignment {found.name!r} asks no open recall questions",

@@ -1,7 +1,8 @@
 """Coming back to practice: idle sessions closed, the student's active session offered again.
 
 A page reload loses the browser's state, not the session: it stays ``active`` in the database
-with its answers. When the student enters their pseudonym again, :func:`resumable_session`
+with its answers. When the student enters their pseudonym again (in accounts mode: when their
+account loads the page; the account's name is their pseudonym), :func:`resumable_session`
 offers their newest active free-practice session (assignments are resumed by entering the
 assignment's name); :func:`quizbot.practice.feedback.next_question` then goes on where they left.
 

@@ -52,7 +52,7 @@ TAB_ROLES = {
     "ask": Role.INSTRUCTOR,
     "compare": Role.INSTRUCTOR,
     "monitor": Role.INSTRUCTOR,
-    "assignments": Role.ADMIN,  # its handlers also need the admin login (see docs)
+    "assignments": Role.INSTRUCTOR,  # instructors: their cohort's only (ui/assignments.py)
     "admin": Role.ADMIN,
 }
 

@@ -1,10 +1,19 @@
 """The "Assignments" tab: instructors list and create assignments and read their results.
 
-Instructors only. The tab's panel starts hidden and is shown when the browser session logs in on
-the Admin tab (the same server-side ``is_admin`` state the Monitor tab's admin controls use; it is
-handed to :func:`tab`, so one check can later be swapped for accounts); every handler checks the
-state again on the server before it reads or writes anything, so a student's page never holds an
-assignment's keys or anyone's answers.
+Who may use it, decided on the server at every call (:func:`manager`), raw HTTP included:
+
+* **accounts mode**: an instructor manages the assignments of their own cohort (the account's
+  cohort) and no other: the list, the results, the item view and the exports show only those,
+  an assignment of another cohort (or of none) is "not found", and a new assignment is made for
+  their cohort whatever the form says. An instructor account without a cohort manages none.
+  Admins manage every assignment. Students never see the tab (``TAB_ROLES``) and every handler
+  refuses them (:func:`quizbot.ui.identity.restrict`, then :func:`manager` again).
+* **local mode**: the panel starts hidden and is shown when the browser session logs in on the
+  Admin tab (the server-side ``is_admin`` state the Monitor tab's admin controls use); every
+  handler checks that state again before it reads or writes anything.
+
+So a student's page never holds an assignment's keys or anyone's answers. Every assignment made
+here is written to the audit log (``assignment.create``).
 
 The panel:
 
@@ -20,36 +29,107 @@ The panel:
 * **Items**: :func:`quizbot.analysis.answers.assignment_answers`, per item every respondent's
   answer: for models the prompt, raw reply, parsed answer and why; for students the answer, the
   time taken and whether feedback had been shown.
+* **Export**: the results and every answer as CSV or JSONL
+  (:func:`quizbot.analysis.exports.result_rows`, the files of ``quizbot assignment results
+  --export-csv/--export-jsonl``).
 """
 
 from __future__ import annotations
 
+import shutil
+import tempfile
+import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import gradio as gr
 
+from quizbot import accounts
 from quizbot.analysis.answers import AnswerSet, assignment_answers
 from quizbot.analysis.assignments import assignment_results
-from quizbot.domain import Assignment, AssignmentMode
+from quizbot.analysis.exports import result_rows, to_csv, to_jsonl
+from quizbot.domain import Assignment, AssignmentMode, Role
+from quizbot.errors import InputError, NotFoundError
 from quizbot.generate.assignments import AssignmentRequest, make_assignment, parse_moment
 from quizbot.kb.registry import DEFAULT_KB, kb_listing
+from quizbot.ui import identity
 from quizbot.ui.boundary import guarded
 from quizbot.ui.context import UiContext
 from quizbot.ui.monitor import NOT_ADMIN
 from quizbot.ui.render import format_estimate, md_escape
-from storage.assignments import list_assignments
+from storage.assignments import find_assignment, list_assignments
 
 __all__ = [
     "LIST_HEADERS",
+    "Manager",
     "assignment_rows",
     "build",
     "create",
+    "export_file",
+    "managed_assignment",
+    "manager",
     "render_items",
     "render_recall",
     "render_results",
     "tab",
+    "visible_assignments",
 ]
+
+NO_COHORT = (
+    "Your account has no cohort, so it has no assignments to manage: ask an administrator to "
+    "give it the cohort you teach."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Manager:
+    """Who manages assignments through the tab, and which: every one (``every``: admins and the
+    local admin) or those of ``cohort`` (an instructor; none when their account has no cohort).
+    ``name`` is the account (None for the local admin)."""
+
+    name: str | None
+    cohort: str | None
+    every: bool
+
+    def sees(self, assignment: Assignment) -> bool:
+        """Whether this manager may see ``assignment``, its results and its answers."""
+        return self.every or (self.cohort is not None and assignment.cohort == self.cohort)
+
+
+def manager(ctx: UiContext, admin: bool, request: gr.Request | None) -> Manager | None:
+    """Who is asking, as a :class:`Manager`, or None when they may not use the tab.
+
+    Accounts mode: admins manage every assignment, instructors their cohort's, students none
+    (the browser's ``admin`` value is ignored). Local mode: the Admin tab's login (``admin``,
+    a server-side state) manages every assignment.
+    """
+    viewer = identity.current(ctx, request)
+    if viewer.local:
+        return Manager(None, None, True) if admin else None
+    if viewer.role is Role.ADMIN:
+        return Manager(viewer.name, None, True)
+    if viewer.role is Role.INSTRUCTOR:
+        return Manager(viewer.name, viewer.cohort, False)
+    return None
+
+
+def visible_assignments(ctx: UiContext, who: Manager) -> list[Assignment]:
+    """The assignments ``who`` may see, oldest first."""
+    return [a for a in list_assignments(ctx.db) if who.sees(a)]
+
+
+def managed_assignment(ctx: UiContext, who: Manager, name: str) -> Assignment:
+    """Assignment ``name`` if ``who`` may see it; :class:`NotFoundError` otherwise, the same for
+    one that does not exist and one of another cohort (so nothing tells them apart)."""
+    found = find_assignment(ctx.db, name)
+    if found is None or not who.sees(found):
+        raise NotFoundError(
+            f"no assignment {name[:100]!r} among yours", hint="press Refresh and choose one"
+        )
+    return found
+
 
 LIST_HEADERS = ["assignment", "knowledge base", "items", "mode", "two-pass", "cohort", "window"]
 METRIC_LABELS = {
@@ -271,6 +351,37 @@ def create(
     return make_assignment(ctx.db, request, ctx.settings)
 
 
+EXPORT_PREFIX = "quizbot-assignment-"
+EXPORT_MAX_AGE_S = 3600  # Gradio serves its own copy; ours go after an hour (students' answers)
+
+
+def _prune_exports(now: float) -> None:
+    """Delete export folders older than :data:`EXPORT_MAX_AGE_S` (of any quizbot process)."""
+    for folder in Path(tempfile.gettempdir()).glob(f"{EXPORT_PREFIX}*"):
+        try:
+            if now - folder.stat().st_mtime > EXPORT_MAX_AGE_S:
+                shutil.rmtree(folder, ignore_errors=True)
+        except OSError:
+            continue
+
+
+def export_file(ctx: UiContext, who: Manager, name: str, kind: str) -> Path:
+    """Write the results and every answer of assignment ``name`` (one ``who`` may see) as
+    ``kind`` (``csv`` or ``jsonl``) into a fresh private temporary folder; returns the file.
+    Folders of earlier exports older than an hour are deleted first."""
+    _prune_exports(time.time())
+    found = managed_assignment(ctx, who, name)
+    rows = result_rows(
+        assignment_results(ctx.db, found.name), assignment_answers(ctx.db, found.name)
+    )
+    text = to_csv(rows) if kind == "csv" else to_jsonl(rows)
+    folder = Path(tempfile.mkdtemp(prefix=EXPORT_PREFIX))  # readable by this user only
+    safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in found.name)[:60]
+    path = folder / f"{safe or 'assignment'}-results.{'csv' if kind == 'csv' else 'jsonl'}"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
 def _frame(rows: list[list[Any]]) -> Any:
     import pandas as pd  # noqa: PLC0415 - only the table needs it
 
@@ -278,8 +389,9 @@ def _frame(rows: list[list[Any]]) -> Any:
 
 
 def build(ctx: UiContext, is_admin: gr.State) -> list[Any]:
-    """Lay out the tab's contents; returns the panel, shown once an admin logs in."""
-    gr.Markdown(
+    """Lay out the tab's contents; returns the panel the local admin login shows (accounts
+    mode: the page load shows it to instructors and admins)."""
+    intro = gr.Markdown(
         "Assignments give a cohort and models exactly the same items. Instructors: log in on "
         "the **Admin** tab; the assignments then appear here.",
         elem_id="qb-assign-intro",
@@ -325,48 +437,135 @@ def build(ctx: UiContext, is_admin: gr.State) -> list[Any]:
         results = gr.Markdown(elem_id="qb-assign-results")
         with gr.Accordion("Every answer, item by item", open=False, elem_id="qb-assign-items-box"):
             items = gr.Markdown(elem_id="qb-assign-items")
+        with gr.Row():
+            export_csv = gr.Button("Export CSV", size="sm", elem_id="qb-assign-export-csv")
+            export_jsonl = gr.Button("Export JSONL", size="sm", elem_id="qb-assign-export-jsonl")
+        exported = gr.Markdown(elem_id="qb-assign-export-note")
+        download = gr.File(label="Results file", visible=False, elem_id="qb-assign-file")
 
-    @guarded(3)
-    def _list(admin: bool, keep: str | None = None) -> list[Any]:
-        if not admin:
-            return [gr.skip(), gr.skip(), gr.skip()]
-        found = list_assignments(ctx.db)
+    def _rows(who: Manager, keep: str | None) -> list[Any]:
+        found = visible_assignments(ctx, who)
         names = [a.name for a in found]
         value = keep if keep in names else (names[-1] if names else None)
-        note = f"{len(found)} assignment(s)." if found else "No assignments yet: create one below."
+        if found:
+            note = f"{len(found)} assignment(s)"
+            note += f" of cohort **{md_escape(who.cohort)}**." if who.cohort else "."
+        elif not who.every and who.cohort is None:
+            note = NO_COHORT
+        else:
+            note = "No assignments yet: create one below."
         return [note, _frame(assignment_rows(found)), gr.Dropdown(choices=names, value=value)]
 
+    @guarded(3)
+    def _list(admin: bool, keep: str | None, request: gr.Request) -> list[Any]:
+        who = manager(ctx, admin, request)
+        if who is None:
+            return [gr.skip(), gr.skip(), gr.skip()]
+        return _rows(who, keep)
+
+    def _opened(request: gr.Request) -> list[Any]:
+        """Accounts mode, on page load: the panel for instructors and admins, the cohort field
+        fixed to an instructor's cohort. Local mode: nothing (the Admin login shows it)."""
+        skip = [gr.skip() for _ in range(6)]
+        try:
+            who = manager(ctx, False, request)
+        except gr.Error:
+            return skip
+        if who is None or who.name is None:
+            return skip
+        scope = (
+            "Every assignment (you are an administrator)."
+            if who.every
+            else f"The assignments of your cohort **{md_escape(who.cohort)}**."
+            if who.cohort
+            else NO_COHORT
+        )
+        fixed = (
+            gr.update()
+            if who.every
+            else gr.update(value=who.cohort or "", interactive=False, label="Cohort")
+        )
+        return [gr.update(value=scope), gr.update(visible=True), fixed, *_rows(who, None)]
+
     @guarded(1)
-    def _create(admin: bool, *values: Any) -> str:
-        if not admin:
+    def _create(  # one parameter per field of the form
+        admin: bool,
+        name: str,
+        kb_name: str,
+        n: float | None,
+        form: str,
+        how: str,
+        group: str | None,
+        start: str | None,
+        end: str | None,
+        every: bool,
+        two: bool,
+        request: gr.Request,
+    ) -> str:
+        who = manager(ctx, admin, request)
+        if who is None:
             return NOT_ADMIN
-        name, kb_name, n, form, how, group, start, end, every, two = values
+        if not who.every:  # an instructor makes assignments for their own cohort only
+            if who.cohort is None:
+                raise InputError(NO_COHORT)
+            group = who.cohort
         done = create(
             ctx, name=name, kb=kb_name, points=n, fmt=form, mode=how, cohort=group or "",
             opens=start or "", closes=end or "", all_variants=every, two_pass=two,
         )  # fmt: skip
-        return f"Created **{md_escape(done.name)}**: {len(done.item_ids)} items, {done.mode} mode."
+        accounts.record_action(
+            ctx.db, who.name, "assignment.create", done.name,
+            detail=f"cohort={done.cohort or '-'}; items={len(done.item_ids)}; mode={done.mode}",
+        )  # fmt: skip
+        made_for = f" for cohort {md_escape(done.cohort)}" if done.cohort else ""
+        return (
+            f"Created **{md_escape(done.name)}**{made_for}: {len(done.item_ids)} items, "
+            f"{done.mode} mode."
+        )
 
     @guarded(2)
-    def _show(admin: bool, name: str | None) -> list[str]:
-        if not admin:
+    def _show(admin: bool, name: str | None, request: gr.Request) -> list[str]:
+        who = manager(ctx, admin, request)
+        if who is None:
             return [NOT_ADMIN, ""]
         if not name:
             return ["Choose an assignment first.", ""]
+        found = managed_assignment(ctx, who, name)
         return [
-            render_results(assignment_results(ctx.db, name)),
-            render_items(assignment_answers(ctx.db, name)),
+            render_results(assignment_results(ctx.db, found.name)),
+            render_items(assignment_answers(ctx.db, found.name)),
         ]
 
-    is_admin.change(_list, [is_admin], [listed, table, chosen], api_visibility="private")
-    refresh.click(_list, [is_admin, chosen], [listed, table, chosen], api_visibility="private")
-    make.click(
-        _create,
-        [is_admin, new_name, kb, points, fmt, mode, cohort, opens, closes, all_variants, two_pass],
-        [made],
-        api_visibility="private",
-    ).then(_list, [is_admin, new_name], [listed, table, chosen], api_visibility="private")
+    def _export(kind: str) -> Any:
+        @guarded(2)
+        def run(admin: bool, name: str | None, request: gr.Request) -> list[Any]:
+            who = manager(ctx, admin, request)
+            if who is None:
+                return [NOT_ADMIN, gr.skip()]
+            if not name:
+                return ["Choose an assignment first.", gr.skip()]
+            path = export_file(ctx, who, name, kind)
+            return ["", gr.update(value=str(path), visible=True)]
+
+        run.__name__ = f"export_{kind}"
+        return run
+
+    list_outputs = [listed, table, chosen]
+    is_admin.change(_list, [is_admin, chosen], list_outputs, api_visibility="private")
+    gr.on(None, _opened, outputs=[intro, panel, cohort, *list_outputs], api_visibility="private")
+    refresh.click(_list, [is_admin, chosen], list_outputs, api_visibility="private")
+    form = [new_name, kb, points, fmt, mode, cohort, opens, closes, all_variants, two_pass]
+    make.click(_create, [is_admin, *form], [made], api_visibility="private").then(
+        _list, [is_admin, new_name], list_outputs, api_visibility="private"
+    )
     show.click(_show, [is_admin, chosen], [results, items], api_visibility="private")
+    show.click(
+        lambda: gr.update(value=None, visible=False), outputs=download, api_visibility="private"
+    )
+    for button, kind in ((export_csv, "csv"), (export_jsonl, "jsonl")):
+        button.click(
+            _export(kind), [is_admin, chosen], [exported, download], api_visibility="private"
+        )
     return [panel]
 
 

@@ -30,6 +30,7 @@ __all__ = [
     "Viewer",
     "as_student",
     "current",
+    "for_account",
     "hide_in_accounts_mode",
     "restrict",
     "scoped_cohort",
@@ -283,6 +284,27 @@ def as_student(
     handler.__annotations__ = {"qb_request": gr.Request}
     handler.__name__ = getattr(fn, "__name__", "handler")
     return handler
+
+
+def for_account(
+    ctx: UiContext, fn: Callable[[str], Any], n_outputs: int
+) -> Callable[[gr.Request], Any]:
+    """A page-load handler running ``fn(account name)`` for the logged-in account (accounts
+    mode); in local mode, or without a usable login, it leaves its ``n_outputs`` as they are
+    (local mode knows the student only once the pseudonym is typed)."""
+
+    def on_load(request: gr.Request) -> Any:
+        try:
+            viewer = current(ctx, request)
+        except gr.Error:
+            viewer = LOCAL
+        if viewer.local or viewer.name is None:
+            skipped = gr.skip()
+            return skipped if n_outputs == 1 else tuple(skipped for _ in range(n_outputs))
+        return fn(viewer.name)
+
+    on_load.__name__ = getattr(fn, "__name__", "on_load")
+    return on_load
 
 
 def hide_in_accounts_mode(ctx: UiContext, *components: Any) -> None:

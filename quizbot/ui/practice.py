@@ -695,7 +695,9 @@ def start(
     resumed, see :func:`start_assignment`); the other settings are then the assignment's.
     """
     if assignment is not None and assignment.strip() and not review:
-        return start_assignment(ctx, student, assignment, session_id, chat)
+        # accounts mode: the account's cohort (as_student) keeps them to its assignments
+        own = (cohort or None) if ctx.accounts_mode() else None
+        return start_assignment(ctx, student, assignment, session_id, chat, cohort=own)
     try:
         chosen_topic = None if topic in (None, "", ALL_TOPICS) else topic
         view = practice.start_session(
@@ -740,8 +742,11 @@ def start_assignment(
     assignment: str,
     session_id: int | None = None,
     chat: list[Message] | None = None,
+    *,
+    cohort: str | None = None,
 ) -> tuple[Any, ...]:
-    """Start or resume ``student``'s session on ``assignment`` and show where they are.
+    """Start or resume ``student``'s session on ``assignment`` and show where they are
+    (``cohort``: the account's, so another cohort's assignment is unknown to them).
 
     A new or unfinished session shows its next question; a finished one is not started again:
     a message says so and its summary (an exam's with the review) is shown once more. Errors,
@@ -750,7 +755,9 @@ def start_assignment(
     name = assignment.strip()
     try:
         try:
-            view = practice.start_assignment_session(ctx.db, assignment=name, student=student or "")
+            view = practice.start_assignment_session(
+                ctx.db, assignment=name, student=student or "", cohort=cohort
+            )
         except NotFoundError as exc:
             if "assignment" not in str(exc):
                 raise
@@ -815,9 +822,10 @@ def _no_offer() -> tuple[Any, ...]:
 
 
 def offer_resume(ctx: UiContext, student: str | None, session_id: int | None) -> tuple[Any, ...]:
-    """After the pseudonym is entered: offer the student's active session (a page reload lost
-    it from the tab), with when it started and how far it got; nothing when there is none or it
-    is the one this tab runs. Returns the offer box, its text and the offered session's id."""
+    """After the pseudonym is entered (accounts mode: on page load, for the account): offer the
+    student's active session (a page reload lost it from the tab), with when it started and how
+    far it got; nothing when there is none or it is the one this tab runs. Returns the offer
+    box, its text and the offered session's id."""
     try:
         view = practice.resumable_session(ctx.db, student or "", idle_timeout=_idle(ctx))
     except QuizbotError as exc:  # a lookup while typing: the Start button reports errors
@@ -1359,7 +1367,7 @@ def build(ctx: UiContext) -> None:
     chat_state = gr.State([])
     selected_state = gr.State([])
     flag_state = gr.State(None)  # the question just answered (its id stays on the server)
-    offered_state = gr.State(None)  # the session offered for resuming (found by pseudonym)
+    offered_state = gr.State(None)  # the session offered for resuming (pseudonym or account)
 
     screen = [
         data,
@@ -1394,6 +1402,13 @@ def build(ctx: UiContext) -> None:
         identity.as_student(ctx, partial(offer_resume, ctx), 2, student=0),
         [student, session_state],
         offer,
+        api_visibility="private",
+        show_progress="hidden",
+    )
+    gr.on(  # accounts mode: the account's own active session is offered on page load
+        None,
+        identity.for_account(ctx, lambda name: offer_resume(ctx, name, None), len(offer)),
+        outputs=offer,
         api_visibility="private",
         show_progress="hidden",
     )

@@ -323,8 +323,10 @@ def start(
     tiers = parse_tiers(ctx.settings.recall_tiers)
     name = (assignment or "").strip()
     if name:
+        # accounts mode: the account's cohort (as_student) keeps them to its assignments
+        own = (cohort or None) if ctx.accounts_mode() else None
         view = practice.start_recall_assignment(
-            ctx.db, assignment=name, student=student or "", tiers=tiers
+            ctx.db, assignment=name, student=student or "", tiers=tiers, cohort=own
         )
     else:
         view = practice.start_recall_session(

@@ -23,7 +23,7 @@ from quizbot.analysis.assignments import assignment_results
 from quizbot.analysis.comparison import compare
 from quizbot.analysis.recall import mean_interval
 from quizbot.domain import AssignmentMode, RespondentKind
-from quizbot.errors import DuplicateError, InputError
+from quizbot.errors import DuplicateError, InputError, NotFoundError
 from quizbot.evaluation import EvalSpec, ModelOverrides, evaluate
 from quizbot.evaluation.recall import DEFAULT_TIERS, score_recall
 from quizbot.generate.assignments import AssignmentRequest, make_assignment
@@ -386,3 +386,20 @@ def test_a_recall_exam_withholds_everything_until_the_last_answer(db: Database) 
                 mode=AssignmentMode.EXAM,
             ),
         )
+
+
+def test_an_account_only_starts_its_own_cohorts_recall_assignments(db: Database) -> None:
+    """As in the chat: another cohort's recall assignment is unknown to an account of a cohort;
+    its own cohort's and one of no cohort start; without a known cohort (local mode) any does."""
+    for name, cohort in (("recall-y3", "Y3"), ("recall-open", None)):
+        make_assignment(
+            db,
+            AssignmentRequest(
+                name=name, kb="clinical-core", points=2, seed="c", format="recall", cohort=cohort
+            ),
+        )
+    with pytest.raises(NotFoundError, match="no assignment"):
+        start_recall_assignment(db, assignment="recall-y3", student="kai", cohort="Y4")
+    assert start_recall_assignment(db, assignment="recall-y3", student="lia", cohort="Y3").total
+    assert start_recall_assignment(db, assignment="recall-open", student="kai", cohort="Y4").total
+    assert start_recall_assignment(db, assignment="recall-y3", student="mo").total

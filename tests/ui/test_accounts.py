@@ -36,12 +36,17 @@ USERS = {
     "ins": ("instructor", "instructor password 1", "year-1"),
     "adm": ("admin", "admin password 123", None),
 }
-RESTRICTED = ("Ask a model", "Humans vs models", "Monitor", "Admin")
+RESTRICTED = ("Ask a model", "Humans vs models", "Monitor", "Assignments", "Admin")
 SEEN = {
     "student": ("Practice", "Status"),
-    "instructor": ("Practice", "Ask a model", "Humans vs models", "Monitor", "Status"),
-    "admin": ("Practice", "Ask a model", "Humans vs models", "Monitor", "Admin", "Status"),
-}
+    "instructor": (
+        "Practice", "Ask a model", "Humans vs models", "Monitor", "Assignments", "Status",
+    ),
+    "admin": (
+        "Practice", "Ask a model", "Humans vs models", "Monitor", "Assignments", "Admin", "Status",
+    ),
+}  # fmt: skip
+# What instructors may do with assignments (their cohort's only) is test_accounts_assignments.py
 
 
 @dataclass(frozen=True)
