@@ -243,6 +243,7 @@ def tab_visibility(ctx: UiContext, tabs: dict[Any, Role]) -> Callable[..., Any]:
             if viewer.local
             else f"Signed in as **{viewer.name}** ({viewer.role})"
             + (f", cohort {viewer.cohort}" if viewer.cohort else "")
+            + ("" if ctx.settings.proxy_mode else " · [Change password](/account)")
         )
         return [
             gr.update(value=who, visible=not viewer.local),

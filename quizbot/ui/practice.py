@@ -899,6 +899,7 @@ def submit(
             )
         )
     try:
+        ctx.check_answer_rate(session_id)  # refused: said in the chat below, nothing recorded
         feedback = practice.answer(
             ctx.db, session_id, question.id, typed, shown_at=question.shown_at
         )
