@@ -37,6 +37,7 @@ USERS = {
     "ins": ("instructor", "instructor password 1", "year-1"),
     "adm": ("admin", "admin password 123", None),
 }
+NEW_PASSWORD = "a new instructor password"
 RESTRICTED = ("Ask a model", "Humans vs models", "Monitor", "Admin")
 SEEN = {
     "student": ("Practice", "Status"),
@@ -393,9 +394,17 @@ def test_an_instructor_over_their_daily_limit_is_refused(
             message.get_by_text("limit of 1 model calls per day reached").wait_for()
             assert "resets at 00:00 UTC" in message.inner_text()
             screenshot(page, "accounts-instructor-limit")
+            # the instructor changes their own password from the link next to their name
+            page.locator("#qb-account").click()
+            page.get_by_label("Current password").fill(USERS["ins"][1])
+            page.get_by_label("New password", exact=True).fill(NEW_PASSWORD)
+            page.get_by_label("New password again").fill(NEW_PASSWORD)
+            page.get_by_role("button", name="Change password").click()
+            page.get_by_text("Your password was changed").wait_for()
             page.context.close()
             # the same by raw HTTP: refused before any model is asked
-            _, jar, _ = _login(app, "ins", USERS["ins"][1])
+            assert _login(app, "ins", USERS["ins"][1])[0] == 401  # the old password is gone
+            _, jar, _ = _login(app, "ins", NEW_PASSWORD)
             ask = ["Metformin treats diabetes.", "True", ["openai/stub"], False, False]
             refused = _call_handler(app, jar, "qb-ask-custom", ask)
             shown = json.dumps(refused["output"])
