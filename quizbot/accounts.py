@@ -10,6 +10,8 @@ A session is a random token (the browser's cookie) whose SHA-256 is stored
 (:mod:`storage.accounts`); it lasts :data:`SESSION_LIFETIME` at most and ends after
 :data:`SESSION_IDLE` without a request. Every login attempt and every account change is written to
 the audit log; :func:`record_action` is how other code records a privileged action.
+:func:`change_password` is a user's own change (their current password first); an admin's is
+:func:`reset_password`.
 """
 
 from __future__ import annotations

@@ -12,6 +12,11 @@ reached when nobody is:
 - **proxy mode** (``QUIZBOT_TRUSTED_PROXY_HEADER`` and ``QUIZBOT_TRUSTED_PROXIES``): the header
   names the user, and only requests from the configured proxy addresses are accepted.
 
+Login attempts are rate-limited per client address and per username
+(:meth:`Gate.check_login_rate`, HTTP 429 with ``Retry-After``), on top of the accounts' lockout.
+``/account`` lets a logged-in account change its own password (current password, new one twice);
+its other sessions end, this one stays.
+
 The account name reaches Gradio through ``mount_gradio_app(auth_dependency=...)``, so handlers
 read it as ``gr.Request.username`` (:mod:`quizbot.ui.identity`). Every response carries
 ``X-Frame-Options: DENY`` and ``Content-Security-Policy: frame-ancestors 'none'``; CORS allows
