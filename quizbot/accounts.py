@@ -10,6 +10,8 @@ A session is a random token (the browser's cookie) whose SHA-256 is stored
 (:mod:`storage.accounts`); it lasts :data:`SESSION_LIFETIME` at most and ends after
 :data:`SESSION_IDLE` without a request. Every login attempt and every account change is written to
 the audit log; :func:`record_action` is how other code records a privileged action.
+:func:`change_password` is a user's own change (their current password first); an admin's is
+:func:`reset_password`.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ __all__ = [
     "LoginResult",
     "accounts_exist",
     "audit_log",
+    "change_password",
     "check_name",
     "check_password",
     "create_user",
@@ -212,6 +215,57 @@ def reset_password(
     )
     record_action(db, actor, "user.reset-password", name)
     return account
+
+
+def change_password(
+    db: Database,
+    token: str,
+    current: str,
+    new: str,
+    *,
+    address: str | None = None,
+    now: datetime | None = None,
+) -> UserAccount:
+    """The logged-in owner of session ``token`` changes their own password.
+
+    ``current`` must be their password now (a wrong one counts towards the lockout, like a failed
+    login, so a borrowed session cannot guess it for long); ``new`` follows the password rules and
+    differs from it. Every other session of the account ends; this one stays open. Audit-logged
+    either way. Raises :class:`InputError` (field ``current_password`` or ``new_password``).
+    """
+    now = now or _now()
+    account = session_account(db, token, now=now)
+    found = None if account is None else store.login_record(db, account.name)
+    if account is None or found is None:
+        raise InputError("your session has ended; log in again")
+    name, stored = account.name, found[1]
+    locked = account.locked_until is not None and account.locked_until > now
+    if locked or not _verify(stored, current[:MAX_PASSWORD_LENGTH]):
+        if not locked:
+            store.record_login_failure(
+                db, account.id, max_failures=MAX_FAILURES, lock_for=LOCK_FOR, now=now
+            )
+        record_action(
+            db, name, "user.change-password", name, ok=False, detail="wrong current password",
+            address=address,
+        )  # fmt: skip
+        raise InputError("the current password is wrong", field="current_password")
+    try:
+        check_password(new, name)
+        if new == current:
+            raise InputError("the new password must differ from the current one")
+    except InputError as exc:
+        record_action(
+            db, name, "user.change-password", name, ok=False, detail=exc.message, address=address
+        )
+        raise InputError(exc.message.split(": ", 1)[-1], field="new_password") from None
+    changed = store.set_password_hash(
+        db, name, _hasher.hash(new), now=now, keep_session=token_hash(token)
+    )
+    record_action(
+        db, name, "user.change-password", name, detail="other sessions ended", address=address
+    )
+    return changed
 
 
 def disable_user(db: Database, name: str, *, actor: str | None = None) -> UserAccount:

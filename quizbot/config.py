@@ -77,6 +77,15 @@ _HINTS: dict[str, str] = {
     "trusted_proxies": "set QUIZBOT_TRUSTED_PROXIES to comma-separated addresses or networks of "
     "the proxy (e.g. 127.0.0.1,10.0.0.0/24), together with QUIZBOT_TRUSTED_PROXY_HEADER",
     "secure_cookies": "set QUIZBOT_SECURE_COOKIES to 1 (HTTPS in front, e.g. a reverse proxy) or 0",
+    "max_batch_calls": "set QUIZBOT_MAX_BATCH_CALLS to a whole number of model calls (0: no limit)",
+    "max_model_calls_per_day": "set QUIZBOT_MAX_MODEL_CALLS_PER_DAY to a whole number of model "
+    "calls (0: no limit)",
+    "admin_max_batch_calls": "set QUIZBOT_ADMIN_MAX_BATCH_CALLS to a whole number (0: no limit)",
+    "admin_max_model_calls_per_day": "set QUIZBOT_ADMIN_MAX_MODEL_CALLS_PER_DAY to a whole "
+    "number (0: no limit)",
+    "login_per_minute_address": "set QUIZBOT_LOGIN_PER_MINUTE_ADDRESS to a whole number >= 1",
+    "login_per_minute_user": "set QUIZBOT_LOGIN_PER_MINUTE_USER to a whole number >= 1",
+    "answers_per_minute": "set QUIZBOT_ANSWERS_PER_MINUTE to a whole number >= 1",
     "model_settings": "set QUIZBOT_MODEL_SETTINGS to a JSON object from model string (or pattern "
     'such as "ollama/*") to options, e.g. {"openai/gpt-4o-mini": {"api_key_env": "WORK_KEY", '
     '"max_concurrency": 16, "timeout": 30}}; options: api_base, api_key_env, timeout, '
@@ -168,6 +177,42 @@ class Settings(BaseSettings):
     )
     model_settings: Annotated[dict[str, ModelOptions], NoDecode] = Field(
         default_factory=dict, description="Per-model endpoint, key variable and limits (JSON)."
+    )
+    max_batch_calls: int = Field(
+        default=500,
+        ge=0,
+        le=10_000_000,
+        description='Instructors: most model calls one "Ask a model" batch may make '
+        "(questions x models, baselines free); 0 = no limit.",
+    )
+    max_model_calls_per_day: int = Field(
+        default=2000,
+        ge=0,
+        le=10_000_000,
+        description="Instructors: most model calls per account per UTC day in the app; "
+        "0 = no limit.",
+    )
+    admin_max_batch_calls: int = Field(
+        default=0, ge=0, le=10_000_000, description="The same for admins; 0 (default) = no limit."
+    )
+    admin_max_model_calls_per_day: int = Field(
+        default=0, ge=0, le=10_000_000, description="The same for admins; 0 (default) = no limit."
+    )
+    login_per_minute_address: int = Field(
+        default=60,
+        ge=1,
+        le=100_000,
+        description="Login attempts per client address per minute (a reverse proxy is one "
+        "address), on top of the lockout.",
+    )
+    login_per_minute_user: int = Field(
+        default=10, ge=1, le=100_000, description="Login attempts per username per minute."
+    )
+    answers_per_minute: int = Field(
+        default=60,
+        ge=1,
+        le=100_000,
+        description="Practice answers one student (or local session) may submit per minute.",
     )
     clock_file: Path | None = Field(
         default=None,

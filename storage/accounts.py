@@ -133,8 +133,11 @@ def _require(session: Session, name: str) -> UserRow:
     return row
 
 
-def _end_sessions(session: Session, user_id: int) -> None:
-    session.execute(delete(UserSessionRow).where(col(UserSessionRow.user_id) == user_id))
+def _end_sessions(session: Session, user_id: int, keep: str | None = None) -> None:
+    stmt = delete(UserSessionRow).where(col(UserSessionRow.user_id) == user_id)
+    if keep is not None:
+        stmt = stmt.where(col(UserSessionRow.token_hash) != keep)
+    session.execute(stmt)
 
 
 def set_disabled(db: Database, name: str, disabled: bool = True) -> UserAccount:
@@ -152,9 +155,16 @@ def set_disabled(db: Database, name: str, disabled: bool = True) -> UserAccount:
 
 
 def set_password_hash(
-    db: Database, name: str, password_hash: str, *, must_change: bool = False, now: datetime
+    db: Database,
+    name: str,
+    password_hash: str,
+    *,
+    must_change: bool = False,
+    now: datetime,
+    keep_session: str | None = None,
 ) -> UserAccount:
-    """Replace an account's password hash: clears its failures and lock, ends its sessions."""
+    """Replace an account's password hash: clears its failures and lock, ends its sessions
+    (all but the one whose token hash is ``keep_session``, when given)."""
 
     def _set(session: Session) -> UserAccount:
         row = _require(session, name)
@@ -164,7 +174,7 @@ def set_password_hash(
         row.locked_until = None
         row.password_changed_at = now
         if row.id is not None:
-            _end_sessions(session, row.id)
+            _end_sessions(session, row.id, keep_session)
         session.flush()
         return _account(row)
 

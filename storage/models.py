@@ -66,6 +66,7 @@ __all__ = [
     "KnowledgeBase",
     "KnowledgePoint",
     "ModelCallCache",
+    "ModelSpendRow",
     "Monitor",
     "MonitorNight",
     "NightStatus",
@@ -770,3 +771,19 @@ class ReasonReview(SQLModel, table=True):
     sound: bool
     reviewer: str = Field(max_length=200)
     reviewed_at: datetime = _created()
+
+
+class ModelSpendRow(SQLModel, table=True):
+    """The model calls one account has reserved on one UTC day (``quizbot.spend``)."""
+
+    __tablename__ = "model_spend"
+    __table_args__ = (
+        UniqueConstraint("user_name", "day", name="uq_model_spend_user_day"),
+        CheckConstraint("calls >= 0", name="ck_model_spend_calls"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    user_name: str = Field(max_length=100)
+    day: date
+    calls: int = Field(default=0)
+    updated_at: datetime = _created()

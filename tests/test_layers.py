@@ -41,6 +41,7 @@ COMPONENTS: tuple[tuple[str, int, tuple[str, ...]], ...] = (
     ("accounts", 3, ("quizbot.accounts",)),
     ("kb", 3, ("quizbot.kb",)),
     ("providers", 3, ("quizbot.providers",)),
+    ("spend", 4, ("quizbot.spend",)),
     ("generate", 4, ("quizbot.generate", "quizbot.items")),
     ("evaluation", 5, ("quizbot.evaluation",)),
     ("analysis", 6, ("quizbot.analysis",)),

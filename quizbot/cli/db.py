@@ -76,3 +76,52 @@ def db_info(app: App, as_json: bool) -> None:
         click.echo("rows:")
         for table, n in report.counts.items():
             click.echo(f"  {table:<{width}}  {n:>10,}")
+
+
+@db.command("scrub-secrets")
+@click.option("--dry-run", is_flag=True, help="Count what would change; change nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Print the counts as JSON.")
+@click.pass_obj
+def db_scrub_secrets(app: App, dry_run: bool, as_json: bool) -> None:
+    """Redact secrets from text stored before redaction existed.
+
+    Applies the rule every new message and row goes through (the keys named by
+    QUIZBOT_MODEL_SETTINGS' api_key_env, *_KEY/*_TOKEN/*PASSWORD variables, the database and
+    admin passwords, webhook tokens of QUIZBOT_SCHEDULES_FILE, well-known key shapes, passwords
+    in URLs) to the stored answers and errors of runs, monitor nights, alerts, incidents, the
+    call caches and the audit log, in one transaction. Running it again changes nothing; run it
+    with the same environment as the app, so it knows the same secrets.
+    """
+    from quizbot.errors import QuizbotError, redact
+    from storage import Database
+    from storage.scrub import scrub
+
+    settings = app.settings  # loading the settings registers their secrets
+    if settings.schedules_file is not None:
+        from schedules.config import load_monitors
+
+        try:
+            load_monitors(settings.schedules_file)  # registers the webhooks' tokens
+        except QuizbotError as exc:
+            click.echo(f"warning: webhook tokens not known ({exc.message})", err=True)
+    database = Database(settings.effective_database_url, settings.engine_options(), must_exist=True)
+    try:
+        database.ping()
+        counts = scrub(database, redact, dry_run=dry_run)
+        if not dry_run:
+            from quizbot.accounts import record_action
+
+            record_action(
+                database, None, "db.scrub-secrets", detail=f"{sum(counts.values())} values"
+            )
+    finally:
+        database.dispose()
+    total = sum(counts.values())
+    if as_json:
+        emit_json({"dry_run": dry_run, "changed": counts, "total": total})
+        return
+    verb = "would redact" if dry_run else "redacted"
+    for column, n in counts.items():
+        if n:
+            click.echo(f"  {column:<28} {n:>8,}")
+    click.echo(f"{verb} secrets in {total:,} stored value(s)" + (" (dry run)" if dry_run else ""))

@@ -112,6 +112,14 @@ def build_app(settings: Settings, db: Database, ctx: UiContext | None = None) ->
         )
         with gr.Row(equal_height=True):  # accounts mode: who is logged in, and a way out
             who = gr.Markdown(visible=False, elem_id="qb-who")
+            account = gr.Button(
+                "Change password",
+                link="/account",
+                size="sm",
+                visible=False,
+                scale=0,
+                elem_id="qb-account",
+            )
             logout = gr.Button(
                 "Log out", link="/logout", size="sm", visible=False, scale=0, elem_id="qb-logout"
             )
@@ -162,7 +170,7 @@ def build_app(settings: Settings, db: Database, ctx: UiContext | None = None) ->
         identity.restrict(ctx, app, tabs)  # before the load below, which must reach every tab
         app.load(
             identity.tab_visibility(ctx, tabs),
-            outputs=[who, logout, *tabs],
+            outputs=[who, account, logout, *tabs],
             api_visibility="private",
         )
     blocks: gr.Blocks = app

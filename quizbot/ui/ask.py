@@ -27,6 +27,11 @@ quickly. A model that cannot be reached gets a row with the error instead of sto
 Batches never use the cache (runs measure the model as it answers now). ``baseline/majority``
 answers "True" to a single question: the majority of one item would be its own answer.
 
+Both count against the asking account's model-call limits (:mod:`quizbot.spend`): the calls
+are reserved before any model is asked (a batch's after its questions are generated, when their
+number is known) and what was not asked is given back: answers served from the cache, models
+that could not be started, items a stopped run left unasked.
+
 Everything a handler returns is rendered by the pure helpers here (:func:`answer_table`,
 :func:`describe_item`, :func:`batch_table`, :func:`batch_breakdown`), which the fast tests check.
 """
@@ -54,6 +59,9 @@ from quizbot.generate.transforms import Polarity, Transform
 from quizbot.items import ChoiceItem, RecallItem, StatementItem, StatementSide, item_from_json
 from quizbot.kb.registry import BUILTINS, DEFAULT_KB, kb_listing, load_builtin
 from quizbot.providers.cache import DbCallStore
+from quizbot.spend import calls_for
+from quizbot.spend import reserve as reserve_calls
+from quizbot.ui import identity
 from quizbot.ui.boundary import guarded
 from quizbot.ui.context import UiContext
 from quizbot.ui.render import format_estimate, user_message
@@ -191,21 +199,36 @@ async def ask_models(
     idk: bool = False,
     use_cache: bool = True,
     scored: bool = True,
+    viewer: identity.Viewer = identity.LOCAL,
 ) -> list[ModelAnswer]:
     """Ask ``item`` of every model at once; one answer per model, in the order given.
 
     ``scored`` False (a statement of unknown truth) leaves every outcome None. Raises
-    :class:`InputError` when no model is chosen; a model that fails gets an answer with
-    ``error`` set instead.
+    :class:`InputError` when no model is chosen and :class:`~quizbot.spend.SpendLimitError` when
+    ``viewer`` has no calls left today; a model that fails gets an answer with ``error`` set
+    instead (and its call counts).
     """
     chosen = list(dict.fromkeys(m for m in models if m))
     if not chosen:
         raise InputError("choose at least one model", hint="pick models in the list above")
-    return list(
+    reservation = await asyncio.to_thread(
+        reserve_calls,
+        ctx.db,
+        ctx.settings,
+        viewer.name,
+        viewer.role,
+        calls_for(chosen, 1),
+        batch=False,
+        what="question",
+    )
+    answers = list(
         await asyncio.gather(
             *(_ask_one(ctx, m, item, idk=idk, use_cache=use_cache, scored=scored) for m in chosen)
         )
     )
+    cached = sum(1 for a in answers if a.cached and not a.model.startswith("baseline/"))
+    await asyncio.to_thread(reservation.release, cached)
+    return answers
 
 
 def _shown_answer(parsed: str | None) -> str:
@@ -288,12 +311,15 @@ async def run_batch(
     shots: int = 0,
     idk: bool = False,
     progress: Callable[[int, int, str], None] | None = None,
+    viewer: identity.Viewer = identity.LOCAL,
 ) -> tuple[list[int], list[str]]:
     """Generate ``points`` knowledge points and evaluate every model on them, one run each.
 
     Returns the run ids and a message per model that could not be run (e.g. the local server is
     down). ``progress(done, total, model)`` is called as answers are stored. Raises
-    :class:`InputError` for no models, a bad number of points or nothing to generate.
+    :class:`InputError` for no models, a bad number of points or nothing to generate, and
+    :class:`~quizbot.spend.SpendLimitError` (before any model is asked) when the batch is larger
+    than ``viewer`` may make or would take them over their calls for today.
     """
     chosen = list(dict.fromkeys(m for m in models if m))
     if not chosen:
@@ -306,13 +332,46 @@ async def run_batch(
     seed = seed or secrets.token_hex(4)
     items = await asyncio.to_thread(_generate, ctx.db, ctx, kb, relation, points, fmt, seed)
     total = len(items) * len(chosen)
+    reservation = await asyncio.to_thread(
+        reserve_calls,
+        ctx.db,
+        ctx.settings,
+        viewer.name,
+        viewer.role,
+        calls_for(chosen, len(items)),
+        batch=True,
+        what="batch",
+    )
     done = 0
+    stored = dict.fromkeys(chosen, 0)  # answers stored per model: the calls it really made
 
-    def tick(n: int, model: str) -> None:
+    def tick(n: int, model: str, made: bool = True) -> None:
         nonlocal done
         done += n
+        if made:
+            stored[model] = stored.get(model, 0) + n
         if progress is not None:
             progress(done, total, model)
+
+    try:
+        return await _run_models(ctx, chosen, items, tick, kb, points, seed, shots, idk)
+    finally:
+        made = sum(stored[m] for m in chosen if not m.startswith("baseline/"))
+        await asyncio.to_thread(reservation.release, reservation.calls - made)
+
+
+async def _run_models(
+    ctx: UiContext,
+    chosen: list[str],
+    items: list[Item],
+    tick: Callable[..., None],
+    kb: str,
+    points: int,
+    seed: str,
+    shots: int,
+    idk: bool,
+) -> tuple[list[int], list[str]]:
+    """One run per model on ``items`` (the part of :func:`run_batch` that asks)."""
 
     run_ids: list[int] = []
     failures: list[str] = []
@@ -326,7 +385,7 @@ async def run_batch(
             ready = await start_run(ctx.db, spec, items, settings=ctx.settings)
         except QuizbotError as exc:
             failures.append(f"{model}: {' '.join(str(exc).split())}")
-            tick(len(items), model)
+            tick(len(items), model, made=False)  # nothing was asked: its calls are given back
             continue
         summary = await execute(
             ctx.db, ready.run_id, ready.provider, progress=functools.partial(tick, model=model)
@@ -551,12 +610,24 @@ def build(ctx: UiContext) -> None:
 
     @guarded(3)
     async def on_custom(
-        text: str, truth_choice: str, chosen: list[str], offer_idk: bool, cache: bool
+        text: str,
+        truth_choice: str,
+        chosen: list[str],
+        offer_idk: bool,
+        cache: bool,
+        request: gr.Request,
     ) -> tuple[Any, ...]:
         known = truth_of(truth_choice)
         item = custom_statement(text, known)
+        viewer = identity.current(ctx, request)
         answers = await ask_models(
-            ctx, item, chosen, idk=offer_idk, use_cache=cache, scored=known is not None
+            ctx,
+            item,
+            chosen,
+            idk=offer_idk,
+            use_cache=cache,
+            scored=known is not None,
+            viewer=viewer,
         )
         return "", describe_item(item, truth_known=known is not None), answer_table(answers)
 
@@ -585,12 +656,17 @@ def build(ctx: UiContext) -> None:
 
     @guarded(2)
     async def on_generated(
-        record: dict[str, Any] | None, chosen: list[str], offer_idk: bool, cache: bool
+        record: dict[str, Any] | None,
+        chosen: list[str],
+        offer_idk: bool,
+        cache: bool,
+        request: gr.Request,
     ) -> tuple[Any, ...]:
         if not record:
             raise InputError("there is no generated question yet", hint='press "New question"')
         item = item_from_json(record)
-        answers = await ask_models(ctx, item, chosen, idk=offer_idk, use_cache=cache)
+        viewer = identity.current(ctx, request)
+        answers = await ask_models(ctx, item, chosen, idk=offer_idk, use_cache=cache, viewer=viewer)
         return "", answer_table(answers)
 
     ask_generated.click(
@@ -610,6 +686,7 @@ def build(ctx: UiContext) -> None:
         n_shots: float | None,
         seed_text: str,
         offer_idk: bool,
+        request: gr.Request,
         progress: gr.Progress = gr.Progress(),  # noqa: B008 - gradio's documented pattern
     ) -> tuple[Any, ...]:
         def report(done: int, total: int, model: str) -> None:
@@ -626,6 +703,7 @@ def build(ctx: UiContext) -> None:
             shots=int(n_shots or 0),
             idk=offer_idk,
             progress=report,
+            viewer=identity.current(ctx, request),
         )
         reports = [await asyncio.to_thread(run_report, ctx.db, r) for r in run_ids]
         lines = []

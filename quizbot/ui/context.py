@@ -18,6 +18,7 @@ from quizbot import accounts
 from quizbot.config import Settings
 from quizbot.providers.local import LOCAL_MODEL
 from quizbot.providers.local import status as local_status
+from quizbot.ratelimit import RateLimit
 from storage import Database
 
 __all__ = ["BASELINE_MODELS", "UiContext"]
@@ -47,6 +48,21 @@ class _AccountsFlag:
             return self._on
 
 
+class _AnswerLimit:
+    """The practice answers' rate limit, made from the settings on first use."""
+
+    def __init__(self) -> None:
+        self._limit: RateLimit | None = None
+        self._lock = threading.Lock()
+
+    def get(self, settings: Settings) -> RateLimit:
+        with self._lock:
+            if self._limit is None:
+                per_minute = settings.answers_per_minute
+                self._limit = RateLimit(per_minute / 60, per_minute)
+            return self._limit
+
+
 @dataclass(frozen=True)
 class UiContext:
     """The app's shared state (one per process; per-browser state lives in ``gr.State``)."""
@@ -54,6 +70,13 @@ class UiContext:
     settings: Settings
     db: Database
     _accounts: _AccountsFlag = field(default_factory=_AccountsFlag, compare=False, repr=False)
+    _answers: _AnswerLimit = field(default_factory=_AnswerLimit, compare=False, repr=False)
+
+    def check_answer_rate(self, session_id: int) -> None:
+        """Take one practice answer of session ``session_id`` from its rate limit
+        (``QUIZBOT_ANSWERS_PER_MINUTE`` at once, then as many per minute); raises
+        :class:`~quizbot.ratelimit.RateLimitedError` (nothing is recorded) when it has none left."""
+        self._answers.get(self.settings).check(f"session:{session_id}")
 
     def accounts_mode(self) -> bool:
         """Whether logins are required: an account exists, or an authenticating proxy names

@@ -12,6 +12,11 @@ reached when nobody is:
 - **proxy mode** (``QUIZBOT_TRUSTED_PROXY_HEADER`` and ``QUIZBOT_TRUSTED_PROXIES``): the header
   names the user, and only requests from the configured proxy addresses are accepted.
 
+Login attempts are rate-limited per client address and per username
+(:meth:`Gate.check_login_rate`, HTTP 429 with ``Retry-After``), on top of the accounts' lockout.
+``/account`` lets a logged-in account change its own password (current password, new one twice);
+its other sessions end, this one stays.
+
 The account name reaches Gradio through ``mount_gradio_app(auth_dependency=...)``, so handlers
 read it as ``gr.Request.username`` (:mod:`quizbot.ui.identity`). Every response carries
 ``X-Frame-Options: DENY`` and ``Content-Security-Policy: frame-ancestors 'none'``; CORS allows
@@ -22,9 +27,6 @@ from __future__ import annotations
 
 import html
 import logging
-import threading
-import time
-from collections import deque
 from typing import Any
 
 import anyio
@@ -37,6 +39,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from quizbot import accounts
 from quizbot.config import Settings
+from quizbot.errors import QuizbotError
+from quizbot.ratelimit import RateLimit, RateLimitedError
 from quizbot.ui.app import build_app, launch_options
 from quizbot.ui.context import UiContext
 from storage import Database
@@ -53,32 +57,7 @@ SECURITY_HEADERS = (
     ("X-Content-Type-Options", "nosniff"),
     ("Referrer-Policy", "same-origin"),
 )
-LOGIN_ATTEMPTS_PER_MINUTE = 30  # per client address (a reverse proxy is one address)
 REFUSED = "Wrong username or password, or the account is locked for a while."
-
-
-class _Throttle:
-    """At most ``limit`` events per ``window`` seconds per key (in memory, per process)."""
-
-    def __init__(self, limit: int, window: float = 60.0) -> None:
-        self.limit = limit
-        self.window = window
-        self._events: dict[str, deque[float]] = {}
-        self._lock = threading.Lock()
-
-    def allow(self, key: str) -> bool:
-        now = time.monotonic()
-        with self._lock:
-            events = self._events.setdefault(key, deque())
-            while events and events[0] <= now - self.window:
-                events.popleft()
-            if len(events) >= self.limit:
-                return False
-            events.append(now)
-            if len(self._events) > 10_000:  # forget quiet addresses
-                for stale in [k for k, v in self._events.items() if not v]:
-                    del self._events[stale]
-            return True
 
 
 class Gate:
@@ -86,7 +65,21 @@ class Gate:
 
     def __init__(self, ctx: UiContext) -> None:
         self.ctx = ctx
-        self.throttle = _Throttle(LOGIN_ATTEMPTS_PER_MINUTE)
+        settings = ctx.settings
+        # Login attempts: per client address (a reverse proxy is one address) and per username,
+        # each a token bucket of N at once then N per minute, on top of the accounts' lockout.
+        self.by_address = RateLimit(
+            settings.login_per_minute_address / 60, settings.login_per_minute_address
+        )
+        self.by_user = RateLimit(
+            settings.login_per_minute_user / 60, settings.login_per_minute_user
+        )
+
+    def check_login_rate(self, address: str, name: str) -> None:
+        """Take one login attempt from ``address`` and from ``name``'s bucket; raises
+        :class:`RateLimitedError` when either has none left."""
+        self.by_address.check(address)
+        self.by_user.check(name.casefold())
 
     @property
     def db(self) -> Database:
@@ -222,6 +215,67 @@ def _page(
     return HTMLResponse(body, status_code=status, headers={"Cache-Control": "no-store"})
 
 
+_ACCOUNT = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>quizbot: your account</title>
+<style>
+body {{ font-family: system-ui, sans-serif; background: #f6f7f9; margin: 0; }}
+main {{ max-width: 380px; margin: 10vh auto; background: #fff; padding: 28px 32px;
+  border-radius: 10px; box-shadow: 0 1px 4px rgba(0,0,0,.12); }}
+h1 {{ font-size: 1.4em; margin: 0 0 16px; }}
+label {{ display: block; margin: 12px 0 4px; font-weight: 600; }}
+input {{ width: 100%; box-sizing: border-box; padding: 8px; font-size: 1em; }}
+button {{ margin-top: 18px; width: 100%; padding: 10px; font-size: 1em; background: #f97316;
+  color: #fff; border: 0; border-radius: 6px; cursor: pointer; }}
+p.message {{ color: #b91c1c; }} p.done {{ color: #15803d; }} p.note {{ color: #555; }}
+</style></head>
+<body><main>
+<h1>Change your password</h1>
+<p class="note">Signed in as <strong>{name}</strong>. <a href="{root}/">Back to quizbot</a></p>
+{message}
+<form method="post" action="{root}/account" autocomplete="off">
+<label for="current_password">Current password</label>
+<input id="current_password" name="current_password" type="password" required maxlength="1024"
+ autocomplete="current-password" autofocus>
+<label for="new_password">New password</label>
+<input id="new_password" name="new_password" type="password" required maxlength="1024"
+ autocomplete="new-password">
+<label for="new_password2">New password again</label>
+<input id="new_password2" name="new_password2" type="password" required maxlength="1024"
+ autocomplete="new-password">
+<p class="note">At least {n} characters, not only spaces, not your username. Your other
+sessions end when it changes; this one stays open.</p>
+<button type="submit">Change password</button>
+</form>
+</main></body></html>
+"""
+
+
+def _account_page(
+    request: Request, name: str, *, message: str = "", done: bool = False, status: int = 200
+) -> HTMLResponse:
+    shown = ""
+    if message:
+        kind = "done" if done else "message"
+        shown = (
+            f'<p class="{kind}" role="{"status" if done else "alert"}">{html.escape(message)}</p>'
+        )
+    body = _ACCOUNT.format(
+        root=html.escape(request.scope.get("root_path", "")),
+        name=html.escape(name),
+        message=shown,
+        n=accounts.MIN_PASSWORD_LENGTH,
+    )
+    return HTMLResponse(body, status_code=status, headers={"Cache-Control": "no-store"})
+
+
+def _plain(exc: QuizbotError) -> str:
+    """An error's message without its ``field '...':`` prefix, first letter capitalised."""
+    text = exc.message.split(": ", 1)[-1] if exc.message.startswith("field ") else exc.message
+    return text[:1].upper() + text[1:] + ("" if text.endswith(".") else ".")
+
+
 def _router(gate: Gate) -> APIRouter:
     router = APIRouter()
 
@@ -237,10 +291,15 @@ def _router(gate: Gate) -> APIRouter:
         if not gate.ctx.accounts_mode() or gate.ctx.settings.proxy_mode:
             return RedirectResponse(f"{root}/", status_code=303)
         peer = request.client.host if request.client else "?"
-        if not gate.throttle.allow(peer):
-            return _page(request, message="Too many attempts; wait a minute.", status=429)
         form = await request.form()
         name = str(form.get("username") or "").strip()[:100]
+        try:
+            gate.check_login_rate(peer, name)
+        except RateLimitedError as exc:
+            wait = max(1, round(exc.retry_after))
+            refused = _page(request, message=f"Too many attempts; wait {wait} s.", status=429)
+            refused.headers["Retry-After"] = str(wait)
+            return refused
         password = str(form.get("password") or "")
         new = form.get("new_password")
         new_password = None if new is None else str(new)
@@ -266,6 +325,59 @@ def _router(gate: Gate) -> APIRouter:
             secure=gate.secure(request),
         )
         return response
+
+    def _own_account(request: Request) -> str | None:
+        """The account name of a request that may change its password here (accounts mode,
+        a session cookie; not the local user, not a proxy-named user)."""
+        user = gate.username(request)
+        if not user or gate.ctx.settings.proxy_mode or not request.cookies.get(COOKIE):
+            return None
+        return user
+
+    @router.get("/account", include_in_schema=False)
+    async def account_page(request: Request) -> Response:
+        name = _own_account(request)
+        if name is None:
+            return HTMLResponse(
+                "<!doctype html><p>There is no password to change here: passwords belong to "
+                "accounts (local mode has none; behind a login proxy, change it there).</p>",
+                status_code=404,
+            )
+        return _account_page(request, name)
+
+    @router.post("/account", include_in_schema=False)
+    async def account_submit(request: Request) -> Response:
+        name = _own_account(request)
+        if name is None:
+            return JSONResponse({"detail": "no account password here"}, status_code=404)
+        peer = request.client.host if request.client else "?"
+        form = await request.form()
+        current = str(form.get("current_password") or "")
+        new = str(form.get("new_password") or "")
+        if new != str(form.get("new_password2") or ""):
+            return _account_page(request, name, message="The new passwords differ.", status=400)
+        try:
+            gate.check_login_rate(peer, name)
+        except RateLimitedError as exc:
+            wait = max(1, round(exc.retry_after))
+            refused = _account_page(
+                request, name, message=f"Too many attempts; wait {wait} s.", status=429
+            )
+            refused.headers["Retry-After"] = str(wait)
+            return refused
+        token = request.cookies.get(COOKIE, "")
+        try:
+            await anyio.to_thread.run_sync(
+                lambda: accounts.change_password(gate.db, token, current, new, address=peer)
+            )
+        except QuizbotError as exc:
+            return _account_page(request, name, message=_plain(exc), status=400)
+        return _account_page(
+            request,
+            name,
+            message="Your password was changed. Your other sessions have been ended.",
+            done=True,
+        )
 
     @router.api_route("/logout", methods=["GET", "POST"], include_in_schema=False)
     async def logout(request: Request) -> Response:

@@ -235,7 +235,7 @@ def restrict(ctx: UiContext, app: gr.Blocks, tabs: dict[Any, Role]) -> int:
 
 def tab_visibility(ctx: UiContext, tabs: dict[Any, Role]) -> Callable[..., Any]:
     """A page-load handler showing each tab only to the roles that may use it (and a line
-    saying who is logged in)."""
+    saying who is logged in, with the "Change password" and "Log out" buttons)."""
 
     def shown(request: gr.Request) -> list[Any]:
         viewer = current(ctx, request)
@@ -247,6 +247,8 @@ def tab_visibility(ctx: UiContext, tabs: dict[Any, Role]) -> Callable[..., Any]:
         )
         return [
             gr.update(value=who, visible=not viewer.local),
+            # a password to change: accounts mode, not a user named by a login proxy
+            gr.update(visible=not viewer.local and not ctx.settings.proxy_mode),
             gr.update(visible=not viewer.local),
             *(gr.Tab(visible=viewer.allows(role)) for role in tabs.values()),
         ]

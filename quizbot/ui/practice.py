@@ -911,6 +911,7 @@ def submit(
             )
         )
     try:
+        ctx.check_answer_rate(session_id)  # refused: said in the chat below, nothing recorded
         step = practice.answer_and_next(
             ctx.db, session_id, question.id, typed, shown_at=question.shown_at
         )

@@ -63,7 +63,7 @@ def test_db_upgrade_then_info_json(monkeypatch: pytest.MonkeyPatch, database_url
     assert {"url", "schema_version", "counts"} <= set(data)
     assert data["schema_version"] == head_revision()
     assert data["counts"]["response"] == 0
-    assert len(data["counts"]) == 29  # 28 of quizbot's own + the scheduler's job store
+    assert len(data["counts"]) == 30  # 29 of quizbot's own + the scheduler's job store
 
 
 def test_db_info_on_an_empty_database_changes_nothing(monkeypatch: pytest.MonkeyPatch) -> None:

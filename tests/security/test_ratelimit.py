@@ -5,8 +5,13 @@ from __future__ import annotations
 import threading
 
 import pytest
+from sqlmodel import col, func, select
 
+from quizbot.config import load_settings
 from quizbot.ratelimit import RateLimit, RateLimitedError
+from quizbot.ui.context import UiContext
+from storage import Database
+from storage.models import Response
 
 
 class Clock:
@@ -67,3 +72,32 @@ def test_memory_is_bounded_by_forgetting_idle_clients() -> None:
     limit.check("a")
     with pytest.raises(RateLimitedError):
         limit.check("a")
+
+
+def test_practice_answers_beyond_the_rate_are_refused_in_the_chat_and_not_recorded(
+    db: Database,
+) -> None:
+    from quizbot.ui import practice as ui
+
+    ctx = UiContext(load_settings(answers_per_minute=2), db)
+    out = ui.start(ctx, "Ada", "clinical-core", "all", "statement", 4.0, "", None)
+    session_id, question, chat = out[-4], out[-3], out[-2]
+    for _ in range(2):  # the burst: two answers at once are fine
+        out = ui.submit(ctx, "true", session_id, question, chat)
+        assert out[0]["error"] is None and out[0]["feedback"] is not None
+        out = ui.show_next(ctx, session_id, out[-3], out[-2])
+        question, chat = out[-3], out[-2]
+    refused = ui.submit(ctx, "true", session_id, question, chat)
+    assert "too many requests; try again in" in refused[0]["error"]
+    assert "too many requests" in refused[1][-1]["content"]  # said in the chat
+    assert refused[-3] == {"__type__": "update"}  # the question stays as it was
+    stored = db.read(
+        lambda s: s.execute(
+            select(func.count()).where(col(Response.quiz_session_id) == session_id)
+        ).scalar_one()
+    )
+    assert stored == 2  # nothing recorded for the refused answer
+    # another session (another student) has its own allowance
+    other = ui.start(ctx, "Bea", "clinical-core", "all", "statement", 2.0, "", None)
+    answered = ui.submit(ctx, "true", other[-4], other[-3], other[-2])
+    assert answered[0]["error"] is None

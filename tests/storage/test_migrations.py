@@ -35,6 +35,7 @@ EXPECTED_TABLES = {
     "knowledge_point",
     "kb_overrides",
     "model_call_cache",
+    "model_spend",
     "monitor",
     "monitor_incident",
     "monitor_night",

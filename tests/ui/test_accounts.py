@@ -27,6 +27,7 @@ from quizbot.domain import RespondentKind
 from storage import open_database
 from storage.sessions import find_respondent
 from tests.helpers.net import free_port, wait_for_http
+from tests.helpers.stub import stub_server
 from tests.ui.conftest import CHROMIUM, QUIZBOT, ROOT, screenshot
 
 pytestmark = pytest.mark.slow
@@ -36,6 +37,7 @@ USERS = {
     "ins": ("instructor", "instructor password 1", "year-1"),
     "adm": ("admin", "admin password 123", None),
 }
+NEW_PASSWORD = "a new instructor password"
 RESTRICTED = ("Ask a model", "Humans vs models", "Monitor", "Assignments", "Admin")
 SEEN = {
     "student": ("Practice", "Status"),
@@ -59,6 +61,11 @@ class App:
 
 @pytest.fixture
 def app(database_url: str, tmp_path: Path) -> Iterator[App]:
+    yield from _serve(database_url, tmp_path, {})
+
+
+def _serve(database_url: str, tmp_path: Path, extra: dict[str, str]) -> Iterator[App]:
+    """`quizbot serve` over a database holding the three accounts, with ``extra`` settings."""
     db = open_database(database_url)
     try:
         for name, (role, password, cohort) in USERS.items():
@@ -69,7 +76,7 @@ def app(database_url: str, tmp_path: Path) -> Iterator[App]:
     env = {
         k: v for k, v in os.environ.items() if not k.startswith("QUIZBOT_") and k != "DATABASE_URL"
     }
-    env.update({"QUIZBOT_HOME": str(tmp_path / "home"), "DATABASE_URL": database_url})
+    env.update({"QUIZBOT_HOME": str(tmp_path / "home"), "DATABASE_URL": database_url, **extra})
     log = (tmp_path / "server.log").open("w")
     proc = subprocess.Popen(
         [QUIZBOT, "serve", "--port", str(port)], cwd=ROOT, env=env, stdout=log, stderr=log
@@ -365,3 +372,55 @@ def test_repeated_failures_lock_the_account_and_the_login_page_says_nothing_more
         db.dispose()
     assert locked is not None and locked.locked_until is not None
     assert details[0] == "locked" and "locked until" in details[1]
+
+
+def test_an_instructor_over_their_daily_limit_is_refused(
+    database_url: str, tmp_path: Path, browser: Any
+) -> None:
+    calls = tmp_path / "calls.jsonl"
+    with stub_server("--answer", "true", "--log", str(calls)) as stub:
+        env = {
+            "QUIZBOT_MODELS": "openai/stub",
+            "QUIZBOT_MODEL_SETTINGS": json.dumps({"openai/stub": {"api_base": stub}}),
+            "QUIZBOT_MAX_MODEL_CALLS_PER_DAY": "1",
+        }
+        served = _serve(database_url, tmp_path, env)
+        app = next(served)
+        try:
+            page = _log_in_page(browser, app, "ins")
+            page.get_by_role("tab", name="Ask a model").click()
+            page.locator("#qb-ask-statement textarea").fill("Insulin lowers blood glucose.")
+            page.locator("#qb-ask-custom").click()
+            page.locator("#qb-ask-results [data-testid='cell-0-0']").wait_for(timeout=120_000)
+            assert len(calls.read_text().splitlines()) == 1  # the one call of the day
+            page.locator("#qb-ask-statement textarea").fill("Aspirin inhibits platelets.")
+            page.locator("#qb-ask-custom").click()
+            message = page.locator("#qb-ask-message")
+            message.get_by_text("limit of 1 model calls per day reached").wait_for()
+            assert "resets at 00:00 UTC" in message.inner_text()
+            screenshot(page, "accounts-instructor-limit")
+            # the instructor changes their own password from the link next to their name
+            page.locator("#qb-account").click()
+            page.get_by_label("Current password").fill(USERS["ins"][1])
+            page.get_by_label("New password", exact=True).fill(NEW_PASSWORD)
+            page.get_by_label("New password again").fill(NEW_PASSWORD)
+            page.get_by_role("button", name="Change password").click()
+            page.get_by_text("Your password was changed").wait_for()
+            page.context.close()
+            # the same by raw HTTP: refused before any model is asked
+            assert _login(app, "ins", USERS["ins"][1])[0] == 401  # the old password is gone
+            _, jar, _ = _login(app, "ins", NEW_PASSWORD)
+            ask = ["Metformin treats diabetes.", "True", ["openai/stub"], False, False]
+            refused = _call_handler(app, jar, "qb-ask-custom", ask)
+            shown = json.dumps(refused["output"])
+            assert "limit of 1 model calls per day reached" in shown
+            assert len(calls.read_text().splitlines()) == 1
+        finally:
+            served.close()
+    db = open_database(database_url)
+    try:
+        log = accounts.audit_log(db, limit=100, actor="ins")
+    finally:
+        db.dispose()
+    refusals = [e for e in log if e.action == "model.limit"]
+    assert len(refusals) == 2 and not any(e.ok for e in refusals)

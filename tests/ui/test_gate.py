@@ -1,5 +1,6 @@
 """The login gate in process (Starlette's test client over the real app and database): cookies,
-one-time passwords, logout, the per-address login limit, and the role check on handlers."""
+one-time passwords, logout, the login rate limits (per address and per username), changing one's
+own password, and the role check on handlers."""
 
 from __future__ import annotations
 
@@ -25,13 +26,28 @@ PASSWORD = "admin password 123"
 
 
 @pytest.fixture
-def client(db: Database, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[TestClient]:
-    monkeypatch.setattr(gate, "LOGIN_ATTEMPTS_PER_MINUTE", 8)
+def app(db: Database, tmp_path: Path) -> Any:
     accounts.create_user(db, "boss", "admin", PASSWORD)
-    settings = load_settings(home=str(tmp_path / "home"), database_url=db.url)
-    app = gate.web_app(settings, db)
+    settings = load_settings(
+        home=str(tmp_path / "home"),
+        database_url=db.url,
+        login_per_minute_address=8,
+        login_per_minute_user=5,
+    )
+    return gate.web_app(settings, db)
+
+
+@pytest.fixture
+def client(app: Any) -> Iterator[TestClient]:
     with TestClient(app, base_url="https://quiz.test", follow_redirects=False) as test_client:
         yield test_client
+
+
+def _from(app: Any, address: str) -> TestClient:
+    """A client at another address (a different browser)."""
+    return TestClient(
+        app, base_url="https://quiz.test", follow_redirects=False, client=(address, 50000)
+    )
 
 
 def _login(client: TestClient, name: str, password: str, **extra: str) -> Any:
@@ -76,10 +92,75 @@ def test_a_one_time_password_must_be_replaced_before_the_first_session(
 
 
 def test_an_address_gets_a_limited_number_of_login_attempts(client: TestClient) -> None:
-    codes = [_login(client, "nobody", "wrong password").status_code for _ in range(9)]
+    codes = [_login(client, f"nobody{n}", "wrong password").status_code for n in range(9)]
     assert codes == [401] * 8 + [429]
     # the limit is per address: the right password from here waits too
-    assert _login(client, "boss", PASSWORD).status_code == 429
+    refused = _login(client, "boss", PASSWORD)
+    assert refused.status_code == 429 and "Too many attempts" in refused.text
+    assert int(refused.headers["retry-after"]) >= 1
+
+
+def test_a_username_gets_a_limited_number_of_attempts_from_any_address(
+    app: Any, db: Database
+) -> None:
+    codes = []
+    for n in range(6):  # each guess from a new address: only the username's bucket runs dry
+        with _from(app, f"10.0.0.{n + 1}") as other:
+            codes.append(_login(other, "boss", f"guess number {n}").status_code)
+    assert codes == [401] * 5 + [429]
+    refused = [e for e in accounts.audit_log(db, actor="boss") if e.action == "login"]
+    assert len(refused) == 5  # the refused sixth attempt never reached the password check
+    # another username from a fresh address is not held up by it
+    with _from(app, "10.0.1.1") as fresh:
+        assert _login(fresh, "nobody", "wrong password").status_code == 401
+
+
+def test_a_user_changes_their_password_and_their_other_sessions_end(
+    db: Database, tmp_path: Path
+) -> None:
+    accounts.create_user(db, "boss", "admin", PASSWORD)
+    settings = load_settings(home=str(tmp_path / "home"), database_url=db.url)
+    app = gate.web_app(settings, db)  # the default rate limits
+    new = "a brand new password"
+    with _from(app, "10.1.0.1") as here, _from(app, "10.1.0.2") as elsewhere:
+        assert _login(here, "boss", PASSWORD).status_code == 303
+        assert _login(elsewhere, "boss", PASSWORD).status_code == 303
+        page = here.get("/account")
+        assert page.status_code == 200 and "Current password" in page.text and "boss" in page.text
+
+        def change(current: str, first: str, second: str) -> Any:
+            form = {"current_password": current, "new_password": first, "new_password2": second}
+            return here.post("/account", data=form)
+
+        wrong = change("not my password", new, new)
+        assert wrong.status_code == 400 and "current password is wrong" in wrong.text
+        assert change(PASSWORD, new, new + "x").status_code == 400  # the two differ
+        weak = change(PASSWORD, "short", "short")
+        assert weak.status_code == 400 and "at least 10 characters" in weak.text
+        same = change(PASSWORD, PASSWORD, PASSWORD)
+        assert same.status_code == 400 and "must differ" in same.text
+        assert elsewhere.get("/gradio_api/info").status_code == 200  # nothing changed yet
+        done = change(PASSWORD, new, new)
+        assert done.status_code == 200 and "Your password was changed" in done.text
+        # this session goes on; the other one ended
+        assert here.get("/gradio_api/info").status_code == 200
+        assert elsewhere.get("/gradio_api/info").status_code == 401
+    with _from(app, "10.1.0.3") as later:
+        assert _login(later, "boss", PASSWORD).status_code == 401  # the old password is gone
+        assert _login(later, "boss", new).status_code == 303
+    changes = [
+        e for e in accounts.audit_log(db, actor="boss") if e.action == "user.change-password"
+    ]
+    assert [e.ok for e in changes] == [True, False, False, False]  # newest first
+    account = accounts.user(db, "boss")
+    assert account is not None and account.failed_logins == 0  # the good login reset it
+
+
+def test_there_is_no_password_to_change_without_an_account(db: Database, tmp_path: Path) -> None:
+    settings = load_settings(home=str(tmp_path / "home"), database_url=db.url)
+    with TestClient(gate.web_app(settings, db), follow_redirects=False) as local:
+        assert local.get("/account").status_code == 404  # local mode: no account, no password
+        assert local.post("/account", data={"current_password": "x"}).status_code == 404
 
 
 class _Ctx:
