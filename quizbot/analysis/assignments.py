@@ -24,13 +24,15 @@ run the results use (:func:`storage.assignments.second_pass_runs`).
 
 Open recall assignments (``--format recall``). Every answer, a student's (their first per item)
 or a model's (the same latest runs), is rescored from its raw text by the one scorer
-(:func:`quizbot.evaluation.recall.score_recall`; a student with their session's tiers, a model
-with its run's). Each respondent's ``metrics`` are then ``accuracy`` (the share "basically
-correct"), ``answer_rate`` (not abstained) and ``joint_accuracy`` (empty: no facts to join), and
-``recall`` holds :func:`quizbot.analysis.recall.recall_summary`: overall and per aspect, the mean
-precision, recall, F1, ROUGE-1 and BLEU-1 with 95% t intervals and the tier shares. The students
-pooled get the same (``students_pooled["recall"]``), and each model's ``recall_tests`` is
-Welch's t-test per aspect on F1, model vs the pooled students (BH-adjusted over aspects).
+(:func:`quizbot.evaluation.recall.score_recall`), everyone graded by one set of tiers (those of
+the assignment's first student session, or the defaults before any; a note says when sessions or
+runs were made with other tiers), so tier shares compare like for like. Each respondent's
+``metrics`` are then ``accuracy`` (the share "basically correct"), ``answer_rate`` (not
+abstained) and ``joint_accuracy`` (empty: no facts to join), and ``recall`` holds
+:func:`quizbot.analysis.recall.recall_summary`: overall and per aspect, the mean precision,
+recall, F1, ROUGE-1 and BLEU-1 with 95% t intervals and the tier shares. The students pooled
+get the same (``students_pooled["recall"]``), and each model's ``recall_tests`` is Welch's
+t-test per aspect on F1, model vs the pooled students (BH-adjusted over aspects).
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ from quizbot.analysis.comparison import compare
 from quizbot.analysis.metrics import Proportion
 from quizbot.analysis.recall import RecallRecord, recall_records, recall_summary, welch_by_aspect
 from quizbot.domain import Assignment, Outcome, ResponseRecord
-from quizbot.evaluation.recall import DEFAULT_TIERS, Tiers, score_recall
+from quizbot.evaluation.recall import DEFAULT_TIERS, Tiers, parse_tiers, score_recall
 from quizbot.generate.service import load_any_items
 from quizbot.items import RecallItem
 from storage import Database
@@ -233,6 +235,10 @@ def _recall_results(db: Database, assignment: Assignment) -> dict[str, Any]:
         s.id: Tiers.from_json(s.config.get("recall_tiers"))
         for s in assignment_sessions(db, assignment.id)
     }
+    tiers = next(iter(tiers_of.values()), DEFAULT_TIERS)  # one set for everyone
+    notes: list[str] = []
+    if any(t != tiers for t in tiers_of.values()):
+        notes.append("sessions were started with different tiers; all answers graded by one set")
     students: dict[str, list[RecallRecord]] = defaultdict(list)
     seen: dict[str, set[str]] = defaultdict(set)
     for given in assignment_answers(db, assignment.id):
@@ -241,20 +247,20 @@ def _recall_results(db: Database, assignment: Assignment) -> dict[str, Any]:
         if item is None or r.outcome == Outcome.ERROR.value or r.item_id in seen[given.respondent]:
             continue
         seen[given.respondent].add(r.item_id)
-        tiers = tiers_of.get(r.quiz_session_id or -1, DEFAULT_TIERS)
         score = score_recall(item, r.raw_text or "", tiers=tiers)
         students[given.respondent].append(RecallRecord(item.id, item.aspect, score))
-    student_tiers = next(iter(tiers_of.values()), DEFAULT_TIERS).as_json()
+    student_tiers = tiers.as_json()
     respondents = [
         _recall_row(name, "student", records, student_tiers)
         for name, records in sorted(students.items())
     ]
     pooled = [r for records in students.values() for r in records]
-    notes: list[str] = []
     if not students:
         notes.append("no student has answered yet")
     for run in latest_runs(db, assignment.id):
-        records, tiers_json = recall_records(db, run.id)
+        if parse_tiers(run.config.get("recall_tiers")) != tiers:
+            notes.append(f"run {run.id} was graded with other tiers; regraded here by one set")
+        records, tiers_json = recall_records(db, run.id, tiers)
         mine = [r for r in records if r.item_id in in_set]
         row = _recall_row(run.model_requested, "model", mine, tiers_json)
         row.update(

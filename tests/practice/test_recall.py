@@ -13,6 +13,7 @@ import asyncio
 import json
 import statistics
 from collections import defaultdict
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -315,9 +316,23 @@ def test_a_recall_assignment_puts_students_next_to_a_model_per_aspect(
             assignment_id=made.id,
         )
         run = asyncio.run(evaluate(db, spec, items))
+        # The same answers graded by the run with very lenient tiers: the results still grade
+        # every respondent by one set, so both runs come out alike.
+        lenient = replace(spec, model="openai/recall-lenient", recall_tiers="f1:0.01:0.02")
+        other = asyncio.run(evaluate(db, lenient, items))
     assert run.status == "completed" and run.errors == 0
+    assert other.status == "completed" and other.errors == 0
 
     results = assignment_results(db, "recall-wk")
+    rows = {r["name"]: r for r in results["respondents"]}
+    graded = {name: rows[name]["recall"]["overall"] for name in rows if "recall-" in name}
+    assert graded["openai/recall-lenient"] == graded["openai/recall-test"]
+    assert (
+        rows["openai/recall-lenient"]["metrics"]["accuracy"]
+        == rows["openai/recall-test"]["metrics"]["accuracy"]
+    )
+    assert any(f"run {other.run_id}" in note for note in results["notes"])
+    results["respondents"] = [r for r in results["respondents"] if r["name"] != lenient.model]
     assert results["format"] == "recall"
     rows = {r["name"]: r for r in results["respondents"]}
     assert set(rows) == {"ann", "bob", "openai/recall-test"}
