@@ -490,11 +490,12 @@ class PointRow(NamedTuple):
 
 def load_knowledge_points(db: Database, kb_id: int) -> list[PointRow]:
     """Every point of a knowledge base, in insertion order."""
-    columns = [getattr(KnowledgePoint, name) for name in PointRow._fields]
-    stmt = (
-        select(*columns).where(col(KnowledgePoint.kb_id) == kb_id).order_by(col(KnowledgePoint.id))
-    )
-    return db.read(lambda s: [PointRow(*row) for row in s.execute(stmt).all()])
+    # Core columns, run on the connection: an ORM-enabled select of the same columns spends
+    # about 0.5 s in the ORM's row loading for MedLAMA's 43,000 points.
+    table = KnowledgePoint.__table__  # type: ignore[attr-defined]
+    columns = [table.c[name] for name in PointRow._fields]
+    stmt = select(*columns).where(table.c.kb_id == kb_id).order_by(table.c.id)
+    return db.read(lambda s: [PointRow(*row) for row in s.connection().execute(stmt)])
 
 
 def knowledge_point_ids(
