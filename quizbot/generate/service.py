@@ -92,6 +92,8 @@ __all__ = [
 ]
 
 Progress = Callable[[int], None]
+# From this many knowledge points on, write() reads all of the KB's point ids at once.
+ALL_POINT_IDS_FROM = 2000
 
 
 @dataclass(frozen=True)
@@ -438,6 +440,13 @@ def write(
     n = 0
     store = generation.request.store
     encoder = StatementEncoder()
+    # Many points: read every point id of the KB once (0.16 s for MedLAMA's 43,647) rather than
+    # chunk by chunk by key (0.9 s); few points (HPO --points 30): by key, not all 140,000.
+    point_ids = (
+        knowledge_point_ids(db, generation.kb_id)
+        if store and len(generation.facts) >= ALL_POINT_IDS_FROM
+        else None
+    )
     tmp = out.with_name(out.name + ".tmp") if out is not None else None
     try:
         handle = tmp.open("wb") if tmp is not None else None
@@ -468,7 +477,11 @@ def write(
                 handle.writelines((b"\n".join(lines), b"\n"))
             n += len(lines)
             if buffer:
-                yield _rows_of(db, generation.kb_id, buffer, known)
+                yield (
+                    item_rows(buffer, point_ids, known)
+                    if point_ids is not None
+                    else _rows_of(db, generation.kb_id, buffer, known)
+                )
             if progress is not None:
                 progress(len(lines))
             lines, buffer, known = [], [], []

@@ -12,6 +12,7 @@ from orjson import OPT_SORT_KEYS, dumps
 from sqlalchemy import Text, cast, select
 
 from quizbot.errors import InputError
+from quizbot.generate import service
 from quizbot.generate.points import candidate_points
 from quizbot.generate.prototypes import default_prototypes
 from quizbot.generate.service import GenerateRequest, item_rows, prepare, write
@@ -145,3 +146,20 @@ def test_write_matches_item_by_item_serialisation(db: Database, tmp_path: Path) 
     assert summary.stored_new == summary.n_items == table_counts(db)["item"]
     plans: list[PointPlan] = generation.plans
     assert len(plans) == 25
+
+
+def test_many_points_are_linked_by_one_read_of_every_point_id(
+    db: Database, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """From ALL_POINT_IDS_FROM points on, write() links items to their points from one read of
+    all the KB's point ids: the stored rows are those of the lookup by key."""
+    request = GenerateRequest(kb="clinical-core", points=30, seed=6)
+    monkeypatch.setattr(service, "ALL_POINT_IDS_FROM", 10**9)
+    write(db, prepare(db, request), tmp_path / "a.jsonl")
+    by_key = _stored(db)
+    db.write(lambda s: s.execute(Item.__table__.delete()))  # type: ignore[attr-defined]
+    monkeypatch.setattr(service, "ALL_POINT_IDS_FROM", 1)
+    write(db, prepare(db, request), tmp_path / "b.jsonl")
+    assert _stored(db) == by_key
+    linked = [row for row in by_key if row[3] is not None]  # column 3: knowledge_point_id
+    assert len(linked) == len(by_key) == 480
