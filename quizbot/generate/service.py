@@ -432,7 +432,8 @@ def write(
 
     The items are stored in one transaction (:func:`storage.repo.save_items_bulk`, ``chunk``
     rows at a time) that commits after the last line is written, and the file is renamed into
-    place only then: a failure leaves neither a partial file nor partly stored items. Storing is
+    place only then: a failure leaves neither a partial file nor partly stored items (only that
+    rename, after the commit, can fail alone; running again is then safe). Storing is
     idempotent (an item already stored is kept as it is). Statements are encoded by a
     :class:`~quizbot.items.StatementEncoder` (each point's ids computed once for its statements);
     the records are the bytes of ``orjson.dumps(item.to_json(), option=OPT_SORT_KEYS)``.
