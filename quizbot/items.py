@@ -9,11 +9,14 @@ change (docs/knowledge.md).
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from types import MappingProxyType
 from typing import Any, ClassVar, NamedTuple
+
+from orjson import OPT_SORT_KEYS, dumps
 
 from quizbot.generate.transforms import Polarity, Transform
 from quizbot.kb.model import point_id
@@ -25,6 +28,8 @@ __all__ = [
     "AnyItem",
     "ChoiceItem",
     "RecallItem",
+    "StatementEncoder",
+    "StatementIds",
     "StatementItem",
     "StatementSide",
     "any_item_from_json",
@@ -176,8 +181,7 @@ class StatementItem(NamedTuple):
     @property
     def pair_id(self) -> str:
         """Shared with its double-negation partner (the SDAK factual/counterfactual pair)."""
-        base = self.transform if not self.transform.negated else self.transform.partner
-        return f"pr1:{_hash(self.side.knowledge_point_id, base.value)[:24]}"
+        return f"pr1:{_hash(self.side.knowledge_point_id, _PAIR_BASE[self.transform])[:24]}"
 
     def to_json(self) -> dict[str, Any]:
         """One JSONL record."""
@@ -204,6 +208,134 @@ class StatementItem(NamedTuple):
             "generator_version": GENERATOR_VERSION,
             "meta": dict(side.meta),
         }
+
+
+# The transform whose value names a statement's pair: itself, or its partner for a negated one.
+_PAIR_BASE: dict[Transform, str] = {t: (t.partner if t.negated else t).value for t in Transform}
+_PAIR_BASES = frozenset(_PAIR_BASE.values())
+
+
+class StatementIds(NamedTuple):
+    """The ids of one statement, as its properties give them."""
+
+    id: str
+    pair_id: str
+    knowledge_point_id: str
+    fact_id: str
+
+
+# The fields of a statement's record that differ between the statements of one side, in the
+# record's (sorted) key order; see StatementEncoder.
+_PER_STATEMENT = ("id", "label", "pair_id", "prototype", "rephrase_model", "text", "transform")
+_PLACEHOLDER = re.compile(
+    rb'"\\u0000(' + b"|".join(k.encode() for k in _PER_STATEMENT) + rb')\\u0000"'
+)
+_BOOL = {True: b"true", False: b"false"}
+
+
+class _SideState(NamedTuple):
+    """What :class:`StatementEncoder` computes once per statement side."""
+
+    side: StatementSide
+    knowledge_point_id: str
+    fact_id: str
+    pair_ids: dict[Transform, str]
+    digest: Any  # a sha256 object fed with the part of the id's content the side fixes
+    fragments: tuple[bytes, ...] | None  # the record around the per-statement values
+
+
+class StatementEncoder:
+    """Ids and JSONL records of many statements, computed fast and exactly as one at a time.
+
+    For every statement, :meth:`encode` returns the same ids as the item's properties and the
+    same bytes as ``orjson.dumps(item.to_json(), option=OPT_SORT_KEYS)``; what the statements
+    of one side share (the point and fact ids, the pair ids, the start of the id's hash and the
+    record around the per-statement values) is computed once per side. Statements arrive
+    grouped by side, as :func:`quizbot.generate.statements.statements` yields them, so the last
+    side is remembered (by identity); any other order is still right, only slower.
+    """
+
+    def __init__(self) -> None:
+        self._state: _SideState | None = None
+        self._quoted: dict[str, bytes] = {}  # prototypes and transform values, JSON-encoded
+
+    def _side_state(self, side: StatementSide) -> _SideState:
+        state = self._state
+        if state is not None and state.side is side:
+            return state
+        kp = point_id(side.kb, side.relation, side.head, side.tail)
+        fact_tail = side.positive_tail or side.tail
+        fact = (
+            kp if fact_tail == side.tail else point_id(side.kb, side.relation, side.head, fact_tail)
+        )
+        by_base = {base: f"pr1:{_hash(kp, base)[:24]}" for base in _PAIR_BASES}
+        pair_ids = {t: by_base[base] for t, base in _PAIR_BASE.items()}
+        prefix = "\x1f".join(
+            ("statement", side.kb, side.relation, side.head, side.tail, side.polarity)
+        )
+        digest = hashlib.sha256(f"{prefix}\x1f".encode())
+        record = {
+            "kind": "statement",
+            "kb": side.kb,
+            "kb_version": side.kb_version,
+            "relation": side.relation,
+            "head": side.head,
+            "tail": side.tail,
+            "polarity": side.polarity.value,
+            "prototype_set": side.prototype_set,
+            "knowledge_point_id": kp,
+            "fact_id": fact,
+            "positive_tail": side.positive_tail,
+            "generator_version": GENERATOR_VERSION,
+            "meta": dict(side.meta),
+            **{key: f"\x00{key}\x00" for key in _PER_STATEMENT},
+        }
+        pieces = _PLACEHOLDER.split(dumps(record, option=OPT_SORT_KEYS))
+        fragments: tuple[bytes, ...] | None = tuple(pieces[0::2])
+        if tuple(p.decode() for p in pieces[1::2]) != _PER_STATEMENT:
+            fragments = None  # not the expected layout: encode such statements one by one
+        state = self._state = _SideState(side, kp, fact, pair_ids, digest, fragments)
+        return state
+
+    def _quote(self, text: str) -> bytes:
+        quoted = self._quoted.get(text)
+        if quoted is None:
+            quoted = self._quoted[text] = dumps(text)
+        return quoted
+
+    def ids(self, item: StatementItem) -> StatementIds:
+        """The statement's ids (``item.id``, ``item.pair_id``, ...)."""
+        return self.encode(item)[0]
+
+    def encode(self, item: StatementItem) -> tuple[StatementIds, bytes]:
+        """The statement's ids and its JSONL record (without the newline)."""
+        state = self._side_state(item.side)
+        transform = item.transform
+        digest = state.digest.copy()
+        digest.update(f"{transform}\x1f{item.text}\x1f{'T' if item.label else 'F'}".encode())
+        ids = StatementIds(
+            f"{ITEM_ID_VERSION}:{digest.hexdigest()}",
+            state.pair_ids[transform],
+            state.knowledge_point_id,
+            state.fact_id,
+        )
+        f = state.fragments
+        if f is None or type(item.label) is not bool:
+            return ids, dumps(item.to_json(), option=OPT_SORT_KEYS)
+        model = item.rephrase_model
+        line = b"".join(
+            (
+                f[0], b'"', ids.id.encode(), b'"',
+                f[1], _BOOL[item.label],
+                f[2], b'"', ids.pair_id.encode(), b'"',
+                f[3], self._quote(item.prototype),
+                f[4], b"null" if model is None else dumps(model),
+                f[5], dumps(item.text),
+                f[6], self._quote(transform),
+                f[7],
+            )
+        )  # fmt: skip
+        return ids, line
 
 
 @dataclass(frozen=True)

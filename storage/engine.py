@@ -137,7 +137,20 @@ def _is_transient(exc: BaseException) -> bool:
     return isinstance(exc, OperationalError) and any(m in message for m in _SQLITE_TRANSIENT)
 
 
-def _holds_nul(value: Any) -> bool:
+# An execution option: the statement's parameters were already checked for NUL bytes (by
+# storage/bulk.py, a whole batch at once), so _refuse_nul skips them.
+NUL_CHECKED = "quizbot_nul_checked"
+
+
+def nul_error() -> InputError:
+    """The error for text holding a NUL byte (refused alike on both backends)."""
+    return InputError(
+        "text contains a NUL byte (\\x00), which cannot be stored",
+        hint="remove the control character from the input and try again",
+    )
+
+
+def holds_nul(value: Any) -> bool:
     """Whether a statement parameter holds a NUL byte: in text, in JSON already serialised
     (``\\u0000``, SQLite) or in a JSON value psycopg will adapt (``Jsonb(obj)``)."""
     if type(value) is str:
@@ -166,6 +179,8 @@ def _refuse_nul(
     PostgreSQL cannot store one (in text, or as ``\\u0000`` in JSON) and SQLite would store it
     silently, so the same input is the same clear :class:`InputError` on either.
     """
+    if _context is not None and _context.execution_options.get(NUL_CHECKED):
+        return
     rows = parameters if executemany else (parameters,)
     for row in rows or ():
         if isinstance(row, dict):
@@ -175,11 +190,8 @@ def _refuse_nul(
         else:  # a driver-level statement given one bare value
             values = (row,)
         for value in values:
-            if _holds_nul(value):
-                raise InputError(
-                    "text contains a NUL byte (\\x00), which cannot be stored",
-                    hint="remove the control character from the input and try again",
-                )
+            if holds_nul(value):
+                raise nul_error()
 
 
 def _install_sqlite_hooks(engine: Engine, options: EngineOptions) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 
 import click
@@ -85,7 +86,12 @@ def generate_cmd(
         difficulty="distant" if difficulty == "distant" else "plausible",
     )
     with database_for(app) as database:
+        # This process ends with the command: what it holds (imports, the KB and its indexes)
+        # is left out of the garbage collector's scans, which otherwise walk it again and again
+        # while hundreds of thousands of items are built (docs/performance.md).
+        gc.freeze()
         generation = prepare(database, request, app.settings)
+        gc.freeze()
         with progress_bar("generating", generation.expected_items) as advance:
             written = write(database, generation, out, advance)
     n = written.n_items

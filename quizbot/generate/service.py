@@ -10,6 +10,7 @@ import asyncio
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import chain
 from pathlib import Path
 from typing import Any, Literal
 
@@ -41,6 +42,8 @@ from quizbot.items import (
     AnyItem,
     ChoiceItem,
     RecallItem,
+    StatementEncoder,
+    StatementIds,
     StatementItem,
     StatementSide,
 )
@@ -64,7 +67,7 @@ from storage.repo import (
     get_rephrasing,
     knowledge_point_ids,
     put_rephrasing,
-    save_items,
+    save_items_bulk,
 )
 
 __all__ = [
@@ -89,6 +92,8 @@ __all__ = [
 ]
 
 Progress = Callable[[int], None]
+# From this many knowledge points on, write() reads all of the KB's point ids at once.
+ALL_POINT_IDS_FROM = 2000
 
 
 @dataclass(frozen=True)
@@ -429,33 +434,72 @@ def write(
     progress: Progress | None = None,
     chunk: int = 5000,
 ) -> GenerationSummary:
-    """Stream a generation's items to a JSONL file (atomically) and, if asked, the database."""
-    n = stored = 0
-    buffer: list[AnyItem] = []
+    """Stream a generation's items to a JSONL file and, if asked, the database; all or nothing.
 
-    def flush() -> None:
-        nonlocal stored
-        if generation.request.store and buffer:
-            stored += store_items(db, generation.kb, generation.kb_id, buffer)
-        if progress is not None:
-            progress(len(buffer))
-        buffer.clear()
-
+    The items are stored in one transaction (:func:`storage.repo.save_items_bulk`, ``chunk``
+    rows at a time) that commits after the last line is written, and the file is renamed into
+    place only then: a failure leaves neither a partial file nor partly stored items (only that
+    rename, after the commit, can fail alone; running again is then safe). Storing is
+    idempotent (an item already stored is kept as it is). Statements are encoded by a
+    :class:`~quizbot.items.StatementEncoder` (each point's ids computed once for its statements);
+    the records are the bytes of ``orjson.dumps(item.to_json(), option=OPT_SORT_KEYS)``.
+    """
+    n = 0
+    store = generation.request.store
+    encoder = StatementEncoder()
+    # Many points: read every point id of the KB once (0.16 s for MedLAMA's 43,647) rather than
+    # chunk by chunk by key (0.9 s); few points (HPO --points 30): by key, not all 140,000.
+    point_ids = (
+        knowledge_point_ids(db, generation.kb_id)
+        if store and len(generation.facts) >= ALL_POINT_IDS_FROM
+        else None
+    )
     tmp = out.with_name(out.name + ".tmp") if out is not None else None
     try:
-        handle = tmp.open("w", encoding="utf-8") if tmp is not None else None
+        handle = tmp.open("wb") if tmp is not None else None
     except OSError as exc:
         raise InputError(f"cannot write ({exc.strerror})", path=str(out)) from None
-    try:
-        for item in generation.items():
+
+    def batches() -> Iterator[list[NewItem]]:
+        """The rows to store, a chunk at a time; each chunk's lines are written first."""
+        nonlocal n
+        lines: list[bytes] = []
+        buffer: list[AnyItem] = []
+        known: list[StatementIds | None] = []
+        for item in chain(generation.items(), [None]):
+            if item is not None:
+                if type(item) is StatementItem:
+                    ids, line = encoder.encode(item)
+                else:
+                    ids, line = None, dumps(item.to_json(), option=SORT_KEYS)
+                lines.append(line)
+                if store:
+                    buffer.append(item)
+                    known.append(ids)
+                if len(lines) < chunk:
+                    continue
+            if not lines:
+                break
             if handle is not None:
-                handle.write(dumps(item.to_json(), option=SORT_KEYS).decode("utf-8"))
-                handle.write("\n")
-            buffer.append(item)
-            n += 1
-            if len(buffer) >= chunk:
-                flush()
-        flush()
+                handle.writelines((b"\n".join(lines), b"\n"))
+            n += len(lines)
+            if buffer:
+                yield (
+                    item_rows(buffer, point_ids, known)
+                    if point_ids is not None
+                    else _rows_of(db, generation.kb_id, buffer, known)
+                )
+            if progress is not None:
+                progress(len(lines))
+            lines, buffer, known = [], [], []
+
+    stored = 0
+    try:
+        if store:
+            stored = save_items_bulk(db, generation.kb_id, batches())
+        else:
+            for _ in batches():
+                pass
         if handle is not None:
             handle.close()
             handle = None
@@ -471,7 +515,8 @@ def write(
     return GenerationSummary(n, stored)
 
 
-def _lineage(item: AnyItem) -> dict[str, Any]:
+def _lineage(item: ChoiceItem | RecallItem) -> dict[str, Any]:
+    """The lineage stored with a choice or recall item (statements': :func:`item_rows`)."""
     if isinstance(item, RecallItem):
         return {
             "kb_version": item.kb_version,
@@ -480,15 +525,6 @@ def _lineage(item: AnyItem) -> dict[str, Any]:
             "broader": {k: list(v) for k, v in item.broader.items()},
             "narrower": {k: list(v) for k, v in item.narrower.items()},
             "knowledge_point_ids": list(item.knowledge_point_ids),
-            "meta": dict(item.meta),
-        }
-    if isinstance(item, StatementItem):
-        return {
-            "kb_version": item.kb_version,
-            "prototype_set": item.prototype_set,
-            "knowledge_point_id": item.knowledge_point_id,
-            "fact_id": item.fact_id,
-            "positive_tail": item.positive_tail,
             "meta": dict(item.meta),
         }
     return {
@@ -582,32 +618,47 @@ def load_items(db: Database, ids: Sequence[str]) -> list[StatementItem | ChoiceI
 def item_rows(
     items: Iterable[AnyItem],
     point_ids: Mapping[tuple[str, str, str], int] | None = None,
+    known: Sequence[StatementIds | None] | None = None,
 ) -> list[NewItem]:
     """The rows that store ``items``; ``point_ids`` links statements to their stored points by
-    (relation, head, tail). Used by :func:`store_items` and by item-set imports."""
+    (relation, head, tail). ``known`` may give, item by item, the ids a
+    :class:`~quizbot.items.StatementEncoder` already computed for a statement (else they are
+    computed here). Used by :func:`store_items`, :func:`write` and by item-set imports."""
     ids = point_ids or {}
+    encoder = StatementEncoder()
     rows: list[NewItem] = []
-    for item in items:
+    for index, item in enumerate(items):
         if isinstance(item, StatementItem):
+            side = item.side
+            got = known[index] if known is not None else None
+            if got is None:
+                got = encoder.ids(item)
             rows.append(
                 NewItem(
-                    id=item.id,
-                    kind=item.kind,
+                    id=got.id,
+                    kind="statement",
                     knowledge_point_id=ids.get(
-                        (item.relation, item.head, item.positive_tail or item.tail)
+                        (side.relation, side.head, side.positive_tail or side.tail)
                     ),
-                    relation=item.relation,
-                    head=item.head,
-                    tail=item.tail,
-                    polarity=item.polarity,  # a StrEnum is already a str
+                    relation=side.relation,
+                    head=side.head,
+                    tail=side.tail,
+                    polarity=side.polarity,  # a StrEnum is already a str
                     transform=item.transform,
                     label=item.label,
                     text=item.text,
                     prototype=item.prototype,
-                    pair_key=item.pair_id,
+                    pair_key=got.pair_id,
                     rephrase_model=item.rephrase_model,
                     generator_version=GENERATOR_VERSION,
-                    lineage=_lineage(item),
+                    lineage={
+                        "kb_version": side.kb_version,
+                        "prototype_set": side.prototype_set,
+                        "knowledge_point_id": got.knowledge_point_id,
+                        "fact_id": got.fact_id,
+                        "positive_tail": side.positive_tail,
+                        "meta": dict(side.meta),
+                    },
                 )
             )
         else:  # a choice or recall question: no tail or label, its keys listed
@@ -634,17 +685,24 @@ def item_rows(
     return rows
 
 
-def store_items(db: Database, kb: KnowledgeBaseData, kb_id: int, items: Iterable[AnyItem]) -> int:
-    """Write items to the database (idempotent by content id); return how many were new."""
-    items = list(items)
+def _rows_of(
+    db: Database,
+    kb_id: int,
+    items: Sequence[AnyItem],
+    known: Sequence[StatementIds | None] | None = None,
+) -> list[NewItem]:
+    """``items`` as rows, their statements linked to the KB's stored points."""
     keys = {
         (i.relation, i.head, i.positive_tail or i.tail)
         for i in items
         if isinstance(i, StatementItem)
     }
     ids = knowledge_point_ids(db, kb_id, keys) if keys else {}
-    rows = item_rows(items, ids)
-    new = 0
-    for start in range(0, len(rows), 5000):
-        new += save_items(db, kb_id, rows[start : start + 5000])
-    return new
+    return item_rows(items, ids, known)
+
+
+def store_items(db: Database, kb: KnowledgeBaseData, kb_id: int, items: Iterable[AnyItem]) -> int:
+    """Write items to the database in one transaction (idempotent by content id); return how
+    many were new."""
+    items = list(items)
+    return save_items_bulk(db, kb_id, [_rows_of(db, kb_id, items)])
