@@ -9,7 +9,9 @@ so both paths share the machine's load:
 - ``unit``: :func:`quizbot.practice.service.answer_and_next`, the same work in one transaction.
 
 Each answer is timed from the call to the next question being ready (no Gradio, no HTTP), and
-the number of commits it caused is counted with an SQLAlchemy event. The database is seeded
+the number of commits it caused is counted with an SQLAlchemy event. A session's first answer
+is reported apart: for a seeded (returning) student it also backfills the spaced-review cards of
+their whole history, once. The database is seeded
 first (bench/_seed_responses.py) so students have a history; the simulated students are seeded
 ones, and each answers sessions of ``--length`` statements, alternating paths per answer.
 
@@ -82,6 +84,7 @@ def main() -> int:
             commits[0] += 1
 
         times: dict[str, list[float]] = {"separate": [], "unit": []}
+        firsts: dict[str, list[float]] = {"separate": [], "unit": []}
         per_answer_commits: dict[str, list[int]] = {"separate": [], "unit": []}
         paths = {"separate": _separate, "unit": _unit}
         rng = random.Random(7)
@@ -95,6 +98,7 @@ def main() -> int:
             )  # fmt: skip
             question = practice.next_question(db, view.id)
             turn = student % 2
+            first = True
             while question is not None:
                 name = ("separate", "unit")[turn % 2]
                 turn += 1
@@ -102,7 +106,12 @@ def main() -> int:
                 before_commits = commits[0]
                 started = time.perf_counter()
                 question = paths[name](db, view.id, question, text)
-                times[name].append((time.perf_counter() - started) * 1000)
+                took = (time.perf_counter() - started) * 1000
+                if first:  # the student's first answer here also backfills their review cards
+                    firsts[name].append(took)
+                    first = False
+                    continue
+                times[name].append(took)
                 per_answer_commits[name].append(commits[0] - before_commits)
         load_after = os.getloadavg()
         print(
@@ -116,6 +125,14 @@ def main() -> int:
                 f"mean {statistics.fmean(t):7.1f} ms  commits per answer "
                 f"{statistics.fmean(per_answer_commits[name]):.1f}  (n={len(t)})"
             )
+        for name in ("separate", "unit"):
+            if firsts[name]:
+                f = firsts[name]
+                print(
+                    f"  {name:9s} first answer of a session (spaced-review backfill of the "
+                    f"student's history): p50 {_pct(f, 0.5):.1f} ms  max {max(f):.1f} ms "
+                    f"(n={len(f)})"
+                )
         sep, uni = times["separate"], times["unit"]
         print(
             f"  ratio separate/unit: p50 {_pct(sep, 0.5) / _pct(uni, 0.5):.2f}x, "
