@@ -24,12 +24,12 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, date, datetime
+from datetime import date
 
 from quizbot.accounts import record_action
-from quizbot.config import Settings
+from quizbot.config import Settings, clock_now
 from quizbot.domain import Role
-from quizbot.errors import ConfigError, QuizbotError
+from quizbot.errors import QuizbotError
 from storage import Database
 from storage import spend as store
 
@@ -70,22 +70,9 @@ def limits_for(settings: Settings, role: Role | None) -> Limits:
 
 
 def today(settings: Settings) -> date:
-    """The UTC day calls are counted on: the real clock, or ``QUIZBOT_CLOCK_FILE``'s time (the
-    same file the review queue reads, so a test or a demo moves both)."""
-    path = settings.clock_file
-    if path is None:
-        return datetime.now(UTC).date()
-    try:
-        moment = datetime.fromisoformat(path.read_text(encoding="utf-8").strip())
-    except (OSError, ValueError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) else "not an ISO 8601 time"
-        raise ConfigError(
-            f"QUIZBOT_CLOCK_FILE={path}: cannot read the time in it ({reason})",
-            hint="write a time such as 2026-11-24T12:00:00+00:00 into it, or unset it",
-        ) from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).date()
+    """The UTC day calls are counted on (:func:`quizbot.config.clock_now`: the real clock, or
+    ``QUIZBOT_CLOCK_FILE``'s time, the same the review queue takes)."""
+    return clock_now(settings).date()
 
 
 def calls_for(models: Sequence[str], n_questions: int) -> int:

@@ -43,9 +43,9 @@ from typing import Any
 
 from fsrs import Card, Rating, Scheduler, State
 
-from quizbot.config import get_settings
+from quizbot.config import clock_now, get_settings
 from quizbot.domain import Outcome, RespondentKind
-from quizbot.errors import ConfigError, InputError, redact
+from quizbot.errors import InputError, redact
 from quizbot.generate.prototypes import default_prototypes
 from quizbot.generate.service import load_any_items
 from quizbot.items import ChoiceItem, StatementItem
@@ -118,21 +118,9 @@ def rating_for(outcome: str, latency_ms: float | None = None) -> Rating | None:
 
 
 def now() -> datetime:
-    """The time the review queue takes as now: the real clock, or ``QUIZBOT_CLOCK_FILE``'s."""
-    path = get_settings().clock_file
-    if path is None:
-        return datetime.now(UTC)
-    try:
-        moment = datetime.fromisoformat(path.read_text(encoding="utf-8").strip())
-    except (OSError, ValueError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) else "not an ISO 8601 time"
-        raise ConfigError(
-            f"QUIZBOT_CLOCK_FILE={path}: cannot read the time in it ({reason})",
-            hint="write a time such as 2026-11-24T12:00:00+00:00 into it, or unset it",
-        ) from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC)
+    """The time the review queue takes as now (:func:`quizbot.config.clock_now`: the real
+    clock, or ``QUIZBOT_CLOCK_FILE``'s)."""
+    return clock_now(get_settings())
 
 
 # --------------------------------------------------------------------------------------------
