@@ -21,6 +21,9 @@ from typing import Any
 
 __all__ = [
     "MAX_FLAG_COMMENT",
+    "MAX_TOKENS",
+    "RECALL_MAX_TOKENS",
+    "SDAK_MAX_TOKENS",
     "Alert",
     "Assignment",
     "AssignmentMode",
@@ -122,6 +125,10 @@ class AssignmentMode(StrEnum):
 
 
 MAX_FLAG_COMMENT = 1000  # characters of a flag's free comment
+# How long a model's reply may be unless the caller says (quizbot.evaluation.service.reply_tokens)
+MAX_TOKENS = 16  # a verdict, a letter or "I do not know"
+SDAK_MAX_TOKENS = 160  # the SDAK question: a verdict and a reason
+RECALL_MAX_TOKENS = 256  # an open recall question: a list
 
 
 class FlagReason(StrEnum):

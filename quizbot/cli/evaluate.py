@@ -22,14 +22,29 @@ from quizbot.cli.base import (
     emit_json,
     split_list,
 )
+from quizbot.domain import MAX_TOKENS, RECALL_MAX_TOKENS, SDAK_MAX_TOKENS
 from quizbot.errors import InputError, QuizbotError, RunFailedError
 
 if TYPE_CHECKING:
     from quizbot.items import AnyItem
 
-RECALL_MAX_TOKENS = 256  # --max-tokens when not given and the items are open recall questions
-SDAK_MAX_TOKENS = 160  # --max-tokens when not given and --prompt sdak (a verdict and a reason)
-MAX_TOKENS = 16
+# Young objects collected once per this many net allocations during a run (Python's default: 700).
+RUN_GC_THRESHOLD = 20_000
+
+
+def prepare_process_for_run() -> None:
+    """Tune the garbage collector of a process that ends with its evaluation runs.
+
+    What was built so far (imports, items, the run's set-up) is left out of every later scan
+    (``gc.freeze``): each model call allocates thousands of objects in litellm, and full
+    collections over the whole heap took about a quarter of a run's CPU. Young objects are then
+    collected every :data:`RUN_GC_THRESHOLD` allocations instead of 700: with 64 calls in
+    flight most young objects are still in use, and each collection promoted them to be scanned
+    again and again by older generations (docs/performance.md). Called by ``quizbot eval`` only,
+    never by the app or the scheduler, whose processes outlive a run.
+    """
+    gc.freeze()
+    gc.set_threshold(RUN_GC_THRESHOLD, *gc.get_threshold()[1:])
 
 
 def _read_items(path: Path) -> list[AnyItem]:
@@ -259,17 +274,12 @@ def eval_cmd(
                 if fmt == "recall":
                     request = replace(request, format="recall", prototypes=None)
                 items = list(prepare(database, request, app.settings).items())
-            recall = any(item.kind == "recall" for item in items)
-            sdak = wording == "sdak"
-            default_tokens = (
-                RECALL_MAX_TOKENS if recall else SDAK_MAX_TOKENS if sdak else MAX_TOKENS
-            )
             spec = EvalSpec(
                 model=model,
                 shots=shots,
                 idk=idk,
                 style="chat" if style == "chat" else "completion" if style else None,
-                max_tokens=max_tokens or default_tokens,
+                max_tokens=max_tokens,  # None: the entry point's reply_tokens
                 seed=seed,
                 name=name,
                 overrides=overrides,
@@ -299,11 +309,7 @@ def eval_cmd(
 
         async def _execute(ready: ReadyRun) -> RunSummary:
             started.append(ready.run_id)
-            # This process ends with the run: what it built so far (imports, items, the run's
-            # set-up) is left out of the garbage collector's scans. Each model call allocates
-            # thousands of objects in litellm, and full collections over the whole heap took
-            # about a quarter of a run's CPU (docs/performance.md).
-            gc.freeze()
+            prepare_process_for_run()
             click.echo(f"run {ready.run_id}: {ready.config.model}", err=True)
             with progress_bar(f"run {ready.run_id}", ready.n_items) as advance:
                 return await execute(

@@ -50,7 +50,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
 from quizbot.config import Settings
-from quizbot.domain import Outcome
+from quizbot.domain import MAX_TOKENS, RECALL_MAX_TOKENS, SDAK_MAX_TOKENS, Outcome
 from quizbot.errors import ConfigError, InputError, QuizbotError
 from quizbot.evaluation.permutations import MAX_PERMUTATIONS, permute
 from quizbot.evaluation.recall import parse_tiers
@@ -92,6 +92,7 @@ __all__ = [
     "prompt_style",
     "reopen",
     "reopen_group",
+    "reply_tokens",
     "start",
     "start_repeats",
     "start_second_pass",
@@ -123,7 +124,7 @@ class EvalSpec:
     shots: int = 0
     idk: bool = False
     style: Style | None = None  # None: decided by :func:`prompt_style`
-    max_tokens: int = 16
+    max_tokens: int | None = None  # None: :func:`reply_tokens` (by the items and the prompt)
     seed: str = "0"
     name: str | None = None
     overrides: ModelOverrides = ModelOverrides()
@@ -146,6 +147,17 @@ class ReadyRun:
     config: RunConfig
     provider: Provider
     n_items: int
+
+
+def reply_tokens(items: Sequence[Item], prompt: Wording = "standard") -> int:
+    """How many tokens a model may answer with when the caller does not say: room for a list
+    when any item is an open recall question (:data:`~quizbot.domain.RECALL_MAX_TOKENS`), for a
+    verdict and its reason with the SDAK prompt (:data:`~quizbot.domain.SDAK_MAX_TOKENS`), else
+    for a verdict or a letter (:data:`~quizbot.domain.MAX_TOKENS`). Every front end (command
+    line, app, monitors) gets the same length for the same items."""
+    if any(isinstance(item, RecallItem) for item in items):
+        return RECALL_MAX_TOKENS
+    return SDAK_MAX_TOKENS if prompt == "sdak" else MAX_TOKENS
 
 
 def prompt_style(model: str, reach: ModelSettings, requested: str | None = None) -> Style:
@@ -285,7 +297,7 @@ async def start(
         shots=spec.shots,
         idk=spec.idk,
         style=prompt_style(spec.model, reach, spec.style),
-        max_tokens=spec.max_tokens,
+        max_tokens=spec.max_tokens or reply_tokens(items, spec.prompt),
         concurrency=reach.max_concurrency,
         seed=spec.seed,
         api_base=spec.overrides.api_base,
@@ -536,21 +548,31 @@ async def ask_once(
     scored: bool = True,
     call_store: CallStore | None = None,
     attempts: int = 2,
+    prompt: Wording = "standard",
 ) -> ModelAnswer:
     """Ask ``model`` one item with no run: the same prompt, parser and scorer as runs use.
 
     With ``call_store`` a repeated question may be answered from the cache of model calls
-    (interactive use only; runs never are). A user error (unknown model, no key) or a failed
-    call comes back as an answer with ``error`` set, never as an exception.
+    (interactive use only; runs never are). ``prompt = "sdak"`` asks a statement the SDAK way
+    (checked as in :func:`start`; up to :data:`SDAK_MAX_TOKENS`). A user error (unknown model,
+    no key, a wording that does not apply) or a failed call comes back as an answer with
+    ``error`` set, never as an exception.
     """
     try:
+        _check_wording(EvalSpec(model, idk=idk, prompt=prompt), [item])
         reach = resolve_model_settings(model, settings)
         provider: Provider = get_provider(model, reach)
     except QuizbotError as exc:
         return ModelAnswer(model, None, None, exc.message, None, error=str(exc))
     if call_store is not None and not model.startswith("baseline/"):
         provider = CachedProvider(provider, call_store, api_base=reach.api_base)
-    config = RunConfig(model=model, idk=idk, style=prompt_style(model, reach))
+    config = RunConfig(
+        model=model,
+        idk=idk,
+        style=prompt_style(model, reach),
+        prompt=prompt,
+        max_tokens=reply_tokens([item], prompt),
+    )
     request = build_request(item, (), config, set())
     try:
         completion = await call_with_retries(lambda: provider.complete(request), attempts=attempts)

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import gc
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from quizbot.cli import cli
+from quizbot.cli.evaluate import RUN_GC_THRESHOLD
 
 METRICS = {
     "average_accuracy", "joint_accuracy", "answer_rate", "accuracy_answered",
@@ -75,3 +78,31 @@ def test_eval_needs_exactly_one_item_source(runner: CliRunner, tmp_path: Path) -
     assert "Traceback" not in broken.output
     missing = runner.invoke(cli, ["report", "999"])
     assert missing.exit_code == 66 and "no run with id 999" in missing.stderr
+
+
+@pytest.fixture
+def collector() -> Iterator[None]:
+    """Put the garbage collector back as it was (an eval in this process tunes it)."""
+    before = gc.get_threshold()
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+        gc.unfreeze()
+
+
+@pytest.mark.usefixtures("collector")
+def test_eval_tunes_the_collector_for_its_run(runner: CliRunner, tmp_path: Path) -> None:
+    items = tmp_path / "items.jsonl"
+    made = runner.invoke(
+        cli, ["generate", "--kb", "clinical-core", "--points", "1", "--out", str(items)]
+    )
+    assert made.exit_code == 0, made.output
+    gc.unfreeze()
+    gc.set_threshold(700, 10, 10)
+    done = runner.invoke(cli, ["eval", "--model", "baseline/always-true", "--items", str(items)])
+    assert done.exit_code == 0, done.output
+    # The eval process ends with its run: set-up frozen, young objects collected less often;
+    # the older generations keep Python's thresholds.
+    assert gc.get_freeze_count() > 0
+    assert gc.get_threshold() == (RUN_GC_THRESHOLD, 10, 10)

@@ -18,6 +18,7 @@ from tenacity import wait_none
 
 from quizbot.cli import cli
 from quizbot.config import Settings, load_settings
+from quizbot.domain import RECALL_MAX_TOKENS
 from quizbot.errors import InputError
 from quizbot.items import RecallItem
 from quizbot.monitoring.nights import history, night_items, run_monitor
@@ -100,12 +101,17 @@ def test_recall_nights_over_http_raise_a_recall_drift_incident(
         encoding="utf-8",
     )
 
-    with stub_server("--oracle", str(oracle), "--policy", "correct") as base:
+    seen = tmp_path / "requests.jsonl"
+    with stub_server("--oracle", str(oracle), "--policy", "correct", "--log", str(seen)) as base:
         settings = _settings(monkeypatch, base)
         for day in days[:4]:
             (result,) = run_monitor(db, spec, when=day, settings=settings)
             assert result.status == "completed", result.message
             assert result.alerts == (), result.alerts
+    # A night asks for a list with the room `quizbot eval` gives recall questions, not the
+    # few tokens of a true/false verdict (a cut list would read as lower recall).
+    lengths = {json.loads(line)["max_tokens"] for line in seen.read_text().splitlines()}
+    assert lengths == {RECALL_MAX_TOKENS}
     with stub_server("--oracle", str(oracle), "--policy", "bar1") as base:
         (worse,) = run_monitor(db, spec, when=days[4], settings=_settings(monkeypatch, base))
     assert worse.status == "completed", worse.message
