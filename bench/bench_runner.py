@@ -2,7 +2,8 @@
 
 Same prompts, same concurrency, same server: quizbot's ``execute`` (prompt building, retries,
 parsing, scoring, answers stored by one writer as they arrive), run the way ``quizbot eval``
-runs it (``gc.freeze()`` first), against two floors, each in a clean process of its own:
+runs it (``prepare_process_for_run()`` first: gc.freeze and the run's collection threshold),
+against two floors, each in a clean process of its own:
 
 - a bare ``litellm.acompletion`` loop with a semaphore (litellm as installed, default
   settings): the goal is quizbot / bare >= 1.0;
@@ -22,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import gc
 import json
 import os
 import statistics
@@ -34,6 +34,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -44,6 +45,7 @@ from quizbot.generate.service import GenerateRequest, prepare  # noqa: E402
 from quizbot.evaluation.prompts import build_prompt  # noqa: E402
 from quizbot.providers import ModelSettings, get_provider  # noqa: E402
 from quizbot.evaluation.runner import RunConfig, execute, prepare_run  # noqa: E402
+from quizbot.cli.evaluate import prepare_process_for_run  # noqa: E402
 from storage import open_database  # noqa: E402
 from storage.repo import list_responses  # noqa: E402
 
@@ -130,8 +132,8 @@ def floor(kind: str, base: str, concurrency: int, prompts_file: Path) -> tuple[f
 
 
 def quizbot_run(
-    db_url: str, base: str, items: list, concurrency: int, attempts: int = 6
-) -> tuple[float, float, int, int]:  # type: ignore[type-arg]
+    db_url: str, base: str, items: list[Any], concurrency: int, attempts: int = 6
+) -> tuple[float, float, int, int]:
     """quizbot's runner over the items, as `quizbot eval` runs it: (wall, cpu, stored, errors)."""
     db = open_database(db_url)
     config = RunConfig(model="openai/stub", concurrency=concurrency, attempts=attempts)
@@ -139,7 +141,7 @@ def quizbot_run(
     provider = get_provider(
         "openai/stub", ModelSettings(api_base=base, max_concurrency=concurrency)
     )
-    gc.freeze()  # as quizbot/cli/evaluate.py does before a run
+    prepare_process_for_run()  # as `quizbot eval` does before a run (gc.freeze, threshold)
     started, cpu = time.perf_counter(), time.process_time()
     asyncio.run(execute(db, run_id, provider))
     elapsed, cpu = time.perf_counter() - started, time.process_time() - cpu

@@ -368,8 +368,15 @@ async def execute(
         cleared = await asyncio.to_thread(delete_error_responses, db, run_id)
         log.info("run %d: asking %d failed item(s) again", run_id, cleared)
     done = await asyncio.to_thread(answered_item_ids, db, run_id)
-    todo = [item for item in items if item.id not in done]
-    evaluated = {i.id for i in items}
+    # The run's stored ids, in the items' order (load_any_items keeps it): an item's id is a
+    # content hash, computed again on every access.
+    item_ids: list[str] = run.config["item_ids"]
+    todo = [
+        (item_id, item)
+        for item_id, item in zip(item_ids, items, strict=True)
+        if item_id not in done
+    ]
+    evaluated = set(item_ids)
     stored_pass = run.config.get("pass")  # 1 or 2 on a two-pass assignment, else absent
     answer_pass = stored_pass if stored_pass in (1, 2) else None
     update_run(db, run_id, status=RunStatus.RUNNING)
@@ -388,20 +395,32 @@ async def execute(
         breaker.success()
         return completion
 
-    async def ask(item: Item) -> None:
+    async def answer(request: Request) -> Completion:
+        """One call; the retry policy takes over only if it fails (its set-up costs CPU)."""
+        try:
+            return await attempt(request)
+        except ProviderError as exc:
+            failed: list[ProviderError] = [exc]
+
+        async def again() -> Completion:
+            if failed:  # the policy's first attempt is the one that just failed
+                raise failed.pop()
+            return await attempt(request)
+
+        return await call_with_retries(again, attempts=config.attempts, give_up=breaker.open)
+
+    async def ask(item_id: str, item: Item) -> None:
         nonlocal errors
         request = build_request(item, demos, config, evaluated)
         async with limit:
             if breaker.open():
                 return  # the model cannot be used: leave the item for a resume
             try:
-                completion = await call_with_retries(
-                    lambda: attempt(request), attempts=config.attempts, give_up=breaker.open
-                )
+                completion = await answer(request)
             except ProviderError as exc:
                 errors += 1
                 response = NewResponse(
-                    item_id=item.id,
+                    item_id=item_id,
                     respondent_id=run.respondent_id,
                     run_id=run_id,
                     answer_pass=answer_pass,
@@ -420,7 +439,7 @@ async def execute(
                 )
                 reported[completion.model] += 1
                 response = NewResponse(
-                    item_id=item.id,
+                    item_id=item_id,
                     respondent_id=run.respondent_id,
                     run_id=run_id,
                     answer_pass=answer_pass,
@@ -463,7 +482,7 @@ async def execute(
 
     writing = asyncio.create_task(writer())
     try:
-        await asyncio.gather(*(ask(item) for item in todo))
+        await asyncio.gather(*(ask(item_id, item) for item_id, item in todo))
         queue.put_nowait(None)
         await writing
     except BaseException:

@@ -5,6 +5,13 @@ environment variable holding the key (keys are read from the environment only, n
 litellm's own environment variables (``OPENAI_API_BASE``, ``OPENAI_API_KEY`` for ``openai/...``,
 ``ANTHROPIC_API_KEY``...), which keep working untouched. litellm's own retries are off: quizbot's
 retry policy (quizbot/providers/retry.py) applies to every provider alike.
+
+Prices: quizbot never shows, stores or limits by a model's cost (spend limits count calls,
+quizbot/spend.py). litellm still prices every call, and for a model missing from its price list
+(a local server, a fine-tune, the benchmark stub) each call failed that lookup again, trying
+every known name and generalisation (about a tenth of a call's CPU). So the first provider for
+such a model tells litellm once that its price is zero (:func:`_price_unknown_model_once`); the
+prices of models litellm knows are left alone.
 """
 
 from __future__ import annotations
@@ -32,6 +39,44 @@ litellm.telemetry = False
 # Providers constructed and not yet closed, across threads (see LiteLLMProvider.aclose).
 _open_lock = threading.Lock()
 _open_providers = 0
+
+# Model strings whose price has been looked up (and, if litellm had none, set to zero).
+_priced: set[str] = set()
+_ZERO_PRICE = {
+    "input_cost_per_token": 0.0,
+    "output_cost_per_token": 0.0,
+    "cache_creation_input_token_cost": 0.0,
+    "cache_read_input_token_cost": 0.0,
+}
+
+
+def _litellm_knows(model: str) -> bool:
+    """Whether litellm's model list has ``model`` (it raises a plain Exception when not)."""
+    try:
+        litellm.get_model_info(model)
+    except Exception:
+        return False
+    return True
+
+
+def _price_unknown_model_once(model: str) -> None:
+    """Register a zero price with litellm for ``model`` if litellm has no price for it.
+
+    Without one, litellm's cost calculation fails (and is retried under every alias) on every
+    call, and the response's cost is None. With it, the cost is 0.0, computed at once. quizbot
+    reads neither figure. Models litellm knows keep their prices; each model is checked once per
+    process (under the caller's lock).
+    """
+    if model in _priced:
+        return
+    _priced.add(model)
+    if _litellm_knows(model):
+        return  # and its price: leave it
+    try:
+        _, provider, _, _ = litellm.get_llm_provider(model)
+    except Exception:  # an unknown provider fails at the call, with quizbot's error
+        return
+    litellm.register_model({model: {**_ZERO_PRICE, "litellm_provider": provider}})
 
 
 class LiteLLMProvider:
@@ -63,6 +108,7 @@ class LiteLLMProvider:
         global _open_providers  # noqa: PLW0603 - see aclose
         with _open_lock:
             _open_providers += 1
+            _price_unknown_model_once(model)
         self._closed = False
 
     @property

@@ -113,6 +113,33 @@ def test_transient_failures_are_retried_within_the_run(db: Database) -> None:
     assert summary.errors == 0 and provider.calls == 3 * len(items)
 
 
+@pytest.mark.parametrize(("retryable", "calls"), [(True, 3), (False, 1)])
+def test_the_first_attempt_counts_as_the_policys_first(
+    db: Database, monkeypatch: pytest.MonkeyPatch, retryable: bool, calls: int
+) -> None:
+    # The runner makes a call's first attempt itself and hands a failure to the retry policy:
+    # the policy must see it as its attempt 1 (no extra call; its waits numbered from 1; the
+    # policy asks for a wait after every retryable failure, the last one included).
+    items = _items(db, points=1)[:2]
+    waited: list[int] = []
+
+    def wait(state: object) -> float:
+        waited.append(state.attempt_number)  # type: ignore[attr-defined]
+        return 0.0
+
+    monkeypatch.setattr(retry_module, "WAIT", wait)
+    provider = ScriptedProvider(
+        ["True"],
+        fail=lambda _n, _r: ProviderError("503", retryable=retryable, kind="server", status=503),
+        max_concurrency=1,
+    )
+    run_id = prepare_run(db, items, RunConfig(model="scripted/down", attempts=3, concurrency=1))
+    summary = asyncio.run(execute(db, run_id, provider))
+    assert summary.errors == len(items) and provider.calls == calls * len(items)
+    assert waited == (list(range(1, calls + 1)) if retryable else []) * len(items)
+    assert {r.outcome for r in list_responses(db, run_id=run_id)} == {"error"}
+
+
 def test_few_shot_prompts_use_demonstrations_outside_the_run(db: Database) -> None:
     items = _items(db, points=2)
     provider = ScriptedProvider(["True"])
