@@ -38,6 +38,10 @@ Usage:
         [--seed-responses 1000000] [--think 1,5] [--database-url postgresql://...] [--quick]
 
 ``--quick`` is a 30 s run over 20,000 seeded responses (each can still be set explicitly).
+
+The server runs the ``quizbot`` of this virtualenv with this process's environment, so
+``PYTHONPATH=/another/checkout`` measures that checkout's server with this client (a before/after
+pair with the same client and the same seeding).
 """
 
 from __future__ import annotations
@@ -491,6 +495,13 @@ def report(
         verdict = "met" if p95 <= GOAL_P95_MS else "NOT met"
         print(f"  {label:<18} p95 {p95:7.1f} ms: {verdict}")
     cores = os.cpu_count() or 1
+    requests = len(tally.answer.handler) + len(tally.last.handler) + len(tally.start.handler)
+    if requests:
+        # CPU time, unlike wall time, hardly depends on what else the machine is running.
+        print(
+            f"server CPU per request (answers and starts): "
+            f"{usage.server_cpu_s * 1000 / requests:.1f} ms over {requests:,} requests"
+        )
     print(
         f"load: server {usage.server_cpu_s / usage.wall_s:.2f} cores, client "
         f"{usage.client_cpu_s / usage.wall_s:.2f} cores of {cores}; load average "

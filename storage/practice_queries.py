@@ -79,7 +79,14 @@ def active_sessions(db: Database, respondent_id: int) -> list[ActiveSession]:
 def close_idle_sessions(db: Database, respondent_id: int, idle_since: datetime) -> list[int]:
     """Mark ``abandoned`` every active free-practice session of the respondent whose last
     activity is before ``idle_since``; ``finished_at`` becomes that last activity. One
-    transaction; returns the ids closed (oldest first)."""
+    transaction; returns the ids closed (oldest first).
+
+    The usual case, nothing idle, is one read: the write transaction (on SQLite the database's
+    one write lock, which answers queue on) is taken only when there is something to close.
+    """
+    active = db.read(lambda session: _active(session, respondent_id))
+    if not any(f.last_activity < idle_since for f in active):
+        return []
 
     def _do(session: Session) -> list[int]:
         closed: list[int] = []

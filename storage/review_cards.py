@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from sqlalchemy import func, select
+from sqlalchemy import func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col
 
@@ -28,10 +28,10 @@ from storage.types import utcnow
 __all__ = [
     "AnswerSource",
     "ReviewCard",
-    "answers_after",
     "count_due",
     "due_cards",
     "get_cards",
+    "pending_answers",
     "review_watermark",
     "save_cards",
 ]
@@ -93,8 +93,17 @@ def review_watermark(db: Database, respondent_id: int) -> int:
     return db.read(lambda s: int(s.execute(stmt).scalar_one_or_none() or 0))
 
 
-def answers_after(db: Database, respondent_id: int, after_id: int) -> list[AnswerSource]:
-    """The student's practice-session answers with an id above ``after_id``, oldest first."""
+def pending_answers(db: Database, respondent_id: int) -> tuple[int, list[AnswerSource]]:
+    """(the watermark, the student's practice answers above it, oldest first), in one query.
+
+    The watermark (:func:`review_watermark`) and the answers after it in one statement: the
+    answer hook runs inside the answer's write transaction, where every statement counts.
+    """
+    mark = (
+        select(col(ReviewSyncRow.last_response_id))
+        .where(col(ReviewSyncRow.respondent_id) == respondent_id)
+        .scalar_subquery()
+    )
     stmt = (
         select(
             col(Response.id),
@@ -103,12 +112,23 @@ def answers_after(db: Database, respondent_id: int, after_id: int) -> list[Answe
             col(Response.latency_ms),
             col(Response.created_at),
             col(QuizSession.kb_name),
+            func.coalesce(mark, 0),
         )
         .join(QuizSession, col(QuizSession.id) == col(Response.quiz_session_id))
-        .where(col(Response.respondent_id) == respondent_id, col(Response.id) > after_id)
+        .where(
+            col(Response.respondent_id) == respondent_id,
+            col(Response.id) > func.coalesce(mark, 0),
+        )
         .order_by(col(Response.id))
     )
-    return db.read(lambda s: [AnswerSource(*row) for row in s.execute(stmt).all()])
+
+    def _do(session: Session) -> tuple[int, list[AnswerSource]]:
+        rows = session.execute(stmt).all()
+        if not rows:
+            return review_watermark(db, respondent_id), []
+        return int(rows[0][6]), [AnswerSource(*row[:6]) for row in rows]
+
+    return db.read(_do)
 
 
 def get_cards(db: Database, respondent_id: int, facts: Sequence[str]) -> dict[str, ReviewCard]:
@@ -144,44 +164,64 @@ def save_cards(
     """
 
     def _do(session: Session) -> bool:
-        sync = session.execute(
-            select(ReviewSyncRow)
-            .where(col(ReviewSyncRow.respondent_id) == respondent_id)
-            .with_for_update()
-        ).scalar_one_or_none()
-        current = sync.last_response_id if sync is not None else 0
-        if current != expected_watermark:
-            return False
-        if sync is None:
-            sync = ReviewSyncRow(respondent_id=respondent_id)
-        sync.last_response_id = new_watermark
-        sync.updated_at = utcnow()
-        session.add(sync)
-        existing = {
-            row.fact: row
-            for row in session.execute(
-                select(ReviewCardRow).where(
-                    col(ReviewCardRow.respondent_id) == respondent_id,
-                    col(ReviewCardRow.fact).in_([c.fact for c in cards]),
-                )
-            ).scalars()
-        }
-        for card in cards:
-            row = existing.get(card.fact) or ReviewCardRow(
-                respondent_id=respondent_id,
-                fact=card.fact,
-                kb_name=card.kb_name,
-                relation=card.relation,
-                head=card.head,
-                tail=card.tail,
-                due=card.due,
+        # Move the watermark only from where this sync started: one UPDATE whose row count says
+        # whether another sync got there first (the first sync of a student inserts the row).
+        moved = session.execute(
+            update(ReviewSyncRow)
+            .where(
+                col(ReviewSyncRow.respondent_id) == respondent_id,
+                col(ReviewSyncRow.last_response_id) == expected_watermark,
             )
-            row.kb_name, row.relation = card.kb_name, card.relation
-            row.head, row.tail = card.head, card.tail
-            row.card, row.due, row.last_review = dict(card.card), card.due, card.last_review
-            row.reviews, row.lapses = card.reviews, card.lapses
-            row.last_response_id, row.updated_at = card.last_response_id, utcnow()
-            session.add(row)
+            .values(last_response_id=new_watermark, updated_at=utcnow())
+            .execution_options(synchronize_session=False)
+        )
+        if moved.rowcount != 1:  # type: ignore[attr-defined]
+            if expected_watermark != 0 or session.get(ReviewSyncRow, respondent_id) is not None:
+                return False
+            session.execute(
+                insert(ReviewSyncRow).values(
+                    respondent_id=respondent_id,
+                    last_response_id=new_watermark,
+                    updated_at=utcnow(),
+                )
+            )
+        # Plain rows through SQLAlchemy's bulk INSERT / UPDATE (executemany), not one ORM object
+        # per card: a returning student's first sync writes hundreds of cards, and building
+        # each as a SQLModel instance cost about 1 ms of the write transaction per card.
+        existing: dict[str, int] = {}
+        facts = list(dict.fromkeys(c.fact for c in cards))
+        for start in range(0, len(facts), _BATCH):
+            stmt = select(col(ReviewCardRow.fact), col(ReviewCardRow.id)).where(
+                col(ReviewCardRow.respondent_id) == respondent_id,
+                col(ReviewCardRow.fact).in_(facts[start : start + _BATCH]),
+            )
+            existing.update({str(fact): int(row_id) for fact, row_id in session.execute(stmt)})
+        stamp = utcnow()
+        inserts: list[dict[str, Any]] = []
+        updates: list[dict[str, Any]] = []
+        for card in {c.fact: c for c in cards}.values():  # the last card of a fact wins
+            values: dict[str, Any] = {
+                "kb_name": card.kb_name,
+                "relation": card.relation,
+                "head": card.head,
+                "tail": card.tail,
+                "card": dict(card.card),
+                "due": card.due,
+                "last_review": card.last_review,
+                "reviews": card.reviews,
+                "lapses": card.lapses,
+                "last_response_id": card.last_response_id,
+                "updated_at": stamp,
+            }
+            row_id = existing.get(card.fact)
+            if row_id is None:
+                inserts.append({"respondent_id": respondent_id, "fact": card.fact, **values})
+            else:
+                updates.append({"id": row_id, **values})
+        if inserts:
+            session.execute(insert(ReviewCardRow), inserts)
+        if updates:
+            session.execute(update(ReviewCardRow), updates)
         session.flush()
         return True
 

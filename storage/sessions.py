@@ -31,6 +31,7 @@ from quizbot.errors import DuplicateError, InputError, NotFoundError
 from storage.engine import Database
 from storage.models import (
     EvalRun,
+    Item,
     KnowledgeBase,
     KnowledgePoint,
     Outcome,
@@ -59,6 +60,7 @@ __all__ = [
     "respondent_history",
     "set_respondent_cohort",
     "set_session_status",
+    "stored_item_ids",
 ]
 
 _BATCH = 500  # ids per IN (...) clause
@@ -297,6 +299,22 @@ class SessionHistory:
 
     session: domain.PracticeSessionRecord
     answers: list[AnswerRow]
+
+
+def stored_item_ids(db: Database, ids: Sequence[str]) -> set[str]:
+    """Which of ``ids`` are stored items (one read: a session start writes only the new ones)."""
+    wanted = list(dict.fromkeys(ids))
+
+    def _do(session: Session) -> set[str]:
+        found: set[str] = set()
+        for start in range(0, len(wanted), _BATCH):
+            chunk = wanted[start : start + _BATCH]
+            found.update(
+                session.execute(select(col(Item.id)).where(col(Item.id).in_(chunk))).scalars()
+            )
+        return found
+
+    return db.read(_do)
 
 
 def respondent_history(

@@ -128,7 +128,10 @@ def _known_digest(kb: KnowledgeBaseData) -> str:
     known = _DIGESTS.get(kb.name)
     if known is not None and known[0] is kb:
         return known[1]
-    return content_digest(kb)
+    digest = content_digest(kb)
+    if kb.name in BUILTINS:  # load_builtin's object, used again by every get_kb of the process
+        _DIGESTS[kb.name] = (kb, digest)
+    return digest
 
 
 def content_digest(kb: KnowledgeBaseData) -> str:

@@ -39,6 +39,7 @@ from quizbot.kb.model import KnowledgeBaseData
 from quizbot.kb.registry import get_kb
 from quizbot.practice.feedback import _explain, _key_words, _question_id, _words, is_exam
 from quizbot.practice.planning import _entries, _view
+from quizbot.practice.review_queue import catch_up
 from quizbot.practice.topics import _cohort, _display_name, _relation_label
 from quizbot.practice.views import CONFIG_VERSION, Feedback, SessionView
 from quizbot.practice.windows import check_window
@@ -148,6 +149,9 @@ def start_assignment_session(
         db, RespondentKind.HUMAN, display.casefold(), display_name=display, cohort=group
     )
     check_window(found, "started")
+    # As at a practice start: a returning student's spaced-review cards are built here, not
+    # inside their first answer's write transaction.
+    catch_up(db, respondent.id)
     for earlier in reversed(assignment_sessions(db, found.id, respondent_id=respondent.id)):
         if earlier.status != SessionStatus.ABANDONED.value and earlier.config.get("pass") != 2:
             if earlier.status == SessionStatus.FINISHED.value:

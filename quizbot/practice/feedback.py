@@ -368,7 +368,7 @@ def answer(
         ),
         n_items=len(_entries(row.config)),
     )
-    review_queue.record(db, respondent_id, recorded.response_id)  # spaced review (FSRS) cards
+    review_queue.record(db, respondent_id, recorded.response_id, item)  # FSRS cards
     second_pass_due = (
         row.config.get("two_pass")
         and answer_pass(row.config) == 1

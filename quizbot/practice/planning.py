@@ -6,7 +6,8 @@ from __future__ import annotations
 import hashlib
 import math
 import secrets
-from collections import defaultdict
+import threading
+from collections import OrderedDict, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -15,10 +16,11 @@ from typing import Any
 from quizbot.domain import Outcome, Respondent, RespondentKind
 from quizbot.errors import InputError
 from quizbot.generate.choice import choice_questions
+from quizbot.generate.negatives import NegativeSampler
 from quizbot.generate.points import candidate_points, stratified
 from quizbot.generate.prototypes import default_prototypes
 from quizbot.generate.service import store_items
-from quizbot.generate.statements import plan_points, statements
+from quizbot.generate.statements import PointPlan, plan_for, statements
 from quizbot.items import ChoiceItem, StatementItem
 from quizbot.kb.model import KnowledgeBaseData, Triplet, point_id
 from quizbot.kb.registry import DEFAULT_KB
@@ -54,8 +56,10 @@ from storage.review import retired_item_ids
 from storage.sessions import (
     LoadedSession,
     create_session,
+    find_respondent,
     respondent_history,
     set_respondent_cohort,
+    stored_item_ids,
 )
 from storage.types import utcnow
 
@@ -119,7 +123,106 @@ def _rank(*parts: str) -> bytes:
 
 
 def _fact_key(kb: KnowledgeBaseData, t: Triplet) -> str:
-    return point_id(kb.name, t.relation, t.head, t.tail)
+    return _kb_cache(kb).fact_key(t)
+
+
+class _KbCache:
+    """What planning derives from one knowledge base alone, computed once per process.
+
+    A session start used to rebuild all of it: the negative-candidate pool behind every
+    statement's false tail (about 20 ms for clinical-core), every candidate's point id (a
+    sha256 each) and the candidate list. None of it depends on the student or the session's
+    seed: the negative of a fact is drawn with :data:`CANONICAL_SEED` from the fact alone
+    (:mod:`quizbot.generate.negatives`), so a plan cached per fact is the plan
+    :func:`quizbot.generate.statements.plan_points` would make, whatever else is planned.
+    """
+
+    def __init__(self, kb: KnowledgeBaseData) -> None:
+        self.kb = kb
+        self._keys: dict[tuple[str, str, str], str] = {}
+        self._plans: dict[int, PointPlan] = {}  # by id() of a triplet of self.kb
+        self._sampler: NegativeSampler | None = None
+        self._candidates: tuple[Triplet, ...] | None = None
+        self._own: set[int] = set()
+        self._lock = threading.Lock()  # the pool's caches are not safe to share unlocked
+
+    def fact_key(self, t: Triplet) -> str:
+        """The knowledge point id of ``t`` (:func:`quizbot.kb.model.point_id`), memoised."""
+        triple = (t.relation, t.head, t.tail)
+        key = self._keys.get(triple)
+        if key is None:
+            key = self._keys[triple] = point_id(self.kb.name, t.relation, t.head, t.tail)
+        return key
+
+    def candidates(self) -> tuple[Triplet, ...]:
+        """:func:`quizbot.generate.points.candidate_points` of the KB."""
+        if self._candidates is None:
+            self._candidates = tuple(candidate_points(self.kb))
+        return self._candidates
+
+    def plans(self, facts: Sequence[Triplet]) -> list[PointPlan]:
+        """``plan_points(kb, facts, CANONICAL_SEED)``, each of the KB's facts planned once."""
+        with self._lock:
+            if self._sampler is None:
+                self._sampler = NegativeSampler(self.kb, CANONICAL_SEED)
+                self._own = {id(t) for t in self.kb.triplets}  # alive as long as self.kb
+            out: list[PointPlan] = []
+            for fact in facts:
+                plan = self._plans.get(id(fact))
+                if plan is None or plan.fact is not fact:
+                    plan = plan_for(self._sampler, fact)
+                    if id(fact) in self._own:  # a triplet of self.kb: its id stays its own
+                        self._plans[id(fact)] = plan
+                out.append(plan)
+            return out
+
+
+_KB_CACHES: OrderedDict[tuple[object, ...], _KbCache] = OrderedDict()
+# id(kb) -> (kb, its cache): the usual lookup, by the very object (held, so its id stays its own)
+_BY_OBJECT: OrderedDict[int, tuple[KnowledgeBaseData, _KbCache]] = OrderedDict()
+_KB_CACHES_LOCK = threading.Lock()
+_MAX_KB_CACHES = 4
+_MAX_KB_OBJECTS = 16
+
+
+def _kb_cache(kb: KnowledgeBaseData) -> _KbCache:
+    """The :class:`_KbCache` of ``kb``.
+
+    Keyed by what planning depends on, by identity: the triplet objects themselves (in order),
+    the truths and reviewed falsehoods that reviewers' overrides add, the oracle, lexicon,
+    relations and meta. :func:`quizbot.kb.overrides.apply_overrides` returns a new object at
+    every load of a KB with overrides, but made of the built-in's own triplet objects, so equal
+    corrections share one entry; the built-ins are loaded once per process. A KB read from the
+    database is made of new triplets at every load and gets a new entry (at most
+    :data:`_MAX_KB_CACHES` are kept). Entries hold their KB, so the ids in a key stay its own.
+    """
+    with _KB_CACHES_LOCK:
+        seen = _BY_OBJECT.get(id(kb))
+        if seen is not None and seen[0] is kb:
+            _BY_OBJECT.move_to_end(id(kb))
+            return seen[1]
+        key = (
+            kb.name,
+            kb.version,
+            tuple(map(id, kb.triplets)),
+            kb.extra_truths,
+            kb.reviewed_false,
+            id(kb.oracle),
+            id(kb.lexicon),
+            id(kb.relations),
+            id(kb.meta),
+        )
+        entry = _KB_CACHES.get(key)
+        if entry is None:
+            entry = _KB_CACHES[key] = _KbCache(kb)
+            while len(_KB_CACHES) > _MAX_KB_CACHES:
+                _KB_CACHES.popitem(last=False)
+        else:
+            _KB_CACHES.move_to_end(key)
+        _BY_OBJECT[id(kb)] = (kb, entry)
+        while len(_BY_OBJECT) > _MAX_KB_OBJECTS:
+            _BY_OBJECT.popitem(last=False)
+        return entry
 
 
 @dataclass(frozen=True)
@@ -171,7 +274,7 @@ def _statement_items(
     chosen = list(facts[:n_facts])
     per_fact = min(cap, math.ceil(n / n_facts))
     by_fact: dict[str, list[StatementItem]] = defaultdict(list)
-    for made in statements(kb, plan_points(kb, chosen, CANONICAL_SEED), protos):
+    for made in statements(kb, _kb_cache(kb).plans(chosen), protos):
         by_fact[made.fact_id].append(made)
     taken: set[str] = set(history.missed_items) if review else set()
     taken |= history.retired
@@ -261,7 +364,8 @@ def _plan(
     history: _History,
 ) -> list[_Planned]:
     protos = default_prototypes()
-    stateable = _one_per_point([f for f in facts if protos.covers(f.relation)])
+    covered = {r: protos.covers(r) for r in {f.relation for f in facts}}
+    stateable = _one_per_point([f for f in facts if covered[f.relation]])
     cap = REVIEW_VARIANTS_PER_FACT if review else VARIANTS_PER_FACT
     if format == "statement":
         return _statement_items(
@@ -280,7 +384,7 @@ def _plan(
 
 
 def _candidates(kb: KnowledgeBaseData, topic: Topic | None) -> list[Triplet]:
-    pool = candidate_points(kb)
+    pool = list(_kb_cache(kb).candidates())
     if topic is None:
         return pool
     return [t for t in pool if topic.key in _topic_keys(t)]
@@ -338,22 +442,28 @@ def start_session(
     group = _cohort(cohort)
     kb_data, kb_id = _load_kb(db, kb)
     chosen_topic = _resolve_topic(kb_data, topic) if topic is not None else None
-    respondent = get_or_create_respondent(
-        db, RespondentKind.HUMAN, key_name, display_name=display, cohort=group
-    )
+    respondent = find_respondent(db, RespondentKind.HUMAN, key_name)  # a read, usually enough
+    if respondent is None:
+        respondent = get_or_create_respondent(
+            db, RespondentKind.HUMAN, key_name, display_name=display, cohort=group
+        )
     assert respondent.id is not None
     if group is not None and respondent.cohort != group:
         set_respondent_cohort(db, respondent.id, group)
     close_idle_sessions(db, respondent.id, (now or utcnow()) - idle_timeout)
+    # A returning student's spaced-review cards are built from their history here, before
+    # their first answer, not inside it (where it held the answer's write transaction).
+    from quizbot.practice.review_queue import catch_up  # noqa: PLC0415 - it imports this module
+
+    catch_up(db, respondent.id)
+    cache = _kb_cache(kb_data)
     session_seed = seed if seed is not None else secrets.token_hex(4)
     history = _history(db, respondent.id, kb_data.name)
     history.retired = retired_item_ids(db)
     pool = _candidates(kb_data, chosen_topic)
     notes: list[str] = []
     if review:
-        due = [
-            t for t in pool if history.facts.get(_fact_key(kb_data, t), _FactRecord()).needs_review
-        ]
+        due = [t for t in pool if history.facts.get(cache.fact_key(t), _FactRecord()).needs_review]
         facts = stratified(kb_data.name, due, f"review\x1f{session_seed}")
         if not facts:
             raise InputError(
@@ -365,7 +475,7 @@ def start_session(
         ordered = stratified(kb_data.name, pool, f"practice\x1f{session_seed}")
 
         def tier(t: Triplet) -> int:
-            record = history.facts.get(_fact_key(kb_data, t))
+            record = history.facts.get(cache.fact_key(t))
             return 0 if record is None else (2 if record.mastered else 1)
 
         facts = sorted(ordered, key=tier)
@@ -409,7 +519,10 @@ def _record_plan(
 ) -> SessionView:
     """Store the planned items and record the session (``config`` gets the items and labels)."""
     assert respondent.id is not None
-    store_items(db, kb_data, kb_id, [p.item for p in planned])
+    stored = stored_item_ids(db, [p.item.id for p in planned])
+    new_items = [p.item for p in planned if p.item.id not in stored]
+    if new_items:  # usually none: the canonical items are stored once and asked again
+        store_items(db, kb_data, kb_id, new_items)
     labels: dict[str, str] = {}
     systems = _system_labels(kb_data)
     entries: list[dict[str, Any]] = []

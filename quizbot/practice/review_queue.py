@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -70,11 +70,10 @@ from storage import Database
 from storage.review import retired_item_ids
 from storage.review_cards import (
     ReviewCard,
-    answers_after,
     count_due,
     due_cards,
     get_cards,
-    review_watermark,
+    pending_answers,
     save_cards,
 )
 from storage.sessions import find_respondent
@@ -83,6 +82,7 @@ __all__ = [
     "FAST_MS",
     "DueCounts",
     "DueFact",
+    "catch_up",
     "count_due_now",
     "due_counts",
     "due_items",
@@ -177,7 +177,7 @@ def _review(
     if not counts or rating is None:
         if card is None:
             return None
-        return ReviewCard(**{**asdict(card), "last_response_id": response_id})
+        return replace(card, last_response_id=response_id)
     before = (
         Card.from_dict(card.card)  # type: ignore[arg-type]
         if card is not None
@@ -202,21 +202,29 @@ def _review(
     )
 
 
-def sync(db: Database, respondent_id: int, *, at: Mapping[int, datetime] | None = None) -> int:
+def sync(
+    db: Database,
+    respondent_id: int,
+    *,
+    at: Mapping[int, datetime] | None = None,
+    known: Sequence[StatementItem | ChoiceItem] = (),
+) -> int:
     """Turn the student's answers not yet seen into reviews; return how many reviews counted.
 
     Answers are taken in the order they were stored, each at ``at[response_id]`` if given, else
-    at its stored time. Safe to call any time and from several places at once: the write checks
-    the watermark it started from (:func:`storage.review_cards.save_cards`) and a losing call
+    at its stored time. ``known``: items the caller already holds (the answer hook's), not read
+    again. Safe to call any time and from several places at once: the write checks the
+    watermark it started from (:func:`storage.review_cards.save_cards`) and a losing call
     starts over from the new one.
     """
     when = dict(at or {})
+    held = {i.id: i for i in known}
     for _attempt in range(_SYNC_ATTEMPTS):
-        mark = review_watermark(db, respondent_id)
-        answers = answers_after(db, respondent_id, mark)
+        mark, answers = pending_answers(db, respondent_id)
         if not answers:
             return 0
-        asked = load_any_items(db, list(dict.fromkeys(a.item_id for a in answers)))
+        wanted = [i for i in dict.fromkeys(a.item_id for a in answers) if i not in held]
+        asked = [*held.values(), *(load_any_items(db, wanted) if wanted else [])]
         # Open recall answers have no card: a recall question asks a whole list, not a fact.
         refs = {i.id: _facts_of(i) for i in asked if isinstance(i, StatementItem | ChoiceItem)}
         cards = get_cards(db, respondent_id, [r.fact for rs in refs.values() for r in rs])
@@ -242,17 +250,44 @@ def sync(db: Database, respondent_id: int, *, at: Mapping[int, datetime] | None 
     return 0
 
 
-def record(db: Database, respondent_id: int, response_id: int) -> None:
-    """The answer hook: review the answer just stored (at :func:`now`), with any earlier ones.
+def record(
+    db: Database,
+    respondent_id: int,
+    response_id: int,
+    item: StatementItem | ChoiceItem | None = None,
+) -> None:
+    """The answer hook: review the answer just stored (at :func:`now`), with any earlier ones
+    not yet seen (``item``: the item answered, so it is not read again).
 
-    The answer itself is already stored, so a failure here is logged, never raised: the next
-    sync (the next answer, or reading the queue) catches up.
+    A returning student's history is turned into cards when their session starts
+    (:func:`catch_up`), so here there is normally just this one answer to review. The answer
+    itself is already stored, so a failure here is logged, never raised: the next sync (the
+    next answer, or reading the queue) catches up.
     """
     try:
-        sync(db, respondent_id, at={response_id: now()})
+        sync(db, respondent_id, at={response_id: now()}, known=() if item is None else (item,))
     except Exception as exc:  # the answer is stored; scheduling must not undo it
         log.warning(
             "review cards of respondent %s not updated: %s",
+            respondent_id,
+            redact(f"{type(exc).__name__}: {exc}"),
+        )
+
+
+def catch_up(db: Database, respondent_id: int) -> None:
+    """Bring the student's cards up to date with every answer stored (:func:`sync`), logging
+    rather than raising a failure (the next sync catches up).
+
+    Called when a session starts (:func:`quizbot.practice.planning.start_session`), outside any
+    write transaction but its own short one: a returning student's whole history is turned into
+    cards there, so the answer hook (:func:`record`), which runs inside the answer's
+    transaction, finds only the answer just stored to review.
+    """
+    try:
+        sync(db, respondent_id)
+    except Exception as exc:  # a session start must not fail on its review cards
+        log.warning(
+            "review cards of respondent %s not brought up to date: %s",
             respondent_id,
             redact(f"{type(exc).__name__}: {exc}"),
         )

@@ -7,11 +7,14 @@ has never been shown come first.
 
 from __future__ import annotations
 
+import dataclasses
+
 from quizbot.generate.prototypes import default_prototypes
 from quizbot.generate.statements import plan_points, statements
 from quizbot.items import StatementItem
 from quizbot.kb.clinical import load_clinical_core
-from quizbot.practice.planning import _pick_variants
+from quizbot.practice.planning import _kb_cache, _pick_variants
+from quizbot.practice.views import CANONICAL_SEED
 
 KEYS = [f"student-{n}" for n in range(40)]
 
@@ -60,3 +63,42 @@ def test_avoided_variants_are_never_picked() -> None:
     avoid = {v.id for v in variants[:12]}
     picked = _pick_variants(variants, 8, "k", avoid=avoid, seen=set())
     assert {v.id for v in picked} == {v.id for v in variants[12:]}
+
+
+def test_the_kb_cache_plans_what_plan_points_plans_whatever_else_is_planned() -> None:
+    kb = load_clinical_core()
+    pool = [t for t in kb.triplets if default_prototypes().covers(t.relation)]
+    subsets = [pool[:40], pool[25:65][::-1], pool[::97], pool[:40]]  # overlaps, reversed, again
+    cache = _kb_cache(kb)
+    for facts in subsets:
+        assert cache.plans(facts) == plan_points(kb, facts, CANONICAL_SEED)
+    assert _kb_cache(kb) is cache  # one entry per KB object for the life of the process
+
+
+def test_a_kb_corrected_by_overrides_gets_its_own_cache() -> None:
+    kb = load_clinical_core()
+    fact = next(t for t in kb.triplets if t.relation == "has_symptom")
+    plain = _kb_cache(kb).plans([fact])[0]
+    assert plain.negative_tail is not None
+    # A reviewer marks the drawn negative true: it may no longer be offered as false.
+    marked = dataclasses.replace(
+        kb, extra_truths=kb.extra_truths | {(fact.head, fact.relation, plain.negative_tail)}
+    )
+    corrected = _kb_cache(marked).plans([fact])[0]
+    assert _kb_cache(marked) is not _kb_cache(kb)
+    assert corrected == plan_points(marked, [fact], CANONICAL_SEED)[0]
+    assert corrected.negative_tail != plain.negative_tail
+
+
+def test_equal_corrections_of_a_kb_share_one_cache() -> None:
+    kb = load_clinical_core()
+    fact = next(t for t in kb.triplets if t.relation == "has_symptom")
+    truth = (fact.head, fact.relation, "a tail reviewed true")
+    # apply_overrides makes a new object at every load, from the same triplet objects
+    first = dataclasses.replace(kb, extra_truths=kb.extra_truths | {truth})
+    again = dataclasses.replace(kb, extra_truths=kb.extra_truths | {truth})
+    assert first is not again
+    assert _kb_cache(first) is _kb_cache(again)
+    fewer = dataclasses.replace(kb, triplets=tuple(t for t in kb.triplets if t is not fact))
+    assert _kb_cache(fewer) is not _kb_cache(kb)
+    assert fact not in _kb_cache(fewer).candidates()

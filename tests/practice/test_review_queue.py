@@ -15,14 +15,16 @@ from fsrs import Card, Rating, Scheduler
 
 from quizbot.config import get_settings
 from quizbot.errors import ConfigError, InputError
+from quizbot.generate.assignments import AssignmentRequest, make_assignment
 from quizbot.generate.service import load_items
 from quizbot.items import ChoiceItem, StatementItem
 from quizbot.practice import review_queue
+from quizbot.practice.assignments import start_assignment_session
 from quizbot.practice.planning import _entries
-from quizbot.practice.service import answer, start_session
+from quizbot.practice.service import answer, answer_and_next, next_question, start_session
 from quizbot.practice.views import SessionView
 from storage import Database
-from storage.review_cards import get_cards
+from storage.review_cards import AnswerSource, get_cards, pending_answers
 from storage.sessions import load_session
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
@@ -163,6 +165,83 @@ def test_existing_answers_build_cards_when_the_queue_is_first_read(
     assert cards[facts[1]].due == _due_after((Rating.Again, at[1]))
     review_queue.due_items(db, "dee", far)  # a second read applies nothing twice
     assert get_cards(db, rid, facts) == cards
+
+
+def test_a_session_start_builds_the_history_so_an_answer_reviews_only_itself(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with monkeypatch.context() as patch:  # a returning student: answers without cards
+        patch.setattr(review_queue, "record", lambda *args, **kwargs: None)
+        old = start_session(db, student="Hal", length=3, seed="s8")
+        history = _answer_all(db, old, [True, False, True])
+    rid = _respondent(db, old)
+    assert get_cards(db, rid, history) == {}
+    stored = {a.item_id: a.created_at for a in load_session(db, old.id).answers}
+    at = [stored[i.id] for i in _items(db, old)]
+
+    seen: list[list[AnswerSource]] = []  # what every sync found to review, call by call
+
+    def spy(db_: Database, respondent_id: int) -> tuple[int, list[AnswerSource]]:
+        found = pending_answers(db_, respondent_id)
+        seen.append(found[1])
+        return found
+
+    monkeypatch.setattr(review_queue, "pending_answers", spy)
+    view = start_session(db, student="hal", length=2, seed="s9")
+    assert [len(s) for s in seen] == [3]  # the start turned the whole history into cards
+    built = get_cards(db, rid, history)
+    ratings = [Rating.Good, Rating.Again, Rating.Good]
+    for fact, when, rating in zip(history, at, ratings, strict=True):
+        assert built[fact].due == _due_after((rating, when))
+
+    later = max(at) + timedelta(days=3)
+    monkeypatch.setattr(review_queue, "now", lambda: later)
+    seen.clear()
+    question = next_question(db, view.id)
+    assert question is not None
+    (item,) = load_items(db, [_entries(load_session(db, view.id).session.config)[0]["id"]])
+    assert isinstance(item, StatementItem)
+    answer_and_next(db, view.id, question.id, _key(item, False))
+    (during,) = seen  # the answer path read just its own answer: no backfill
+    assert [a.item_id for a in during] == [item.id]
+    cards = get_cards(db, rid, [*history, item.fact_id])
+    steps = {f: [(r, w)] for f, w, r in zip(history, at, ratings, strict=True)}
+    steps.setdefault(item.fact_id, []).append((Rating.Again, later))
+    # The same cards as when the answer hook backfilled everything: FSRS over the stored
+    # answers at their stored times, then this answer at the app's clock.
+    assert {f: c.due for f, c in cards.items()} == {f: _due_after(*s) for f, s in steps.items()}
+    assert cards[item.fact_id].last_response_id == max(c.last_response_id for c in cards.values())
+
+
+def test_an_assignment_start_builds_the_history_too(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A returning student's first assignment answer must not pay for their whole history
+    either: the assignment's start builds the cards, as a practice start does."""
+    with monkeypatch.context() as patch:  # a returning student: answers without cards
+        patch.setattr(review_queue, "record", lambda *args, **kwargs: None)
+        old = start_session(db, student="Ivy", length=3, seed="s8")
+        history = _answer_all(db, old, [True, True, False])
+    rid = _respondent(db, old)
+    assert get_cards(db, rid, history) == {}
+    make_assignment(db, AssignmentRequest(name="wk", kb="clinical-core", points=2, seed="5"))
+    seen: list[int] = []
+
+    def spy(db_: Database, respondent_id: int) -> tuple[int, list[AnswerSource]]:
+        found = pending_answers(db_, respondent_id)
+        seen.append(len(found[1]))
+        return found
+
+    monkeypatch.setattr(review_queue, "pending_answers", spy)
+    view = start_assignment_session(db, assignment="wk", student="ivy")
+    assert seen == [3]  # the start turned the three stored answers into cards
+    assert set(get_cards(db, rid, history)) == set(history)
+    seen.clear()
+    question = next_question(db, view.id)
+    assert question is not None
+    (item,) = load_items(db, [_entries(load_session(db, view.id).session.config)[0]["id"]])
+    answer_and_next(db, view.id, question.id, _key(item, True))
+    assert seen == [1]  # the answer reviewed only itself
 
 
 def test_a_choice_answer_reviews_every_fact_it_keys(db: Database, clock: Callable) -> None:
