@@ -163,3 +163,37 @@ def test_many_points_are_linked_by_one_read_of_every_point_id(
     assert _stored(db) == by_key
     linked = [row for row in by_key if row[3] is not None]  # column 3: knowledge_point_id
     assert len(linked) == len(by_key) == 480
+
+
+def test_stored_statements_read_back_as_the_statements_generated(
+    db: Database, tmp_path: Path
+) -> None:
+    """Every column item_rows fills is the statement's own: read back from the database (the
+    inverse, item_from_row), each stored statement is the one generated, and its row holds its
+    ids."""
+    generation = prepare(db, GenerateRequest(kb="clinical-core", points=20, seed=8))
+    # The odd statements, of the KB they are stored under (read back from it), without the
+    # escaped NUL in their head (refused).
+    odd = [
+        i._replace(side=i.side._replace(kb="clinical-core", head="Héad ☃"))
+        for i in _odd_statements()
+    ]
+    made: list[StatementItem] = [*generation.items(), *odd]  # type: ignore[list-item]
+    assert service.store_items(db, generation.kb, generation.kb_id, made) == len(
+        {i.id for i in made}
+    )
+    back = service.load_items(db, [i.id for i in made])
+    assert back == made
+    by_id = {row[0]: row for row in _stored(db)}
+    columns = [c.name for c in Item.__table__.columns if c.name != "created_at"]  # type: ignore[attr-defined]
+    for item in made:
+        row = dict(zip(columns, by_id[item.id], strict=True))
+        assert (row["kind"], row["pair_key"], row["label"], row["rephrase_model"]) == (
+            "statement", item.pair_id, item.label, item.rephrase_model,
+        )  # fmt: skip
+        assert (row["relation"], row["head"], row["tail"], row["polarity"]) == (
+            item.relation, item.head, item.tail, item.polarity.value,
+        )  # fmt: skip
+        assert (row["transform"], row["text"], row["prototype"]) == (
+            item.transform.value, item.text, item.prototype,
+        )  # fmt: skip
