@@ -1,6 +1,8 @@
 """Write a KB's negatives and multiple-choice distractors as CSV, for a clinician to mark.
 
     python bench/audit_negatives.py --kb clinical-core --seed 11 --out audit.csv
+    python bench/audit_negatives.py --same-system has_complication,investigated_with \
+        --out same.csv [--min-reviewed 4] [--per-pair 6] [--own-system]
     python bench/audit_negatives.py --score audit-marked.csv
     python bench/audit_negatives.py --record audit.csv --marks m1.csv m2.csv --name r1 \
         --reviewer "..." --into quizbot/kb/data/clinical_review.json
@@ -10,11 +12,19 @@ draws and, with ``--choice``, every distractor of the multiple-choice questions,
 each came from and the facts the KB lists for the head (so a reviewer sees what is known). A
 reviewer fills ``verdict`` with ``false`` (a safe negative), ``true`` (it is a true fact: a
 defect) or ``unsure``; a reviewer may instead list only the rows they mark, in a file of
-``row,verdict,reason`` (the third form reads those). The second form prints the share of rows
-marked ``true``, overall, per relation and per tier, and the rows themselves. The third form
-records an audit in a KB's review file (every unmarked row of the audit as reviewed false,
-marked rows as found true), which ``load_clinical_core`` reads; docs/knowledge.md records the
-audits made so far.
+``row,verdict,reason`` (the fourth form reads those).
+
+The second form (audits r3, r6) lists, for every (head, relation) of the named relations with
+fewer than ``--min-reviewed`` same-system candidates reviewed false, the unreviewed same-system
+candidates the generator would consider: safe ones, in its seeded order, plain before
+close-neighbour or common ones, up to ``--per-pair`` of them; with ``--own-system`` only those a
+disease of the head's own organ system lists, not one of the further systems the lexicon gives
+a multi-system disease. Once reviewed false they become multiple choice's plausible options.
+
+The third form prints the share of rows marked ``true``, overall, per relation and per tier, and
+the rows themselves. The fourth form records an audit in a KB's review file (every unmarked row
+of the audit as reviewed false, marked rows as found true), which ``load_clinical_core`` reads;
+docs/knowledge.md records the audits made so far.
 """
 
 from __future__ import annotations
@@ -25,6 +35,7 @@ import json
 import sys
 from collections import Counter, defaultdict
 from pathlib import Path
+from typing import Any
 
 FIELDS = ("row", "kind", "relation", "head", "candidate", "true_tail", "tier", "known", "verdict")
 
@@ -72,13 +83,81 @@ def _export(kb_name: str, seed: str, points: int | None, choice: bool, out: Path
                         "tier": tier,
                     }
                 )
+    _write(rows, known, out)
+    return len(rows)
+
+
+def _same_system(
+    kb_name: str,
+    relations: list[str],
+    min_reviewed: int,
+    per_pair: int,
+    out: Path,
+    own_system: bool = False,
+) -> tuple[int, int]:
+    """Write unreviewed same-system candidates of thin (head, relation) pairs; (pairs, rows).
+
+    ``own_system`` keeps only candidates some disease of the head's *own* system lists (the
+    group of its facts), leaving out the lexicon's further systems of multi-system diseases.
+    """
+    from quizbot.generate.candidates import CandidatePool
+    from quizbot.kb.registry import load_builtin
+
+    kb = load_builtin(kb_name)
+    unknown = set(relations) - set(kb.relations)
+    if unknown:
+        raise SystemExit(f"{kb_name} has no relation {sorted(unknown)}")
+    pool = CandidatePool(kb)
+    known: dict[str, list[str]] = defaultdict(list)
+    for t in kb.triplets:
+        known[t.head].append(f"{t.relation}: {t.tail}")
+    own: dict[str, set[str]] = defaultdict(set)
+    listed_in: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for t in kb.triplets:
+        if t.group is not None:
+            own[t.head].add(t.group)
+            listed_in[(t.relation, t.tail)].add(t.group)
+    pairs = sorted({(t.head, t.relation) for t in kb.triplets if t.relation in relations})
+    rows: list[dict[str, str]] = []
+    thin = 0
+    for head, relation in pairs:
+        same: list[tuple[str, str]] = []
+        same_reviewed = 0
+        key = f"same-system-audit\x1f{head}\x1f{relation}".encode()
+        for candidate in pool.ranked(head, relation, key):
+            if own_system and not listed_in[(relation, candidate.tail)] & own[head]:
+                continue
+            if candidate.tier == "same group, reviewed":
+                same_reviewed += 1
+            elif candidate.tier.startswith("same group"):
+                same.append((candidate.tail, candidate.tier))
+        if same_reviewed >= min_reviewed or not same:
+            continue
+        thin += 1
+        # plain before close-neighbour or common, each in the generator's seeded order
+        same.sort(key=lambda c: c[1] != "same group")
+        for tail, tier in same[:per_pair]:
+            rows.append(
+                {
+                    "kind": "same-system",
+                    "relation": relation,
+                    "head": head,
+                    "candidate": tail,
+                    "true_tail": "; ".join(pool.tails(head, relation)),
+                    "tier": tier,
+                }
+            )
+    _write(rows, known, out)
+    return thin, len(rows)
+
+
+def _write(rows: list[dict[str, str]], known: dict[str, list[str]], out: Path) -> None:
     with out.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, FIELDS)
         writer.writeheader()
         for number, row in enumerate(rows, 1):
             listed = "; ".join(known[row["head"]])
             writer.writerow({**row, "row": str(number), "known": listed, "verdict": ""})
-    return len(rows)
 
 
 def _score(path: Path) -> None:
@@ -118,7 +197,9 @@ def _record(audit: Path, mark_files: list[Path], name: str, reviewer: str, into:
     unknown = set(marks) - {r["row"] for r in rows}
     if unknown:
         raise SystemExit(f"marks name rows the audit does not have: {sorted(unknown)[:5]}")
-    data = json.loads(into.read_text("utf-8")) if into.exists() else {"version": "1"}
+    data: dict[str, Any] = (
+        json.loads(into.read_text("utf-8")) if into.exists() else {"version": "1"}
+    )
     false = {tuple(f) for f in data.get("false", [])}
     true = {(t["head"], t["relation"], t["tail"]): t for t in data.get("true", [])}
     counts: Counter[str] = Counter()
@@ -141,7 +222,7 @@ def _record(audit: Path, mark_files: list[Path], name: str, reviewer: str, into:
     audits.append(
         {
             "name": name,
-            "file": audit.name,
+            "file": str(audit),
             "rows": len(rows),
             "reviewer": reviewer,
             **{k: counts[k] for k in ("false", "true", "unsure")},
@@ -162,6 +243,16 @@ def main() -> None:
     parser.add_argument("--points", type=int)
     parser.add_argument("--choice", action="store_true", help="also list MC distractors")
     parser.add_argument("--out", type=Path)
+    parser.add_argument(
+        "--same-system", help="comma-separated relations: list unreviewed same-system candidates"
+    )
+    parser.add_argument("--min-reviewed", type=int, default=4)
+    parser.add_argument("--per-pair", type=int, default=6)
+    parser.add_argument(
+        "--own-system",
+        action="store_true",
+        help="with --same-system: only candidates a disease of the head's own system lists",
+    )
     parser.add_argument("--score", type=Path, help="a marked audit file to summarise")
     parser.add_argument("--record", type=Path, help="an exported audit file to record")
     parser.add_argument("--marks", type=Path, nargs="*", default=[], help="row,verdict,reason")
@@ -175,6 +266,12 @@ def main() -> None:
         _record(args.record, args.marks, args.name, args.reviewer, args.into)
     elif args.score is not None:
         _score(args.score)
+    elif args.out is not None and args.same_system:
+        relations = [r.strip() for r in args.same_system.split(",") if r.strip()]
+        thin, n = _same_system(
+            args.kb, relations, args.min_reviewed, args.per_pair, args.out, args.own_system
+        )
+        print(f"wrote {n} rows for {thin} thin (head, relation) pairs to {args.out}")
     elif args.out is not None:
         n = _export(args.kb, args.seed, args.points, args.choice, args.out)
         print(f"wrote {n} rows to {args.out}")

@@ -3,10 +3,12 @@
 A candidate for (head, relation) is a tail of the *same* relation (so of the right type: a drug for
 a drug). Two things decide whether and how early it is offered:
 
-**Safety (a filter).** :meth:`quizbot.kb.knowledge.Knowledge.conflict` must find nothing: the
-candidate, a synonym, a part or whole, a kind or class of it, a drug of the same class, is not
-known true of the head under any relation; it is not a generic name; the KB's oracle does not call
-it plausibly true.
+**Safety (a filter).** The candidate is never the head itself, under its name or a synonym of it
+("ischaemic stroke" is no complication of ischaemic stroke, true or false: the r6 audit found the
+generator offering 21 diseases as their own complication). And
+:meth:`quizbot.kb.knowledge.Knowledge.conflict` must find nothing: the candidate, a synonym, a
+part or whole, a kind or class of it, a drug of the same class, is not known true of the head
+under any relation; it is not a generic name; the KB's oracle does not call it plausibly true.
 
 **Preference (tiers).** Three kinds of safe candidate, by how far they can be trusted:
 
@@ -28,6 +30,13 @@ clinical audit found 7% of unreviewed same-system symptoms to be true of the dis
   then the risky ones.
 
 A KB without groups (HPO, MedLAMA) goes reviewed, plain, risky.
+
+A head's groups include the further systems the lexicon gives a multi-system disease (Addison's
+disease is also rheumatological and dermatological), and a tail is "same group" if any disease of
+any of those groups lists it: eclampsia is then "same group" for Alzheimer's disease. So the
+reviewed same-group tier is drawn in two steps: first the tails listed (for the relation) by a
+disease of the head's *own* group, the group of its own facts (``Triplet.group``), then the rest
+of the tier. Both steps keep the tier's name; no unreviewed tail comes before a reviewed one.
 
 The tier a candidate came from is recorded with every item (``negative_tier`` of a statement,
 ``distractor_tiers`` of a multiple-choice question). Everything random is seeded by the caller's
@@ -130,6 +139,16 @@ class CandidatePool:
                     for group in grouped.get(head, ()):
                         seen[(relation, group)].add(tail)
         self._seen_with = dict(seen)
+        # A head's own groups (of its facts, without the lexicon's further systems), and
+        # (relation, group) -> the tails listed by a fact of that group.
+        own: dict[str, set[str]] = defaultdict(set)
+        listed: dict[tuple[str, str], set[str]] = defaultdict(set)
+        for t in kb.triplets:
+            if t.group is not None:
+                own[t.head].add(t.group)
+                listed[(t.relation, t.group)].add(t.tail)
+        self._own_groups = {head: frozenset(groups) for head, groups in own.items()}
+        self._listed_in = dict(listed)
         reviewed: dict[tuple[str, str], set[str]] = defaultdict(set)
         for head, relation, tail in kb.reviewed_false:
             reviewed[(head, relation)].add(tail)
@@ -161,6 +180,15 @@ class CandidatePool:
             if len(self._split_cache) > _CACHE:
                 self._split_cache.popitem(last=False)
         return cached
+
+    def own_groups(self, head: str) -> frozenset[str]:
+        """The groups of ``head``'s own facts (``Triplet.group``), without the lexicon's further
+        systems of a multi-system disease."""
+        return self._own_groups.get(head, frozenset())
+
+    def listed_by_group(self, relation: str, groups: frozenset[str], tail: str) -> bool:
+        """Whether a fact of one of ``groups`` lists ``tail`` under ``relation``."""
+        return any(tail in self._listed_in.get((relation, g), ()) for g in groups)
 
     def neighbour_tails(self, head: str, relation: str) -> frozenset[str]:
         """Tails of heads sharing a specific tail with ``head`` under ``relation``, and the
@@ -200,7 +228,9 @@ class CandidatePool:
         ``groups`` defaults to every group the head involves. ``accept`` filters further (e.g.
         "not already an option"). Within a tier, up to ``_DRAWS`` seeded draws come first (cheap
         on big KBs), then the tier's remaining tails in a seeded shuffle, so a tier is exhausted
-        before the next one is used. A tail is yielded at most once.
+        before the next one is used. The reviewed same-group tier is drawn so in two steps: the
+        tails a fact of the head's own group (among ``groups``) lists, then the others. A tail
+        is yielded at most once, and never the head itself (by name or synonym).
         """
         if difficulty not in DIFFICULTIES:
             raise ValueError(f"difficulty must be one of {DIFFICULTIES}, not {difficulty!r}")
@@ -212,27 +242,34 @@ class CandidatePool:
         reviewed = self._reviewed.get((head, relation), [])
         reviewed_within = [t for t in reviewed if self._within(relation, groups, t)]
         reviewed_away = [t for t in reviewed if not self._within(relation, groups, t)]
-        order: list[tuple[str, Sequence[str], str]]
+        own = self.own_groups(head) & groups
+        reviewed_own = [t for t in reviewed_within if self.listed_by_group(relation, own, t)]
+        taken = set(reviewed_own)
+        reviewed_further = [t for t in reviewed_within if t not in taken]
+        # (tier name, its tails, category, the step's seed suffix): a tier drawn in two steps
+        # keeps one name, and its second step a seed of its own.
+        order: list[tuple[str, Sequence[str], str, str]]
         if not groups:
-            order = [(ANY, reviewed, REVIEWED), (ANY, away, PLAIN), (ANY, away, RISKY)]
+            order = [(ANY, reviewed, REVIEWED, ""), (ANY, away, PLAIN, ""), (ANY, away, RISKY, "")]
         else:
-            same = [
-                (SAME_GROUP, reviewed_within, REVIEWED),
-                (SAME_GROUP, within, PLAIN),
-                (SAME_GROUP, within, RISKY),
+            same_reviewed = [
+                (SAME_GROUP, reviewed_own, REVIEWED, ""),
+                (SAME_GROUP, reviewed_further, REVIEWED, "\x1ffurther"),
             ]
-            other = [
-                (OTHER_GROUP, reviewed_away, REVIEWED),
-                (OTHER_GROUP, away, PLAIN),
-                (OTHER_GROUP, away, RISKY),
-            ]
+            same_plain = (SAME_GROUP, within, PLAIN, "")
+            same_risky = (SAME_GROUP, within, RISKY, "")
+            other_reviewed = (OTHER_GROUP, reviewed_away, REVIEWED, "")
+            other_plain = (OTHER_GROUP, away, PLAIN, "")
+            other_risky = (OTHER_GROUP, away, RISKY, "")
             if difficulty == "plausible":
                 # Same-system candidates first only once a clinician has reviewed them: unreviewed,
                 # they are the likeliest to be true but unlisted (audit in docs/knowledge.md).
-                order = [same[0], other[0], other[1], same[1], other[2], same[2]]
+                order = [*same_reviewed, other_reviewed, other_plain, same_plain]
             else:
-                order = [other[0], other[1], same[0], same[1], other[2], same[2]]
+                order = [other_reviewed, other_plain, *same_reviewed, same_plain]
+            order += [other_risky, same_risky]
         reviewed_set = frozenset(reviewed)
+        head_key = knowledge.key(head)
         tried: set[str] = set()
 
         def fits(tail: str, category: str) -> bool:
@@ -243,21 +280,24 @@ class CandidatePool:
             ):
                 return False
             tried.add(tail)
+            if knowledge.key(tail) == head_key:  # the head itself is no candidate, for any relation
+                return False
             if accept is not None and not accept(tail):
                 return False
             return knowledge.safe(head, relation, tail)
 
-        for name, tails, category in order:
+        for name, tails, category, step in order:
             if not tails:
                 continue
             tier = name if category == PLAIN else f"{name}, {category}"
-            picks = _indices(key + tier.encode(), len(tails))
+            seed = key + tier.encode() + step.encode()
+            picks = _indices(seed, len(tails))
             for _ in range(min(_DRAWS, len(tails))):
                 tail = tails[next(picks)]
                 if fits(tail, category):
                     yield Candidate(tail, tier)
             rest = [t for t in tails if t not in tried]
-            random.Random(key + tier.encode()).shuffle(rest)
+            random.Random(seed).shuffle(rest)
             for tail in rest:
                 if fits(tail, category):
                     yield Candidate(tail, tier)

@@ -721,3 +721,43 @@ def test_clinical_core_all_facts_are_safe() -> None:
     assert len(items) >= 0.95 * len(pairs)
     assert len({(i.head, i.relation) for i in items}) == len(items)
     assert_safe(kb, items)
+
+
+def test_clinical_core_recall_aspects_get_same_system_options_once_reviewed() -> None:
+    """The r6 audit (docs/knowledge.md) reviewed same-system candidates of complications,
+    investigations and drug classes: their questions no longer offer another organ system's
+    option, which a student could reject without knowing the fact (before r6: every one did)."""
+    kb = load_clinical_core()
+    aspects = {"has_complication", "investigated_with", "treated_with_drug_class"}
+    facts = [t for t in kb.triplets if t.relation in aspects]
+    items = choice_questions(kb, facts, seed="r6", subtypes=("semantic",))
+    assert len(items) > 500
+    away = [
+        i for i in items if any(t.startswith("other group") for t in i.meta["distractor_tiers"])
+    ]
+    assert len(away) <= 0.05 * len(items), [(i.head, i.relation) for i in away[:5]]
+
+
+def test_clinical_core_recall_aspects_options_come_from_the_heads_own_system() -> None:
+    """Stricter than the test above (bench/audit_choice.py --all): an option is from the head's
+    own organ system only if a disease of that system (the group of its facts, not the lexicon's
+    further systems of a multi-system disease) lists it. Before the generator preferred those
+    within the reviewed same-group tier, 430 of the 589 questions had another (seed 5)."""
+    kb = load_clinical_core()
+    aspects = {"has_complication", "investigated_with", "treated_with_drug_class"}
+    own: dict[str, set[str]] = defaultdict(set)
+    listed_in: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for t in kb.triplets:
+        if t.group is not None:
+            own[t.head].add(t.group)
+            listed_in[(t.relation, t.tail)].add(t.group)
+    facts = [t for t in kb.triplets if t.relation in aspects]
+    items = choice_questions(kb, facts, seed=5, subtypes=("semantic",))
+    assert len(items) > 500
+    away = [
+        (i.head, i.relation, tail)
+        for i in items
+        for tail in i.meta["distractors"]
+        if not listed_in[(i.relation, tail)] & own[i.head]
+    ]
+    assert len({(h, r) for h, r, _tail in away}) <= 0.02 * len(items), away[:5]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import json
 from pathlib import Path
 from typing import Any
@@ -10,9 +11,11 @@ import pytest
 
 from quizbot.errors import InputError
 from quizbot.kb.clinical import load_clinical_core, read_lexicon, read_review
+from quizbot.kb.knowledge import Knowledge
 from quizbot.kb.model import KnowledgeBaseData, Lexicon
 
 LEXICON = Path(__file__).resolve().parents[2] / "quizbot" / "kb" / "data" / "clinical_lexicon.json"
+R6_AUDIT = Path(__file__).resolve().parents[2] / "docs" / "audits" / "r6_same_system.csv"
 
 
 def _bare() -> KnowledgeBaseData:
@@ -159,3 +162,24 @@ def test_the_shipped_review_is_used_and_true_findings_are_never_negatives() -> N
     for t, c in chosen:
         assert c is not None
         assert (t.head, t.relation, c.tail) not in kb.extra_truths
+
+
+def test_the_r6_audit_is_recorded_row_by_row() -> None:
+    """Every row of docs/audits/r6_same_system.csv is in the shipped review: a true or unsure
+    one (with its reason) is never offered as false, a false one is reviewed false (unless
+    another audit found it true)."""
+    kb = load_clinical_core()
+    knowledge = Knowledge(kb)
+    with R6_AUDIT.open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    assert len(rows) > 1000
+    verdicts = {row["verdict"] for row in rows}
+    assert verdicts == {"true", "unsure", "false"}
+    for row in rows:
+        fact = (row["head"], row["relation"], row["candidate"])
+        if row["verdict"] == "false":
+            assert fact in kb.reviewed_false or fact in kb.extra_truths, row
+        else:
+            assert row["reason"], row
+            assert fact in kb.extra_truths, row
+            assert not knowledge.safe(*fact), row
