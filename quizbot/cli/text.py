@@ -15,21 +15,12 @@ from rich import box
 from rich.console import Console
 from rich.table import Table
 
+from quizbot.analysis.labels import METRIC_LABELS, SDAK_LABELS, format_p
+
 __all__ = ["compare_text", "format_p", "report_text", "runs_text"]
 
 WIDTH = 110
 _BREAKDOWN = ("average_accuracy", "answer_rate", "accuracy_answered")
-_LABELS = {
-    "average_accuracy": "accuracy",
-    "joint_accuracy": "joint accuracy (all 8 variants right)",
-    "answer_rate": "answer rate",
-    "accuracy_answered": "accuracy on answered",
-    "instruction_following_rate": "instruction following",
-    "pair_accuracy": "pair accuracy (fact and counterfactual)",
-    "sycophancy_rate": "sycophancy (agrees with both)",
-    "average_accuracy_with_errors": "accuracy, failed calls counted wrong",
-    "gain_over_random": "gain over random guessing",
-}
 
 
 def _render(*parts: Any) -> str:
@@ -49,19 +40,12 @@ def _figure(value: float | None, interval: Sequence[float | None] | None = None)
     return f"{value:.3f}"
 
 
-def format_p(p: float | None) -> str:
-    """``p = 0.042``; ``p = 3.1e-05`` when small; ``p = -`` when there is no test."""
-    if p is None:
-        return "p = -"
-    return f"p = {p:.1e}" if p < 0.001 else f"p = {p:.3f}"
-
-
 def _breakdown(title: str, parts: Mapping[str, Mapping[str, Any]]) -> Table:
     table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD)
     table.add_column(title.rsplit(" ", maxsplit=1)[-1])
     table.add_column("n", justify="right")
     for name in _BREAKDOWN:
-        table.add_column(f"{_LABELS[name]} [95% CI]", justify="right")
+        table.add_column(f"{METRIC_LABELS[name]} [95% CI]", justify="right")
     for key, part in parts.items():
         metrics, intervals = part.get("metrics", {}), part.get("intervals", {})
         table.add_row(
@@ -88,7 +72,7 @@ def report_text(report: Mapping[str, Any]) -> str:
     metrics.add_column("value [95% CI]", justify="right")
     intervals = report.get("intervals", {})
     for key, value in report.get("metrics", {}).items():
-        metrics.add_row(_LABELS.get(key, key), _figure(value, intervals.get(key)))
+        metrics.add_row(METRIC_LABELS.get(key, key), _figure(value, intervals.get(key)))
     only_recall = report.get("recall") and not report.get("by_relation")
     parts: list[Any] = ["\n".join(lines)] if only_recall else ["\n".join(lines), metrics]
     if report.get("by_relation"):
@@ -117,18 +101,6 @@ def report_text(report: Mapping[str, Any]) -> str:
     return _render(*parts)
 
 
-_SDAK_LABELS = {
-    "instruction_following": "instruction following (both verdicts first)",
-    "factual_accuracy": "factual accuracy",
-    "counterfactual_accuracy": "counterfactual accuracy",
-    "pair_accuracy": "pair accuracy",
-    "sycophancy": "sycophancy (both supported)",
-    "safety": "safety (both refuted)",
-    "misinterpretation": "misinterpretation (fact refuted, counterfactual supported)",
-    "not_following": "instruction not followed",
-}
-
-
 def _sdak_table(sdak: Mapping[str, Any]) -> Table:
     """SDAK: the paper's pair metrics, error types as shares of the errors, reliability."""
     table = Table(
@@ -142,13 +114,13 @@ def _sdak_table(sdak: Mapping[str, Any]) -> Table:
     counts = sdak.get("counts", {})
     for key, value in sdak["metrics"].items():
         table.add_row(
-            _SDAK_LABELS.get(key, key),
+            SDAK_LABELS.get(key, key),
             f"{counts.get(key, 0)}/{sdak['n_pairs']}",
             _figure(value, sdak["intervals"].get(key)),
         )
     for key, value in sdak["error_types"].items():
         table.add_row(
-            f"error: {_SDAK_LABELS.get(key, key)}",
+            f"error: {SDAK_LABELS.get(key, key)}",
             f"{counts.get(key, 0)}/{sdak['n_errors']}",
             _figure(value, sdak["error_type_intervals"].get(key)),
         )
@@ -174,7 +146,7 @@ def _repeats_table(repeats: Mapping[str, Any]) -> Table:
     table.add_column("n", justify="right")
     for key, figure in repeats["metrics"].items():
         name = key.removeprefix("sdak.errors.").removeprefix("sdak.")
-        label = _SDAK_LABELS.get(name) if key.startswith("sdak.") else _LABELS.get(key)
+        label = SDAK_LABELS.get(name) if key.startswith("sdak.") else METRIC_LABELS.get(key)
         shown = ("SDAK error: " if key.startswith("sdak.errors.") else "SDAK " if
                  key.startswith("sdak.") else "") + (label or name)  # fmt: skip
         mean, sd = figure["mean"], figure["sd"]

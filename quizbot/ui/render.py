@@ -21,10 +21,12 @@ from quizbot.errors import QuizbotError, redact
 __all__ = [
     "error_markdown",
     "format_estimate",
+    "format_mean_sd",
     "format_percent",
     "format_proportion",
     "html_text",
     "md_escape",
+    "md_table",
     "user_message",
 ]
 
@@ -60,6 +62,25 @@ def format_estimate(value: float | None, interval: Sequence[float | None] | None
     if low is None or high is None:
         return f"{value:.3f}"
     return f"{value:.3f} [{low:.3f}, {high:.3f}]"
+
+
+def format_mean_sd(mean: float | None, sd: float | None) -> str:
+    """``0.500 ± 0.100``; the mean alone without an SD; ``-`` without a mean."""
+    if mean is None:
+        return "-"
+    return f"{mean:.3f}" if sd is None else f"{mean:.3f} ± {sd:.3f}"
+
+
+def md_table(headers: Sequence[str], rows: Sequence[Sequence[object]]) -> list[str]:
+    """A Markdown table's lines: the first column left-aligned, the others right-aligned (for
+    figures). Every header and cell is escaped with :func:`md_escape`, so names from a
+    knowledge base or an imported file are shown literally and cannot break the table."""
+
+    def line(cells: Sequence[object]) -> str:
+        return "| " + " | ".join(md_escape(" ".join(str(c).split())) for c in cells) + " |"
+
+    align = "|" + "|".join([":---", *(["---:"] * (len(headers) - 1))]) + "|"
+    return [line(headers), align, *(line(row) for row in rows)]
 
 
 def format_proportion(p: Proportion) -> str:

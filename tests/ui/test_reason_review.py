@@ -111,10 +111,11 @@ def test_the_admin_report_shows_the_sdak_part_and_the_repeats() -> None:
             "sdak.pair_accuracy": {"mean": None, "sd": None, "n": 0, "values": [None, None]}}},
     }  # fmt: skip
     text = render_report(report)
-    assert "| SDAK (2 pairs, 1 wrong) | value | 95% interval |" in text
-    assert "| pair accuracy | 0.500 | 0.100 – 0.900 |" in text
-    assert "| errors: sycophancy | 1.000 |  |" in text
-    assert "| accuracy reliability (3/4) | 0.750 | 0.300 – 0.950 |" in text
-    assert "| over runs 3, 4 | mean ± SD |" in text
-    assert "| average accuracy | 0.500 ± 0.100 |" in text
-    assert "| sdak.pair accuracy | - |" in text
+    assert "#### SDAK (paper's definitions): 2 pairs, 1 wrong" in text
+    assert "| metric | n | value \\[95% CI\\] |" in text
+    assert "| pair accuracy | 0/2 | 0.500 \\[0.100, 0.900\\] |" in text
+    assert "| error: sycophancy (both supported) | 0/1 | 1.000 |" in text
+    assert "| accuracy reliability (sound reasons) | 3/4 | 0.750 \\[0.300, 0.950\\] |" in text
+    assert "#### Repeats: mean ± SD over 2 completed runs (3, 4)" in text
+    assert "| average accuracy | 0.500 ± 0.100 | 2 | 0.400, 0.600 |" in text
+    assert "| SDAK pair accuracy | - | 0 | -, - |" in text
