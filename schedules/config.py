@@ -35,6 +35,7 @@ __all__ = [
 
 DEFAULT_SCHEDULES = "monitors.toml"
 FORMATS = ("statements", "recall")
+PROMPTS = ("standard", "sdak")  # how statements are asked (quizbot.evaluation.service.Wording)
 STATEMENTS_PER_POINT = 16  # 8 variants of the positive triplet and 8 of its negative
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
 _CRON_FIELDS = 5
@@ -64,6 +65,10 @@ class MonitorSpec:
     # questions, one per (disease, aspect), ``points`` a night (``anchor_points`` of them fixed),
     # ``relations`` naming the aspects; drift on mean F1 and tier shares.
     format: str = "statements"
+    # "standard" (True or False) or "sdak": the verdict "Correct"/"Incorrect" first, then the
+    # reason (statements only, zero-shot, no "I do not know"; ``idk`` defaults to false then).
+    # Nights add the SDAK pair metrics and test instruction following for drift.
+    prompt: str = "standard"
 
     @property
     def tz(self) -> tzinfo:
@@ -89,12 +94,46 @@ def default_schedules_file() -> Path:
     return Path(str(resources.files("schedules").joinpath(DEFAULT_SCHEDULES)))
 
 
+_TABLE_RE = re.compile(r"^\s*\[")
+_MONITOR_RE = re.compile(r"^\s*\[\[\s*monitor\s*\]\]")
+_KEY_RE = re.compile(r"""^\s*(?:"([^"]+)"|'([^']+)'|([A-Za-z0-9_-]+))\s*=""")
+
+
+def _key_lines(text: str) -> list[tuple[int, dict[str, int]]]:
+    """Per ``[[monitor]]`` table, in order: its header's line and the line of each of its keys.
+
+    A plain scan of the text (``tomllib`` keeps no positions), used only to say where a problem
+    is; a key it cannot place is reported without a line.
+    """
+    tables: list[tuple[int, dict[str, int]]] = []
+    current: dict[str, int] | None = None
+    for number, line in enumerate(text.splitlines(), start=1):
+        if _MONITOR_RE.match(line):
+            current = {}
+            tables.append((number, current))
+        elif _TABLE_RE.match(line):
+            current = None
+        elif current is not None and (match := _KEY_RE.match(line)):
+            current.setdefault(next(g for g in match.groups() if g), number)
+    return tables
+
+
 class _Problems:
     def __init__(self) -> None:
         self.items: list[str] = []
+        self.places: list[tuple[int | None, str | None]] = []  # (line, key) of each item
+        self.lines: tuple[int, dict[str, int]] | None = None  # the table being checked
 
     def add(self, where: str, key: str | None, message: str) -> None:
-        self.items.append(f"{where}{f', key {key!r}' if key else ''}: {message}")
+        line = None
+        if self.lines is not None:
+            header, keys = self.lines
+            line = keys.get(key, header) if key else header
+        self.items.append(
+            f"{where}{f', key {key!r}' if key else ''}: {message}"
+            + (f" (line {line})" if line is not None else "")
+        )
+        self.places.append((line, key))
 
 
 def _string_list(value: Any) -> tuple[str, ...] | None:
@@ -197,7 +236,7 @@ def _monitor(table: Mapping[str, Any], where: str, problems: _Problems) -> Monit
         problems.add(where, "cron", why)
     values["cron"] = cron
 
-    for key in ("kb", "item_set", "timezone", "rephrase", "webhook", "format"):
+    for key in ("kb", "item_set", "timezone", "rephrase", "webhook", "format", "prompt"):
         if key in table:
             if not isinstance(table[key], str) or not table[key].strip():
                 problems.add(where, key, "must be a non-empty string")
@@ -214,6 +253,7 @@ def _monitor(table: Mapping[str, Any], where: str, problems: _Problems) -> Monit
         for key in ("item_set", "rephrase"):
             if key in values:
                 problems.add(where, key, 'does not apply to format = "recall"')
+    _check_prompt(table, values, where, problems)
     if "webhook" in values and not re.match(r"^https?://\S+$", values["webhook"]):
         problems.add(where, "webhook", "must be an http:// or https:// URL")
     elif "webhook" in values:
@@ -252,6 +292,32 @@ def _monitor(table: Mapping[str, Any], where: str, problems: _Problems) -> Monit
     if "alpha" in values:
         values["alpha"] = float(values["alpha"])
     return MonitorSpec(**values)
+
+
+def _check_prompt(
+    table: Mapping[str, Any], values: dict[str, Any], where: str, problems: _Problems
+) -> None:
+    """``prompt``: one of :data:`PROMPTS`; "sdak" asks statements zero-shot with no "I do not
+    know", so it refuses ``format = "recall"``, ``shots`` above 0 and ``idk = true``, and makes
+    ``idk`` false when it is not given."""
+    prompt = values.get("prompt", "standard")
+    if prompt not in PROMPTS:
+        problems.add(where, "prompt", f"must be one of {', '.join(PROMPTS)}")
+        return
+    if prompt != "sdak":
+        return
+    if values.get("format", "statements") != "statements":
+        problems.add(
+            where, "prompt", '"sdak" asks true/false statements: use it with format = "statements"'
+        )
+    shots = table.get("shots", 0)
+    if isinstance(shots, int) and not isinstance(shots, bool) and shots != 0:
+        problems.add(
+            where, "shots", 'must be 0 with prompt = "sdak" (the SDAK question is zero-shot)'
+        )
+    if table.get("idk") is True:
+        problems.add(where, "idk", 'must be false with prompt = "sdak" (no "I do not know")')
+    values.setdefault("idk", False)
 
 
 def _register_webhook(url: str) -> None:
@@ -299,6 +365,7 @@ def load_monitors(path: Path | None = None) -> list[MonitorSpec]:
     except RecursionError:
         raise InputError("not valid TOML (nested far too deeply)", path=str(path)) from None
     problems = _Problems()
+    lines = _key_lines(text)
     unknown = sorted(set(data) - {"monitor"})
     for key in unknown:
         problems.add("top level", key, "unknown table or key (monitors go in [[monitor]] tables)")
@@ -311,6 +378,7 @@ def load_monitors(path: Path | None = None) -> list[MonitorSpec]:
     for index, table in enumerate(tables, start=1):
         label = table.get("name") if isinstance(table.get("name"), str) else None
         where = f"monitor {label!r}" if label else f"monitor #{index}"
+        problems.lines = lines[index - 1] if len(lines) == len(tables) else None
         spec = _monitor(table, where, problems)
         if spec is None:
             continue
@@ -320,11 +388,14 @@ def load_monitors(path: Path | None = None) -> list[MonitorSpec]:
         seen.add(spec.name)
         specs.append(spec)
     if problems.items:
-        raise InputError(
+        error = InputError(
             "; ".join(problems.items),
             path=str(path),
             hint="fix the schedules file; see schedules/monitors.toml for every key",
         )
+        if len(problems.places) == 1:  # one problem: its place also as attributes
+            error.line, error.field = problems.places[0]
+        raise error
     return specs
 
 

@@ -122,6 +122,21 @@ Open recall nights (a monitor of ``format = "recall"``)
     No CUSUM and no per-aspect tests run on recall nights. Descriptive finding:
     ``overall``/``recall_f1`` (tonight's mean F1 against the window's).
 
+SDAK nights (a monitor of ``prompt = "sdak"``)
+    Their statements are also read the SDAK way (``Night.sdak``; the paper's pair metrics of
+    :func:`quizbot.analysis.sdak.sdak_metrics` go into the summary's ``sdak``). The accuracy
+    tests above run on their scored answers as on any night. With a baseline window whose nights
+    were asked the SDAK way too, one more primary test joins the night's family (same
+    Bonferroni correction, same severities):
+
+    ``two_proportion_vs_window`` (scope ``sdak``, metric ``sdak_instruction_following``)
+        The pooled two-proportion z-test above, on the share of factual/counterfactual pairs
+        whose two replies both give the verdict at their start: tonight's pairs (anchor and
+        rotating) against the window nights' pairs pooled, widened by phi, the quasi-binomial
+        dispersion of the window's pairs grouped by knowledge point (computed as for accuracy,
+        max(1, phi) when ``overdispersion``). The anchor pairs recur in the window, which makes
+        the test conservative for them.
+
 Descriptive findings (test None, never alerts)
     ``overall``/``accuracy`` (tonight against the pooled window), ``rotating``/``dispersion``
     (phi of the window, when there is a window).
@@ -151,6 +166,7 @@ from quizbot.analysis.metrics import (
     two_proportion_z,
 )
 from quizbot.analysis.recall import RecallRecord, mean_interval, recall_summary, welch
+from quizbot.analysis.sdak import SdakAnswer, sdak_metrics
 from quizbot.domain import Outcome, Severity
 from quizbot.errors import ConfigError, InputError
 from quizbot.evaluation.recall import TIER_NAMES
@@ -250,10 +266,15 @@ class Night:
     recall_anchor: Sequence[RecallRecord] = ()
     recall_rotating: Sequence[RecallRecord] = ()
     recall_tiers: dict[str, Any] | None = None
+    # A night asked with the SDAK prompt: its statement replies (the same items as ``anchor``
+    # and ``rotating``), read again by :func:`quizbot.analysis.sdak.sdak_metrics`. ``prompt`` is
+    # how the night was asked; nights asked otherwise are not compared.
+    sdak: Sequence[SdakAnswer] = ()
+    prompt: str = "standard"
 
     def __post_init__(self) -> None:
         """Freeze the records and reject a repeated item id."""
-        for name in ("anchor", "rotating", "recall_anchor", "recall_rotating"):
+        for name in ("anchor", "rotating", "recall_anchor", "recall_rotating", "sdak"):
             object.__setattr__(self, name, tuple(getattr(self, name)))
         ids = [r.item_id for r in (*self.anchor, *self.rotating)]
         ids += [r.item_id for r in (*self.recall_anchor, *self.recall_rotating)]
@@ -273,6 +294,38 @@ class Night:
     def _tally(self) -> _Tally:
         """Counts used by :func:`detect`, computed on first use (the night is immutable)."""
         return _Tally.of(self)
+
+    @cached_property
+    def _following(self) -> _Following:
+        """SDAK instruction following per knowledge point, computed on first use."""
+        return _Following.of(self.sdak)
+
+
+@dataclass(frozen=True)
+class _Following:
+    """SDAK instruction following of one night: pairs following (k) of pairs counted (n), and
+    the Pearson chi-square of its knowledge points about the night's share (for phi)."""
+
+    k: int
+    n: int
+    pearson: float
+    pearson_df: int
+
+    @classmethod
+    def of(cls, answers: Sequence[SdakAnswer]) -> _Following:
+        """Count ``answers`` by knowledge point with the one SDAK reader (a pair never spans
+        two knowledge points)."""
+        by_point: dict[str, list[SdakAnswer]] = defaultdict(list)
+        for answer in answers:
+            by_point[answer.item.knowledge_point_id].append(answer)
+        points = []
+        for group in by_point.values():
+            share = sdak_metrics(group).metrics["instruction_following"]
+            if share.n:
+                points.append((share.k, share.n))
+        k, n = sum(p[0] for p in points), sum(p[1] for p in points)
+        pearson, df = _pearson(points, k, n)
+        return cls(k=k, n=n, pearson=pearson, pearson_df=df)
 
 
 @dataclass(frozen=True)
@@ -357,6 +410,7 @@ def without_items(nights: Sequence[Night], item_ids: Collection[str]) -> tuple[l
                 rotating=[r for r in night.rotating if r.item_id not in hit],
                 recall_anchor=[r for r in night.recall_anchor if r.item_id not in hit],
                 recall_rotating=[r for r in night.recall_rotating if r.item_id not in hit],
+                sdak=[a for a in night.sdak if a.item.id not in hit],
             )
         )
     return kept, len(dropped)
@@ -389,7 +443,9 @@ def night_summary(night: Night) -> dict[str, Any]:
     "answer_rate"}`` and each metric ``{"value", "k", "n", "interval": [lo, hi] | None}`` (Wilson
     95%, from :func:`quizbot.analysis.metrics.compute_metrics`; errors excluded). Relations pool
     the anchor
-    and rotating answers.
+    and rotating answers. A night asked the SDAK way adds ``"sdak"``: the paper's pair metrics
+    (instruction following, factual, counterfactual and pair accuracy, error types) as
+    :meth:`quizbot.analysis.sdak.SdakReport.as_json` gives them.
     """
     records = [*night.anchor, *night.rotating]
     by_relation: dict[str, list[Scored]] = defaultdict(list)
@@ -409,6 +465,8 @@ def night_summary(night: Night) -> dict[str, Any]:
         recall["anchor"] = {"f1": mean_interval([r.score.f1 for r in night.recall_anchor])}
         recall["rotating"] = {"f1": mean_interval([r.score.f1 for r in night.recall_rotating])}
         summary["recall"] = recall
+    if night.sdak:
+        summary["sdak"] = sdak_metrics(night.sdak).as_json()
     return summary
 
 
@@ -471,7 +529,9 @@ class _Test:
     n: int
     run_ids: tuple[int, ...]
     relation: bool = False
-    metric: str = "accuracy"  # the finding's metric: "accuracy", "recall_f1", "recall_tiers"
+    metric: str = (
+        "accuracy"  # "accuracy", "recall_f1", "recall_tiers", "sdak_instruction_following"
+    )
 
 
 def _points(effect: float) -> str:
@@ -641,6 +701,7 @@ def _pooled_window_test(
     phi: float,
     *,
     relation: bool = False,
+    metric: str = "accuracy",
 ) -> _Test:
     """Tonight's (k, n) against the window's pooled (k, n): two-proportion z, widened by phi."""
     k_now, n_now, k_base, n_base = counts
@@ -658,6 +719,7 @@ def _pooled_window_test(
         n=n_now,
         run_ids=tuple(night.run_id for night in window),
         relation=relation,
+        metric=metric,
     )
 
 
@@ -685,6 +747,28 @@ def _relations_vs_window(
             )
         )
     return tests
+
+
+def _following_vs_window(
+    window: Sequence[Night], current: Night, policy: DriftPolicy
+) -> _Test | None:
+    """SDAK instruction following, tonight's pairs against the window's pooled (module doc)."""
+    k_base = sum(night._following.k for night in window)
+    n_base = sum(night._following.n for night in window)
+    k_now, n_now = current._following.k, current._following.n
+    if not n_now or not n_base:
+        return None
+    chi = sum(night._following.pearson for night in window)
+    df = sum(night._following.pearson_df for night in window)
+    phi = max(1.0, chi / df) if policy.overdispersion and df else 1.0
+    return _pooled_window_test(
+        "sdak",
+        "SDAK instruction following",
+        (k_now, n_now, k_base, n_base),
+        window,
+        phi,
+        metric="sdak_instruction_following",
+    )
 
 
 _GRADES = {tier: i / (len(TIER_NAMES) - 1) for i, tier in enumerate(TIER_NAMES)}
@@ -873,7 +957,8 @@ def detect(
     """Every drift statistic of ``current`` against ``history`` (earlier nights, oldest first).
 
     Order: model-id change, the corrected tests (anchor vs previous, anchor vs window, rotating
-    vs window, relations), CUSUM, then descriptive findings. Alerts are the findings with a
+    vs window, open recall, SDAK instruction following, relations), CUSUM, then descriptive
+    findings. Alerts are the findings with a
     severity. InputError when the nights are not in date order.
     """
     _check_order(history, current)
@@ -895,6 +980,8 @@ def detect(
         if current.recall and _recall_window(window):
             tests.append(_recall_f1_vs_window(window, current))
             tests.append(_recall_tiers_vs_window(window, current))
+        if current.sdak:
+            tests.append(_following_vs_window(window, current, policy))
     findings.extend(_finish([t for t in tests if t is not None], policy))
     cusum = _cusum([*history, current], policy)
     if cusum is not None:

@@ -11,7 +11,10 @@ One night of one monitor x model goes like this (:func:`run_night`):
    items, so a past night can be reproduced. With ``rephrase``, only the rotating slice is
    rephrased: anchors must stay word for word the same to be paired.
 3. **Run** the model through the ordinary runner with caching off (a drift run served from a
-   cache would be a lie), recording the model id the provider reports.
+   cache would be a lie), recording the model id the provider reports. A monitor of
+   ``prompt = "sdak"`` asks its statements the SDAK way through the same entry point
+   (``EvalSpec.prompt``); its nights add the SDAK pair metrics and a drift test on instruction
+   following, and are compared only with nights asked the same way.
 4. **Test** against history (:mod:`quizbot.monitoring.drift`), store the night's summary, every
    drift result and the alerts, and fold the alerts into incidents
    (:mod:`quizbot.monitoring.incidents`), which post the webhook when one opens or changes
@@ -40,8 +43,9 @@ from typing import Any
 from quizbot.analysis.metrics import Scored
 from quizbot.analysis.recall import recall_records
 from quizbot.analysis.reporting import run_records
+from quizbot.analysis.sdak import SdakAnswer
 from quizbot.config import Settings
-from quizbot.domain import Alert, NightRecord, NightStatus, RunStatus, Severity
+from quizbot.domain import Alert, NightRecord, NightStatus, Outcome, RunStatus, Severity
 from quizbot.errors import InputError, QuizbotError, RunFailedError
 from quizbot.evaluation import EvalSpec, ProviderFactory, RunSummary, reopen
 from quizbot.evaluation import start as start_run
@@ -50,9 +54,9 @@ from quizbot.generate.item_banks import item_set_items
 from quizbot.generate.points import select
 from quizbot.generate.prototypes import default_prototypes
 from quizbot.generate.recall import plan_recall, recall_items
-from quizbot.generate.service import rephrased, resolve_rephraser, store_items
+from quizbot.generate.service import load_any_items, rephrased, resolve_rephraser, store_items
 from quizbot.generate.statements import plan_points, statements
-from quizbot.items import GENERATOR_VERSION, AnyItem
+from quizbot.items import GENERATOR_VERSION, AnyItem, StatementItem
 from quizbot.kb.registry import get_kb
 from quizbot.monitoring.alerts import alert_payload
 from quizbot.monitoring.drift import (
@@ -79,7 +83,7 @@ from storage.monitoring import (
     set_night_run,
     upsert_monitor,
 )
-from storage.repo import get_run
+from storage.repo import get_run, list_responses
 from storage.review import retired_item_ids
 
 __all__ = [
@@ -258,6 +262,17 @@ _NIGHT_CACHE: OrderedDict[tuple[str, int, object], Night] = OrderedDict()
 _NIGHT_CACHE_SIZE = 4 * HISTORY_NIGHTS
 
 
+def _sdak_answers(db: Database, run_id: int) -> list[SdakAnswer]:
+    """The statement replies of a night asked the SDAK way, with their raw text."""
+    responses = list_responses(db, run_id=run_id)
+    items = {item.id: item for item in load_any_items(db, [r.item_id for r in responses])}
+    return [
+        SdakAnswer(item, Outcome(r.outcome), r.raw_text)
+        for r in responses
+        if isinstance(item := items.get(r.item_id), StatementItem)
+    ]
+
+
 def _night_data(db: Database, night: NightRecord) -> Night | None:
     if night.run_id is None:
         return None
@@ -268,6 +283,7 @@ def _night_data(db: Database, night: NightRecord) -> Night | None:
         _NIGHT_CACHE.move_to_end(key)
         return cached
     anchors = set(run.config.get("anchor_item_ids", []))
+    prompt = str(run.config.get("prompt") or "standard")
     records = run_records(db, night.run_id)
     anchor: list[Scored] = [r for r in records if r.item_id in anchors]
     rotating: list[Scored] = [r for r in records if r.item_id not in anchors]
@@ -286,6 +302,8 @@ def _night_data(db: Database, night: NightRecord) -> Night | None:
         recall_anchor=[r for r in recalled if r.item_id in anchors],
         recall_rotating=[r for r in recalled if r.item_id not in anchors],
         recall_tiers=tiers,
+        sdak=_sdak_answers(db, night.run_id) if prompt == "sdak" else (),
+        prompt=prompt,
     )
     if run.finished_at is not None:
         _NIGHT_CACHE[key] = data
@@ -387,10 +405,12 @@ def run_night(
                 )
             else:
                 items, anchor_ids = night_items(db, spec, when, settings)
+                sdak = spec.prompt == "sdak"
                 run_spec = EvalSpec(
                     model=model,
                     shots=spec.shots,
                     idk=spec.idk,
+                    prompt="sdak" if sdak else "standard",
                     seed=f"{spec.name}:{when.isoformat()}",
                     name=f"monitor {spec.name} {when.isoformat()}",
                     extra={
@@ -435,6 +455,9 @@ def run_night(
         # says so, until enough nights of the new one have been run.
         other_generator = [n for n in past if n.generator != current.generator]
         past = [n for n in past if n.generator == current.generator]
+        # So does another prompt (SDAK or standard): those nights leave the window too.
+        other_prompt = [n for n in past if n.prompt != current.prompt]
+        past = [n for n in past if n.prompt == current.prompt]
         # An accepted new baseline restarts the comparison window from its night.
         baseline = baseline_from(db, monitor.id, model)
         before_baseline = [n for n in past if baseline is not None and n.date < baseline]
@@ -452,6 +475,11 @@ def run_night(
             notes.append(
                 f"{len(other_generator)} earlier night{'s' if len(other_generator) != 1 else ''}"
                 " of another item generator left out of the comparisons"
+            )
+        if other_prompt:
+            notes.append(
+                f"{len(other_prompt)} earlier night{'s' if len(other_prompt) != 1 else ''}"
+                " asked with another prompt left out of the comparisons"
             )
         if before_baseline:
             notes.append(
@@ -558,8 +586,9 @@ def history(
     """The time series of a monitor, one object per model (``quizbot monitor history --json``).
 
     Each: ``{"monitor", "model", "nights": [{"date", "run_id", "provider_model", "status",
-    "metrics", "anchor", "rotating", "recall", "error", "notes"}], "alerts": [...]}`` (``recall``
-    None but on nights of an open recall monitor) (plus each night's
+    "metrics", "anchor", "rotating", "recall", "sdak", "error", "notes"}], "alerts": [...]}``
+    (``recall`` None but on nights of an open recall monitor, ``sdak`` None but on nights asked
+    the SDAK way) (plus each night's
     ``by_relation`` when asked). Figures come from the summaries stored with the nights, so a
     year of nights costs one query for the nights and one for the alerts.
     """
@@ -570,6 +599,7 @@ def history(
         "anchor",
         "rotating",
         "recall",
+        "sdak",
         "notes",
         *(("by_relation",) if by_relation else ()),
     )
@@ -594,6 +624,8 @@ def history(
                 "rotating": n.parts["rotating"],
                 # open recall monitors: mean F1 and tier shares (drift.night_summary)
                 "recall": n.parts["recall"] or None,
+                # SDAK monitors: the pair metrics (analysis.sdak.SdakReport.as_json)
+                "sdak": n.parts["sdak"] or None,
                 "error": n.error_text,
                 # what the night's figures leave out, e.g. "2 retired items left out"
                 "notes": list(n.parts["notes"] or []),

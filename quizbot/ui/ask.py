@@ -27,6 +27,13 @@ quickly. A model that cannot be reached gets a row with the error instead of sto
 Batches never use the cache (runs measure the model as it answers now). ``baseline/majority``
 answers "True" to a single question: the majority of one item would be its own answer.
 
+**Prompt** (statements only): "Standard" asks True or False; "SDAK" asks for the verdict
+"Correct"/"Incorrect" first, then the reason (``EvalSpec.prompt = "sdak"`` and
+``ask_once(prompt="sdak")``, the one entry point's SDAK question: zero-shot, no "I do not know").
+Single SDAK answers show the verdict read at the start of the reply, whether it was there and
+the reason (:func:`quizbot.evaluation.parse.parse_sdak`); an SDAK batch also shows the paper's
+pair metrics of each run (:func:`sdak_table`, from the report's ``sdak`` part).
+
 Both count against the asking account's model-call limits (:mod:`quizbot.spend`): the calls
 are reserved before any model is asked (a batch's after its questions are generated, when their
 number is known) and what was not asked is given back: answers served from the cache, models
@@ -43,17 +50,21 @@ import functools
 import logging
 import secrets
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any, Literal
 
 import gradio as gr
 
 from quizbot.analysis.reporting import run_report
+from quizbot.analysis.sdak import ERROR_TYPES as SDAK_ERRORS
+from quizbot.analysis.sdak import METRICS as SDAK_METRICS
 from quizbot.domain import Outcome, RunStatus
 from quizbot.errors import InputError, QuizbotError
 from quizbot.evaluation import EvalSpec
 from quizbot.evaluation import start as start_run
+from quizbot.evaluation.parse import parse_sdak
 from quizbot.evaluation.runner import execute
-from quizbot.evaluation.service import ModelAnswer, ask_once
+from quizbot.evaluation.service import ModelAnswer, Wording, ask_once
 from quizbot.generate.service import GenerateRequest, prepare
 from quizbot.generate.transforms import Polarity, Transform
 from quizbot.items import ChoiceItem, RecallItem, StatementItem, StatementSide, item_from_json
@@ -75,6 +86,9 @@ __all__ = [
     "CUSTOM_KB",
     "MAX_BATCH_POINTS",
     "MAX_STATEMENT_LENGTH",
+    "PROMPT_CHOICES",
+    "SDAK_ANSWER_HEADERS",
+    "SDAK_HEADERS",
     "SINGLE_ATTEMPTS",
     "TRUTH_CHOICES",
     "ModelAnswer",
@@ -87,6 +101,7 @@ __all__ = [
     "describe_item",
     "relation_choices",
     "run_batch",
+    "sdak_table",
     "truth_of",
 ]
 
@@ -94,6 +109,7 @@ log = logging.getLogger(__name__)
 
 Item = StatementItem | ChoiceItem
 Format = Literal["statements", "choice"]
+Prompt = Wording  # "standard" or "sdak", as the entry point names them
 
 CUSTOM_KB = "custom"
 TRUTH_CHOICES = ("True", "False", "Unknown")
@@ -122,6 +138,34 @@ BATCH_HEADERS = [
     "accuracy (answered)",
     "sycophancy",
 ]
+SDAK_ANSWER_HEADERS = [
+    "model",
+    "verdict",
+    "verdict at the start",
+    "reason",
+    "correct",
+    "source",
+    "latency (ms)",
+    "raw answer",
+]
+SDAK_HEADERS = [
+    "run",
+    "model",
+    "pairs",
+    "instruction following",
+    "factual accuracy",
+    "counterfactual accuracy",
+    "pair accuracy",
+    "sycophancy",
+    "safety",
+    "misinterpretation",
+    "not following",
+]
+PROMPT_CHOICES = [
+    ("Standard (True or False)", "standard"),
+    ("SDAK (verdict first, then the reason)", "sdak"),
+]
+_SDAK_VERDICTS = {"true": "Correct", "false": "Incorrect"}
 BREAKDOWN_HEADERS = ["by", "name"]
 _BATCH_METRICS = (
     "average_accuracy",
@@ -177,8 +221,36 @@ def custom_statement(text: str | None, truth: bool | None) -> StatementItem:
     return StatementItem(side, Transform.NONE, truth is not False, statement, CUSTOM_KB)
 
 
+def _check_prompt(prompt: str, *, statements: bool, idk: bool, shots: int = 0) -> None:
+    """Say before any call is reserved what the entry point would refuse for the SDAK prompt
+    (:func:`quizbot.evaluation.service.start` checks it again): statements, zero-shot, no
+    "I do not know"."""
+    if prompt == "standard":
+        return
+    if prompt != "sdak":
+        raise InputError(f"unknown prompt {prompt!r}", hint="choose Standard or SDAK")
+    if not statements:
+        raise InputError(
+            "the SDAK prompt asks true/false statements only",
+            hint="choose a true/false statement, or the Standard prompt",
+        )
+    if idk:
+        raise InputError(
+            'the SDAK prompt offers no "I do not know"', hint='untick "Offer I do not know"'
+        )
+    if shots:
+        raise InputError("the SDAK prompt is zero-shot", hint="set the demonstrations to 0")
+
+
 async def _ask_one(
-    ctx: UiContext, model: str, item: Item, *, idk: bool, use_cache: bool, scored: bool
+    ctx: UiContext,
+    model: str,
+    item: Item,
+    *,
+    idk: bool,
+    use_cache: bool,
+    scored: bool,
+    prompt: Prompt,
 ) -> ModelAnswer:
     return await ask_once(
         model,
@@ -188,6 +260,7 @@ async def _ask_one(
         scored=scored,
         call_store=DbCallStore(ctx.db) if use_cache else None,
         attempts=SINGLE_ATTEMPTS,
+        prompt=prompt,
     )
 
 
@@ -200,17 +273,20 @@ async def ask_models(
     use_cache: bool = True,
     scored: bool = True,
     viewer: identity.Viewer = identity.LOCAL,
+    prompt: Prompt = "standard",
 ) -> list[ModelAnswer]:
     """Ask ``item`` of every model at once; one answer per model, in the order given.
 
-    ``scored`` False (a statement of unknown truth) leaves every outcome None. Raises
-    :class:`InputError` when no model is chosen and :class:`~quizbot.spend.SpendLimitError` when
-    ``viewer`` has no calls left today; a model that fails gets an answer with ``error`` set
-    instead (and its call counts).
+    ``scored`` False (a statement of unknown truth) leaves every outcome None. ``prompt``
+    "sdak" asks a statement the SDAK way. Raises :class:`InputError` when no model is chosen
+    or the prompt does not apply (a choice item, "I do not know" offered), and
+    :class:`~quizbot.spend.SpendLimitError` when ``viewer`` has no calls left today; a model
+    that fails gets an answer with ``error`` set instead (and its call counts).
     """
     chosen = list(dict.fromkeys(m for m in models if m))
     if not chosen:
         raise InputError("choose at least one model", hint="pick models in the list above")
+    _check_prompt(prompt, statements=isinstance(item, StatementItem), idk=idk)
     reservation = await asyncio.to_thread(
         reserve_calls,
         ctx.db,
@@ -223,7 +299,10 @@ async def ask_models(
     )
     answers = list(
         await asyncio.gather(
-            *(_ask_one(ctx, m, item, idk=idk, use_cache=use_cache, scored=scored) for m in chosen)
+            *(
+                _ask_one(ctx, m, item, idk=idk, use_cache=use_cache, scored=scored, prompt=prompt)
+                for m in chosen
+            )
         )
     )
     cached = sum(1 for a in answers if a.cached and not a.model.startswith("baseline/"))
@@ -241,8 +320,11 @@ def _shown_answer(parsed: str | None) -> str:
     return parsed.replace(",", ", ")
 
 
-def answer_table(answers: Sequence[ModelAnswer]) -> dict[str, Any]:
-    """The side-by-side table (``{"headers", "data"}`` for a gr.Dataframe)."""
+def answer_table(answers: Sequence[ModelAnswer], prompt: Prompt = "standard") -> dict[str, Any]:
+    """The side-by-side table (``{"headers", "data"}`` for a gr.Dataframe); for SDAK answers
+    (:data:`SDAK_ANSWER_HEADERS`) the verdict, whether it came at the start and the reason."""
+    if prompt == "sdak":
+        return _sdak_answer_table(answers)
     rows: list[list[str]] = []
     for a in answers:
         if a.error is not None:
@@ -261,6 +343,34 @@ def answer_table(answers: Sequence[ModelAnswer]) -> dict[str, Any]:
             ]
         )
     return {"headers": ANSWER_HEADERS, "data": rows}
+
+
+def _correct_word(answer: ModelAnswer) -> str:
+    if answer.outcome is None:
+        return "-"
+    return _CORRECT_WORDS.get(answer.outcome, answer.outcome.value)
+
+
+def _sdak_answer_table(answers: Sequence[ModelAnswer]) -> dict[str, Any]:
+    rows: list[list[str]] = []
+    for a in answers:
+        if a.error is not None:
+            rows.append([a.model, "", "", a.error, "", "error", "", ""])
+            continue
+        reading = parse_sdak(a.raw)
+        rows.append(
+            [
+                a.model,
+                _SDAK_VERDICTS.get(reading.verdict or "", "(none)"),
+                "yes" if reading.follows else "no",
+                reading.reason,
+                _correct_word(a),
+                "cached" if a.cached else "live",
+                "" if a.latency_ms is None else f"{a.latency_ms:.0f}",
+                a.raw or "",
+            ]
+        )
+    return {"headers": SDAK_ANSWER_HEADERS, "data": rows}
 
 
 def describe_item(item: Item, truth_known: bool = True) -> str:
@@ -312,6 +422,7 @@ async def run_batch(
     idk: bool = False,
     progress: Callable[[int, int, str], None] | None = None,
     viewer: identity.Viewer = identity.LOCAL,
+    prompt: Prompt = "standard",
 ) -> tuple[list[int], list[str]]:
     """Generate ``points`` knowledge points and evaluate every model on them, one run each.
 
@@ -319,7 +430,8 @@ async def run_batch(
     down). ``progress(done, total, model)`` is called as answers are stored. Raises
     :class:`InputError` for no models, a bad number of points or nothing to generate, and
     :class:`~quizbot.spend.SpendLimitError` (before any model is asked) when the batch is larger
-    than ``viewer`` may make or would take them over their calls for today.
+    than ``viewer`` may make or would take them over their calls for today. ``prompt`` "sdak"
+    asks the statements the SDAK way (statements only, zero-shot, no "I do not know").
     """
     chosen = list(dict.fromkeys(m for m in models if m))
     if not chosen:
@@ -329,6 +441,7 @@ async def run_batch(
             f"a batch has 1 to {MAX_BATCH_POINTS} knowledge points, not {points}",
             hint="use `quizbot eval` for larger runs",
         )
+    _check_prompt(prompt, statements=fmt == "statements", idk=idk, shots=shots)
     seed = seed or secrets.token_hex(4)
     items = await asyncio.to_thread(_generate, ctx.db, ctx, kb, relation, points, fmt, seed)
     total = len(items) * len(chosen)
@@ -354,7 +467,15 @@ async def run_batch(
             progress(done, total, model)
 
     try:
-        return await _run_models(ctx, chosen, items, tick, kb, points, seed, shots, idk)
+        spec = EvalSpec(
+            model="",
+            shots=shots,
+            idk=idk,
+            seed=seed,
+            name=f"app batch: {kb} x{points}" + (" (SDAK)" if prompt == "sdak" else ""),
+            prompt=prompt,
+        )
+        return await _run_models(ctx, chosen, items, tick, spec)
     finally:
         made = sum(stored[m] for m in chosen if not m.startswith("baseline/"))
         await asyncio.to_thread(reservation.release, reservation.calls - made)
@@ -365,20 +486,15 @@ async def _run_models(
     chosen: list[str],
     items: list[Item],
     tick: Callable[..., None],
-    kb: str,
-    points: int,
-    seed: str,
-    shots: int,
-    idk: bool,
+    batch: EvalSpec,
 ) -> tuple[list[int], list[str]]:
-    """One run per model on ``items`` (the part of :func:`run_batch` that asks)."""
+    """One run per model on ``items`` (the part of :func:`run_batch` that asks), each with
+    ``batch``'s settings."""
 
     run_ids: list[int] = []
     failures: list[str] = []
     for model in chosen:
-        spec = EvalSpec(
-            model=model, shots=shots, idk=idk, seed=seed, name=f"app batch: {kb} x{points}"
-        )
+        spec = replace(batch, model=model)
         try:
             # The entry point builds the provider before it records the run, so an unreachable
             # model leaves no empty run behind.
@@ -415,6 +531,28 @@ def batch_table(reports: Sequence[dict[str, Any]]) -> dict[str, Any]:
             ]
         )
     return {"headers": BATCH_HEADERS, "data": rows}
+
+
+def sdak_table(reports: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The SDAK pair metrics of each run asked the SDAK way (:data:`SDAK_HEADERS`; fractions of
+    pairs, error types of the wrong pairs, 95% intervals); runs without them are left out."""
+    rows = []
+    for r in reports:
+        part = r.get("sdak")
+        if not part:
+            continue
+        metrics, intervals = part.get("metrics", {}), part.get("intervals", {})
+        kinds, kind_intervals = part.get("error_types", {}), part.get("error_type_intervals", {})
+        rows.append(
+            [
+                str(r["run_id"]),
+                str(r["model"]),
+                str(part.get("n_pairs", 0)),
+                *(format_estimate(metrics.get(m), intervals.get(m)) for m in SDAK_METRICS),
+                *(format_estimate(kinds.get(k), kind_intervals.get(k)) for k in SDAK_ERRORS),
+            ]
+        )
+    return {"headers": SDAK_HEADERS, "data": rows}
 
 
 def batch_breakdown(reports: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -527,6 +665,12 @@ def build(ctx: UiContext) -> None:
         use_cache = gr.Checkbox(
             label="Reuse cached answers (single questions)", value=True, elem_id="qb-ask-cache"
         )
+    prompt = gr.Radio(
+        PROMPT_CHOICES,
+        value="standard",
+        label="Prompt (true/false statements)",
+        elem_id="qb-ask-prompt",
+    )
     message = gr.Markdown(elem_id="qb-ask-message")
 
     # The local model server may start or stop while the app runs: offer what runs now.
@@ -605,6 +749,28 @@ def build(ctx: UiContext) -> None:
                 wrap=True,
                 elem_id="qb-ask-batch-breakdown",
             )
+            batch_sdak = gr.Dataframe(
+                headers=SDAK_HEADERS,
+                label="SDAK metrics per run (fractions of pairs; error types of the wrong pairs; "
+                "95% intervals)",
+                interactive=False,
+                wrap=True,
+                visible=False,
+                column_widths=[
+                    "5%",
+                    "13%",
+                    "6%",
+                    "10%",
+                    "9%",
+                    "10%",
+                    "9%",
+                    "9%",
+                    "9%",
+                    "10%",
+                    "10%",
+                ],
+                elem_id="qb-ask-batch-sdak",
+            )
 
     generated = gr.State(None)  # the generated item, as its JSON record
 
@@ -615,6 +781,7 @@ def build(ctx: UiContext) -> None:
         chosen: list[str],
         offer_idk: bool,
         cache: bool,
+        style: Prompt,
         request: gr.Request,
     ) -> tuple[Any, ...]:
         known = truth_of(truth_choice)
@@ -628,12 +795,14 @@ def build(ctx: UiContext) -> None:
             use_cache=cache,
             scored=known is not None,
             viewer=viewer,
+            prompt=style,
         )
-        return "", describe_item(item, truth_known=known is not None), answer_table(answers)
+        shown = describe_item(item, truth_known=known is not None)
+        return "", shown, answer_table(answers, style)
 
     ask_custom.click(
         on_custom,
-        inputs=[statement, truth, models, idk, use_cache],
+        inputs=[statement, truth, models, idk, use_cache, prompt],
         outputs=[message, asked, results],
         api_visibility="private",
     )
@@ -660,23 +829,26 @@ def build(ctx: UiContext) -> None:
         chosen: list[str],
         offer_idk: bool,
         cache: bool,
+        style: Prompt,
         request: gr.Request,
     ) -> tuple[Any, ...]:
         if not record:
             raise InputError("there is no generated question yet", hint='press "New question"')
         item = item_from_json(record)
         viewer = identity.current(ctx, request)
-        answers = await ask_models(ctx, item, chosen, idk=offer_idk, use_cache=cache, viewer=viewer)
-        return "", answer_table(answers)
+        answers = await ask_models(
+            ctx, item, chosen, idk=offer_idk, use_cache=cache, viewer=viewer, prompt=style
+        )
+        return "", answer_table(answers, style)
 
     ask_generated.click(
         on_generated,
-        inputs=[generated, models, idk, use_cache],
+        inputs=[generated, models, idk, use_cache, prompt],
         outputs=[message, gen_results],
         api_visibility="private",
     )
 
-    @guarded(4)
+    @guarded(5)
     async def on_batch(
         chosen: list[str],
         kb: str,
@@ -686,6 +858,7 @@ def build(ctx: UiContext) -> None:
         n_shots: float | None,
         seed_text: str,
         offer_idk: bool,
+        style: Prompt,
         request: gr.Request,
         progress: gr.Progress = gr.Progress(),  # noqa: B008 - gradio's documented pattern
     ) -> tuple[Any, ...]:
@@ -704,6 +877,7 @@ def build(ctx: UiContext) -> None:
             idk=offer_idk,
             progress=report,
             viewer=identity.current(ctx, request),
+            prompt=style,
         )
         reports = [await asyncio.to_thread(run_report, ctx.db, r) for r in run_ids]
         lines = []
@@ -714,7 +888,14 @@ def build(ctx: UiContext) -> None:
                 + ". They are stored like `quizbot eval` runs (`quizbot report RUN`)."
             )
         lines += [f"- could not run {f}" for f in failures]
-        return "\n".join(lines), "", batch_table(reports), batch_breakdown(reports)
+        pairs = sdak_table(reports)
+        return (
+            "\n".join(lines),
+            "",
+            batch_table(reports),
+            batch_breakdown(reports),
+            gr.update(value=pairs, visible=bool(pairs["data"])),
+        )
 
     run_button.click(
         on_batch,
@@ -727,7 +908,8 @@ def build(ctx: UiContext) -> None:
             shots,
             seed,
             idk,
+            prompt,
         ],
-        outputs=[batch_summary, message, batch_runs, batch_parts],
+        outputs=[batch_summary, message, batch_runs, batch_parts, batch_sdak],
         api_visibility="private",
     )

@@ -44,7 +44,7 @@ from quizbot.monitoring.nights import NightResult, history, run_monitor
 from quizbot.monitoring.scheduler import schedules_path
 from quizbot.ui.boundary import guarded
 from quizbot.ui.context import UiContext
-from quizbot.ui.render import html_text, md_escape, user_message
+from quizbot.ui.render import format_estimate, html_text, md_escape, user_message
 from schedules.config import MonitorSpec, find_monitor, load_monitors
 from storage.incidents import list_incidents
 from storage.monitoring import list_monitors
@@ -76,6 +76,7 @@ __all__ = [
     "provider_changes",
     "run_now",
     "run_results_text",
+    "sdak_text",
 ]
 
 log = logging.getLogger(__name__)
@@ -582,6 +583,30 @@ def alert_rows(histories: Sequence[Mapping[str, Any]]) -> list[list[Any]]:
     return rows
 
 
+def sdak_text(histories: Sequence[Mapping[str, Any]]) -> list[str]:
+    """One Markdown line per model whose last night carries SDAK figures (a monitor of
+    ``prompt = "sdak"``): its instruction following and pair accuracy with their intervals."""
+    lines = []
+    for series in histories:
+        last = next((n for n in reversed(series["nights"]) if n.get("sdak")), None)
+        if last is None:
+            continue
+        part = last["sdak"]
+        metrics, intervals = part.get("metrics") or {}, part.get("intervals") or {}
+        shown = "; ".join(
+            f"{label} {format_estimate(metrics.get(key), intervals.get(key))}"
+            for key, label in (
+                ("instruction_following", "instruction following"),
+                ("pair_accuracy", "pair accuracy"),
+            )
+        )
+        lines.append(
+            f"SDAK, `{series['model']}`, night {last['date']} "
+            f"({part.get('n_pairs', 0)} pairs): {shown}."
+        )
+    return lines
+
+
 def _no_nights(name: str) -> str:
     return (
         f"No nights yet — run `quizbot monitor run {name}` or press **Run now** "
@@ -608,6 +633,11 @@ def describe_monitor(
             f"({definition.get('timezone')})."
             + ("" if definition.get("enabled", True) else " **Disabled** in the schedules file.")
         )
+        if definition.get("prompt") == "sdak":
+            lines.append(
+                "Asked the SDAK way (the verdict Correct/Incorrect first, then the reason); "
+                "drift is also tested on instruction following."
+            )
     else:
         lines.append("Not in the schedules file in force; its stored history is shown.")
     nights = [n for series in histories for n in series["nights"]]
@@ -621,6 +651,7 @@ def describe_monitor(
         f"{len({n['date'] for n in nights})} night(s) from {dates[0]} to {dates[-1]}; "
         f"{alerts} alert(s)" + (f"; {failed} failed model-night(s)" if failed else "") + "."
     )
+    lines.extend(sdak_text(histories))
     return "\n\n".join(lines)
 
 
@@ -704,6 +735,11 @@ INCIDENT_HEADERS = [
     "closed",
     "note",
 ]
+# Fixed widths, wide enough for each header's longest word in the bold 14 px monospace font
+# (8.4 px a character, 16 px padding): Gradio otherwise sizes a column by its data, and a
+# header such as "alerting nights" over one-digit counts broke inside its words at 390 px.
+INCIDENT_WIDTHS: list[str | int] = ["48px", "120px", "120px", "120px", "130px", "96px",
+                                    "112px", "112px", "96px", "112px", "160px"]  # fmt: skip
 ACTIONS = ("acknowledge", "resolve", "accept")
 
 
@@ -843,6 +879,7 @@ def build(ctx: UiContext, is_admin: gr.State) -> list[Any]:
             label="Incidents of this monitor (newest first)",
             interactive=False,
             wrap=True,
+            column_widths=INCIDENT_WIDTHS,
             max_height=320,
             elem_id="qb-monitor-incidents",
         )

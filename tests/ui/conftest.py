@@ -44,9 +44,15 @@ class Served:
 
 
 @pytest.fixture
-def served(database_url: str, tmp_path: Path) -> Iterator[Served]:
+def stub_answer() -> str:
+    """What the configured stub model answers (a test module may override this fixture)."""
+    return "true"
+
+
+@pytest.fixture
+def served(database_url: str, tmp_path: Path, stub_answer: str) -> Iterator[Served]:
     """`quizbot serve` on a free port over the test database, with a stub model configured."""
-    with stub_server("--answer", "true") as stub:
+    with stub_server("--answer", stub_answer) as stub:
         port = free_port()
         clock = tmp_path / "clock"
         clock.write_text(datetime.now(UTC).isoformat(), encoding="utf-8")

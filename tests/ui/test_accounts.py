@@ -197,7 +197,7 @@ def _visible_tabs(page: Any) -> list[str]:
     ]
 
 
-ASK = ["Insulin raises blood glucose.", "False", ["baseline/always-true"], False, True]
+ASK = ["Insulin raises blood glucose.", "False", ["baseline/always-true"], False, True, "standard"]
 
 
 def test_each_role_sees_and_may_do_only_its_own(app: App, browser: Any) -> None:
@@ -410,7 +410,7 @@ def test_an_instructor_over_their_daily_limit_is_refused(
             # the same by raw HTTP: refused before any model is asked
             assert _login(app, "ins", USERS["ins"][1])[0] == 401  # the old password is gone
             _, jar, _ = _login(app, "ins", NEW_PASSWORD)
-            ask = ["Metformin treats diabetes.", "True", ["openai/stub"], False, False]
+            ask = ["Metformin treats diabetes.", "True", ["openai/stub"], False, False, "standard"]
             refused = _call_handler(app, jar, "qb-ask-custom", ask)
             shown = json.dumps(refused["output"])
             assert "limit of 1 model calls per day reached" in shown

@@ -207,10 +207,10 @@ def test_render_report_shows_values_intervals_and_breakdowns() -> None:
     }  # fmt: skip
     text = render_report(report)
     assert text.startswith("### Run 7: nightly\nModel `openai/m` (reported: `m-2`), completed, ")
-    assert "9 of 10 items answered and stored; 1 errors, excluded." in text
-    assert "| average accuracy | 0.500 | 0.250 – 0.750 |" in text
-    assert "| joint accuracy | - |  |" in text
-    assert "| has_symptom | 9 | 0.500 | 0.200 – 0.800 | 1.000 |" in text
+    assert "9 of 10 items answered and stored; 1 failed calls, left out of the metrics." in text
+    assert "| average accuracy | 0.500 \\[0.250, 0.750\\] |" in text
+    assert "| joint accuracy (all 8 variants right) | - |" in text
+    assert "| has\\_symptom | 9 | 0.500 \\[0.200, 0.800\\] | 1.000 | - |" in text
 
 
 SMALL = (
