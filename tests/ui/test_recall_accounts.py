@@ -13,6 +13,7 @@ from quizbot.domain import RespondentKind
 from storage import open_database
 from storage.sessions import find_respondent, respondent_history
 from tests.ui.test_accounts import USERS, App, _call_handler, _log_in_page, _login, app, browser
+from tests.ui.test_recall_practice import start_recall
 
 __all__ = ["app", "browser"]  # the fixtures, used by name
 
@@ -21,12 +22,7 @@ pytestmark = pytest.mark.slow
 
 def test_a_student_account_practises_recall_as_itself(app: App, browser: Any) -> None:
     page = _log_in_page(browser, app, "stu")
-    page.locator("#qb-recall").get_by_text("Recall: list what you remember").first.click()
-    length = page.locator("#qb-recall-length input[type=number]")
-    length.fill("1")
-    length.press("Enter")
-    page.locator("#qb-recall-start").click()
-    page.locator("#qb-recall-question").get_by_text("Question 1 of 1").wait_for()
+    start_recall(page, None, 1)
     page.locator("#qb-recall-answer textarea").first.fill("I don't know")
     page.locator("#qb-recall-submit").click()
     page.locator("#qb-recall-status").get_by_text("Session over").wait_for()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import statistics
 from typing import Any
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 from playwright.sync_api import expect
 
 from quizbot.domain import RespondentKind
@@ -45,14 +46,31 @@ def f1_by_hand(named: int, wrong: int, n_gold: int) -> float:
     return 2 * precision * recall / (precision + recall) if precision + recall else 0.0
 
 
-def start_recall(tab: Any, student: str, n: int) -> None:
-    tab.locator("#qb-practice-student textarea, #qb-practice-student input").first.fill(student)
+def start_recall(tab: Any, student: str | None, n: int) -> None:
+    """Open the Recall section, ask for ``n`` questions and wait for the first one.
+
+    ``student`` None: accounts mode (the account is the student). The length must read ``n``
+    before Start is pressed, and a start that shows no first question fails with what the
+    section shows instead (status and question text, and a screenshot in tests/artifacts).
+    """
+    if student is not None:
+        tab.locator("#qb-practice-student textarea, #qb-practice-student input").first.fill(student)
     tab.locator("#qb-recall").get_by_text("Recall: list what you remember").first.click()
     length = tab.locator("#qb-recall-length input[type=number]")
     length.fill(str(n))
     length.press("Enter")
+    expect(length).to_have_value(str(n))
     tab.locator("#qb-recall-start").click()
-    tab.locator("#qb-recall-question").get_by_text(f"Question 1 of {n}").wait_for()
+    first = tab.locator("#qb-recall-question").get_by_text(f"Question 1 of {n}")
+    try:
+        first.wait_for(timeout=60_000)  # a wait, not a speed check: CI shares 2 cores with Gemma
+    except PlaywrightTimeout:
+        screenshot(tab, "recall-start-failed")
+        status = tab.locator("#qb-recall-status").inner_text()
+        question = tab.locator("#qb-recall-question").inner_text()
+        raise AssertionError(
+            f"no 'Question 1 of {n}' after Start recall; status: {status!r}; question: {question!r}"
+        ) from None
 
 
 def test_a_student_completes_a_recall_session_and_sees_matched_missed_wrong(
