@@ -1,8 +1,12 @@
 """The Admin tab's run report (quizbot/ui/admin.py, ``render_report``) shows what the command line
 and ``run_report`` give: runs made through the real evaluation entry point
-(quizbot/evaluation/service.py) with scripted models, stored in a SQLite file; every figure on
-screen is read back out of the rendered Markdown tables and compared with ``run_report``'s value
-(3 decimals, so within 0.0005), never with a number written here.
+(quizbot/evaluation/service.py) with scripted models, stored in the test database (a SQLite file
+and a PostgreSQL database: the ``db`` fixture of tests/conftest.py runs each test on both).
+Every figure on screen is read back out of the rendered Markdown tables and compared with
+``run_report``'s value (3 decimals, so within 0.0005), never with a number written here; the
+main figures (accuracy and answer rate per option order, the run's metrics, per relation) are
+also recomputed here from the stored responses (counted by hand, Wilson intervals from scipy),
+so a report that read the database wrongly on one backend would not agree with itself.
 """
 
 from __future__ import annotations
@@ -10,11 +14,8 @@ from __future__ import annotations
 import asyncio
 import re
 import zlib
-from collections.abc import Iterator, Mapping, Sequence
-from pathlib import Path
+from collections.abc import Mapping, Sequence
 from typing import Any
-
-import pytest
 
 from quizbot.analysis.reporting import run_report
 from quizbot.evaluation.runner import execute
@@ -24,22 +25,14 @@ from quizbot.items import ChoiceItem, RecallItem, StatementItem
 from quizbot.providers import Request
 from quizbot.providers.scripted import ScriptedProvider
 from quizbot.ui.admin import render_report
-from storage import Database, open_database
+from storage import Database
+from storage.repo import get_run, list_responses
+from tests.helpers.oracles import wilson
 
 Table = list[list[str]]
 _FIGURE = re.compile(r"^(-?\d+\.\d{3})(?: \[(-?\d+\.\d{3}), (-?\d+\.\d{3})\])?$")
 _MEAN_SD = re.compile(r"^(-?\d+\.\d{3})(?: ± (\d+\.\d{3}))?$")
 TOL = 0.0005 + 1e-9  # a figure shown to 3 decimals is within half a unit of the last digit
-
-
-@pytest.fixture
-def db(tmp_path: Path) -> Iterator[Database]:
-    """A migrated SQLite file."""
-    database = open_database(f"sqlite:///{tmp_path / 'quizbot.db'}")
-    try:
-        yield database
-    finally:
-        database.dispose()
 
 
 # --- runs made through the one evaluation entry point --------------------------------------
@@ -74,6 +67,42 @@ def _permutation_run(db: Database) -> int:
 
     spec = EvalSpec(model="scripted/model", permutations=3, idk_both=True, name="orders")
     return _run(db, spec, _choice_items(db), answer)
+
+
+# --- the oracle: figures counted from the stored responses ---------------------------------
+
+
+def _counted(outcomes: Sequence[str]) -> dict[str, Any]:
+    """n, accuracy, answer rate and accuracy on answered of these outcomes, failed calls left
+    out (as the metrics define them: abstained is not answered, unparsed is), with Wilson
+    intervals from scipy."""
+    kept = [o for o in outcomes if o != "error"]
+    n = len(kept)
+    correct = kept.count("correct")
+    answered = n - kept.count("abstained")
+
+    def share(k: int, of: int) -> tuple[float | None, tuple[float, float] | None]:
+        return (k / of, wilson(k, of)) if of else (None, None)
+
+    return {
+        "n": n,
+        "average_accuracy": share(correct, n),
+        "answer_rate": share(answered, n),
+        "accuracy_answered": share(correct, answered),
+    }
+
+
+def _stored_by_order(db: Database, run_id: int) -> dict[tuple[bool, int], list[str]]:
+    """The run's stored outcomes by (IDK offered, option order), read from the responses and
+    the variants the run recorded in its configuration."""
+    variants = get_run(db, run_id).config["permutations"]["variants"]
+    by_order: dict[tuple[bool, int], list[str]] = {}
+    for response in list_responses(db, run_id=run_id):
+        variant = variants[response.item_id]
+        by_order.setdefault((bool(variant["idk"]), int(variant["index"])), []).append(
+            response.outcome
+        )
+    return by_order
 
 
 # --- reading the rendered Markdown back ------------------------------------------------------
@@ -144,7 +173,8 @@ def numbers(text: str) -> list[float]:
 def test_a_permutation_run_shows_accuracy_per_order_spread_consistency_and_idk_effect(
     db: Database,
 ) -> None:
-    report = run_report(db, _permutation_run(db))
+    run_id = _permutation_run(db)
+    report = run_report(db, run_id)
     stability = report["stability"]
     assert set(stability["conditions"]) == {"with_idk", "without_idk"}
     shown = render_report(report)
@@ -171,6 +201,17 @@ def test_a_permutation_run_shows_accuracy_per_order_spread_consistency_and_idk_e
         assert_figure(figures["SD over orders"][1], spread["sd"])
         label = f"same answer in every order ({same['k']} of {same['n']} items)"
         assert_figure(figures[label][1], same["value"], same["interval"])
+        # The same rows, against the stored responses counted here.
+        stored = _stored_by_order(db, run_id)
+        idk = condition == "with_idk"
+        assert sorted(i for offered, i in stored if offered == idk) == list(range(stability["k"]))
+        for shown_row in orders[1:]:
+            counted = _counted(stored[(idk, int(shown_row[0].split()[0]))])
+            assert int(shown_row[1]) == counted["n"]
+            assert_figure(shown_row[2], *counted["average_accuracy"])
+            assert_figure(shown_row[3], *counted["answer_rate"])
+        outcomes = [o for (offered, _), got in stored.items() if offered == idk for o in got]
+        assert_figure(figures["accuracy, all orders"][1], _counted(outcomes)["average_accuracy"][0])
     effect = stability["idk_effect"]
     assert effect["answer_rate_change"] != 0  # the scripted model abstains when it may
     table = rows_by_first(section(shown, 'Effect of offering "I do not know"')[0])
@@ -238,13 +279,32 @@ def test_the_metrics_and_the_breakdowns_by_relation_and_transform(db: Database) 
     assert len(metrics) == len(report["metrics"])
     for (key, value), row in zip(report["metrics"].items(), metrics.values(), strict=True):
         assert_figure(row[1], value, report["intervals"].get(key))
+    breakdown = ("average_accuracy", "answer_rate", "accuracy_answered")
     for key, title in (("by_relation", "By relation"), ("by_transform", "By transform")):
         rows = rows_by_first(section(shown, title)[0])
         assert set(rows) == set(report[key]) and len(rows) >= 2
         for name, part in report[key].items():
             assert int(rows[name][1]) == part["n"]
-            for i, metric in enumerate(("average_accuracy", "answer_rate", "accuracy_answered")):
+            for i, metric in enumerate(breakdown):
                 assert_figure(rows[name][2 + i], part["metrics"][metric], part["intervals"][metric])
+    # The same figures counted here from the stored responses: the whole run, then per relation.
+    responses = list_responses(db, run_id=run_id)
+    assert len(responses) == len(items) and any(r.outcome == "abstained" for r in responses)
+    whole = _counted([r.outcome for r in responses])
+    shown_metrics = dict(zip(report["metrics"], metrics.values(), strict=True))
+    for metric in breakdown:
+        assert_figure(shown_metrics[metric][1], *whole[metric])
+    relation_of = {item.id: item.relation for item in items}
+    by_relation: dict[str, list[str]] = {}
+    for r in responses:
+        by_relation.setdefault(relation_of[r.item_id], []).append(r.outcome)
+    rows = rows_by_first(section(shown, "By relation")[0])
+    assert set(rows) == set(by_relation)
+    for relation, outcomes in by_relation.items():
+        counted = _counted(outcomes)
+        assert int(rows[relation][1]) == counted["n"]
+        for i, metric in enumerate(breakdown):
+            assert_figure(rows[relation][2 + i], *counted[metric])
     # Only the sections this run has: a plain statement run has no stability, SDAK, repeats,
     # multi-answer or open recall part.
     titles = " ".join(sections(shown))

@@ -2,7 +2,8 @@
 stability tables, with the figures ``run_report`` gives (read from the database here).
 
 The run is made before the server starts, through the real evaluation entry point with a
-scripted model (tests/ui/test_admin_report.py, ``_permutation_run``), in the served SQLite file.
+scripted model (tests/ui/test_admin_report.py, ``_permutation_run``), in the served database:
+a SQLite file and a PostgreSQL database, like every database test (``database_url``).
 """
 
 from __future__ import annotations
@@ -33,7 +34,6 @@ def permutation_report(database_url: str) -> Iterator[dict[str, Any]]:
     yield report
 
 
-@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 def test_an_admin_picks_a_permutation_run_and_sees_its_stability(
     permutation_report: dict[str, Any], page: Any, served: Served
 ) -> None:
