@@ -17,18 +17,18 @@ from scipy import stats
 from tenacity import wait_none
 
 from quizbot.cli import cli
-from quizbot.config import Settings, load_settings
 from quizbot.domain import RECALL_MAX_TOKENS
 from quizbot.errors import InputError
 from quizbot.items import RecallItem
 from quizbot.monitoring.nights import history, night_items, run_monitor
 from quizbot.providers import retry as retry_module
 from quizbot.ui.monitor import chart_svg, night_rows, overview_html, overview_rows
-from schedules.config import MonitorSpec, load_monitors
+from schedules.config import load_monitors
 from storage import Database
 from storage.incidents import list_incidents
 from storage.monitoring import get_monitor, list_nights
 from storage.repo import get_run, list_responses
+from tests.helpers.served_models import model_settings, monitor_from, write_oracle
 from tests.helpers.stub import stub_server
 
 MODEL = "openai/recall-night"
@@ -50,18 +50,6 @@ def _no_wait(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(retry_module, "WAIT", wait_none())
 
 
-def _spec(tmp_path: Path) -> MonitorSpec:
-    path = tmp_path / "monitors.toml"
-    path.write_text(TOML, encoding="utf-8")
-    (spec,) = load_monitors(path)
-    return spec
-
-
-def _settings(monkeypatch: pytest.MonkeyPatch, base: str) -> Settings:
-    monkeypatch.setenv("QUIZBOT_MODEL_SETTINGS", json.dumps({MODEL: {"api_base": base}}))
-    return load_settings()
-
-
 def _expected_f1(item: RecallItem, policy: str) -> float:
     if policy == "correct":
         return 1.0
@@ -81,7 +69,7 @@ def _tier(f1: float) -> str:
 def test_recall_nights_over_http_raise_a_recall_drift_incident(
     db: Database, database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    spec = _spec(tmp_path)
+    spec = monitor_from(tmp_path, TOML)
     assert spec.format == "recall" and spec.statements_per_night == 8
     days = [FIRST + timedelta(days=k) for k in range(5)]
     nights = {d: night_items(db, spec, d) for d in days}
@@ -90,20 +78,11 @@ def test_recall_nights_over_http_raise_a_recall_drift_incident(
     assert len(first_anchors) == 4
     assert all(night_items(db, spec, d)[1] == first_anchors for d in days[1:2])
     assert {i.id for i in nights[days[1]][0]} != {i.id for i in first_items}  # rotating slice
-    oracle = tmp_path / "oracle.jsonl"
-    oracle.write_text(
-        "".join(
-            json.dumps({"question": i.question, "answers": list(i.answers)}) + "\n"
-            for d in days
-            for i in nights[d][0]
-            if isinstance(i, RecallItem)
-        ),
-        encoding="utf-8",
-    )
+    oracle = write_oracle(tmp_path / "oracle.jsonl", [i for d in days for i in nights[d][0]])
 
     seen = tmp_path / "requests.jsonl"
     with stub_server("--oracle", str(oracle), "--policy", "correct", "--log", str(seen)) as base:
-        settings = _settings(monkeypatch, base)
+        settings = model_settings(monkeypatch, MODEL, base)
         for day in days[:4]:
             (result,) = run_monitor(db, spec, when=day, settings=settings)
             assert result.status == "completed", result.message
@@ -113,7 +92,9 @@ def test_recall_nights_over_http_raise_a_recall_drift_incident(
     lengths = {json.loads(line)["max_tokens"] for line in seen.read_text().splitlines()}
     assert lengths == {RECALL_MAX_TOKENS}
     with stub_server("--oracle", str(oracle), "--policy", "bar1") as base:
-        (worse,) = run_monitor(db, spec, when=days[4], settings=_settings(monkeypatch, base))
+        (worse,) = run_monitor(
+            db, spec, when=days[4], settings=model_settings(monkeypatch, MODEL, base)
+        )
     assert worse.status == "completed", worse.message
     assert worse.run_id is not None
     run = get_run(db, worse.run_id)
@@ -182,9 +163,10 @@ def test_recall_nights_over_http_raise_a_recall_drift_incident(
 def test_a_recall_night_with_no_usable_answers_stays_failed(
     db: Database, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    spec = _spec(tmp_path)
+    spec = monitor_from(tmp_path, TOML)
     with stub_server("--status", "503") as base:
-        (result,) = run_monitor(db, spec, when=FIRST, settings=_settings(monkeypatch, base))
+        settings = model_settings(monkeypatch, MODEL, base)
+        (result,) = run_monitor(db, spec, when=FIRST, settings=settings)
     assert result.status == "failed"
     assert [a["metric"] for a in result.alerts] == ["operational:night_failed"]
     monitor = get_monitor(db, spec.name)

@@ -12,8 +12,6 @@ two-proportion z).
 
 from __future__ import annotations
 
-import json
-from collections import defaultdict
 from collections.abc import Iterator
 from datetime import date, timedelta
 from pathlib import Path
@@ -23,18 +21,16 @@ from scipy import stats
 from sqlmodel import col, select
 from tenacity import wait_none
 
-from quizbot.config import Settings, load_settings
-from quizbot.generate.service import load_items
-from quizbot.items import StatementItem
 from quizbot.monitoring.nights import history, night_items, run_monitor
 from quizbot.providers import retry as retry_module
 from quizbot.ui.monitor import describe_monitor
-from schedules.config import MonitorSpec, load_monitors
+from schedules.config import MonitorSpec
 from storage import Database, open_database
 from storage.incidents import list_incidents
 from storage.models import DriftResult, MonitorNight
-from storage.repo import get_run, list_responses
+from storage.repo import get_run
 from tests.helpers.oracles import wilson
+from tests.helpers.served_models import model_settings, monitor_from, replies_by_pair, write_oracle
 from tests.helpers.stub import stub_server
 
 MODEL = "openai/sdak-night"
@@ -65,28 +61,10 @@ def sqlite_db(tmp_path: Path) -> Iterator[Database]:
         database.dispose()
 
 
-def _spec(tmp_path: Path) -> MonitorSpec:
-    path = tmp_path / "monitors.toml"
-    path.write_text(TOML, encoding="utf-8")
-    (spec,) = load_monitors(path)
-    return spec
-
-
-def _settings(monkeypatch: pytest.MonkeyPatch, base: str) -> Settings:
-    monkeypatch.setenv("QUIZBOT_MODEL_SETTINGS", json.dumps({MODEL: {"api_base": base}}))
-    return load_settings()
-
-
 def _pairs(db: Database, run_id: int) -> list[tuple[str, str]]:
     """(factual reply, counterfactual reply) of every pair the night answered."""
-    responses = list_responses(db, run_id=run_id)
-    items = {i.id: i for i in load_items(db, [r.item_id for r in responses])}
-    groups: dict[str, dict[bool, str]] = defaultdict(dict)
-    for r in responses:
-        item = items[r.item_id]
-        assert isinstance(item, StatementItem)
-        groups[item.pair_id][item.label] = r.raw_text or ""
-    return [(g[True], g[False]) for g in groups.values() if len(g) == 2]
+    groups = replies_by_pair(db, run_id).values()
+    return [(g[True], g[False]) for g in groups if len(g) == 2]
 
 
 def _follows(reply: str) -> bool:
@@ -106,30 +84,25 @@ def test_sdak_nights_over_http_raise_an_instruction_following_incident(
     sqlite_db: Database, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     db = sqlite_db
-    spec = _spec(tmp_path)
+    spec = monitor_from(tmp_path, TOML)
     assert spec.prompt == "sdak" and spec.idk is False
     days = [FIRST + timedelta(days=k) for k in range(5)]
-    oracle = tmp_path / "oracle.jsonl"
-    oracle.write_text(
-        "".join(
-            json.dumps({"text": i.text, "label": i.label}) + "\n"
-            for d in days
-            for i in night_items(db, spec, d)[0]
-            if isinstance(i, StatementItem)
-        ),
-        encoding="utf-8",
+    oracle = write_oracle(
+        tmp_path / "oracle.jsonl", [i for d in days for i in night_items(db, spec, d)[0]]
     )
 
     results = []
     with stub_server("--oracle", str(oracle), "--policy", "sdak") as base:
-        settings = _settings(monkeypatch, base)
+        settings = model_settings(monkeypatch, MODEL, base)
         for day in days[:4]:
             (result,) = run_monitor(db, spec, when=day, settings=settings)
             assert result.status == "completed", result.message
             assert result.alerts == (), result.alerts
             results.append(result)
     with stub_server("--oracle", str(oracle), "--policy", "sdak", "--noise", "0.8") as base:
-        (worse,) = run_monitor(db, spec, when=days[4], settings=_settings(monkeypatch, base))
+        (worse,) = run_monitor(
+            db, spec, when=days[4], settings=model_settings(monkeypatch, MODEL, base)
+        )
     assert worse.status == "completed", worse.message
     results.append(worse)
 

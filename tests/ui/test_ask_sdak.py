@@ -7,18 +7,17 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections import defaultdict
 from pathlib import Path
 
 import pytest
 
 from quizbot.analysis.reporting import run_report
-from quizbot.config import Settings, load_settings
+from quizbot.config import Settings
 from quizbot.domain import SDAK_MAX_TOKENS, Outcome
 from quizbot.errors import InputError
 from quizbot.evaluation.prompts import SDAK_TEMPLATE
-from quizbot.generate.service import GenerateRequest, load_items, prepare
-from quizbot.items import ChoiceItem, StatementItem
+from quizbot.generate.service import GenerateRequest, prepare
+from quizbot.items import ChoiceItem
 from quizbot.ui.ask import (
     ANSWER_HEADERS,
     SDAK_ANSWER_HEADERS,
@@ -33,8 +32,9 @@ from quizbot.ui.ask import (
 from quizbot.ui.context import UiContext
 from quizbot.ui.render import format_estimate
 from storage import Database
-from storage.repo import get_run, list_responses
+from storage.repo import get_run
 from tests.helpers.oracles import wilson
+from tests.helpers.served_models import model_settings, replies_by_pair, write_oracle
 from tests.helpers.stub import stub_server
 
 MODEL = "openai/sdak-ask"
@@ -42,9 +42,8 @@ REPLY = "Correct. Because insulin lowers blood glucose."
 
 
 def _ctx(monkeypatch: pytest.MonkeyPatch, db: Database, tmp_path: Path, base: str) -> UiContext:
-    monkeypatch.setenv("QUIZBOT_MODEL_SETTINGS", json.dumps({MODEL: {"api_base": base}}))
     monkeypatch.setenv("QUIZBOT_HOME", str(tmp_path / "home"))
-    return UiContext(load_settings(), db)
+    return UiContext(model_settings(monkeypatch, MODEL, base), db)
 
 
 def _requests(log: Path) -> list[dict[str, object]]:
@@ -148,15 +147,7 @@ def test_an_sdak_batch_is_an_sdak_run_with_its_pair_metrics(
 ) -> None:
     # The batch's items, made ahead with the same seed, are the oracle's answer key.
     items = prepare(db, GenerateRequest(kb="clinical-core", points=2, seed="5")).items()
-    oracle = tmp_path / "oracle.jsonl"
-    oracle.write_text(
-        "".join(
-            json.dumps({"text": i.text, "label": i.label}) + "\n"
-            for i in items
-            if isinstance(i, StatementItem)
-        ),
-        encoding="utf-8",
-    )
+    oracle = write_oracle(tmp_path / "oracle.jsonl", items)
     with stub_server("--oracle", str(oracle), "--policy", "sdak", "--noise", "0.5") as base:
         ctx = _ctx(monkeypatch, db, tmp_path, base)
         run_ids, failures = asyncio.run(
@@ -168,13 +159,7 @@ def test_an_sdak_batch_is_an_sdak_run_with_its_pair_metrics(
     assert config["prompt"] == "sdak" and config["max_tokens"] == SDAK_MAX_TOKENS
 
     # Pairs counted from the raw replies in the server's own formats, not by quizbot's reader.
-    responses = list_responses(db, run_id=run_id)
-    by_id = {i.id: i for i in load_items(db, [r.item_id for r in responses])}
-    pairs: dict[str, dict[bool, str]] = defaultdict(dict)
-    for r in responses:
-        item = by_id[r.item_id]
-        assert isinstance(item, StatementItem)
-        pairs[item.pair_id][item.label] = r.raw_text or ""
+    pairs = replies_by_pair(db, run_id)
     first = ("Correct.", "Incorrect.")
     n = len(pairs)
     k = sum(p[True].startswith(first) and p[False].startswith(first) for p in pairs.values())

@@ -4,16 +4,14 @@ are shown."""
 
 from __future__ import annotations
 
-from collections import defaultdict
 from typing import TYPE_CHECKING
 
 import pytest
 
-from quizbot.generate.service import load_items
-from quizbot.items import StatementItem
 from storage import open_database
-from storage.repo import list_responses, list_runs
+from storage.repo import list_runs
 from tests.helpers.oracles import wilson
+from tests.helpers.served_models import replies_by_pair
 from tests.ui.conftest import Served, screenshot
 
 if TYPE_CHECKING:
@@ -66,13 +64,7 @@ def test_a_statement_and_a_batch_asked_the_sdak_way(page: Page, served: Served) 
     try:
         ((run, _),) = list_runs(db)
         assert run.id is not None and run.config["prompt"] == "sdak"
-        responses = list_responses(db, run_id=run.id)
-        items = {i.id: i for i in load_items(db, [r.item_id for r in responses])}
-        pairs: dict[str, dict[bool, str]] = defaultdict(dict)
-        for r in responses:
-            item = items[r.item_id]
-            assert isinstance(item, StatementItem)
-            pairs[item.pair_id][item.label] = r.raw_text or ""
+        pairs = replies_by_pair(db, run.id)
     finally:
         db.dispose()
     n = len(pairs)
