@@ -15,7 +15,7 @@ from quizbot.kb.knowledge import Knowledge
 from quizbot.kb.model import KnowledgeBaseData, Lexicon
 
 LEXICON = Path(__file__).resolve().parents[2] / "quizbot" / "kb" / "data" / "clinical_lexicon.json"
-R6_AUDIT = Path(__file__).resolve().parents[2] / "docs" / "audits" / "r6_same_system.csv"
+AUDITS = Path(__file__).resolve().parents[2] / "docs" / "audits"
 
 
 def _bare() -> KnowledgeBaseData:
@@ -164,15 +164,18 @@ def test_the_shipped_review_is_used_and_true_findings_are_never_negatives() -> N
         assert (t.head, t.relation, c.tail) not in kb.extra_truths
 
 
-def test_the_r6_audit_is_recorded_row_by_row() -> None:
-    """Every row of docs/audits/r6_same_system.csv is in the shipped review: a true or unsure
-    one (with its reason) is never offered as false, a false one is reviewed false (unless
-    another audit found it true)."""
+@pytest.mark.parametrize(
+    ("audit", "min_rows"), [("r6_same_system.csv", 6000), ("r7_own_system.csv", 700)]
+)
+def test_the_same_system_audits_are_recorded_row_by_row(audit: str, min_rows: int) -> None:
+    """Every row of docs/audits/r6_same_system.csv and r7_own_system.csv is in the shipped
+    review: a true or unsure one (with its reason) is never offered as false, a false one is
+    reviewed false (unless another audit found it true)."""
     kb = load_clinical_core()
     knowledge = Knowledge(kb)
-    with R6_AUDIT.open(newline="", encoding="utf-8") as handle:
+    with (AUDITS / audit).open(newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
-    assert len(rows) > 1000
+    assert len(rows) >= min_rows
     verdicts = {row["verdict"] for row in rows}
     assert verdicts == {"true", "unsure", "false"}
     for row in rows:
