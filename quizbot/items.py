@@ -230,7 +230,8 @@ _PER_STATEMENT = ("id", "label", "pair_id", "prototype", "rephrase_model", "text
 _PLACEHOLDER = re.compile(
     rb'"\\u0000(' + b"|".join(k.encode() for k in _PER_STATEMENT) + rb')\\u0000"'
 )
-_BOOL = {True: b"true", False: b"false"}
+_PLACEHOLDERS = {key: f"\x00{key}\x00" for key in _PER_STATEMENT}
+_PER_STATEMENT_BYTES = [key.encode() for key in _PER_STATEMENT]
 
 
 class _SideState(NamedTuple):
@@ -240,29 +241,30 @@ class _SideState(NamedTuple):
     knowledge_point_id: str
     fact_id: str
     pair_ids: dict[Transform, str]
+    pair_id_bytes: dict[Transform, bytes]  # the same, encoded
     digest: Any  # a sha256 object fed with the part of the id's content the side fixes
-    fragments: tuple[bytes, ...] | None  # the record around the per-statement values
+    # The record around the per-statement values, each value's quotes or "i1:" prefix folded in.
+    fragments: tuple[bytes, ...] | None
 
 
 class StatementEncoder:
     """Ids and JSONL records of many statements, computed fast and exactly as one at a time.
 
     For every statement, :meth:`encode` returns the same ids as the item's properties and the
-    same bytes as ``orjson.dumps(item.to_json(), option=OPT_SORT_KEYS)``; what the statements
-    of one side share (the point and fact ids, the pair ids, the start of the id's hash and the
-    record around the per-statement values) is computed once per side. Statements arrive
-    grouped by side, as :func:`quizbot.generate.statements.statements` yields them, so the last
-    side is remembered (by identity); any other order is still right, only slower.
+    same bytes as ``orjson.dumps(item.to_json(), option=OPT_SORT_KEYS)`` (:meth:`record` the
+    bytes alone); what the statements of one side share (the point and fact ids, the pair ids,
+    the start of the id's hash and the record around the per-statement values) is computed
+    once per side. Statements arrive grouped by side, as
+    :func:`quizbot.generate.statements.statements` yields them, so the last side is remembered
+    (by identity); any other order is still right, only slower.
     """
 
     def __init__(self) -> None:
         self._state: _SideState | None = None
+        self._hex = ""  # the hash of the last statement :meth:`record` encoded
         self._quoted: dict[str, bytes] = {}  # prototypes and transform values, JSON-encoded
 
     def _side_state(self, side: StatementSide) -> _SideState:
-        state = self._state
-        if state is not None and state.side is side:
-            return state
         kp = point_id(side.kb, side.relation, side.head, side.tail)
         fact_tail = side.positive_tail or side.tail
         fact = (
@@ -270,6 +272,8 @@ class StatementEncoder:
         )
         by_base = {base: f"pr1:{_hash(kp, base)[:24]}" for base in _PAIR_BASES}
         pair_ids = {t: by_base[base] for t, base in _PAIR_BASE.items()}
+        as_bytes = {base: pair_id.encode() for base, pair_id in by_base.items()}
+        pair_id_bytes = {t: as_bytes[base] for t, base in _PAIR_BASE.items()}
         prefix = "\x1f".join(
             ("statement", side.kb, side.relation, side.head, side.tail, side.polarity)
         )
@@ -288,19 +292,27 @@ class StatementEncoder:
             "positive_tail": side.positive_tail,
             "generator_version": GENERATOR_VERSION,
             "meta": dict(side.meta),
-            **{key: f"\x00{key}\x00" for key in _PER_STATEMENT},
+            **_PLACEHOLDERS,
         }
         pieces = _PLACEHOLDER.split(dumps(record, option=OPT_SORT_KEYS))
-        fragments: tuple[bytes, ...] | None = tuple(pieces[0::2])
-        if tuple(p.decode() for p in pieces[1::2]) != _PER_STATEMENT:
-            fragments = None  # not the expected layout: encode such statements one by one
-        state = self._state = _SideState(side, kp, fact, pair_ids, digest, fragments)
+        fragments: tuple[bytes, ...] | None = None
+        if pieces[1::2] == _PER_STATEMENT_BYTES:
+            f = pieces[0::2]
+            # id, label, pair_id, prototype, rephrase_model, text, transform: the quotes around
+            # the id (with its "i1:" prefix: only its hash varies) and the pair id folded in.
+            fragments = (
+                f[0] + f'"{ITEM_ID_VERSION}:'.encode(),
+                b'"' + f[1],
+                f[2] + b'"',
+                b'"' + f[3],
+                *f[4:],
+            )
+        # else: not the expected layout: encode such statements one by one
+        state = self._state = _SideState(side, kp, fact, pair_ids, pair_id_bytes, digest, fragments)
         return state
 
     def _quote(self, text: str) -> bytes:
-        quoted = self._quoted.get(text)
-        if quoted is None:
-            quoted = self._quoted[text] = dumps(text)
+        quoted = self._quoted[text] = dumps(text)
         return quoted
 
     def ids(self, item: StatementItem) -> StatementIds:
@@ -309,33 +321,45 @@ class StatementEncoder:
 
     def encode(self, item: StatementItem) -> tuple[StatementIds, bytes]:
         """The statement's ids and its JSONL record (without the newline)."""
-        state = self._side_state(item.side)
-        transform = item.transform
-        digest = state.digest.copy()
-        digest.update(f"{transform}\x1f{item.text}\x1f{'T' if item.label else 'F'}".encode())
+        line = self.record(item)
+        state = self._state
+        assert state is not None  # set by record
         ids = StatementIds(
-            f"{ITEM_ID_VERSION}:{digest.hexdigest()}",
-            state.pair_ids[transform],
+            f"{ITEM_ID_VERSION}:{self._hex}",
+            state.pair_ids[item.transform],
             state.knowledge_point_id,
             state.fact_id,
         )
+        return ids, line
+
+    def record(self, item: StatementItem) -> bytes:
+        """The statement's JSONL record (without the newline), as :meth:`encode` gives it."""
+        state = self._state
+        side = item.side
+        if state is None or state.side is not side:
+            state = self._side_state(side)
+        transform, label, text = item.transform, item.label, item.text
+        digest = state.digest.copy()
+        digest.update(f"{transform}\x1f{text}\x1f{'T' if label else 'F'}".encode())
+        hexed = self._hex = digest.hexdigest()
         f = state.fragments
-        if f is None or type(item.label) is not bool:
-            return ids, dumps(item.to_json(), option=OPT_SORT_KEYS)
+        if f is None or type(label) is not bool:
+            return dumps(item.to_json(), option=OPT_SORT_KEYS)
         model = item.rephrase_model
-        line = b"".join(
+        quoted = self._quoted
+        prototype = item.prototype
+        return b"".join(
             (
-                f[0], b'"', ids.id.encode(), b'"',
-                f[1], _BOOL[item.label],
-                f[2], b'"', ids.pair_id.encode(), b'"',
-                f[3], self._quote(item.prototype),
+                f[0], hexed.encode(),
+                f[1], b"true" if label else b"false",
+                f[2], state.pair_id_bytes[transform],
+                f[3], quoted.get(prototype) or self._quote(prototype),
                 f[4], b"null" if model is None else dumps(model),
-                f[5], dumps(item.text),
-                f[6], self._quote(transform),
+                f[5], dumps(text),
+                f[6], quoted.get(transform) or self._quote(transform),
                 f[7],
             )
         )  # fmt: skip
-        return ids, line
 
 
 @dataclass(frozen=True)

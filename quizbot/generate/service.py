@@ -447,6 +447,7 @@ def write(
     n = 0
     store = generation.request.store
     encoder = StatementEncoder()
+    record = encoder.record  # without storing, the ids are not needed: the records alone
     # Many points: read every point id of the KB once (0.16 s for MedLAMA's 43,647) rather than
     # chunk by chunk by key (0.9 s); few points (HPO --points 30): by key, not all 140,000.
     point_ids = (
@@ -468,12 +469,18 @@ def write(
         known: list[StatementIds | None] = []
         for item in chain(generation.items(), [None]):
             if item is not None:
-                if type(item) is StatementItem:
-                    ids, line = encoder.encode(item)
+                if not store:
+                    lines.append(
+                        record(item)
+                        if type(item) is StatementItem
+                        else dumps(item.to_json(), option=SORT_KEYS)
+                    )
                 else:
-                    ids, line = None, dumps(item.to_json(), option=SORT_KEYS)
-                lines.append(line)
-                if store:
+                    if type(item) is StatementItem:
+                        ids, line = encoder.encode(item)
+                    else:
+                        ids, line = None, dumps(item.to_json(), option=SORT_KEYS)
+                    lines.append(line)
                     buffer.append(item)
                     known.append(ids)
                 if len(lines) < chunk:

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import gc
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
 from quizbot.cli import cli
+from quizbot.generate import service
 
 
 @pytest.fixture
@@ -72,3 +75,35 @@ def test_unknown_kb_and_bad_rephrasing_model_are_clear(runner: CliRunner, tmp_pa
     model = runner.invoke(cli, [*args, "--rephrase", "gpt-4o"])
     assert model.exit_code == 65
     assert "needs a provider prefix" in model.stderr
+
+
+def test_generate_runs_without_the_garbage_collector_and_restores_it(
+    runner: CliRunner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: list[tuple[str, bool]] = []
+    prepare, write = service.prepare, service.write
+
+    def watched_prepare(*args: Any, **kwargs: Any) -> Any:
+        seen.append(("prepare", gc.isenabled()))
+        return prepare(*args, **kwargs)
+
+    def watched_write(*args: Any, **kwargs: Any) -> Any:
+        seen.append(("write", gc.isenabled()))
+        return write(*args, **kwargs)
+
+    monkeypatch.setattr(service, "prepare", watched_prepare)
+    monkeypatch.setattr(service, "write", watched_write)
+    args = ["generate", "--kb", "clinical-core", "--points", "2", "--no-store"]
+    assert gc.isenabled()
+    done = runner.invoke(cli, [*args, "--out", str(tmp_path / "a.jsonl")])
+    assert done.exit_code == 0, done.output
+    assert seen == [("prepare", False), ("write", False)]
+    assert gc.isenabled()  # on again for whatever runs next in this process
+    failed = runner.invoke(cli, [*args, "--relations", "nope", "--out", str(tmp_path / "b.jsonl")])
+    assert failed.exit_code == 65 and gc.isenabled()  # and after a failure too
+    gc.disable()
+    try:  # a caller's choice is kept
+        again = runner.invoke(cli, [*args, "--out", str(tmp_path / "c.jsonl")])
+        assert again.exit_code == 0 and not gc.isenabled()
+    finally:
+        gc.enable()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from orjson import OPT_SORT_KEYS, dumps
@@ -52,11 +52,16 @@ def test_the_encoder_gives_every_statement_its_own_ids_and_record(db: Database) 
     items = _generated(db) + _odd_statements()
     # An order the generator never uses: sides interleaved.
     items += items[:40][::-1]
-    encoder = StatementEncoder()
-    for item in items:
+    encoder, records = StatementEncoder(), StatementEncoder()
+    for n, item in enumerate(items):
         ids, line = encoder.encode(item)
         assert line == dumps(item.to_json(), option=OPT_SORT_KEYS)
         assert ids == (item.id, item.pair_id, item.knowledge_point_id, item.fact_id)
+        # The record alone (what `generate --no-store` writes): on an encoder of its own, and
+        # on one that encodes too, the two calls alternating.
+        assert records.record(item) == line
+        if n % 2:
+            assert encoder.record(item) == line
 
 
 def _stored(db: Database) -> list[tuple[Any, ...]]:
@@ -135,17 +140,24 @@ def test_a_generation_failing_half_way_writes_no_file_and_stores_nothing(
     assert table_counts(db)["item"] == 0
 
 
-def test_write_matches_item_by_item_serialisation(db: Database, tmp_path: Path) -> None:
-    generation = prepare(db, GenerateRequest(kb="clinical-core", points=25, seed=4))
+@pytest.mark.parametrize(
+    ("store", "fmt"), [(True, "statements"), (False, "statements"), (False, "choice")]
+)
+def test_write_matches_item_by_item_serialisation(
+    db: Database, tmp_path: Path, store: bool, fmt: Literal["statements", "choice"]
+) -> None:
+    request = GenerateRequest(kb="clinical-core", points=25, seed=4, store=store, format=fmt)
+    generation = prepare(db, request)
     out = tmp_path / "items.jsonl"
     summary = write(db, generation, out, chunk=64)
     expected = b"".join(
         dumps(i.to_json(), option=OPT_SORT_KEYS) + b"\n" for i in generation.items()
     )
     assert out.read_bytes() == expected
-    assert summary.stored_new == summary.n_items == table_counts(db)["item"]
+    assert summary.n_items == len(expected.splitlines())
+    assert summary.stored_new == table_counts(db)["item"] == (summary.n_items if store else 0)
     plans: list[PointPlan] = generation.plans
-    assert len(plans) == 25
+    assert len(plans) == (25 if fmt == "statements" else 0)
 
 
 def test_many_points_are_linked_by_one_read_of_every_point_id(
