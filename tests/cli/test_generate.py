@@ -95,10 +95,14 @@ def test_generate_runs_without_the_garbage_collector_and_restores_it(
     monkeypatch.setattr(service, "write", watched_write)
     args = ["generate", "--kb", "clinical-core", "--points", "2", "--no-store"]
     assert gc.isenabled()
+    gc.unfreeze()
     done = runner.invoke(cli, [*args, "--out", str(tmp_path / "a.jsonl")])
     assert done.exit_code == 0, done.output
     assert seen == [("prepare", False), ("write", False)]
     assert gc.isenabled()  # on again for whatever runs next in this process
+    # What the command built is frozen, so the collection at interpreter exit skips it.
+    assert gc.get_freeze_count() > 0
+    gc.unfreeze()
     failed = runner.invoke(cli, [*args, "--relations", "nope", "--out", str(tmp_path / "b.jsonl")])
     assert failed.exit_code == 65 and gc.isenabled()  # and after a failure too
     gc.disable()
