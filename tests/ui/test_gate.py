@@ -234,3 +234,27 @@ def test_an_instructor_compares_only_their_own_cohort(db: Database, tmp_path: Pa
     assert identity.scoped_cohort(ctx, asked_by("boss"), None) is None
     with pytest.raises(gr.Error):  # accounts mode: no name, no answer
         identity.scoped_cohort(ctx, asked_by(""), "year-2")
+
+
+def test_gradio_rebuilds_its_monitoring_summary_only_every_so_many_events(app: Any) -> None:
+    """By default Gradio's queue re-summarises its last 10,000 events (pandas) after every event;
+    the served app does it once per ``ANALYTICS_EVERY`` events."""
+    (mounted,) = (r.app for r in app.routes if hasattr(getattr(r, "app", None), "get_blocks"))
+    queue = mounted.get_blocks()._queue
+    records = [
+        {
+            "time": 0.0,
+            "status": "success",
+            "process_time": 0.01,
+            "function": "f",
+            "session_hash": "s",
+        }
+    ]
+    queue.events_recorded = gate.ANALYTICS_EVERY  # enough events: the first call builds it
+    first = queue.compute_analytics_summary(records)
+    assert first["functions"]["f"]["success_rate"] == 1.0
+    records.append({**records[0], "status": "failed"})
+    queue.events_recorded += gate.ANALYTICS_EVERY - 1  # one event short: the summary is kept
+    assert queue.compute_analytics_summary(records) is first
+    queue.events_recorded += 1
+    assert queue.compute_analytics_summary(records)["functions"]["f"]["success_rate"] == 0.5
