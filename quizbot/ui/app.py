@@ -24,6 +24,7 @@ from quizbot.kb.registry import KbListing, kb_listing
 from quizbot.status import DatabaseReport, database_report, may_see_database_details
 from quizbot.ui import admin, ask, assignments, compare, identity, monitor, practice
 from quizbot.ui.context import UiContext
+from quizbot.ui.skips import SkippingBlocks
 from storage import Database
 
 __all__ = [
@@ -104,7 +105,7 @@ def build_app(settings: Settings, db: Database, ctx: UiContext | None = None) ->
     """The quizbot web app for these settings and this database."""
     ctx = ctx or UiContext(settings, db)
     guarded = ctx.accounts_mode()  # restricted tabs start hidden; page load shows the allowed
-    with gr.Blocks(title="quizbot", delete_cache=UPLOAD_CLEANUP) as app:
+    with SkippingBlocks(title="quizbot", delete_cache=UPLOAD_CLEANUP) as app:
         gr.Markdown(
             f"# quizbot {__version__}\n"
             "Medical knowledge practice for students, and knowledge monitoring for language "
