@@ -489,6 +489,9 @@ class Screen:
     keep_state: bool = False  # leave session, question and selection as they were
     answered: Feedback | None = None  # the answer just given: its question may be flagged
     pending: bool = False  # ``question`` waits for the student's "Next" (feedback is showing)
+    # The question in the session's state when the action came (the one answered, or the one
+    # "Next" shows): the controls it cannot have shown are known to be hidden, and End shown.
+    asked: Question | None = None
 
 
 def _data(
@@ -529,7 +532,7 @@ def _controls(screen: Screen) -> list[Any]:
     asking = running and not screen.pending
     statement = asking and q is not None and q.kind == "statement"
     letters = set(answer_letters(q)) if asking and q is not None and q.kind == "choice" else set()
-    return [
+    updates = [
         gr.update(visible=statement),
         gr.update(visible=statement),
         *(gr.update(visible=letter in letters, variant="secondary") for letter in LETTER_BUTTONS),
@@ -539,6 +542,36 @@ def _controls(screen: Screen) -> list[Any]:
         gr.update(visible=running),
         gr.update(visible=running and screen.pending),
     ]
+    return [gr.skip() if same else u for u, same in zip(updates, _unchanged(screen), strict=True)]
+
+
+def _unchanged(screen: Screen) -> list[bool]:
+    """Which of :func:`_controls`' updates would leave the control as it is, in output order.
+
+    Only with ``screen.asked``, the question in the session's state when the action came: the
+    controls that question cannot show (True/False for a multiple-choice one, the letters it
+    has no option for, Submit without letters) are hidden and reset whatever the screen was
+    (its own question, its feedback, a failed action), and End is shown while a session runs.
+    An update hiding them again, or showing End again, changes nothing, so it is skipped
+    (Gradio's postprocessing of an update costs far more than the update does).
+    """
+    same = [False] * (len(LETTER_BUTTONS) + len(_OTHER_CONTROLS))
+    before = screen.asked
+    if before is None or screen.keep_state:
+        return same
+    q = screen.question
+    asking = q is not None and not screen.pending
+    statement = asking and q is not None and q.kind == "statement"
+    letters = set(answer_letters(q)) if asking and q is not None and q.kind == "choice" else set()
+    shown = set(answer_letters(before)) if before.kind == "choice" else set()
+    n = len(LETTER_BUTTONS)
+    if before.kind != "statement" and not statement:
+        same[0] = same[1] = True  # True, False
+    for i, letter in enumerate(LETTER_BUTTONS):
+        same[2 + i] = letter not in shown and letter not in letters
+    same[2 + n] = not shown and not letters  # Submit
+    same[2 + n + 3] = q is not None  # End
+    return same
 
 
 def _flag_controls(screen: Screen) -> list[Any]:
@@ -927,7 +960,7 @@ def submit(
                     keep_state=True,
                 )
             )
-        return _next(ctx, session_id, chat, None, error=user_message(exc))
+        return _next(ctx, session_id, chat, None, error=user_message(exc), asked=question)
     except Exception as exc:
         chat = [*chat, shown, {"role": "assistant", "content": _error_text(exc)}]
         return _outputs(
@@ -938,12 +971,12 @@ def submit(
     feedback = step.feedback
     if feedback.outcome == WITHHELD:  # an exam: stored, acknowledged, nothing revealed
         chat = [*chat, shown, {"role": "assistant", "content": render_receipt(feedback)}]
-        return _next(ctx, session_id, chat, None, step=step)
+        return _next(ctx, session_id, chat, None, step=step, asked=question)
     if feedback.finished and step.view.mode == "exam":  # the review below says it all
         chat = [*chat, shown, {"role": "assistant", "content": render_receipt(feedback)}]
     else:
         chat = [*chat, shown, {"role": "assistant", "content": render_feedback(feedback)}]
-    return _next(ctx, session_id, chat, feedback, hold=True, step=step)
+    return _next(ctx, session_id, chat, feedback, hold=True, step=step, asked=question)
 
 
 def _next(
@@ -955,13 +988,15 @@ def _next(
     error: str | None = None,
     hold: bool = False,
     step: practice.AnswerStep | None = None,
+    asked: Question | None = None,
 ) -> tuple[Any, ...]:
     """The screen after an answer: the summary when nothing is left, else the next question,
     or (``hold``, after feedback) the next question kept back until the student presses Next.
     The JSON's ``question`` is the next question either way, so an API client goes on.
 
     ``step`` is what :func:`quizbot.practice.service.answer_and_next` returned with the
-    answer (read in its transaction); without it (a duplicate answer) it is read here."""
+    answer (read in its transaction); without it (a duplicate answer) it is read here.
+    ``asked`` is the question answered (see :attr:`Screen.asked`)."""
     try:
         if step is not None:
             question, second, view = step.question, step.second, step.view
@@ -1003,6 +1038,7 @@ def _next(
         )
     if error is not None:
         screen.data["error"] = error
+    screen.asked = asked
     return _outputs(screen)
 
 
@@ -1041,6 +1077,7 @@ def show_next(
             session_id=session_id,
             question=question,
             status=_status(view, question.position),
+            asked=question,
         )
     )
 
