@@ -2,7 +2,8 @@
 
 ``import`` validates a whole file before storing anything (exit 65 naming file, line and field;
 65 too when the name is taken); ``list`` shows the sets with their source and licence;
-``export`` writes a set in quizbot's own item JSONL. ``quizbot eval --item-set NAME`` and
+``export`` writes a set in quizbot's own item JSONL or as an lm-evaluation-harness task
+directory. ``quizbot eval --item-set NAME`` and
 ``quizbot assignment create NAME --item-set SET`` use a set.
 """
 
@@ -152,19 +153,46 @@ def list_cmd(app: App, as_json: bool) -> None:
 @items.command("export")
 @click.argument("name")
 @click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["quizbot", "lm-eval"]),
+    default="quizbot",
+    show_default=True,
+    help="quizbot: quizbot's item JSONL (what `quizbot eval --items` reads); lm-eval: an "
+    "lm-evaluation-harness task directory `quizbot_NAME` (README: Interoperability).",
+)
+@click.option(
     "--out",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=click.Path(path_type=Path),
     required=True,
-    help="File to write (quizbot item JSONL, the shape `quizbot eval --items` reads).",
+    help="File to write (quizbot), or a new directory (lm-eval).",
+)
+@click.option(
+    "--idk", is_flag=True, help='lm-eval: offer "I do not know" as `quizbot eval --idk` does.'
 )
 @click.pass_obj
-def export_cmd(app: App, name: str, out: Path) -> None:
-    """Write item set NAME as quizbot's own item JSONL (statements, choice items, their keys)."""
-    from quizbot.analysis.exports import write_atomic
+def export_cmd(app: App, name: str, fmt: str, out: Path, idk: bool) -> None:
+    """Write item set NAME as quizbot's item JSONL or as an lm-evaluation-harness task."""
     from quizbot.generate.item_banks import item_set_items
 
     with database_for(app) as database:
-        _, found = item_set_items(database, name)
+        info, found = item_set_items(database, name)
+    if fmt == "lm-eval":
+        from quizbot.interop.lm_eval import export_task
+
+        task = export_task(found, info.name, out, idk=idk)
+        click.echo(
+            f"wrote task {task} ({len(found)} items) to {out}: "
+            f"lm_eval --include_path {out} --tasks {task} ...",
+            err=True,
+        )
+        return
+    from quizbot.analysis.exports import write_atomic
+
+    if idk:
+        from quizbot.errors import InputError
+
+        raise InputError("--idk is an option of --format lm-eval", field="idk")
     text = "".join(json.dumps(i.to_json(), sort_keys=True) + "\n" for i in found)
     write_atomic(out, text)
     click.echo(f"wrote {len(found)} items to {out}", err=True)
