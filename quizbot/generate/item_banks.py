@@ -597,6 +597,9 @@ _QUIZBOT_FIELDS = {
 }  # fmt: skip
 
 
+_QUIZBOT_WIDTHS = {"relation": 100, "head": 500, "tail": 500, "rephrase_model": 200}
+
+
 def _quizbot(ctx: _Context, value: Any) -> list[Item]:
     """One item of quizbot's own JSONL, checked, moved under the set's knowledge base."""
     record: dict[str, Any] = value
@@ -612,6 +615,9 @@ def _quizbot(ctx: _Context, value: Any) -> list[Item]:
             raise _RowError(key, "is missing")
     for key in ("kb", "relation", "head", "text" if kind == "statement" else "question"):
         _text(record[key], key)
+    for key, most in _QUIZBOT_WIDTHS.items():  # the widths of the item table's columns
+        if isinstance(record.get(key), str) and len(record[key]) > most:
+            raise _RowError(key, f"is longer than {most} characters")
     if not isinstance(record.get("meta", {}), dict):
         raise _RowError("meta", "must be an object")
     try:

@@ -184,11 +184,13 @@ def test_quizbot_items_edited_or_of_another_kind_are_refused(
     edited = {**second, "label": not second["label"]}
     recall = {"kind": "recall", "question": "List the symptoms of gout."}
     no_text = {k: v for k, v in first.items() if k != "text"}
+    long_head = {k: v for k, v in first.items() if k != "id"} | {"head": "h" * 501}
     path = _lines(tmp_path / "bad.jsonl", json.dumps(first), json.dumps(edited),
-                  json.dumps(recall), json.dumps(no_text))  # fmt: skip
+                  json.dumps(recall), json.dumps(no_text), json.dumps(long_head))  # fmt: skip
     done = _import(runner, "quizbot", path, "q")
     assert done.exit_code == 65
     assert f"{path}, line 2, field 'id': does not match the item's content" in done.stderr
     assert f"{path}, line 3, field 'kind': open recall items cannot be an item set" in done.stderr
     assert f"{path}, line 4, field 'text': is missing" in done.stderr
+    assert f"{path}, line 5, field 'head': is longer than 500 characters" in done.stderr
     assert _sets(runner) == []
