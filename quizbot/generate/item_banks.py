@@ -55,9 +55,10 @@ asks: its rows are MCQ rows with an answer to judge.
 Options that repeat a text (compared without case and extra spaces) are kept when they are keyed
 alike: MultifacetEval's MAQ builds several options from one right answer, so 301 of the 795
 test rows repeat a text with the same key (19 more only differ by case). Such items carry
-``meta["repeated_options"]`` (the groups of letters) and the import summary counts them. A
-repeat where one copy is a right answer and the other is not contradicts itself: that row is
-refused, naming both letters.
+``meta["repeated_options"]`` (the groups of letters) and the import summary counts them. The
+very same text (extra spaces aside) as a right answer once and a wrong one another time
+contradicts itself: that row is refused, naming both letters. Options that differ only by case
+and are keyed differently are kept as distinct answers (see :func:`_repeated_options`).
 
 Every string of a row is checked before anything else: a lone surrogate (``"\\ud800"``, not
 Unicode text), a NUL byte or another control character is refused naming the file, the line and
@@ -411,13 +412,20 @@ def _choice(
 
 
 def _repeated_options(options: Sequence[str], keys: Sequence[str], where: str) -> list[list[str]]:
-    """The groups of letters whose options say the same (without case and extra spaces), each
-    keyed alike; :class:`_RowError` naming the letters when one copy is a key and another not."""
-    groups: dict[str, list[str]] = {}
+    """The groups of letters whose options say the same (without case and extra spaces) and are
+    keyed alike; :class:`_RowError` naming the letters when the very same text (extra spaces
+    aside) is a key once and not another time.
+
+    Options that differ only by case and are keyed differently are kept: case can carry the
+    meaning (Rh genotypes ``cCdee``, ``ccDee``, ``cCDEe``: MedQA Mainland ``dev.jsonl`` line 427).
+    """
+    exact: dict[str, list[str]] = {}
+    folded: dict[str, list[str]] = {}
     for letter, option in zip(_LETTERS, options, strict=False):
-        groups.setdefault(" ".join(option.split()).casefold(), []).append(letter)
-    repeats = [letters for letters in groups.values() if len(letters) > 1]
-    for letters in repeats:
+        spaced = " ".join(option.split())
+        exact.setdefault(spaced, []).append(letter)
+        folded.setdefault(spaced.casefold(), []).append(letter)
+    for letters in exact.values():
         right = [letter for letter in letters if letter in keys]
         if right and len(right) != len(letters):
             wrong = [letter for letter in letters if letter not in keys]
@@ -428,7 +436,11 @@ def _repeated_options(options: Sequence[str], keys: Sequence[str], where: str) -
                 f"{', '.join(right)} {'is' if len(right) == 1 else 'are'} a right answer and "
                 f"{', '.join(wrong)} {'is' if len(wrong) == 1 else 'are'} not",
             )
-    return repeats
+    return [
+        letters
+        for letters in folded.values()
+        if len(letters) > 1 and len({letter in keys for letter in letters}) == 1
+    ]
 
 
 def _quote(text: str, limit: int = 60) -> str:

@@ -99,7 +99,7 @@ def test_a_licence_with_a_surrogate_is_refused(runner: CliRunner) -> None:
 def _maq_with_a_contradiction(tmp_path: Path) -> Path:
     rows = json.loads((DATA / "published" / "multifaceteval_maq_test.json").read_text())
     bad = [99, "Question: Which are beta blockers?\n"
-           "Options: A: Atenolol\nB: atenolol\nC: Amlodipine",
+           "Options: A: Atenolol\nB:  Atenolol \nC: Amlodipine",
            "Question: Which are not beta blockers?\nOptions: A: Atenolol\nB: Amlodipine",
            ["A"], ["B"]]  # fmt: skip
     path = tmp_path / "maq.json"

@@ -94,6 +94,12 @@ def test_a_contradictory_repeat_refuses_its_row_and_names_both_letters() -> None
     assert [i.relation for i in bank.items] == ["卫生法规", "medqa"]
 
 
+def test_options_that_differ_only_by_case_and_key_are_distinct_answers() -> None:
+    (item,) = _choices(PUBLISHED / "medqa_mainland_dev.jsonl", "medqa")
+    assert item.options[1:4] == ("cCdee", "ccDee", "cCDEe") and item.answer_keys == ("D",)
+    assert "repeated_options" not in item.meta and _answers_every_key([item]) == 1.0
+
+
 def test_medqa_text_quirks_are_kept_as_published() -> None:
     taiwan = _choices(PUBLISHED / "medqa_taiwan_test.jsonl", "medqa")
     assert "\ue2c6" in taiwan[0].options[0] and "\ue4b6" in taiwan[1].question
