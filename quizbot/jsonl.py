@@ -9,13 +9,13 @@ from typing import Any
 
 from quizbot.errors import InputError
 
-__all__ = ["MAX_DEPTH", "loads", "read_objects"]
+__all__ = ["MAX_DEPTH", "depth", "loads", "read_objects", "read_text"]
 
 MAX_DEPTH = 32
 """How deeply arrays and objects may nest in user JSON: quizbot's own records need 3 or 4."""
 
 
-def _depth(value: Any) -> int:
+def depth(value: Any) -> int:
     """How deeply ``value`` nests (a scalar is 0), walked without recursion."""
     deepest = 0
     stack: list[tuple[Any, int]] = [(value, 0)]
@@ -45,12 +45,29 @@ def loads(text: str, *, path: str | None = None, line: int | None = None) -> Any
         value = None
         too_deep = True
     else:
-        too_deep = _depth(value) > MAX_DEPTH
+        too_deep = depth(value) > MAX_DEPTH
     if too_deep:
         raise InputError(
             f"JSON nested more than {MAX_DEPTH} levels deep", path=path, line=line
         ) from None
     return value
+
+
+def read_text(path: Path) -> str:
+    """The UTF-8 text of a user's file (a byte-order mark tolerated); :class:`InputError`
+    naming the file, and the line of the first byte that is not UTF-8."""
+    label = str(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"cannot read ({exc.strerror or exc})", path=label) from None
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise InputError(
+            f"is not UTF-8 text (byte 0x{data[exc.start]:02x})", path=label, line=line
+        ) from None
 
 
 def read_objects(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -59,10 +76,7 @@ def read_objects(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     Tolerates a UTF-8 byte-order mark. Every line must be a JSON object.
     """
     label = str(path)
-    try:
-        lines = path.read_text(encoding="utf-8-sig").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"cannot read ({exc})", path=label) from None
+    lines = read_text(path).splitlines()
     for number, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue

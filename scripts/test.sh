@@ -3,10 +3,11 @@
 # about 6 minutes once, then pip's wheel cache is used), then lint, type-check and run every test.
 # Tests run on SQLite and, when the local PostgreSQL server answers, on PostgreSQL too
 # (QUIZBOT_REQUIRE_POSTGRES=1 turns a missing server into a failure; CI sets it).
-# QUIZBOT_TEST_EXTRAS=dev skips the local model (its end-to-end test is then skipped).
+# QUIZBOT_TEST_EXTRAS=dev skips the local model and the interop tools (lm-evaluation-harness,
+# Inspect AI; their tests are then skipped unless QUIZBOT_REQUIRE_INTEROP=1, which CI sets).
 # Extra arguments go to pytest, e.g. scripts/test.sh -k migrations
 source "$(dirname "${BASH_SOURCE[0]}")/_env.sh"
-ensure_installed "${QUIZBOT_TEST_EXTRAS:-dev,local}"
+ensure_installed "${QUIZBOT_TEST_EXTRAS:-dev,local,interop}"
 cd "$ROOT"
 
 echo ">> ruff" >&2

@@ -24,6 +24,11 @@ HOMES: dict[str, tuple[str, ...]] = {
     # passwords are hashed in one place
     "argon2": ("quizbot/accounts.py",),
     "litellm": ("quizbot/providers/litellm",),
+    # the interop extra's libraries: only the exported task's scorer loads `datasets`, and
+    # nothing in quizbot imports the harnesses themselves (they read what quizbot writes)
+    "datasets": ("quizbot/interop/lm_eval_task.py",),
+    "lm_eval": ("quizbot/interop/lm_eval_task.py",),
+    "inspect_ai": ("quizbot/interop/lm_eval_task.py",),
 }
 
 

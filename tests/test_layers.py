@@ -47,6 +47,7 @@ COMPONENTS: tuple[tuple[str, int, tuple[str, ...]], ...] = (
     ("analysis", 6, ("quizbot.analysis",)),
     ("practice", 7, ("quizbot.practice",)),
     ("monitoring", 7, ("quizbot.monitoring",)),
+    ("interop", 7, ("quizbot.interop",)),
     ("ui", 8, ("quizbot.ui",)),
     ("server", 9, ("quizbot.server",)),
     ("cli", 10, ("quizbot.cli",)),

@@ -402,6 +402,39 @@ def runs_list(app: App, as_json: bool) -> None:
     click.echo(runs_text(data))
 
 
+@runs.command("export")
+@click.argument("run_id", type=int, metavar="RUN")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["inspect", "jsonl"]),
+    required=True,
+    help="inspect: an Inspect AI eval log (JSON; `inspect view` and read_eval_log open it); "
+    "jsonl: one row per answer, as in `quizbot answers --json`.",
+)
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), required=True,
+              help="File to write (written whole or not at all).")  # fmt: skip
+@click.pass_obj
+def runs_export(app: App, run_id: int, fmt: str, out: Path) -> None:
+    """Export run RUN for other tools: an Inspect AI eval log, or its answers as JSONL."""
+    import json
+
+    from quizbot.analysis.exports import write_atomic
+    from quizbot.interop.inspect_log import answer_rows, eval_log
+
+    with database_for(app) as database:
+        if fmt == "inspect":
+            log = eval_log(database, run_id)
+            text = json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+            what = f"{len(log['samples'])} samples"
+        else:
+            rows = answer_rows(database, run_id)
+            text = "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+            what = f"{len(rows)} answers"
+    write_atomic(out, text)
+    click.echo(f"wrote run {run_id} ({what}) to {out}", err=True)
+
+
 @runs.command("review-reasons")
 @click.argument("run_id", type=int, metavar="RUN")
 @click.option("--sample", "n", type=click.IntRange(min=1, max=500), default=10, show_default=True,

@@ -2,7 +2,8 @@
 
 ``import`` validates a whole file before storing anything (exit 65 naming file, line and field;
 65 too when the name is taken); ``list`` shows the sets with their source and licence;
-``export`` writes a set in quizbot's own item JSONL. ``quizbot eval --item-set NAME`` and
+``export`` writes a set in quizbot's own item JSONL or as an lm-evaluation-harness task
+directory. ``quizbot eval --item-set NAME`` and
 ``quizbot assignment create NAME --item-set SET`` use a set.
 """
 
@@ -27,6 +28,7 @@ FORMAT_CHOICES = (
     "multifaceteval-maq",
     "medqa",
     "ebmqa",
+    "quizbot",
 )
 
 
@@ -53,24 +55,52 @@ def items() -> None:
     "fmt",
     type=click.Choice(FORMAT_CHOICES),
     required=True,
-    help="multifaceteval-mcq/-tfq/-maq: MultifacetEval's JSON lists; medqa: MedQA JSONL; "
-    "ebmqa: quizbot's JSONL for EBMQA-like questions (README).",
+    help="multifaceteval-mcq/-tfq/-maq: MultifacetEval's JSON lists (test, dev, dev_cot); "
+    "medqa: MedQA JSONL; ebmqa: quizbot's JSONL for EBMQA-like questions; quizbot: quizbot's "
+    "own item JSONL (what `generate --out` writes). See the README.",
 )
 @click.argument("path", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--name", required=True, help="Name of the item set (letters, digits, . _ ( ) + -).")
 @click.option(
     "--licence", metavar="TEXT", help="Licence and acknowledgement text, stored with the set."
 )
+@click.option(
+    "--skip-invalid",
+    is_flag=True,
+    help="Import the valid rows and write the others (file, line, field, reason) to --report; "
+    "without it a file with any bad row is refused whole.",
+)
+@click.option(
+    "--report",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="CSV report of the rows --skip-invalid left out (default: NAME.skipped.csv here).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.pass_obj
 def import_cmd(
-    app: App, fmt: str, path: Path, name: str, licence: str | None, as_json: bool
+    app: App,
+    fmt: str,
+    path: Path,
+    name: str,
+    licence: str | None,
+    skip_invalid: bool,
+    report: Path | None,
+    as_json: bool,
 ) -> None:
-    """Import an item bank as item set NAME. A bad file is rejected whole."""
-    from quizbot.generate.item_banks import import_item_set
+    """Import an item bank as item set NAME. A bad file is rejected whole (unless
+    --skip-invalid), and nothing is stored."""
+    from quizbot.errors import InputError
 
+    if report is not None and not skip_invalid:
+        raise InputError("--report is written only with --skip-invalid", field="report")
+    from quizbot.analysis.exports import write_atomic
+    from quizbot.generate.item_banks import check_set_name, import_item_set, skip_report_csv
+
+    report_path = report or Path(f"{check_set_name(name)}.skipped.csv")
     with database_for(app) as database:
-        info, bank = import_item_set(database, path, fmt, name, licence)
+        info, bank = import_item_set(database, path, fmt, name, licence, skip_invalid=skip_invalid)
+    if bank.skipped:
+        write_atomic(report_path, skip_report_csv(path, bank))
     data = {
         **_summary(info),
         "kinds": {
@@ -78,12 +108,22 @@ def import_cmd(
             for kind in sorted({i.kind for i in bank.items})
         },
         "duplicates_skipped": len(bank.duplicates),
+        "repeated_options": bank.repeated_options,
+        "invalid_rows_skipped": len(bank.skipped),
+        "report": str(report_path) if bank.skipped else None,
     }
     if as_json:
         emit_json(data)
         return
-    skipped = f", {len(bank.duplicates)} repeated row(s) skipped" if bank.duplicates else ""
-    click.echo(f"imported {info.n_items} items as item set {info.name!r} ({fmt}{skipped})")
+    notes = []
+    if bank.duplicates:
+        notes.append(f"{len(bank.duplicates)} repeated row(s) skipped")
+    if bank.repeated_options:
+        notes.append(f"{bank.repeated_options} item(s) repeat an option text, keyed alike")
+    if bank.skipped:
+        notes.append(f"{len(bank.skipped)} invalid row(s) left out, listed in {report_path}")
+    extra = f", {'; '.join(notes)}" if notes else ""
+    click.echo(f"imported {info.n_items} items as item set {info.name!r} ({fmt}{extra})")
 
 
 @items.command("list")
@@ -113,19 +153,46 @@ def list_cmd(app: App, as_json: bool) -> None:
 @items.command("export")
 @click.argument("name")
 @click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["quizbot", "lm-eval"]),
+    default="quizbot",
+    show_default=True,
+    help="quizbot: quizbot's item JSONL (what `quizbot eval --items` reads); lm-eval: an "
+    "lm-evaluation-harness task directory `quizbot_NAME` (README: Interoperability).",
+)
+@click.option(
     "--out",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=click.Path(path_type=Path),
     required=True,
-    help="File to write (quizbot item JSONL, the shape `quizbot eval --items` reads).",
+    help="File to write (quizbot), or a new directory (lm-eval).",
+)
+@click.option(
+    "--idk", is_flag=True, help='lm-eval: offer "I do not know" as `quizbot eval --idk` does.'
 )
 @click.pass_obj
-def export_cmd(app: App, name: str, out: Path) -> None:
-    """Write item set NAME as quizbot's own item JSONL (statements, choice items, their keys)."""
-    from quizbot.analysis.exports import write_atomic
+def export_cmd(app: App, name: str, fmt: str, out: Path, idk: bool) -> None:
+    """Write item set NAME as quizbot's item JSONL or as an lm-evaluation-harness task."""
     from quizbot.generate.item_banks import item_set_items
 
     with database_for(app) as database:
-        _, found = item_set_items(database, name)
+        info, found = item_set_items(database, name)
+    if fmt == "lm-eval":
+        from quizbot.interop.lm_eval import export_task
+
+        task = export_task(found, info.name, out, idk=idk)
+        click.echo(
+            f"wrote task {task} ({len(found)} items) to {out}: "
+            f"lm_eval --include_path {out} --tasks {task} ...",
+            err=True,
+        )
+        return
+    from quizbot.analysis.exports import write_atomic
+
+    if idk:
+        from quizbot.errors import InputError
+
+        raise InputError("--idk is an option of --format lm-eval", field="idk")
     text = "".join(json.dumps(i.to_json(), sort_keys=True) + "\n" for i in found)
     write_atomic(out, text)
     click.echo(f"wrote {len(found)} items to {out}", err=True)

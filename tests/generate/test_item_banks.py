@@ -130,7 +130,7 @@ def test_every_problem_of_a_file_is_reported_with_its_line_and_field(tmp_path: P
     assert f"{path}, line 12, field '[2] answer': 'F' is not one of the letters A-B" in text
     assert f"{path}, line 17, field '[1] question': has no 'Options:' part" in text
     assert f"{path}, line 22, field '[0] id'" in text
-    assert f"{path}, line 27: must be a list of 3 values" in text
+    assert f"{path}, line 27: must be a list of 3 or 4 values" in text
 
 
 def test_tfq_labels_of_a_pair_must_disagree(tmp_path: Path) -> None:

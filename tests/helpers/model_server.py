@@ -87,15 +87,19 @@ class Oracle:
         keys = [str(k) for k in item.get("answer_keys", [])]
         options = [str(o) for o in item["options"]]
         after = prompt[prompt.rfind(str(item.get("question", ""))) :]
-        offered: dict[str, str] = {}
+        offered: dict[str, list[str]] = {}  # an option's text -> its letters (texts may repeat)
         for line in after.splitlines():
             found = re.match(r"([A-J])\. (.*)$", line.strip())
-            if found and found.group(2) not in offered:
-                offered[found.group(2)] = found.group(1)
+            if found:
+                offered.setdefault(found.group(2), []).append(found.group(1))
         right = [options[ord(k) - ord("A")] for k in keys]
-        if not all(text in offered for text in right):
-            return keys
-        return sorted(offered[text] for text in right)
+        letters: list[str] = []
+        for text in right:
+            free = [x for x in offered.get(text, []) if x not in letters]
+            if not free:
+                return keys
+            letters.append(free[0])
+        return sorted(letters)
 
     def sdak(self, label: bool, text: str) -> str:
         """An SDAK reply: verdict first and a reason, with ``noise`` as in the module docstring."""
