@@ -16,6 +16,12 @@ from datetime import UTC, date, datetime, time, timedelta
 
 from scipy import stats
 
+from quizbot.analysis.clustered import (
+    MIN_ANSWERS_PER_SIDE,
+    ClusteredTest,
+    cluster_difference,
+    versus_cohort,
+)
 from quizbot.analysis.compare_models import ModelRun, RawTest, adjusted
 from quizbot.analysis.compare_rows import (
     STUDENTS,
@@ -43,6 +49,7 @@ from storage.cohorts import HumanAnswer
 __all__ = [
     "Student",
     "by_relation",
+    "clustered",
     "day_of",
     "distinct_items",
     "first_answers",
@@ -55,6 +62,7 @@ __all__ = [
     "pooled_proportion",
     "score_students",
     "slices",
+    "to_comparison",
     "utc_bounds",
 ]
 
@@ -219,16 +227,28 @@ def model_vs_students(
     pooled = [r for s in students for r in s.records]
     if not pooled:
         return []
-    pooled_by_relation = by_relation(pooled)
     raw: list[RawTest] = []
+    descriptive: list[ComparisonRow] = []
     for m in model_runs:
         if not m.records:
             continue
-        raw.append((STUDENTS, m.label, "overall", "", independent(pooled, m.records)))
-        mine = by_relation(m.records)
-        for relation in sorted(mine.keys() & pooled_by_relation.keys()):
-            comparison = independent(pooled_by_relation[relation], mine[relation])
-            raw.append((STUDENTS, m.label, "relation", relation, comparison))
+        overall = clustered(students, m, None, min_per_side=1)
+        if overall.p_value is None:
+            descriptive.append(
+                ComparisonRow("model_vs_students", STUDENTS, m.label, "overall", "",
+                              to_comparison(overall), None, overall.reason or "")
+            )  # fmt: skip
+        else:
+            raw.append((STUDENTS, m.label, "overall", "", to_comparison(overall)))
+        for relation in sorted({r.relation for r in m.records} & {r.relation for r in pooled}):
+            found = clustered(students, m, relation, min_per_side=MIN_ANSWERS_PER_SIDE)
+            if found.p_value is None:  # too few answers: the figures, without a p-value
+                descriptive.append(
+                    ComparisonRow("model_vs_students", STUDENTS, m.label, "relation", relation,
+                                  to_comparison(found), None, found.reason or "")
+                )  # fmt: skip
+            else:
+                raw.append((STUDENTS, m.label, "relation", relation, to_comparison(found)))
         majority = item_majority(students, {r.item_id for r in m.records})
         paired = compare_runs(majority, m.records)
         if paired.test == "mcnemar_exact":
@@ -238,12 +258,44 @@ def model_vs_students(
                 f"{m.label}: {len(majority)} items with a student majority, fewer than "
                 f"{MIN_SHARED_FOR_MCNEMAR}; no paired test"
             )
-    return adjusted("model_vs_students", raw)
+    return adjusted("model_vs_students", raw) + descriptive
+
+
+def clustered(
+    students: Sequence[Student], m: ModelRun, relation: str | None, *, min_per_side: int
+) -> ClusteredTest:
+    """The model's accuracy against the pooled students', clustered by respondent and item
+    (:func:`quizbot.analysis.clustered.cluster_difference`), overall or on one relation."""
+    rows = [
+        (f"student:{s.name}", r.item_id, r.correct, False)
+        for s in students
+        for r in s.records
+        if relation is None or r.relation == relation
+    ]
+    rows += [
+        ("model", r.item_id, r.correct, True)
+        for r in m.records
+        if relation is None or r.relation == relation
+    ]
+    return cluster_difference(rows, min_per_side=min_per_side)
+
+
+def to_comparison(test: ClusteredTest) -> Comparison:
+    """A clustered test in the shape every comparison row carries (``z`` holds its t)."""
+    low, high = test.interval if test.interval is not None else (None, None)
+    df = "" if test.df is None else f", t with {test.df} df"
+    return Comparison(
+        test="cluster_robust_t", ci_method=f"two-way cluster-robust (respondent, item){df}",
+        n_shared=test.n_items, b01=0, b10=0, n_a=test.n_a, n_b=test.n_b,
+        accuracy_a=test.accuracy_a, accuracy_b=test.accuracy_b, difference=test.difference,
+        difference_low=low, difference_high=high, z=test.t, p_value=test.p_value,
+    )  # fmt: skip
 
 
 def model_percentile(m: ModelRun, students: Sequence[Student], min_items: int) -> PercentileRow:
     model = {r.item_id: r for r in m.records}
     differences: list[int] = []
+    shares: list[float] = []  # the same differences as accuracies (student − model)
     accuracies: list[float] = []
     union: set[str] = set()
     for s in students:
@@ -252,6 +304,7 @@ def model_percentile(m: ModelRun, students: Sequence[Student], min_items: int) -
             continue
         right = sum(r.correct for r in mine)
         differences.append(right - sum(model[r.item_id].correct for r in mine))
+        shares.append(differences[-1] / len(mine))
         accuracies.append(right / len(mine))
         union.update(r.item_id for r in mine)
     if not differences:
@@ -268,6 +321,7 @@ def model_percentile(m: ModelRun, students: Sequence[Student], min_items: int) -
         model_accuracy=model_accuracy,
         percentile_pooled=float(stats.percentileofscore(accuracies, model_accuracy, kind="mean")),
         student_accuracies=tuple(sorted(accuracies)),
+        standing=versus_cohort(shares),
     )
 
 

@@ -12,12 +12,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from quizbot.analysis.clustered import CohortStanding
 from quizbot.analysis.compare_csv import result_csv
 from quizbot.analysis.metrics import Comparison, Proportion
 from quizbot.generate.transforms import TRANSFORMS
 
 __all__ = [
     "STUDENTS",
+    "TEST_NAMES",
     "ComparisonRow",
     "GroupRow",
     "HumansVsModels",
@@ -31,6 +33,12 @@ __all__ = [
 ]
 
 STUDENTS = "students"
+# What each test is called on screen (the JSON keeps the ids in "test").
+TEST_NAMES = {
+    "cluster_robust_t": "difference in accuracy, clustered by respondent and item (t-test)",
+    "mcnemar_exact": "paired on items: McNemar's exact test",
+    "two_proportion_z": "two-proportion z-test (answers taken as independent)",
+}
 Scope = Literal["relation", "transform"]
 _TRANSFORM_ORDER = {t.value: i for i, t in enumerate(TRANSFORMS)}
 
@@ -108,7 +116,23 @@ class ComparisonRow:
     scope: str  # "overall", "relation" or "item_majority"
     key: str  # the relation for scope "relation", else ""
     comparison: Comparison
-    p_adjusted: float  # Benjamini–Hochberg within the family
+    p_adjusted: float | None  # Benjamini–Hochberg within the family; None: figures only
+    reason: str = ""  # why there is no p-value (a sub-group below the minimum), when none
+
+    @property
+    def name(self) -> str:
+        """What the test is, in words (:data:`TEST_NAMES`)."""
+        return TEST_NAMES.get(self.comparison.test, self.comparison.test)
+
+    def direction(self) -> str:
+        """Which side did better, in words ("b higher than a by 12 points", or "no difference")."""
+        d = self.comparison.difference
+        if d is None:
+            return "no figure"
+        if d == 0:
+            return "no difference"
+        word = "higher" if d > 0 else "lower"
+        return f"{self.b} {word} than {self.a} by {abs(d) * 100:.0f} points"
 
     def as_json(self) -> dict[str, Any]:
         """JSON-ready dict: the test's fields plus the adjusted p-value."""
@@ -120,6 +144,9 @@ class ComparisonRow:
             "key": self.key,
             **self.comparison.as_json(),
             "p_adjusted": self.p_adjusted,
+            "name": self.name,
+            "direction": self.direction(),
+            "reason": self.reason or None,
         }
 
 
@@ -137,10 +164,13 @@ class PercentileRow:
     model_accuracy: float | None  # on the union of the counted students' items
     percentile_pooled: float | None
     student_accuracies: tuple[float, ...]  # of the counted students, sorted
+    # The percentile's interval and the one-sample tests on per-student differences.
+    standing: CohortStanding | None = None
 
     def as_json(self) -> dict[str, Any]:
         """JSON-ready dict."""
         return {
+            "standing": None if self.standing is None else self.standing.as_json(),
             "model": self.model,
             "run_id": self.run_id,
             "n_students": self.n_students,

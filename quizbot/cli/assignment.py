@@ -104,6 +104,19 @@ def assignment() -> None:
     is_flag=True,
     help="EBMQA: pass 1 allows 'I do not know', pass 2 asks for a guess on those (exam only).",
 )
+@click.option(
+    "--no-idk",
+    "no_idk",
+    is_flag=True,
+    help='Offer no "I do not know" (students and models alike) [default: offered].',
+)
+@click.option(
+    "--shots",
+    type=click.IntRange(min=0, max=20),
+    default=0,
+    show_default=True,
+    help="Worked examples per question for models (students get none; the results say so).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the assignment as JSON.")
 @click.pass_obj
 def create_cmd(
@@ -122,9 +135,12 @@ def create_cmd(
     opens: str | None,
     closes: str | None,
     two_pass: bool,
+    no_idk: bool,
+    shots: int,
     as_json: bool,
 ) -> None:
-    """Make assignment NAME once: its items are fixed from now on."""
+    """Make assignment NAME once: its items and its protocol (answers offered, instruction,
+    worked examples, passes) are fixed from now on."""
     from quizbot.domain import AssignmentMode
     from quizbot.generate.assignments import AssignmentRequest, make_assignment, parse_moment
 
@@ -153,6 +169,8 @@ def create_cmd(
         opens_at=None if opens is None else parse_moment(opens, "--opens"),
         closes_at=None if closes is None else parse_moment(closes, "--closes"),
         two_pass=two_pass,
+        idk=not no_idk,
+        shots=shots,
     )
     with database_for(app) as database:
         made = make_assignment(database, request, app.settings)

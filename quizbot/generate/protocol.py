@@ -146,6 +146,10 @@ class Protocol:
             return f'True / False / "{I_DO_NOT_KNOW}" (multiple choice: the options and it)'
         return f'True / False, no "{I_DO_NOT_KNOW}" (multiple choice: the options only)'
 
+    def instruction_name(self) -> str:
+        """The instruction in words, e.g. "the PretexEval question"."""
+        return _INSTRUCTION_NAMES[self.instruction]
+
     def instruction_texts(self) -> dict[str, str]:
         """The instruction of each kind of question, as the model reads it."""
         if self.instruction == "sdak":

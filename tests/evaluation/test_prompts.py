@@ -143,8 +143,7 @@ def test_idk_changes_only_the_question_not_the_demonstrations() -> None:
     demo = stmt("Ibuprofen", "fever", text="Ibuprofen treats fever.")
     prompt = build_prompt(ASKED, demonstrations=(demo,), idk=True)
     assert prompt.text == (
-        f"Ibuprofen treats fever, {TF}\nAnswer: True\n\n"
-        f"Aspirin treats headache, {TF_IDK}\nAnswer:"
+        f"Ibuprofen treats fever, {TF}\nAnswer: True\n\nAspirin treats headache, {TF_IDK}\nAnswer:"
     )
     chat = build_prompt(ASKED, demonstrations=(demo,), idk=True, style="chat")
     assert [m["content"] for m in chat.messages] == [
@@ -359,4 +358,6 @@ def test_generated_statements_get_k_shot_prompts_from_a_separate_pool() -> None:
         assert prompt.text.endswith(f"{statement_clause(item.text)}, {TF}\nAnswer:")
         assert prompt.text.count("\nAnswer: ") == 5
         shown = prompt.text.split("\n\n")[:-1]
-        assert not any(statement_clause(e.text) + ", " in block for e in evaluated for block in shown)
+        assert not any(
+            statement_clause(e.text) + ", " in block for e in evaluated for block in shown
+        )
