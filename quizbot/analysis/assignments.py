@@ -329,4 +329,10 @@ def _recall_results(db: Database, assignment: Assignment) -> dict[str, Any]:
         "students_pooled": pooled_row,
         "model_tests": [],
         "notes": notes,
+        "protocol": Protocol.of_assignment(assignment.config).as_json(),
+        "other_protocol_runs": [],
+        "retired": [],
+        "items": [],  # item analysis covers true/false and multiple-choice items
+        "reliability": {"kr20": None},
+        "headline": [],
     }

@@ -36,20 +36,19 @@ Groups and figures
     so they are somewhat too narrow.
 
 Tests (difference = b − a; positive means the model did better)
-    Model vs students, per model:
-      * ``overall`` and one per shared ``relation``: two-proportion z-test of the model's
-        accuracy against the pooled students' accuracy, with Newcombe's interval for the
-        difference. It runs through :func:`~quizbot.analysis.metrics.compare_runs` with the two
-        samples
-        given disjoint keys, which makes compare_runs use its independent-samples test. The
-        samples share items, so independence is an approximation.
-      * ``item_majority``: a paired test on shared items. Per item, the students' majority
+    Model vs students, per model (answers of one student are correlated, and so are answers to
+    one item, so none of these treats the pooled answers as independent trials):
+      * ``overall``: the difference in accuracy with a two-way cluster-robust t-test, clustered
+        by respondent and by item (:func:`quizbot.analysis.clustered.cluster_difference`).
+      * one per shared ``relation``: the same test, only where each side has at least
+        :data:`~quizbot.analysis.clustered.MIN_ANSWERS_PER_SIDE` answers; below that the row
+        carries the figures and the reason, with no p-value (``p_adjusted`` None).
+      * ``item_majority``: an item-level paired comparison. Per item, the students' majority
         verdict (more than half of the students who answered it were right; items where exactly
         half were right are left out) is paired with the model's answer, and McNemar's exact
-        test compares the two (compare_runs on the paired records). McNemar needs both answers
-        to come from the same "respondent pair"; the majority vote turns the cohort into one
-        such respondent per item. It is reported only with at least
-        :data:`~quizbot.analysis.metrics.MIN_SHARED_FOR_MCNEMAR` usable items.
+        test compares the two (compare_runs on the paired records). It is reported only with
+        at least :data:`~quizbot.analysis.metrics.MIN_SHARED_FOR_MCNEMAR` usable items.
+    Each row says what it is in words (``name``) and which side did better (``direction()``).
     Model vs model, per pair: compare_runs on their answers (McNemar's exact test on shared
     items, or its two-proportion fallback when fewer are shared).
     Each of the two tables is one family: its p-values are adjusted together with
@@ -63,8 +62,10 @@ Percentile of a model within the cohort
     items that student answered, and the model's percentile is the share of students it beats,
     ties counting half (``scipy.stats.percentileofscore(kind="mean")`` of 0 among the
     differences student − model in correct answers). Matching removes the bias of students
-    having drawn easier or harder items. ``percentile_pooled`` is the simpler variant: the
-    model's accuracy on the union of those students' items, ranked among the students'
+    having drawn easier or harder items. ``standing`` adds the percentile's Wilson interval and
+    the one-sample t-test and Wilcoxon signed-rank test on the per-student differences
+    (:func:`quizbot.analysis.clustered.versus_cohort`). ``percentile_pooled`` is the simpler
+    variant: the model's accuracy on the union of those students' items, ranked among the students'
     accuracies the same way.
 
 Open recall items
