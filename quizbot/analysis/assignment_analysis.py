@@ -28,6 +28,7 @@ __all__ = [
     "ItemAnalysis",
     "headline",
     "item_analysis",
+    "protocol_notes",
     "protocol_runs",
     "respondent_answers",
     "retired_json",
@@ -102,6 +103,23 @@ def run_protocol(protocol: Protocol, config: Mapping[str, Any] | None) -> dict[s
     mine = Protocol.of_run(config or {})
     differs = protocol.differences(mine)
     return {**mine.as_json(), "matches": not differs, "differences": differs}
+
+
+def protocol_notes(protocol: Protocol, retired: Sequence[AssignmentRetiredItem]) -> list[str]:
+    """What the results say about retired items and about worked examples models were shown."""
+    notes = [
+        f"retired from scoring: item {r.item_id}"
+        + (f" ({r.reason})" if r.reason else "")
+        + (f" by {r.retired_by}" if r.retired_by else "")
+        + f" on {r.retired_at:%Y-%m-%d}; every figure is scored without it"
+        for r in retired
+    ]
+    if protocol.shots:
+        notes.append(
+            f"models were shown {protocol.shots} worked example(s) per question, students none "
+            "(the assignment's protocol)"
+        )
+    return notes
 
 
 def retired_json(r: AssignmentRetiredItem) -> dict[str, Any]:

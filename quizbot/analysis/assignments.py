@@ -44,6 +44,7 @@ from typing import Any
 from quizbot.analysis.assignment_analysis import (
     headline,
     item_analysis,
+    protocol_notes,
     protocol_runs,
     retired_json,
     run_protocol,
@@ -207,19 +208,7 @@ def assignment_results(db: Database, name: str) -> dict[str, Any]:
         )
     students = [g.as_json() for g in result.groups if g.kind == "students"]
     analysis = item_analysis(db, assignment, runs, retired_ids)
-    notes = list(result.notes)
-    notes += [
-        f"retired from scoring: item {r.item_id}"
-        + (f" ({r.reason})" if r.reason else "")
-        + (f" by {r.retired_by}" if r.retired_by else "")
-        + f" on {r.retired_at:%Y-%m-%d}; every figure is scored without it"
-        for r in retired
-    ]
-    if protocol.shots:
-        notes.append(
-            f"models were shown {protocol.shots} worked example(s) per question, students none "
-            "(the assignment's protocol)"
-        )
+    notes = [*result.notes, *protocol_notes(protocol, retired)]
     return {
         "assignment": assignment.name,
         "kb": assignment.kb_name,

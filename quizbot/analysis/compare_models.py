@@ -39,8 +39,27 @@ __all__ = [
     "model_runs",
     "model_vs_model",
     "no_models_note",
+    "run_choices",
     "select_runs",
 ]
+
+
+RUNS_OFFERED = 10  # per model, in the run picker: its most recent completed runs
+
+
+def run_choices(db: Database, models: Sequence[str] = ()) -> list[tuple[str, int]]:
+    """(label, run id) of each model's most recent completed runs, for a run picker: "model ·
+    run 12 'name' · 80 items · finished 2026-11-20". ``models`` empty: every comparable model."""
+    out: list[tuple[str, int]] = []
+    for model in list(dict.fromkeys(models)) or comparable_models(db):
+        for run in completed_runs(db, model)[:RUNS_OFFERED]:
+            assert run.id is not None
+            named = f" {run.name!r}" if run.name else ""
+            when = run.finished_at or run.created_at
+            out.append(
+                (f"{model} · run {run.id}{named} · {run.n_items} items · {when:%Y-%m-%d}", run.id)
+            )
+    return out
 
 
 def comparable_models(db: Database) -> list[str]:

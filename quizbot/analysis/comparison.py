@@ -116,6 +116,7 @@ from quizbot.analysis.compare_models import (
     model_runs,
     model_vs_model,
     no_models_note,
+    run_choices,
     select_runs,
 )
 from quizbot.analysis.compare_recall import (
@@ -162,6 +163,7 @@ __all__ = [
     "cohorts",
     "comparable_models",
     "compare",
+    "run_choices",
 ]
 
 DEFAULT_MIN_ITEMS = 5

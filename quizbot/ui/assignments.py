@@ -233,8 +233,10 @@ def render_results(results: Mapping[str, Any]) -> str:
         lines.append("| " + " | ".join(cells) + " |")
     if not results["respondents"]:
         lines.append("| (nobody has answered yet) |" + " |" * (len(header) - 1))
-    tests = [(r["name"], t) for r in results["respondents"] for t in r.get("tests", [])]
-    tests += [(t["b"], t) for t in results.get("model_tests", [])]
+    every = [(r["name"], t) for r in results["respondents"] for t in r.get("tests", [])]
+    every += [(t["b"], t) for t in results.get("model_tests", [])]
+    tests = [(m, t) for m, t in every if t.get("p_value") is not None]
+    figures_only = [(m, t) for m, t in every if t.get("p_value") is None]
     lines += ["", "#### Tests", ""]
     lines += _standing_lines(results)
     if tests:
@@ -264,6 +266,7 @@ def render_results(results: Mapping[str, Any]) -> str:
         )
     else:
         lines.append("No tests yet: they need students and at least one model.")
+    lines += _figures_only(figures_only)
     lines += _apart_lines(results)
     lines += render_item_analysis(results)
     if results.get("format") == "recall":
@@ -313,6 +316,20 @@ def _standing_lines(results: Mapping[str, Any]) -> list[str]:
     return [*lines, ""] if lines else []
 
 
+def _figures_only(rows: Sequence[tuple[str, Mapping[str, Any]]]) -> list[str]:
+    """Sub-groups below the minimum: their figures and the reason, no p-value."""
+    if not rows:
+        return []
+    lines = ["", "Sub-groups below the minimum (figures only, no test):", ""]
+    for model, t in rows:
+        scope = t["scope"] + (f": {t['key']}" if t.get("key") else "")
+        lines.append(
+            f"* {_cell(str(model))} vs {_cell(str(t['a']))}, {_cell(scope)}: "
+            f"{_cell(str(t.get('direction', '')))} ({_cell(str(t.get('reason') or ''))})"
+        )
+    return lines
+
+
 def _apart_lines(results: Mapping[str, Any]) -> list[str]:
     apart = results.get("other_protocol_runs") or []
     if not apart:
@@ -324,6 +341,11 @@ def _apart_lines(results: Mapping[str, Any]) -> list[str]:
             + "; ".join(md_escape(str(w)) for w in run["why"])
         )
     return lines
+
+
+def _short(item_id: str) -> str:
+    """An item id short enough for a table cell (the full id is in the exports and the JSON)."""
+    return item_id if len(item_id) <= 16 else item_id[:15] + "…"
 
 
 def _share(value: Any) -> str:
@@ -362,7 +384,7 @@ def render_item_analysis(results: Mapping[str, Any]) -> list[str]:
         if row.get("retired"):
             flag = (flag + " · " if flag else "") + "retired from scoring"
         lines.append(
-            f"| {row['position']} | `{row['id']}` | {difficulty} | {discrimination} "
+            f"| {row['position']} | `{_short(row['id'])}` | {difficulty} | {discrimination} "
             f"| {_share(row['idk_share'])} | {_cell(options)} | {flag} |"
         )
     return lines
@@ -717,7 +739,7 @@ def item_choices(results: Mapping[str, Any]) -> list[tuple[str, str]]:
     counted.sort(key=lambda row: (not row.get("flag"), row["position"]))
     return [
         (
-            f"{row['position']}. {row['id']}"
+            f"{row['position']}. {_short(row['id'])}"
             + (" — negative discrimination" if row.get("flag") else ""),
             row["id"],
         )
