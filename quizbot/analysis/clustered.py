@@ -15,11 +15,17 @@ Two questions, two methods:
   accuracy (b − a) gets a two-way cluster-robust variance, clustered by respondent AND by item
   (Cameron, Gelbach and Miller; statsmodels ``cov_type="cluster"`` with both groupings and its
   small-sample correction), and a t reference with ``G − 1`` degrees of freedom, ``G`` the smaller
-  number of clusters. Answers of one student share that student's ability and answers to one item
-  share its difficulty; this variance lets both be correlated, so three students' 24 answers no
-  longer count as 24 independent trials. It is run only when each side has at least
-  :data:`MIN_ANSWERS_PER_SIDE` answers and there are at least :data:`MIN_CLUSTERS` items;
-  otherwise the figures are shown without a p-value (:attr:`ClusteredTest.reason`).
+  number of clusters. The largest of three variances is used: the two-way one and the one-way
+  ones by respondent and by item (each with its own ``G − 1``). A model is a single respondent,
+  and the dummy that separates it fits its mean exactly, so the two-way formula (by respondent
+  plus by item minus by answer) subtracts the model's own item-level variance without adding it
+  back: it can come out far below the by-item variance, or negative. Taking the largest keeps
+  the test from claiming more certainty than either clustering allows. Answers of one student
+  share that student's ability and answers to one item share its difficulty; these variances let
+  both be correlated, so three students' 24 answers no longer count as 24 independent trials. It
+  is run only when each side has at least :data:`MIN_ANSWERS_PER_SIDE` answers and there are at
+  least :data:`MIN_CLUSTERS` items; otherwise the figures are shown without a p-value
+  (:attr:`ClusteredTest.reason`).
 """
 
 from __future__ import annotations
@@ -217,17 +223,14 @@ def cluster_difference(
     if float(np.var(y)) == 0.0:
         return _untested("every answer is alike (all right or all wrong): nothing to test")
     model = sm.OLS(y, design)
-    fit = model.fit(cov_type="cluster", cov_kwds={"groups": groups}, use_t=True)
-    se = float(fit.bse[1])
-    if not math.isfinite(se) or se <= 0:  # two-way can come out negative with few clusters:
-        one_way = [  # then the larger one-way variance (Cameron, Gelbach and Miller's advice)
-            model.fit(cov_type="cluster", cov_kwds={"groups": groups[:, c]}, use_t=True)
-            for c in (0, 1)
-        ]
-        fit = max(one_way, key=lambda f: float(f.bse[1]) if math.isfinite(f.bse[1]) else -1.0)
-        se = float(fit.bse[1])
-        if not math.isfinite(se) or se <= 0:
-            return _untested("the clustered variance is not positive with so few clusters")
+    fits = [
+        model.fit(cov_type="cluster", cov_kwds={"groups": g}, use_t=True)
+        for g in (groups, groups[:, 0], groups[:, 1])  # both; by respondent; by item
+    ]
+    usable = [f for f in fits if math.isfinite(float(f.bse[1])) and float(f.bse[1]) > 0]
+    if not usable:
+        return _untested("the clustered variance is not positive with so few clusters")
+    fit = max(usable, key=lambda f: float(f.bse[1]))
     df = int(fit.df_resid_inference)
     low, high = (float(v) for v in fit.conf_int(alpha=0.05)[1])
     return ClusteredTest(

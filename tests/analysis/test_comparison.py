@@ -94,7 +94,7 @@ def hand_z_p(k_a: int, n_a: int, k_b: int, n_b: int) -> float:
 
 def hand_cluster(model: str) -> tuple[float, float]:
     """Model − students' accuracy and its p by statsmodels, clustered by respondent and item
-    (the larger one-way variance when the two-way one is not positive)."""
+    (the largest of the two-way, by-respondent and by-item variances)."""
     import numpy as np
     import statsmodels.api as sm
 
@@ -108,11 +108,10 @@ def hand_cluster(model: str) -> tuple[float, float]:
                 what.append(j)
     ols = sm.OLS(np.array(y), sm.add_constant(np.array(group)))
     fit = ols.fit(cov_type="cluster", cov_kwds={"groups": np.column_stack([who, what])}, use_t=True)
-    if not np.isfinite(fit.bse[1]) or fit.bse[1] <= 0:
-        fits = [
-            ols.fit(cov_type="cluster", cov_kwds={"groups": g}, use_t=True) for g in (who, what)
-        ]
-        fit = max(fits, key=lambda f: f.bse[1] if np.isfinite(f.bse[1]) else -1.0)
+    fits = [fit] + [
+        ols.fit(cov_type="cluster", cov_kwds={"groups": g}, use_t=True) for g in (who, what)
+    ]
+    fit = max(fits, key=lambda f: f.bse[1] if np.isfinite(f.bse[1]) else -1.0)  # the largest
     return float(fit.params[1]), float(fit.pvalues[1])
 
 
