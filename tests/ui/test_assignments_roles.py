@@ -35,6 +35,7 @@ from quizbot.ui.app import build_app
 from quizbot.ui.context import UiContext
 from storage import Database
 from storage.assignments import assignment_sessions, find_assignment, list_assignments
+from storage.review import assignment_retired
 from storage.sessions import find_respondent
 
 PASSWORD = "a long enough password"
@@ -127,12 +128,12 @@ def test_the_handlers_keep_an_instructor_to_their_cohort(
     assert list(frame["assignment"]) == ["one"] and "year-1" in note
     assert [value for _, value in dropdown.choices] == ["one"]
     # results of one's own: its student; of another cohort's: refused, nothing of it shown
-    page, items = show(False, "one", kim, kim)
+    page, items, _ = show(False, "one", kim, kim)
     assert "| ann |" in page and "student **ann**" in items
-    page, items = show(False, "two", kim, kim)
+    page, items, _ = show(False, "two", kim, kim)
     assert "no assignment 'two' among yours" in page and "bob" not in page + str(items)
     # raw calls claiming admin rights change nothing
-    page, _ = show(True, "open", kim, kim)
+    page, _, _ = show(True, "open", kim, kim)
     assert "no assignment 'open'" in page and "cy" not in page
     # creating: always for the instructor's cohort, whatever the form says; audit-logged
     form = [FORM[k] for k in ("kb", "points", "fmt", "mode")]
@@ -148,6 +149,18 @@ def test_the_handlers_keep_an_instructor_to_their_cohort(
     assert {r["respondent"] for r in rows if r["record"] == "respondent"} == {"ann"}
     note, file = export(False, "two", kim, kim)
     assert "no assignment 'two'" in note and file == gr.skip()
+    # retiring an item: only in one's own cohort's assignments, audit-logged
+    retire = _handler(app, "qb-assign-retire")
+    (two,) = [a for a in list_assignments(school.db) if a.name == "two"]
+    note, page, _ = retire(False, "two", two.item_ids[0], "bad", kim, kim)
+    assert "no assignment 'two' among yours" in note and page == gr.skip()
+    assert assignment_retired(school.db, two.id) == []
+    (one,) = [a for a in list_assignments(school.db) if a.name == "one"]
+    note, page, _ = retire(False, "one", one.item_ids[0], "bad key", kim, kim)
+    assert "Retired" in note and f"retired from scoring: item {one.item_ids[0]}" in page
+    assert [r.item_id for r in assignment_retired(school.db, one.id)] == [one.item_ids[0]]
+    log = accounts.audit_log(school.db, actor="kim")
+    assert any(e.action == "assignment.retire_item" and e.target == "one" for e in log)
     # a student is refused by the role guard before any of it runs
     stu = _by("stu")
     for fn, args in [(show, (True, "one")), (refresh, (True, None))]:
@@ -182,7 +195,7 @@ def test_local_mode_keeps_the_admin_login(db: Database, tmp_path: Path) -> None:
     make = _handler(app, "qb-assign-create")
     anyone = SimpleNamespace(username=None)
     assert show(False, "one", anyone, anyone)[0] == tab.NOT_ADMIN
-    page, _ = show(True, "one", anyone, anyone)
+    page, _, _ = show(True, "one", anyone, anyone)
     assert page.startswith("### one")
     form = [FORM[k] for k in ("kb", "points", "fmt", "mode")]
     assert make(False, "x", *form, "", "", "", False, False, anyone, anyone) == tab.NOT_ADMIN
