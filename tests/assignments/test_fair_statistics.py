@@ -186,3 +186,27 @@ def test_results_statistics_equal_the_hand_figures(runner: CliRunner, database_u
     # Every respondent answered under the assignment's protocol, "I do not know" offered.
     assert results["protocol"]["idk"] is True
     assert all(r["protocol"]["matches"] for r in results["respondents"])
+
+
+def test_retiring_an_item_rescores_and_says_so(runner: CliRunner, database_url: str) -> None:
+    order, table = _setup(runner, database_url)
+    gone = order[0]
+    done = runner.invoke(cli, ["assignment", "retire", "fair", gone, "--reason", "ambiguous"])
+    assert done.exit_code == 0, done.output
+    results = _invoke(runner, "assignment", "results", "fair", "--json")
+    assert [r["item_id"] for r in results["retired"]] == [gone]
+    assert any(f"retired from scoring: item {gone} (ambiguous)" in n for n in results["notes"])
+    for r in results["respondents"]:
+        right = sum(table[r["name"]][1:])
+        assert (r["metrics"]["accuracy"]["k"], r["metrics"]["accuracy"]["n"]) == (right, 7)
+    kept = np.array([table[r][1:] for r in [*TABLE, *MODELS]], float)
+    p_j = kept.mean(axis=0)
+    kr20 = 7 / 6 * (1 - (p_j * (1 - p_j)).sum() / kept.sum(axis=1).var())
+    assert results["reliability"]["kr20"] == pytest.approx(kr20)
+    (row,) = [r for r in results["item_analysis"]["items"] if r["id"] == gone]
+    assert row["retired"] is True
+    restored = runner.invoke(cli, ["assignment", "retire", "fair", gone, "--restore"])
+    assert restored.exit_code == 0 and "counts again" in restored.output
+    assert _invoke(runner, "assignment", "results", "fair", "--json")["retired"] == []
+    unknown = runner.invoke(cli, ["assignment", "retire", "fair", "i1:nope"])
+    assert unknown.exit_code == 66 and "not one of the assignment's items" in unknown.output
