@@ -19,7 +19,8 @@ The panel:
 
 * **Assignments**: every assignment (name, knowledge base, items, mode, two-pass, cohort, window).
 * **Create**: name, knowledge base, number of facts, format, mode, cohort, window (ISO dates),
-  all variants, two-pass; made by :func:`quizbot.generate.assignments.make_assignment`, the same
+  all variants, two-pass, and the protocol ("I do not know" offered or not, worked examples
+  for models); made by :func:`quizbot.generate.assignments.make_assignment`, the same
   as ``quizbot assignment create``.
 * **Results**: for the chosen assignment, :func:`quizbot.analysis.assignments.assignment_results`
   (the figures of ``quizbot assignment results --json``): every respondent with accuracy, answer
@@ -487,6 +488,8 @@ def create(
     closes: str,
     all_variants: bool,
     two_pass: bool,
+    idk: bool = True,
+    shots: float | None = 0,
 ) -> Assignment:
     """Make an assignment from the form's values (user errors as :class:`QuizbotError`)."""
     chosen_mode = AssignmentMode(mode or ("exam" if two_pass else "practice"))
@@ -507,6 +510,8 @@ def create(
         opens_at=parse_moment(opens, "opens") if opens and opens.strip() else None,
         closes_at=parse_moment(closes, "closes") if closes and closes.strip() else None,
         two_pass=bool(two_pass),
+        idk=bool(idk),
+        shots=int(shots or 0),
     )
     return make_assignment(ctx.db, request, ctx.settings)
 
@@ -589,6 +594,19 @@ def build(ctx: UiContext, is_admin: gr.State) -> list[Any]:
                 closes = gr.Textbox(label="Closes (ISO, UTC; optional)", elem_id="qb-assign-closes")
                 all_variants = gr.Checkbox(label="All 8 variants", elem_id="qb-assign-all")
                 two_pass = gr.Checkbox(label="Two-pass (EBMQA)", elem_id="qb-assign-two-pass")
+            with gr.Row():
+                offer_idk = gr.Checkbox(
+                    value=True,
+                    label='Offer "I do not know" (students and models alike)',
+                    elem_id="qb-assign-idk",
+                )
+                shots = gr.Number(
+                    value=0,
+                    precision=0,
+                    minimum=0,
+                    label="Worked examples per question for models (students get none)",
+                    elem_id="qb-assign-shots",
+                )
             make = gr.Button("Create", variant="primary", elem_id="qb-assign-create")
             made = gr.Markdown(elem_id="qb-assign-create-result")
         with gr.Row():
@@ -661,6 +679,8 @@ def build(ctx: UiContext, is_admin: gr.State) -> list[Any]:
         end: str | None,
         every: bool,
         two: bool,
+        idk: bool,
+        examples: float | None,
         request: gr.Request,
     ) -> str:
         who = manager(ctx, admin, request)
@@ -672,7 +692,8 @@ def build(ctx: UiContext, is_admin: gr.State) -> list[Any]:
             group = who.cohort
         done = create(
             ctx, name=name, kb=kb_name, points=n, fmt=form, mode=how, cohort=group or "",
-            opens=start or "", closes=end or "", all_variants=every, two_pass=two,
+            opens=start or "", closes=end or "", all_variants=every, two_pass=two, idk=idk,
+            shots=examples,
         )  # fmt: skip
         accounts.record_action(
             ctx.db, who.name, "assignment.create", done.name,
@@ -717,7 +738,8 @@ def build(ctx: UiContext, is_admin: gr.State) -> list[Any]:
     is_admin.change(_list, [is_admin, chosen], list_outputs, api_visibility="private")
     gr.on(None, _opened, outputs=[intro, panel, cohort, *list_outputs], api_visibility="private")
     refresh.click(_list, [is_admin, chosen], list_outputs, api_visibility="private")
-    form = [new_name, kb, points, fmt, mode, cohort, opens, closes, all_variants, two_pass]
+    form = [new_name, kb, points, fmt, mode, cohort, opens, closes, all_variants, two_pass,
+            offer_idk, shots]  # fmt: skip
     make.click(_create, [is_admin, *form], [made], api_visibility="private").then(
         _list, [is_admin, new_name], list_outputs, api_visibility="private"
     )

@@ -137,7 +137,7 @@ def test_the_handlers_keep_an_instructor_to_their_cohort(
     assert "no assignment 'open'" in page and "cy" not in page
     # creating: always for the instructor's cohort, whatever the form says; audit-logged
     form = [FORM[k] for k in ("kb", "points", "fmt", "mode")]
-    done = make(False, "wk-kim", *form, "year-2", "", "", False, False, kim, kim)
+    done = make(False, "wk-kim", *form, "year-2", "", "", False, False, True, 0, kim, kim)
     assert "Created **wk-kim** for cohort year-1" in done
     (made,) = [a for a in list_assignments(school.db) if a.name == "wk-kim"]
     assert made.cohort == "year-1"
@@ -182,7 +182,7 @@ def test_an_instructor_without_a_cohort_can_make_nothing(school: UiContext) -> N
     make = _handler(app, "qb-assign-create")
     form = [FORM[k] for k in ("kb", "points", "fmt", "mode")]
     ned = _by("ned")
-    done = make(False, "wk-ned", *form, "year-1", "", "", False, False, ned, ned)
+    done = make(False, "wk-ned", *form, "year-1", "", "", False, False, True, 0, ned, ned)
     assert "no cohort" in done
     assert "wk-ned" not in [a.name for a in list_assignments(school.db)]
 
@@ -198,8 +198,10 @@ def test_local_mode_keeps_the_admin_login(db: Database, tmp_path: Path) -> None:
     page, _, _ = show(True, "one", anyone, anyone)
     assert page.startswith("### one")
     form = [FORM[k] for k in ("kb", "points", "fmt", "mode")]
-    assert make(False, "x", *form, "", "", "", False, False, anyone, anyone) == tab.NOT_ADMIN
-    done = make(True, "two", *form, "year-2", "", "", False, False, anyone, anyone)
+    assert make(False, "x", *form, "", "", "", False, False, True, 0, anyone, anyone) == (
+        tab.NOT_ADMIN
+    )
+    done = make(True, "two", *form, "year-2", "", "", False, False, True, 0, anyone, anyone)
     assert "for cohort year-2" in done
     assert [a.cohort for a in list_assignments(db)] == ["year-1", "year-2"]
 
