@@ -391,6 +391,18 @@ class RetiredItem:
 
 
 @dataclass(frozen=True, slots=True)
+class AssignmentRetiredItem:
+    """An item left out of one assignment's scoring; its answers are kept."""
+
+    id: int
+    assignment_id: int
+    item_id: str
+    reason: str
+    retired_by: str
+    retired_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
 class Assignment:
     """A fixed set of items put to students and models alike (``item_ids`` in order).
 

@@ -542,6 +542,26 @@ class AssignmentItemRow(SQLModel, table=True):
     item_id: str = Field(foreign_key="item.id", ondelete="RESTRICT", max_length=80, index=True)
 
 
+class AssignmentRetiredItemRow(SQLModel, table=True):
+    """An item left out of one assignment's scoring (its answers are kept and still shown).
+
+    Unlike ``retired_items`` (never asked again anywhere) this concerns one assignment's results
+    only: an instructor drops an item that does not work there (e.g. negative discrimination).
+    """
+
+    __tablename__ = "assignment_retired_items"
+    __table_args__ = (
+        UniqueConstraint("assignment_id", "item_id", name="uq_assignment_retired_item"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    assignment_id: int = Field(foreign_key="assignments.id", ondelete="CASCADE", index=True)
+    item_id: str = Field(foreign_key="item.id", ondelete="CASCADE", max_length=80)
+    reason: str = Field(default="", sa_type=Text)
+    retired_by: str = Field(default="", max_length=200)
+    retired_at: datetime = _created()
+
+
 # --------------------------------------------------------------------------------------------
 # Item sets (item banks from elsewhere)
 

@@ -2,7 +2,10 @@
 
 People flag a question they have just answered (:func:`create_flag`); a reviewer decides about the
 flagged item (:func:`decide_item`), which in one transaction records the KB overrides and the
-retirement the decision implies and closes every open flag on that item. Overrides also arrive in
+retirement the decision implies and closes every open flag on that item. An instructor may also
+retire an item from one assignment's scoring only (:func:`retire_from_assignment`,
+``assignment_retired_items``): the same idea (the answers stay, the item no longer counts) for
+one set of results. Overrides also arrive in
 bulk from a clinician's review file (:func:`add_overrides`). Like :mod:`storage.repo`, every
 function runs one transaction, takes plain values and returns the frozen records of
 :mod:`quizbot.domain` (:class:`~quizbot.domain.ItemFlag`, :class:`~quizbot.domain.KbOverride`,
@@ -22,7 +25,15 @@ from quizbot import domain
 from quizbot.domain import MAX_FLAG_COMMENT, FlagDecision, FlagReason, FlagState, OverrideKind
 from quizbot.errors import InputError, NotFoundError
 from storage.engine import Database
-from storage.models import Item, ItemFlagRow, KbOverrideRow, QuizSession, RetiredItemRow
+from storage.models import (
+    AssignmentItemRow,
+    AssignmentRetiredItemRow,
+    Item,
+    ItemFlagRow,
+    KbOverrideRow,
+    QuizSession,
+    RetiredItemRow,
+)
 from storage.records import to_record
 from storage.repo import _insert_ignore, _integrity
 from storage.types import utcnow
@@ -31,12 +42,15 @@ __all__ = [
     "Decided",
     "NewOverride",
     "add_overrides",
+    "assignment_retired",
     "create_flag",
     "decide_item",
     "get_flag",
     "list_flags",
     "list_overrides",
     "list_retired",
+    "restore_to_assignment",
+    "retire_from_assignment",
     "retired_item_ids",
 ]
 
@@ -294,3 +308,80 @@ def retired_item_ids(db: Database, among: Iterable[str] | None = None) -> set[st
         return found
 
     return db.read(_do)
+
+
+# --------------------------------------------------------------------------------------------
+# Retirement from one assignment's scoring
+
+
+def retire_from_assignment(
+    db: Database, assignment_id: int, item_id: str, *, reason: str = "", by: str = ""
+) -> domain.AssignmentRetiredItem:
+    """Leave ``item_id`` out of assignment ``assignment_id``'s scoring (once; retiring it again
+    returns the first record). :class:`NotFoundError` when the item is not one of the
+    assignment's; :class:`InputError` for an unstorable reason or name."""
+    why = _clean_text(reason, "reason", 10_000)
+    who = _clean_text(by, "retired_by", _MAX_NAME)
+
+    def _do(session: Session) -> domain.AssignmentRetiredItem:
+        known = session.execute(
+            select(col(AssignmentItemRow.id)).where(
+                col(AssignmentItemRow.assignment_id) == assignment_id,
+                col(AssignmentItemRow.item_id) == item_id,
+            )
+        ).first()
+        if known is None:
+            raise NotFoundError(
+                f"item {item_id[:80]!r} is not one of the assignment's items",
+                hint="see the item ids in the results' item analysis",
+            )
+        held = session.execute(
+            select(AssignmentRetiredItemRow).where(
+                col(AssignmentRetiredItemRow.assignment_id) == assignment_id,
+                col(AssignmentRetiredItemRow.item_id) == item_id,
+            )
+        ).scalar_one_or_none()
+        if held is None:
+            held = AssignmentRetiredItemRow(
+                assignment_id=assignment_id, item_id=item_id, reason=why, retired_by=who
+            )
+            session.add(held)
+            session.flush()
+        return to_record(domain.AssignmentRetiredItem, held)
+
+    try:
+        return db.write(_do)
+    except IntegrityError as exc:  # two retirements at once: the other one stands
+        raise _integrity(exc, f"retirement of item {item_id[:80]!r}") from None
+
+
+def restore_to_assignment(db: Database, assignment_id: int, item_id: str) -> bool:
+    """Count ``item_id`` in the assignment's scoring again; False when it was not retired."""
+
+    def _do(session: Session) -> bool:
+        held = session.execute(
+            select(AssignmentRetiredItemRow).where(
+                col(AssignmentRetiredItemRow.assignment_id) == assignment_id,
+                col(AssignmentRetiredItemRow.item_id) == item_id,
+            )
+        ).scalar_one_or_none()
+        if held is None:
+            return False
+        session.delete(held)
+        return True
+
+    return db.write(_do)
+
+
+def assignment_retired(db: Database, assignment_id: int) -> list[domain.AssignmentRetiredItem]:
+    """The items retired from the assignment's scoring, oldest retirement first."""
+    stmt = (
+        select(AssignmentRetiredItemRow)
+        .where(col(AssignmentRetiredItemRow.assignment_id) == assignment_id)
+        .order_by(col(AssignmentRetiredItemRow.id))
+    )
+    return db.read(
+        lambda s: [
+            to_record(domain.AssignmentRetiredItem, r) for r in s.execute(stmt).scalars().all()
+        ]
+    )

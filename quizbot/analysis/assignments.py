@@ -41,11 +41,22 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from quizbot.analysis.assignment_analysis import (
+    headline,
+    item_analysis,
+    protocol_notes,
+    protocol_runs,
+    retired_json,
+    run_protocol,
+    session_protocols,
+    student_protocol,
+)
 from quizbot.analysis.comparison import compare
 from quizbot.analysis.metrics import Proportion
 from quizbot.analysis.recall import RecallRecord, recall_records, recall_summary, welch_by_aspect
 from quizbot.domain import Assignment, Outcome, ResponseRecord
 from quizbot.evaluation.recall import DEFAULT_TIERS, Tiers, parse_tiers, score_recall
+from quizbot.generate.protocol import Protocol
 from quizbot.generate.service import load_any_items
 from quizbot.items import RecallItem
 from storage import Database
@@ -57,6 +68,7 @@ from storage.assignments import (
     second_pass_runs,
 )
 from storage.repo import list_responses
+from storage.review import assignment_retired
 
 TWO_PASS_METRICS = (
     "accuracy_without_guessing",
@@ -125,17 +137,21 @@ def assignment_results(db: Database, name: str) -> dict[str, Any]:
     assignment = get_assignment(db, name)
     if assignment.config.get("format") == "recall":
         return _recall_results(db, assignment)
-    runs = latest_runs(db, assignment.id)
+    protocol = Protocol.of_assignment(assignment.config)
+    retired = assignment_retired(db, assignment.id)
+    retired_ids = {r.item_id for r in retired}
+    counted = [i for i in assignment.item_ids if i not in retired_ids]
+    runs, apart = protocol_runs(db, assignment.id, protocol)
     result = compare(
         db,
-        item_ids=list(assignment.item_ids),
+        item_ids=counted,
         run_ids=[run.id for run in runs],
         min_items=1,
         assignment_id=assignment.id,
     )
     percentiles = {p.model: p.as_json() for p in result.percentiles}
     two_pass = bool(assignment.config.get("two_pass", False))
-    in_set = set(assignment.item_ids)
+    in_set = set(counted)
     students_two = _students_two_pass(db, assignment.id, in_set) if two_pass else {}
     seconds = second_pass_runs(db, assignment.id) if two_pass else {}
     tests: dict[str, list[dict[str, Any]]] = {}
@@ -145,6 +161,8 @@ def assignment_results(db: Database, name: str) -> dict[str, Any]:
             tests.setdefault(test.b, []).append(test.as_json())
         elif test.family == "model_vs_model":
             model_tests.append(test.as_json())
+    sessions = session_protocols(db, assignment.id)
+    run_configs = {run.id: run.config for run in runs}
     respondents: list[dict[str, Any]] = []
     for row in result.students:
         data = row.as_json()
@@ -154,6 +172,7 @@ def assignment_results(db: Database, name: str) -> dict[str, Any]:
                 "kind": "student",
                 "n_items": row.n_items,
                 "metrics": {**_metrics(data), **students_two.get(row.group, {})},
+                "protocol": student_protocol(protocol, sessions.get(row.group)),
             }
         )
     for row in result.groups:
@@ -184,9 +203,12 @@ def assignment_results(db: Database, name: str) -> dict[str, Any]:
                 "percentile": None if percentile is None else percentile["percentile"],
                 "percentile_detail": percentile,
                 "tests": tests.get(row.group, []),
+                "protocol": run_protocol(protocol, run_configs.get(row.run_id or 0)),
             }
         )
     students = [g.as_json() for g in result.groups if g.kind == "students"]
+    analysis = item_analysis(db, assignment, runs, retired_ids)
+    notes = [*result.notes, *protocol_notes(protocol, retired)]
     return {
         "assignment": assignment.name,
         "kb": assignment.kb_name,
@@ -202,7 +224,14 @@ def assignment_results(db: Database, name: str) -> dict[str, Any]:
         # open recall items: mean F1 and tier shares per group and aspect, Welch's t per model
         # (quizbot.analysis.comparison); None without recall answers
         "recall": result.as_json().get("recall"),
-        "notes": list(result.notes),
+        "notes": notes,
+        "protocol": protocol.as_json(),
+        "other_protocol_runs": apart,
+        "retired": [retired_json(r) for r in retired],
+        "items": [row.contract() for row in analysis.rows],
+        "reliability": {"kr20": analysis.reliability.kr20},
+        "item_analysis": analysis.as_json(),
+        "headline": headline(respondents, len(counted)),
     }
 
 
@@ -289,4 +318,10 @@ def _recall_results(db: Database, assignment: Assignment) -> dict[str, Any]:
         "students_pooled": pooled_row,
         "model_tests": [],
         "notes": notes,
+        "protocol": Protocol.of_assignment(assignment.config).as_json(),
+        "other_protocol_runs": [],
+        "retired": [],
+        "items": [],  # item analysis covers true/false and multiple-choice items
+        "reliability": {"kr20": None},
+        "headline": [],
     }

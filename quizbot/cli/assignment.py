@@ -104,6 +104,19 @@ def assignment() -> None:
     is_flag=True,
     help="EBMQA: pass 1 allows 'I do not know', pass 2 asks for a guess on those (exam only).",
 )
+@click.option(
+    "--no-idk",
+    "no_idk",
+    is_flag=True,
+    help='Offer no "I do not know" (students and models alike) [default: offered].',
+)
+@click.option(
+    "--shots",
+    type=click.IntRange(min=0, max=20),
+    default=0,
+    show_default=True,
+    help="Worked examples per question for models (students get none; the results say so).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the assignment as JSON.")
 @click.pass_obj
 def create_cmd(
@@ -122,9 +135,12 @@ def create_cmd(
     opens: str | None,
     closes: str | None,
     two_pass: bool,
+    no_idk: bool,
+    shots: int,
     as_json: bool,
 ) -> None:
-    """Make assignment NAME once: its items are fixed from now on."""
+    """Make assignment NAME once: its items and its protocol (answers offered, instruction,
+    worked examples, passes) are fixed from now on."""
     from quizbot.domain import AssignmentMode
     from quizbot.generate.assignments import AssignmentRequest, make_assignment, parse_moment
 
@@ -153,6 +169,8 @@ def create_cmd(
         opens_at=None if opens is None else parse_moment(opens, "--opens"),
         closes_at=None if closes is None else parse_moment(closes, "--closes"),
         two_pass=two_pass,
+        idk=not no_idk,
+        shots=shots,
     )
     with database_for(app) as database:
         made = make_assignment(database, request, app.settings)
@@ -267,19 +285,104 @@ def results_cmd(
     if as_json:
         emit_json(results)
         return
-    click.echo(f"{results['assignment']}: {results['n_items']} items ({results['mode']})")
+    click.echo(_results_text(results))
+
+
+@assignment.command("retire")
+@click.argument("name")
+@click.argument("item_id")
+@click.option("--reason", default="", help="Why (shown with the results).")
+@click.option("--by", "by", default="cli", show_default=True, help="Who retires it.")
+@click.option("--restore", is_flag=True, help="Count the item in the scoring again.")
+@click.pass_obj
+def retire_cmd(app: App, name: str, item_id: str, reason: str, by: str, restore: bool) -> None:
+    """Leave ITEM_ID out of assignment NAME's scoring (its answers are kept), or --restore it."""
+    from storage.assignments import get_assignment
+    from storage.review import restore_to_assignment, retire_from_assignment
+
+    with database_for(app) as database:
+        found = get_assignment(database, name)
+        if restore:
+            done = restore_to_assignment(database, found.id, item_id)
+            click.echo(
+                f"item {item_id} counts again in {found.name}'s results"
+                if done
+                else f"item {item_id} was not retired from {found.name}"
+            )
+            return
+        retire_from_assignment(database, found.id, item_id, reason=reason, by=by)
+    click.echo(f"item {item_id} retired from {found.name}'s scoring; the results leave it out")
+
+
+def _pct(figure: dict[str, Any] | None) -> str:
+    if not figure or figure.get("value") is None:
+        return "-"
+    low, high = figure.get("low"), figure.get("high")
+    interval = "" if low is None or high is None else f" [{100 * low:.0f}-{100 * high:.0f}]"
+    return f"{100 * figure['value']:.0f}%{interval}"
+
+
+def _number(value: float | None, digits: int = 2) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _interval(pair: list[float] | None, digits: int = 2) -> str:
+    return "" if not pair else f" [{pair[0]:.{digits}f}, {pair[1]:.{digits}f}]"
+
+
+def _results_text(results: dict[str, Any]) -> str:
+    """The readable results: headline, protocol, respondents, tests, item analysis, notes."""
+    lines = [f"{results['assignment']}: {results['n_items']} items ({results['mode']})"]
+    lines += [f"  {h}" for h in results.get("headline", [])]
+    if results.get("protocol"):
+        lines.append(f"  protocol: {results['protocol']['summary']}")
     for r in results["respondents"]:
-        acc = r["metrics"]["accuracy"]
-        shown = "-" if acc["value"] is None else f"{acc['value']:.3f}"
         extra = ""
         if r["kind"] == "model" and r.get("percentile") is not None:
+            standing = (r.get("percentile_detail") or {}).get("standing") or {}
             extra = f", percentile {r['percentile']:.0f}"
+            extra += _interval(standing.get("percentile_interval"), 0)
         if r.get("recall"):
             f1 = r["recall"]["overall"]["f1"]["mean"]
             extra += ", mean F1 -" if f1 is None else f", mean F1 {f1:.3f}"
-        click.echo(f"  {r['kind']:7} {r['name']}: accuracy {shown} on {r['n_items']} items{extra}")
-    for note in results["notes"]:
-        click.echo(f"  note: {note}")
+        mark = "" if (r.get("protocol") or {}).get("matches", True) else " (other protocol)"
+        lines.append(
+            f"  {r['kind']:7} {r['name']}: accuracy {_pct(r['metrics']['accuracy'])} "
+            f"on {r['n_items']} items{extra}{mark}"
+        )
+        for test in r.get("tests", []):
+            p = test.get("p_value")
+            lines.append(
+                f"    {test.get('name', test['test'])} vs {test['a']}"
+                f"{' on ' + test['key'] if test.get('key') else ''}: {test.get('direction', '')}"
+                + ("" if p is None else f", p = {p:.3g} (adjusted {test['p_adjusted']:.3g})")
+                + (f" ({test['reason']})" if test.get("reason") else "")
+            )
+    for run in results.get("other_protocol_runs", []):
+        lines.append(
+            f"  not compared: {run['name']} (run {run['run_id']}): {'; '.join(run['why'])}"
+        )
+    analysis = results.get("item_analysis") or {}
+    if analysis.get("items"):
+        kr20 = analysis["kr20"]
+        lines.append(
+            f"  item analysis over {analysis['n_respondents']} respondents; KR-20 "
+            f"{_number(kr20['kr20'])}{_interval(kr20['interval'])}"
+        )
+        for row in analysis["items"]:
+            flag = f"  << {row['flag']}" if row.get("flag") else ""
+            retired = " (retired)" if row.get("retired") else ""
+            lines.append(
+                f"    {row['position']:>3} {row['id']}{retired}: difficulty "
+                f"{_number(row['difficulty'])}{_interval(row['difficulty_interval'])}, "
+                f"discrimination {_number(row['discrimination'])}"
+                f"{_interval(row['discrimination_interval'])}, "
+                f"idk {_number(row['idk_share'])}{flag}"
+            )
+    elif analysis.get("note"):
+        lines.append(f"  {analysis['note']}")
+    lines += [f"  note: {note}" for note in results["notes"]]
+    return "\n".join(lines)
 
 
 def _answers_text(data: dict[str, Any]) -> str:

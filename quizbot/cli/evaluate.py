@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
+from click.core import ParameterSource
 
 from quizbot.cli.base import (
     App,
@@ -60,6 +61,17 @@ def _read_items(path: Path) -> list[AnyItem]:
     if not items:
         raise InputError("no items", path=str(path))
     return items
+
+
+def _flags_given() -> frozenset[str]:
+    """Which of --idk, --shots and --prompt were typed (an assignment's protocol sets them;
+    one typed that says otherwise is an error, even at its default value)."""
+    context = click.get_current_context()
+    typed = {
+        option: context.get_parameter_source(parameter) == ParameterSource.COMMANDLINE
+        for option, parameter in (("idk", "idk"), ("shots", "shots"), ("prompt", "wording"))
+    }
+    return frozenset(option for option, was in typed.items() if was)
 
 
 def _print_report(report: dict[str, Any]) -> None:
@@ -290,6 +302,7 @@ def eval_cmd(
                 idk_both=idk_both,
                 prompt="sdak" if wording == "sdak" else "standard",
                 temperature=temperature,
+                flags_given=_flags_given() if assignment_id is not None else None,
             )
 
             async def _ready() -> list[ReadyRun]:

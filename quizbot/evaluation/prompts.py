@@ -4,10 +4,12 @@ A true/false statement is asked in the PretexEval paper's words::
 
     <statement>, is the statement above true or false? Please answer True or False.
 
-The statement keeps its own trailing period, so the prompt reads "... blood pressure., is the
-statement above ...", exactly as in the paper. A multiple-choice item lists its lettered options
-(generated ones end with "I do not know"; imported ones may not, and ``idk`` then adds it) and
-asks for the letters of the correct ones.
+The statement's own closing period is left out before the comma (:func:`statement_clause`), so
+the prompt reads "... blood pressure, is the statement above ...", never "pressure., is". A
+multiple-choice item lists its lettered options (generated ones end with "I do not know";
+imported ones may not, and ``idk`` then adds it) and asks for the letters of the correct ones.
+The wordings and the answers each offers come from :mod:`quizbot.generate.protocol`, the one
+place that also tells the practice page what students are offered.
 
 Two styles carry the same content:
 
@@ -42,6 +44,7 @@ from langchain_core.prompts import (
     PromptTemplate,
 )
 
+from quizbot.generate.protocol import CHOICE_REQUEST, RECALL_REQUEST, statement_template
 from quizbot.items import ChoiceItem, RecallItem, StatementItem
 
 __all__ = [
@@ -64,6 +67,7 @@ __all__ = [
     "build_prompts",
     "prompt_key",
     "select_demonstrations",
+    "statement_clause",
 ]
 
 Item = StatementItem | ChoiceItem | RecallItem
@@ -71,14 +75,10 @@ Style = Literal["completion", "chat"]
 STYLES: tuple[Style, ...] = ("completion", "chat")
 DEFAULT_K = 5
 
-# The PretexEval sentence; ``{statement}`` is the item text verbatim, its own period included.
-STATEMENT_TEMPLATE = (
-    "{statement}, is the statement above true or false? Please answer True or False."
-)
+# The PretexEval sentence; ``{statement}`` is the item text less its closing period.
+STATEMENT_TEMPLATE = statement_template(idk=False)
 # The same question when the model may decline ("idk" setting).
-STATEMENT_IDK_TEMPLATE = (
-    "{statement}, is the statement above true or false? Please answer True, False or I do not know."
-)
+STATEMENT_IDK_TEMPLATE = statement_template(idk=True)
 # The second pass of a two-pass assignment (EBMQA): the model must commit to an answer.
 FORCED_INSTRUCTION = (
     "You must choose an answer: if you are not sure, give your best guess; "
@@ -95,10 +95,7 @@ SDAK_TEMPLATE = (
 TRUE_ANSWER = "True"
 FALSE_ANSWER = "False"
 
-CHOICE_INSTRUCTION = (
-    "Answer with the letter of the correct option; if more than one option is correct, "
-    "give all their letters separated by commas."
-)
+CHOICE_INSTRUCTION = CHOICE_REQUEST
 CHOICE_TEMPLATE = "{question}\n{options}\n" + CHOICE_INSTRUCTION
 OPTION_TEMPLATE = "{letter}. {option}"
 OPTION_LETTERS = string.ascii_uppercase
@@ -106,9 +103,7 @@ ANSWER_KEY_SEPARATOR = ", "
 
 # Open recall (MedDisKEval): the question, then how to lay the list out. Demonstrations answer
 # with their gold list on one line, so a base model does the same (and stops at the newline).
-RECALL_INSTRUCTION = (
-    "Answer with a comma-separated list of short names, most important first, and nothing else."
-)
+RECALL_INSTRUCTION = RECALL_REQUEST
 RECALL_TEMPLATE = "{question}\n" + RECALL_INSTRUCTION
 
 # Completion layout: demonstration blocks, blank line between, the question, then the cue.
@@ -258,6 +253,20 @@ def _choice_question(item: ChoiceItem, *, idk: bool) -> str:
     return _CHOICE_PROMPT.format(question=item.question, options=lines)
 
 
+_CLOSING_QUOTES = "\"'\u201d\u2019"
+
+
+def statement_clause(text: str) -> str:
+    """A statement as the clause before ", is the statement above ...": its closing period
+    left out (also one inside closing quotes), so the prompt never reads "., is"."""
+    clause = text.rstrip()
+    quotes = len(clause) - len(clause.rstrip(_CLOSING_QUOTES))
+    body, tail = clause[: len(clause) - quotes], clause[len(clause) - quotes :]
+    if body.endswith(".") and not body.endswith(".."):
+        body = body[:-1].rstrip()
+    return body + tail
+
+
 def _question(item: Item, *, idk: bool, forced: bool = False, sdak: bool = False) -> str:
     """The item as asked: the PretexEval sentence, the question with lettered options, or the
     recall question with its instruction.
@@ -275,7 +284,7 @@ def _question(item: Item, *, idk: bool, forced: bool = False, sdak: bool = False
         asked = _RECALL_PROMPT.format(question=item.question)
     else:
         template = _STATEMENT_IDK_PROMPT if idk and not forced else _STATEMENT_PROMPT
-        asked = template.format(statement=item.text)
+        asked = template.format(statement=statement_clause(item.text))
     return f"{asked} {FORCED_INSTRUCTION}" if forced else asked
 
 

@@ -16,10 +16,15 @@ decided once:
 (resume, a monitor night taken over); :func:`evaluate` does both halves for a new run;
 :func:`ask_once` puts one item to one model with no run (the app's single questions).
 
-Two-pass assignments (EBMQA). A run made for an assignment whose config has ``two_pass`` is
-pass 1: :func:`start` offers "I do not know" (``idk``) whatever was asked and records
-``"pass": 1``. :func:`start_second_pass` then records pass 2 as a run of its own on the items
-pass 1 abstained on, with the forced-answer prompt (``forced``:
+Assignments. A run made for an assignment (``EvalSpec.assignment_id``) is asked under the
+assignment's protocol (:mod:`quizbot.generate.protocol`): its answer options ("I do not know" or
+not), its instruction and its worked examples, whatever the caller's defaults; a setting the caller
+gave that says otherwise (``EvalSpec.flags_given``) is an error naming the assignment's setting.
+
+Two-pass assignments (EBMQA). A run made for an assignment whose protocol is two-pass is
+pass 1: :func:`start` offers "I do not know" (``idk``) and records ``"pass": 1``.
+:func:`start_second_pass` then records pass 2 as a run of its own on the items pass 1 abstained
+on, with the forced-answer prompt (``forced``:
 :data:`quizbot.evaluation.prompts.FORCED_INSTRUCTION`), ``"pass": 2`` and ``"first_run"``;
 the runner stores the pass on every answer (``answer_pass``).
 
@@ -66,6 +71,7 @@ from quizbot.evaluation.runner import (
     recall_cosine,
     score_text,
 )
+from quizbot.generate.protocol import Protocol
 from quizbot.generate.service import load_items
 from quizbot.items import ChoiceItem, RecallItem, StatementItem
 from quizbot.providers import (
@@ -137,6 +143,9 @@ class EvalSpec:
     idk_both: bool = False  # each order asked with and without "I do not know"
     prompt: Wording = "standard"  # "sdak": verdict first, then the reason (statements only)
     temperature: float = 0.0  # sent with every call
+    # Which of "idk", "shots" and "prompt" the caller set itself (None: those not at their
+    # defaults). An assignment's run takes them from its protocol; one set otherwise is an error.
+    flags_given: frozenset[str] | None = None
 
 
 @dataclass(frozen=True)
@@ -284,8 +293,7 @@ async def start(
         raise InputError(f"temperature must be between 0 and 2, got {spec.temperature}")
     if spec.assignment_id is not None and not spec.forced:
         assignment = await asyncio.to_thread(assignment_by_id, db, spec.assignment_id)
-        if assignment.config.get("two_pass"):  # pass 1: "I do not know" is allowed
-            spec = replace(spec, idk=True, extra={**(spec.extra or {}), "pass": 1})
+        spec = _under_protocol(spec, assignment.name, assignment.config)
     reach = _reach(spec.model, settings, spec.overrides)
     embedding = _embedding(spec, settings, items)
     config = RunConfig(
@@ -330,6 +338,50 @@ async def start(
         await provider.aclose()
         raise
     return ReadyRun(run_id, config, provider, len(items))
+
+
+def _under_protocol(spec: EvalSpec, name: str, config: Mapping[str, Any]) -> EvalSpec:
+    """``spec`` asked under assignment ``name``'s protocol (:mod:`quizbot.generate.protocol`):
+    its answer options, instruction and worked examples, whatever the caller's defaults; pass 1
+    of a two-pass assignment records ``"pass": 1``. A setting the caller gave that says
+    otherwise is an :class:`InputError` naming the assignment's setting."""
+    protocol = Protocol.of_assignment(config)
+    given = spec.flags_given
+    if given is None:
+        given = frozenset(
+            flag
+            for flag, changed in (
+                ("idk", spec.idk),
+                ("shots", spec.shots != 0),
+                ("prompt", spec.prompt != "standard"),
+            )
+            if changed
+        )
+    fixed = "its protocol, fixed when it was made"
+    hint = "leave the flag out: an assignment's run is always asked under its protocol"
+    if "idk" in given and spec.idk != protocol.idk:
+        offered = "offers" if protocol.idk else "does not offer"
+        raise InputError(
+            f'--idk conflicts with assignment {name!r}: it {offered} "I do not know" ({fixed}: '
+            f"answers {protocol.options_text()})",
+            hint=hint,
+        )
+    if "shots" in given and spec.shots != protocol.shots:
+        raise InputError(
+            f"--shots {spec.shots} conflicts with assignment {name!r}: it asks models with "
+            f"{protocol.shots} worked example(s) per question ({fixed})",
+            hint=hint,
+        )
+    if "prompt" in given and spec.prompt != protocol.instruction:
+        raise InputError(
+            f"--prompt {spec.prompt} conflicts with assignment {name!r}: it asks with "
+            f"{protocol.instruction_name()} ({fixed})",
+            hint=hint,
+        )
+    extra = {**(spec.extra or {}), **({"pass": 1} if protocol.two_pass else {})}
+    return replace(
+        spec, idk=protocol.idk, shots=protocol.shots, prompt=protocol.instruction, extra=extra
+    )
 
 
 def _check_wording(spec: EvalSpec, items: Sequence[Item]) -> None:

@@ -6,7 +6,9 @@ from an imported item set (:mod:`quizbot.generate.item_banks`), all its items in
 With ``all_variants`` every one of the eight variants of each fact and of its negative is kept
 (joint accuracy needs them all); without it one variant per fact, drawn by seed. The item ids are
 recorded in order once (:func:`storage.assignments.create_assignment`), so every student and every
-model of the assignment answers exactly those items.
+model of the assignment answers exactly those items. So is its protocol
+(:class:`quizbot.generate.protocol.Protocol`: "I do not know" offered or not, the instruction,
+worked examples for models, one or two passes), stored in its config under ``"protocol"``.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any, Literal
 from quizbot.config import Settings
 from quizbot.domain import Assignment, AssignmentMode
 from quizbot.errors import DuplicateError, InputError
+from quizbot.generate.protocol import MAX_SHOTS, Protocol
 from quizbot.generate.service import GenerateRequest, load_any_items, prepare, store_items
 from quizbot.items import AnyItem, ChoiceItem, RecallItem, StatementItem, any_item_from_json
 from quizbot.jsonl import read_objects
@@ -70,6 +73,20 @@ class AssignmentRequest:
     closes_at: datetime | None = None  # no answers from then on
     two_pass: bool = False  # EBMQA: pass 1 with "I do not know", pass 2 guesses on those
     item_set: str | None = None  # an imported item set's items, in its order, instead
+    idk: bool = True  # the protocol: "I do not know" among the answers offered
+    shots: int = 0  # the protocol: worked examples per question for models (students: none)
+
+    def protocol(self, items: Sequence[AnyItem]) -> Protocol:
+        """The protocol the assignment is fixed with (open recall: no answers to offer), after
+        checking that every item can be asked under it (:class:`InputError` otherwise)."""
+        recall = bool(items) and isinstance(items[0], RecallItem)
+        if recall and not self.idk:
+            raise InputError(
+                "an open recall question offers no answers to choose", field="--no-idk"
+            )
+        protocol = Protocol(idk=self.idk and not recall, shots=self.shots, two_pass=self.two_pass)
+        protocol.check_items(items)
+        return protocol
 
 
 def parse_moment(text: str, field: str) -> datetime:
@@ -102,6 +119,12 @@ def _check_options(request: AssignmentRequest) -> None:
             "does not go with --format recall (one open question per disease and aspect)",
             field="--two-pass" if request.two_pass else "--all-variants",
         )
+    if request.format == "recall" and not request.idk:
+        raise InputError("an open recall question offers no answers to choose", field="--no-idk")
+    if not 0 <= request.shots <= MAX_SHOTS:
+        raise InputError(f"must be 0 to {MAX_SHOTS}", field="--shots")
+    if request.two_pass and not request.idk:
+        raise InputError('pass 1 of a two-pass assignment offers "I do not know"', field="--no-idk")
     if request.two_pass and request.mode is not AssignmentMode.EXAM:
         raise InputError(
             "needs --mode exam: in practice mode the feedback would reveal the answers "
@@ -247,6 +270,7 @@ def make_assignment(
         from quizbot.generate.item_banks import item_set_items  # noqa: PLC0415
 
         info, chosen = item_set_items(db, request.item_set)
+        protocol = request.protocol(chosen)
         return create_assignment(
             db,
             name=request.name,
@@ -254,7 +278,7 @@ def make_assignment(
             item_ids=[i.id for i in chosen],
             mode=request.mode,
             cohort=request.cohort,
-            config={"item_set": info.name, "format": info.format},
+            config={"item_set": info.name, "format": info.format, "protocol": protocol.as_json()},
         )
     kb, kb_id = get_kb(db, request.kb)
     config: dict[str, Any] = {
@@ -283,6 +307,7 @@ def make_assignment(
         items = list(_generate(db, request, settings))
     if not items:
         raise InputError(f"no items could be made from knowledge base {kb.name!r}")
+    config["protocol"] = request.protocol(items).as_json()
     store_items(db, kb, kb_id, items)
     return create_assignment(
         db,

@@ -29,11 +29,13 @@ from __future__ import annotations
 import hashlib
 from collections import defaultdict
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
+from typing import Protocol as _TypingProtocol
 
 from quizbot.domain import Assignment, RespondentKind, SessionStatus
 from quizbot.errors import InputError, NotFoundError
 from quizbot.generate.assignments import Item, assignment_items, fact_key
+from quizbot.generate.protocol import Protocol
 from quizbot.items import RecallItem
 from quizbot.kb.model import KnowledgeBaseData
 from quizbot.kb.registry import get_kb
@@ -51,7 +53,7 @@ from storage.sessions import create_session, load_session
 __all__ = ["exam_review", "second_pass_session", "spread_order", "start_assignment_session"]
 
 
-class _HasId(Protocol):
+class _HasId(_TypingProtocol):
     @property
     def id(self) -> str: ...
 
@@ -113,6 +115,8 @@ def _config(
         "mode": assignment.mode,
         "two_pass": bool(assignment.config.get("two_pass", False)),
         "pass": 1,
+        # What the student is offered (:mod:`quizbot.generate.protocol`), as the models are.
+        "protocol": Protocol.of_assignment(assignment.config).as_json(),
         "items": [
             {"id": i.id, "fact": fact_key(i), "relation": i.relation, "system": None} for i in items
         ],

@@ -72,13 +72,26 @@ def _question_id(session_id: int, position: int) -> str:
     return f"s{session_id}q{position}"
 
 
-def _instructions(item: Item) -> tuple[str, list[str]]:
+def idk_offered(config: Mapping[str, Any]) -> bool:
+    """Whether a session offers "I don't know": always, unless it is on an assignment whose
+    protocol leaves it out (:class:`quizbot.generate.protocol.Protocol`, copied into the
+    session's config when it starts)."""
+    protocol = config.get("protocol")
+    return not isinstance(protocol, Mapping) or protocol.get("idk", True) is not False
+
+
+def _instructions(item: Item, idk: bool = True) -> tuple[str, list[str]]:
     if isinstance(item, ChoiceItem):
         letters = _LETTERS[: len(item.options)]
         return (
             "Type the letter of your answer (several letters if more than one is right, "
-            "e.g. A,C), or choose the last option if you do not know.",
+            + ("e.g. A,C), or choose the last option if you do not know." if idk else "e.g. A,C)."),
             list(letters),
+        )
+    if not idk:
+        return (
+            "Is this statement true or false? Type true or false (or t/f, yes/no).",
+            ["True", "False"],
         )
     return (
         'Is this statement true or false? Type true or false (or t/f, yes/no), or "I don\'t know".',
@@ -91,7 +104,8 @@ def _question(loaded: LoadedSession, position: int, item: Item) -> Question:
     assert row.id is not None
     entries = _entries(row.config)
     labels = row.config.get("labels", {})
-    instructions, replies = _instructions(item)
+    offered = idk_offered(row.config)
+    instructions, replies = _instructions(item, offered)
     if isinstance(item, ChoiceItem):
         text = item.question
         options: list[Option] | None = [Option(_LETTERS[i], o) for i, o in enumerate(item.options)]
@@ -109,6 +123,7 @@ def _question(loaded: LoadedSession, position: int, item: Item) -> Question:
         instructions=instructions,
         quick_replies=replies,
         shown_at=datetime.now(UTC),
+        idk=offered,
     )
 
 
@@ -344,6 +359,11 @@ def answer(
     outcome = score(item, parsed)
     if outcome is Outcome.UNPARSED:
         raise _unreadable(item, text, parsed)
+    if parsed.abstained and not idk_offered(row.config):
+        raise InputError(
+            'this assignment does not offer "I don\'t know": its questions are answered without it',
+            hint="answer true or false (or a letter)",
+        )
     if parsed.abstained and row.config.get("forced"):
         raise InputError(
             "this is the second pass: please give your best guess",

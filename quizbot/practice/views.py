@@ -148,6 +148,8 @@ class Question(_Json):
     # When the server put the question out; handed back to :func:`answer`, which stores the
     # time taken (``latency_ms``) from it.
     shown_at: datetime | None = None
+    # Whether "I don't know" is among the answers (an assignment's protocol may leave it out).
+    idk: bool = True
 
 
 @dataclass(frozen=True)

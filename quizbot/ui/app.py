@@ -58,12 +58,17 @@ TAB_ROLES = {
 }
 
 # Passed to ``launch`` (Gradio 6 takes CSS there). On a phone the practice summary's answer
-# table broke words letter by letter ("yo/ur/an/sw/er"); it scrolls sideways instead.
+# table broke words letter by letter ("yo/ur/an/sw/er"); it scrolls sideways instead, and so do
+# an assignment's results tables.
 CSS = """
 #qb-practice-summary table {
   display: block; overflow-x: auto; max-width: 100%; border: none; padding: 0;
 }
 #qb-practice-summary th, #qb-practice-summary td { word-break: normal; overflow-wrap: normal; }
+#qb-assign-results table {
+  display: block; overflow-x: auto; max-width: 100%; border: none; padding: 0;
+}
+#qb-assign-results th, #qb-assign-results td { word-break: normal; overflow-wrap: normal; }
 #qb-compare-plots { flex-wrap: wrap; }
 #qb-compare-plots > #qb-compare-chart { flex: 1 1 580px; min-width: 0; }
 #qb-compare-plots > #qb-compare-heatmap { flex: 1 1 360px; min-width: 0; }

@@ -19,7 +19,8 @@ The panel:
 
 * **Assignments**: every assignment (name, knowledge base, items, mode, two-pass, cohort, window).
 * **Create**: name, knowledge base, number of facts, format, mode, cohort, window (ISO dates),
-  all variants, two-pass; made by :func:`quizbot.generate.assignments.make_assignment`, the same
+  all variants, two-pass, and the protocol ("I do not know" offered or not, worked examples
+  for models); made by :func:`quizbot.generate.assignments.make_assignment`, the same
   as ``quizbot assignment create``.
 * **Results**: for the chosen assignment, :func:`quizbot.analysis.assignments.assignment_results`
   (the figures of ``quizbot assignment results --json``): every respondent with accuracy, answer
@@ -60,6 +61,7 @@ from quizbot.ui.context import UiContext
 from quizbot.ui.monitor import NOT_ADMIN
 from quizbot.ui.render import format_estimate, md_escape
 from storage.assignments import find_assignment, list_assignments
+from storage.review import retire_from_assignment
 
 __all__ = [
     "LIST_HEADERS",
@@ -68,11 +70,14 @@ __all__ = [
     "build",
     "create",
     "export_file",
+    "item_choices",
     "managed_assignment",
     "manager",
+    "render_item_analysis",
     "render_items",
     "render_recall",
     "render_results",
+    "retire",
     "tab",
     "visible_assignments",
 ]
@@ -181,8 +186,29 @@ def _p(value: Any) -> str:
     return "–" if value is None else f"{value:.4g}"
 
 
+def _headline(results: Mapping[str, Any]) -> list[str]:
+    said = [f"**{md_escape(str(h))}**" for h in results.get("headline", [])]
+    protocol = results.get("protocol")
+    if protocol:
+        said.append(
+            f"*Protocol (fixed when the assignment was made):* {md_escape(protocol['summary'])}"
+        )
+    return [*said, ""] if said else []
+
+
+def _protocol_cell(r: Mapping[str, Any]) -> str:
+    p = r.get("protocol")
+    if not p:
+        return "–"
+    idk = 'with "I do not know"' if p["idk"] else 'without "I do not know"'
+    shots = f", {p['shots']} examples" if p.get("shots") else ""
+    return f"{idk}{shots}" + ("" if p.get("matches", True) else " (differs)")
+
+
 def render_results(results: Mapping[str, Any]) -> str:
-    """The results page as Markdown: respondents, percentiles, tests, notes."""
+    """The results page as Markdown: the headline, the protocol, respondents (each with the
+    protocol they answered under), tests with their names and directions, runs under another
+    protocol, the item analysis, notes."""
     metrics = [m for m in METRIC_LABELS if not m.endswith("_guessing") or results.get("two_pass")]
     head = (
         f"### {md_escape(str(results['assignment']))}\n"
@@ -190,8 +216,9 @@ def render_results(results: Mapping[str, Any]) -> str:
         f"{', two-pass' if results.get('two_pass') else ''}. Figures with Wilson 95% intervals "
         "(k/n)."
     )
-    lines = [head, "", "#### Respondents", ""]
-    header = ["respondent", "kind", "items", *(METRIC_LABELS[m] for m in metrics), "percentile"]
+    lines = [head, "", *_headline(results), "#### Respondents", ""]
+    header = ["respondent", "kind", "items", *(METRIC_LABELS[m] for m in metrics), "percentile",
+              "protocol"]  # fmt: skip
     lines.append("| " + " | ".join(header) + " |")
     lines.append("|" + "---|" * len(header))
     for r in results["respondents"]:
@@ -201,33 +228,167 @@ def render_results(results: Mapping[str, Any]) -> str:
             r["kind"],
             str(r["n_items"]),
             *(_figure(r["metrics"].get(m)) for m in metrics),
-            "–" if percentile is None else f"{percentile:.1f}",
+            _percentile(r, percentile),
+            _protocol_cell(r),
         ]
         lines.append("| " + " | ".join(cells) + " |")
     if not results["respondents"]:
         lines.append("| (nobody has answered yet) |" + " |" * (len(header) - 1))
-    tests = [(r["name"], t) for r in results["respondents"] for t in r.get("tests", [])]
-    tests += [(t["b"], t) for t in results.get("model_tests", [])]
+    every = [(r["name"], t) for r in results["respondents"] for t in r.get("tests", [])]
+    every += [(t["b"], t) for t in results.get("model_tests", [])]
+    tests = [(m, t) for m, t in every if t.get("p_value") is not None]
+    figures_only = [(m, t) for m, t in every if t.get("p_value") is None]
     lines += ["", "#### Tests", ""]
+    lines += _standing_lines(results)
     if tests:
-        lines.append("| model | against | scope | test | n | difference | p | p adjusted |")
-        lines.append("|---|---|---|---|---|---|---|---|")
+        lines.append(
+            "| model | against | scope | test | n (a / b) | difference [95% CI] "
+            "| direction | p | p adjusted |"
+        )
+        lines.append("|---|---|---|---|---|---|---|---|---|")
         for model, t in tests:
             scope = t["scope"] + (f": {t['key']}" if t.get("key") else "")
-            n = t.get("n_shared") or f"{t.get('n_a')} / {t.get('n_b')}"
+            n = f"{t.get('n_a')} / {t.get('n_b')}"
+            why = f" ({_cell(t['reason'])})" if t.get("reason") else ""
             lines.append(
-                f"| {_cell(str(model))} | {_cell(str(t['a']))} | {_cell(scope)} | {t['test']} "
-                f"| {n} | {format_estimate(t.get('difference'), t.get('difference_interval'))} "
-                f"| {_p(t.get('p_value'))} | {_p(t.get('p_adjusted'))} |"
+                f"| {_cell(str(model))} | {_cell(str(t['a']))} | {_cell(scope)} "
+                f"| {_cell(str(t.get('name', t['test'])))} | {n} "
+                f"| {format_estimate(t.get('difference'), t.get('difference_interval'))} "
+                f"| {_cell(str(t.get('direction', '')))}{why} | {_p(t.get('p_value'))} "
+                f"| {_p(t.get('p_adjusted'))} |"
             )
+        lines.append("")
+        lines.append(
+            "*Sub-groups (relations) are tested only with at least 10 answers on each side: "
+            "fewer items than that make the clustered variance unreliable and move accuracy by "
+            "10 points per answer; below it the figures are shown without a p-value. "
+            '"item majority" is an item-level paired comparison: the model against the '
+            "cohort's majority answer on each item.*"
+        )
     else:
         lines.append("No tests yet: they need students and at least one model.")
+    lines += _figures_only(figures_only)
+    lines += _apart_lines(results)
+    lines += render_item_analysis(results)
     if results.get("format") == "recall":
         lines += ["", *render_recall(results)]
     if results.get("notes"):
         lines += ["", "#### Notes", ""]
         lines += [f"* {md_escape(str(n))}" for n in results["notes"]]
     return "\n".join(lines)
+
+
+def _percentile(r: Mapping[str, Any], percentile: Any) -> str:
+    if percentile is None:
+        return "–"
+    standing = (r.get("percentile_detail") or {}).get("standing") or {}
+    pair = standing.get("percentile_interval")
+    return f"{percentile:.0f}" + ("" if not pair else f" [{pair[0]:.0f}–{pair[1]:.0f}]")
+
+
+def _standing_lines(results: Mapping[str, Any]) -> list[str]:
+    """Each model against the students' own scores (one-sample tests on per-student
+    differences)."""
+    lines: list[str] = []
+    for r in results["respondents"]:
+        standing = (r.get("percentile_detail") or {}).get("standing")
+        if r["kind"] != "model" or not standing or not standing.get("n_students"):
+            continue
+        mean = standing.get("mean_difference")
+        t_p = standing["t_test"]["p_value"]
+        w_p = standing["wilcoxon"]["p_value"]
+        direction = (
+            "–"
+            if mean is None
+            else "the students scored the same as the model on average"
+            if mean == 0
+            else f"the students scored {abs(mean) * 100:.0f} points "
+            f"{'higher' if mean > 0 else 'lower'} than the model on average"
+        )
+        tests = (
+            f"one-sample t-test p = {_p(t_p)}, Wilcoxon signed-rank p = {_p(w_p)}"
+            if t_p is not None or w_p is not None
+            else md_escape(str(standing.get("reason") or "no test"))
+        )
+        lines.append(
+            f"* **{_cell(str(r['name']))} against the students' own scores** "
+            f"({standing['n_students']} students, matched items): {direction}; {tests}."
+        )
+    return [*lines, ""] if lines else []
+
+
+def _figures_only(rows: Sequence[tuple[str, Mapping[str, Any]]]) -> list[str]:
+    """Sub-groups below the minimum: their figures and the reason, no p-value."""
+    if not rows:
+        return []
+    lines = ["", "Sub-groups below the minimum (figures only, no test):", ""]
+    for model, t in rows:
+        scope = t["scope"] + (f": {t['key']}" if t.get("key") else "")
+        lines.append(
+            f"* {_cell(str(model))} vs {_cell(str(t['a']))}, {_cell(scope)}: "
+            f"{_cell(str(t.get('direction', '')))} ({_cell(str(t.get('reason') or ''))})"
+        )
+    return lines
+
+
+def _apart_lines(results: Mapping[str, Any]) -> list[str]:
+    apart = results.get("other_protocol_runs") or []
+    if not apart:
+        return []
+    lines = ["", "#### Runs under another protocol (listed apart, not compared)", ""]
+    for run in apart:
+        lines.append(
+            f"* {_cell(str(run['name']))} (run {run['run_id']}): "
+            + "; ".join(md_escape(str(w)) for w in run["why"])
+        )
+    return lines
+
+
+def _short(item_id: str) -> str:
+    """An item id short enough for a table cell (the full id is in the exports and the JSON)."""
+    return item_id if len(item_id) <= 16 else item_id[:15] + "…"
+
+
+def _share(value: Any) -> str:
+    return "–" if value is None else f"{100 * value:.0f}%"
+
+
+def render_item_analysis(results: Mapping[str, Any]) -> list[str]:
+    """Item analysis as Markdown: per item difficulty, discrimination, option and "I do not
+    know" shares (negative discrimination flagged, retired items marked), and KR-20."""
+    analysis = results.get("item_analysis") or {}
+    lines = ["", "#### Item analysis", ""]
+    if not analysis.get("items"):
+        note = analysis.get("note") or "Item analysis covers true/false and multiple-choice items."
+        return [*lines, md_escape(str(note))]
+    kr20 = analysis["kr20"]
+    value = "–" if kr20["kr20"] is None else format_estimate(kr20["kr20"], kr20["interval"])
+    reason = f" ({md_escape(str(kr20['reason']))})" if kr20.get("reason") else ""
+    lines.append(
+        f"Over {analysis['n_respondents']} respondents (students and models under the "
+        f"assignment's protocol). **KR-20 reliability: {value}**{reason} (Feldt 95% interval)."
+    )
+    lines += [
+        "",
+        "| # | item | difficulty (share right) | discrimination | I do not know | options | flag |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for row in analysis["items"]:
+        difficulty = format_estimate(row["difficulty"], row["difficulty_interval"])
+        discrimination = (
+            "–"
+            if row["discrimination"] is None
+            else format_estimate(row["discrimination"], row["discrimination_interval"])
+        )
+        options = ", ".join(f"{k} {_share(v)}" for k, v in row["options"].items())
+        flag = "⚠ negative discrimination" if row.get("flag") else ""
+        if row.get("retired"):
+            flag = (flag + " · " if flag else "") + "retired from scoring"
+        lines.append(
+            f"| {row['position']} | `{_short(row['id'])}` | {difficulty} | {discrimination} "
+            f"| {_share(row['idk_share'])} | {_cell(options)} | {flag} |"
+        )
+    return lines
 
 
 def _mean(figure: Mapping[str, Any] | None) -> str:
@@ -327,6 +488,8 @@ def create(
     closes: str,
     all_variants: bool,
     two_pass: bool,
+    idk: bool = True,
+    shots: float | None = 0,
 ) -> Assignment:
     """Make an assignment from the form's values (user errors as :class:`QuizbotError`)."""
     chosen_mode = AssignmentMode(mode or ("exam" if two_pass else "practice"))
@@ -347,6 +510,8 @@ def create(
         opens_at=parse_moment(opens, "opens") if opens and opens.strip() else None,
         closes_at=parse_moment(closes, "closes") if closes and closes.strip() else None,
         two_pass=bool(two_pass),
+        idk=bool(idk),
+        shots=int(shots or 0),
     )
     return make_assignment(ctx.db, request, ctx.settings)
 
@@ -429,12 +594,26 @@ def build(ctx: UiContext, is_admin: gr.State) -> list[Any]:
                 closes = gr.Textbox(label="Closes (ISO, UTC; optional)", elem_id="qb-assign-closes")
                 all_variants = gr.Checkbox(label="All 8 variants", elem_id="qb-assign-all")
                 two_pass = gr.Checkbox(label="Two-pass (EBMQA)", elem_id="qb-assign-two-pass")
+            with gr.Row():
+                offer_idk = gr.Checkbox(
+                    value=True,
+                    label='Offer "I do not know" (students and models alike)',
+                    elem_id="qb-assign-idk",
+                )
+                shots = gr.Number(
+                    value=0,
+                    precision=0,
+                    minimum=0,
+                    label="Worked examples per question for models (students get none)",
+                    elem_id="qb-assign-shots",
+                )
             make = gr.Button("Create", variant="primary", elem_id="qb-assign-create")
             made = gr.Markdown(elem_id="qb-assign-create-result")
         with gr.Row():
             chosen = gr.Dropdown(label="Assignment", choices=[], elem_id="qb-assign-chosen")
             show = gr.Button("Show results", variant="primary", elem_id="qb-assign-show", scale=0)
         results = gr.Markdown(elem_id="qb-assign-results")
+        retire_item = _retire_panel(ctx, is_admin, chosen, results)
         with gr.Accordion("Every answer, item by item", open=False, elem_id="qb-assign-items-box"):
             items = gr.Markdown(elem_id="qb-assign-items")
         with gr.Row():
@@ -500,6 +679,8 @@ def build(ctx: UiContext, is_admin: gr.State) -> list[Any]:
         end: str | None,
         every: bool,
         two: bool,
+        idk: bool,
+        examples: float | None,
         request: gr.Request,
     ) -> str:
         who = manager(ctx, admin, request)
@@ -511,7 +692,8 @@ def build(ctx: UiContext, is_admin: gr.State) -> list[Any]:
             group = who.cohort
         done = create(
             ctx, name=name, kb=kb_name, points=n, fmt=form, mode=how, cohort=group or "",
-            opens=start or "", closes=end or "", all_variants=every, two_pass=two,
+            opens=start or "", closes=end or "", all_variants=every, two_pass=two, idk=idk,
+            shots=examples,
         )  # fmt: skip
         accounts.record_action(
             ctx.db, who.name, "assignment.create", done.name,
@@ -523,17 +705,19 @@ def build(ctx: UiContext, is_admin: gr.State) -> list[Any]:
             f"{done.mode} mode."
         )
 
-    @guarded(2)
-    def _show(admin: bool, name: str | None, request: gr.Request) -> list[str]:
+    @guarded(3)
+    def _show(admin: bool, name: str | None, request: gr.Request) -> list[Any]:
         who = manager(ctx, admin, request)
         if who is None:
-            return [NOT_ADMIN, ""]
+            return [NOT_ADMIN, "", gr.skip()]
         if not name:
-            return ["Choose an assignment first.", ""]
+            return ["Choose an assignment first.", "", gr.skip()]
         found = managed_assignment(ctx, who, name)
+        shown = assignment_results(ctx.db, found.name)
         return [
-            render_results(assignment_results(ctx.db, found.name)),
+            render_results(shown),
             render_items(assignment_answers(ctx.db, found.name)),
+            gr.update(choices=item_choices(shown), value=None),
         ]
 
     def _export(kind: str) -> Any:
@@ -554,11 +738,12 @@ def build(ctx: UiContext, is_admin: gr.State) -> list[Any]:
     is_admin.change(_list, [is_admin, chosen], list_outputs, api_visibility="private")
     gr.on(None, _opened, outputs=[intro, panel, cohort, *list_outputs], api_visibility="private")
     refresh.click(_list, [is_admin, chosen], list_outputs, api_visibility="private")
-    form = [new_name, kb, points, fmt, mode, cohort, opens, closes, all_variants, two_pass]
+    form = [new_name, kb, points, fmt, mode, cohort, opens, closes, all_variants, two_pass,
+            offer_idk, shots]  # fmt: skip
     make.click(_create, [is_admin, *form], [made], api_visibility="private").then(
         _list, [is_admin, new_name], list_outputs, api_visibility="private"
     )
-    show.click(_show, [is_admin, chosen], [results, items], api_visibility="private")
+    show.click(_show, [is_admin, chosen], [results, items, retire_item], api_visibility="private")
     show.click(
         lambda: gr.update(value=None, visible=False), outputs=download, api_visibility="private"
     )
@@ -567,6 +752,73 @@ def build(ctx: UiContext, is_admin: gr.State) -> list[Any]:
             _export(kind), [is_admin, chosen], [exported, download], api_visibility="private"
         )
     return [panel]
+
+
+def item_choices(results: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The items an instructor may retire from scoring, flagged ones first, as (label, id)."""
+    rows = (results.get("item_analysis") or {}).get("items") or []
+    counted = [row for row in rows if not row.get("retired")]
+    counted.sort(key=lambda row: (not row.get("flag"), row["position"]))
+    return [
+        (
+            f"{row['position']}. {_short(row['id'])}"
+            + (" — negative discrimination" if row.get("flag") else ""),
+            row["id"],
+        )
+        for row in counted
+    ]
+
+
+def retire(ctx: UiContext, who: Manager, name: str, item_id: str, reason: str) -> str:
+    """Retire ``item_id`` from assignment ``name``'s scoring (one ``who`` may see); audit-logged.
+    Returns the note shown above the re-scored results."""
+    found = managed_assignment(ctx, who, name)
+    if not item_id:
+        raise InputError("choose an item to retire first")
+    retire_from_assignment(
+        ctx.db, found.id, item_id, reason=reason.strip(), by=who.name or "local admin"
+    )
+    accounts.record_action(
+        ctx.db, who.name, "assignment.retire_item", found.name, detail=f"item={item_id}"
+    )
+    return (
+        f"Retired `{md_escape(item_id)}` from the scoring of **{md_escape(found.name)}**: the "
+        "results below are scored without it (its answers are kept)."
+    )
+
+
+def _retire_panel(ctx: UiContext, is_admin: gr.State, chosen: Any, results: Any) -> Any:
+    """The "retire from scoring" controls under the results; returns the item dropdown."""
+    with gr.Row(elem_id="qb-assign-retire-row"):
+        item = gr.Dropdown(
+            label="Retire an item from scoring (flagged items first)",
+            choices=[],
+            elem_id="qb-assign-retire-item",
+            scale=3,
+        )
+        reason = gr.Textbox(label="Reason (optional)", elem_id="qb-assign-retire-reason", scale=2)
+        button = gr.Button("Retire from scoring", elem_id="qb-assign-retire", scale=1)
+    note = gr.Markdown(elem_id="qb-assign-retire-note")
+
+    @guarded(3)
+    def _retire(
+        admin: bool, name: str | None, item_id: str | None, why: str, request: gr.Request
+    ) -> list[Any]:
+        who = manager(ctx, admin, request)
+        if who is None:
+            return [NOT_ADMIN, gr.skip(), gr.skip()]
+        if not name:
+            return ["Choose an assignment first.", gr.skip(), gr.skip()]
+        said = retire(ctx, who, name, item_id or "", why or "")
+        shown = assignment_results(ctx.db, name)
+        choices = gr.update(choices=item_choices(shown), value=None)
+        return [said, render_results(shown), choices]
+
+    button.click(
+        _retire, [is_admin, chosen, item, reason], [note, results, item],
+        api_visibility="private",
+    )  # fmt: skip
+    return item
 
 
 def tab(ctx: UiContext, is_admin: gr.State) -> list[Any]:

@@ -21,9 +21,10 @@ the :class:`~quizbot.analysis.comparison.HumansVsModels` it returns:
 (:meth:`~quizbot.analysis.comparison.HumansVsModels.to_csv`).
 
 Filters: knowledge base, cohort, a date range of whole UTC days (students only), models (empty:
-every model with a completed run) and the minimum number of shared items for a student to
-count in a percentile. Lists of cohorts, knowledge bases and models are read when the page loads
-and on "Refresh lists".
+every model with a completed run), the runs that stand for them (the run picker: empty takes
+each model's most complete finished run on the items, and the notes say which) and the minimum
+number of shared items for a student to count in a percentile. Lists of cohorts, knowledge bases
+and models are read when the page loads and on "Refresh lists".
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from quizbot.analysis.comparison import (
     cohorts,
     comparable_models,
     compare,
+    run_choices,
 )
 from quizbot.analysis.metrics import Proportion
 from quizbot.errors import InputError
@@ -510,6 +512,14 @@ def build(ctx: UiContext) -> None:
             scale=4,
             elem_id="qb-compare-models",
         )
+        picked_runs = gr.Dropdown(
+            label="Runs (empty: each model's most complete finished run on these items)",
+            choices=[],
+            value=[],
+            multiselect=True,
+            scale=4,
+            elem_id="qb-compare-runs",
+        )
         min_items = gr.Number(
             label="Items a student needs for a percentile",
             value=DEFAULT_MIN_ITEMS,
@@ -552,7 +562,7 @@ def build(ctx: UiContext) -> None:
         download = gr.File(label="CSV", visible=False, elem_id="qb-compare-file")
     csv_text = gr.State(None)
 
-    @guarded(4, title="Could not compare.")
+    @guarded(5, title="Could not compare.")
     def lists(current: list[str] | None, request: gr.Request) -> tuple[Any, ...]:
         kbs = [e.name for e in kb_listing(ctx.db) if e.installed]
         offered = comparable_models(ctx.db)
@@ -563,14 +573,23 @@ def build(ctx: UiContext) -> None:
             gr.update(choices=[("All knowledge bases", ALL), *((n, n) for n in kbs)]),
             gr.update(choices=[(own, own)], value=own) if own else gr.update(choices=groups),
             gr.update(choices=offered, value=[m for m in (current or []) if m in offered]),
+            gr.update(choices=run_choices(ctx.db, [m for m in (current or []) if m in offered])),
         )
 
     def initial_lists(request: gr.Request) -> tuple[Any, ...]:
         return lists(None, request)
 
-    list_outputs = [message, kb, cohort, models]
+    list_outputs = [message, kb, cohort, models, picked_runs]
     gr.on(None, initial_lists, outputs=list_outputs, api_visibility="private")
     refresh.click(lists, inputs=models, outputs=list_outputs, api_visibility="private")
+
+    @guarded(1, title="Could not list runs.")
+    def on_models(chosen: list[str] | None, picked: list[int] | None) -> Any:
+        offered = run_choices(ctx.db, list(chosen or []))
+        ids = {run_id for _, run_id in offered}
+        return gr.update(choices=offered, value=[r for r in (picked or []) if r in ids])
+
+    models.change(on_models, [models, picked_runs], [picked_runs], api_visibility="private")
 
     @guarded(12, title="Could not compare.")
     def on_compare(
@@ -579,6 +598,7 @@ def build(ctx: UiContext) -> None:
         since_text: str | None,
         until_text: str | None,
         chosen: list[str] | None,
+        picked: list[int] | None,
         least: float | None,
         request: gr.Request,
     ) -> tuple[Any, ...]:
@@ -589,6 +609,7 @@ def build(ctx: UiContext) -> None:
             since=parse_day(since_text, "start"),
             until=parse_day(until_text, "end"),
             models=list(chosen or []),
+            run_ids=[int(r) for r in (picked or [])],
             min_items=int(least if least is not None else DEFAULT_MIN_ITEMS),
             recall_tiers=ctx.settings.recall_tiers,
         )
@@ -609,7 +630,7 @@ def build(ctx: UiContext) -> None:
 
     run.click(
         on_compare,
-        inputs=[kb, cohort, since, until, models, min_items],
+        inputs=[kb, cohort, since, until, models, picked_runs, min_items],
         outputs=[
             message,
             groups,

@@ -537,7 +537,7 @@ def _controls(screen: Screen) -> list[Any]:
         gr.update(visible=statement),
         *(gr.update(visible=letter in letters, variant="secondary") for letter in LETTER_BUTTONS),
         gr.update(visible=bool(letters), value="Submit", interactive=False),
-        gr.update(visible=asking),
+        gr.update(visible=asking and q is not None and q.idk),
         gr.update(value="", visible=asking),
         gr.update(visible=running),
         gr.update(visible=running and screen.pending),

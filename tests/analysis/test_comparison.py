@@ -92,6 +92,29 @@ def hand_z_p(k_a: int, n_a: int, k_b: int, n_b: int) -> float:
     return math.erfc(abs(z) / math.sqrt(2))
 
 
+def hand_cluster(model: str) -> tuple[float, float]:
+    """Model − students' accuracy and its p by statsmodels, clustered by respondent and item
+    (the largest of the two-way, by-respondent and by-item variances)."""
+    import numpy as np
+    import statsmodels.api as sm
+
+    y, group, who, what = [], [], [], []
+    for r, marks in enumerate([S1, S2, S3, model]):
+        for j, mark in enumerate(marks):
+            if mark != "-":
+                y.append(float(mark == "C"))
+                group.append(float(marks is model))
+                who.append(r)
+                what.append(j)
+    ols = sm.OLS(np.array(y), sm.add_constant(np.array(group)))
+    fit = ols.fit(cov_type="cluster", cov_kwds={"groups": np.column_stack([who, what])}, use_t=True)
+    fits = [fit] + [
+        ols.fit(cov_type="cluster", cov_kwds={"groups": g}, use_t=True) for g in (who, what)
+    ]
+    fit = max(fits, key=lambda f: f.bse[1] if np.isfinite(f.bse[1]) else -1.0)  # the largest
+    return float(fit.params[1]), float(fit.pvalues[1])
+
+
 def hand_mcnemar(b01: int, b10: int) -> float:
     """Exact McNemar: two-sided binomial(b01 + b10, 1/2) tail at min(b01, b10)."""
     n = b01 + b10
@@ -368,18 +391,26 @@ def test_model_vs_students_tests_by_hand(world: World) -> None:
     result = world.result
     rows = {(t.b, t.scope, t.key): t for t in result.tests if t.family == "model_vs_students"}
     expected_raw = {
-        ("model/a", "overall", ""): hand_z_p(27, 32, 9, 12),
-        ("model/a", "relation", "treats"): hand_z_p(18, 20, 8, 8),
-        ("model/a", "relation", "causes"): hand_z_p(9, 12, 1, 4),
+        ("model/a", "overall", ""): hand_cluster(MA)[1],
         # majority per item (i4 is a 1-1 tie, left out): right on all 11 others;
         # model/a wrong on i8, i9, i11 -> b10 = 3, b01 = 0
         ("model/a", "item_majority", ""): hand_mcnemar(0, 3),
-        ("model/b", "overall", ""): hand_z_p(27, 32, 7, 12),
-        ("model/b", "relation", "treats"): hand_z_p(18, 20, 4, 8),
-        ("model/b", "relation", "causes"): 1.0,  # 9/12 vs 3/4: no difference, z = 0
+        ("model/b", "overall", ""): hand_cluster(MB)[1],
         # model/b wrong on i1, i3, i7, i10 -> b10 = 4
         ("model/b", "item_majority", ""): hand_mcnemar(0, 4),
     }
+    # Relations: the model answers 8 ("treats") and 4 ("causes") items, fewer than the 10 a
+    # side needs: shown as figures, without a p-value, with the reason.
+    for model, key, k_b, n_b in (
+        ("model/a", "treats", 8, 8),
+        ("model/a", "causes", 1, 4),
+        ("model/b", "treats", 4, 8),
+        ("model/b", "causes", 3, 4),
+    ):
+        row = rows.pop((model, "relation", key))
+        assert row.comparison.p_value is None and row.p_adjusted is None
+        assert "fewer than 10 answers" in row.reason
+        assert (row.comparison.n_b, row.comparison.accuracy_b) == (n_b, pytest.approx(k_b / n_b))
     assert set(rows) == set(expected_raw)
     for key, p in expected_raw.items():
         assert rows[key].comparison.p_value == pytest.approx(p), key
@@ -389,9 +420,11 @@ def test_model_vs_students_tests_by_hand(world: World) -> None:
     assert (majority.comparison.b01, majority.comparison.b10) == (0, 3)
     assert majority.comparison.n_shared == 11
     overall = rows["model/a", "overall", ""]
-    assert overall.comparison.test == "two_proportion_z"
+    assert overall.comparison.test == "cluster_robust_t"
     assert (overall.a, overall.comparison.accuracy_a) == ("students", pytest.approx(27 / 32))
     assert overall.comparison.difference == pytest.approx(9 / 12 - 27 / 32)
+    assert overall.comparison.difference == pytest.approx(hand_cluster(MA)[0])
+    assert overall.direction() == "model/a lower than students by 9 points"
 
     # Benjamini-Hochberg over the eight: sort, m*p/rank, running minimum from the top.
     keys = sorted(expected_raw, key=expected_raw.__getitem__)

@@ -15,6 +15,7 @@ from quizbot.evaluation.prompts import (
     build_prompts,
     prompt_key,
     select_demonstrations,
+    statement_clause,
 )
 from quizbot.generate.choice import I_DO_NOT_KNOW
 from quizbot.generate.points import candidate_points
@@ -86,14 +87,35 @@ ASKED = stmt("Aspirin", "headache", transform=Transform.INV, text="Aspirin treat
 # --- wording -------------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize(
+    ("text", "clause"),
+    [
+        ("The pancreas secretes insulin.", "The pancreas secretes insulin"),
+        ("The pancreas secretes insulin. ", "The pancreas secretes insulin"),
+        (
+            'Statement: "X is the most likely occluded artery."',
+            'Statement: "X is the most likely occluded artery"',
+        ),
+        ("Without a period", "Without a period"),
+        ("An ellipsis...", "An ellipsis..."),
+        ("A question?", "A question?"),
+    ],
+)
+def test_statement_clause_leaves_out_only_the_closing_period(text: str, clause: str) -> None:
+    assert statement_clause(text) == clause
+    asked = stmt("Aspirin", "headache", transform=Transform.INV, text=text)
+    assert build_prompt(asked).text.startswith(clause + ", is the statement above")
+
+
 def test_templates_are_the_paper_sentence() -> None:
     assert STATEMENT_TEMPLATE == "{statement}, " + TF
     assert STATEMENT_IDK_TEMPLATE == "{statement}, " + TF_IDK
 
 
-def test_zero_shot_is_the_exact_paper_sentence_keeping_the_statements_period() -> None:
+def test_zero_shot_is_the_paper_sentence_without_a_stray_period_before_the_comma() -> None:
+    assert ASKED.text.endswith("headache.")  # the statement keeps its period; the prompt not
     sentence = (
-        "Aspirin treats headache., is the statement above true or false? "
+        "Aspirin treats headache, is the statement above true or false? "
         "Please answer True or False."
     )
     chat = build_prompt(ASKED, style="chat")
@@ -111,9 +133,9 @@ def test_k_shot_completion_text_is_answered_blocks_then_the_question() -> None:
     )
     prompt = build_prompt(ASKED, demonstrations=demos)
     assert prompt.text == (
-        f"Ibuprofen treats fever., {TF}\nAnswer: True\n\n"
-        f"Insulin treats gout., {TF}\nAnswer: False\n\n"
-        f"Aspirin treats headache., {TF}\nAnswer:"
+        f"Ibuprofen treats fever, {TF}\nAnswer: True\n\n"
+        f"Insulin treats gout, {TF}\nAnswer: False\n\n"
+        f"Aspirin treats headache, {TF}\nAnswer:"
     )
 
 
@@ -121,14 +143,13 @@ def test_idk_changes_only_the_question_not_the_demonstrations() -> None:
     demo = stmt("Ibuprofen", "fever", text="Ibuprofen treats fever.")
     prompt = build_prompt(ASKED, demonstrations=(demo,), idk=True)
     assert prompt.text == (
-        f"Ibuprofen treats fever., {TF}\nAnswer: True\n\n"
-        f"Aspirin treats headache., {TF_IDK}\nAnswer:"
+        f"Ibuprofen treats fever, {TF}\nAnswer: True\n\nAspirin treats headache, {TF_IDK}\nAnswer:"
     )
     chat = build_prompt(ASKED, demonstrations=(demo,), idk=True, style="chat")
     assert [m["content"] for m in chat.messages] == [
-        f"Ibuprofen treats fever., {TF}",
+        f"Ibuprofen treats fever, {TF}",
         "True",
-        f"Aspirin treats headache., {TF_IDK}",
+        f"Aspirin treats headache, {TF_IDK}",
     ]
 
 
@@ -137,8 +158,8 @@ def test_braces_in_a_statement_are_kept_literally() -> None:
     asked = stmt("Z", "w", text="Value {0} is {unknown}.")
     for style in STYLES:
         prompt = build_prompt(asked, demonstrations=(demo,), style=style)
-        assert "Gene {BRCA1} variant causes {x}., " in prompt.text
-        assert "Value {0} is {unknown}., " in prompt.text
+        assert "Gene {BRCA1} variant causes {x}, " in prompt.text
+        assert "Value {0} is {unknown}, " in prompt.text
 
 
 # --- chat ----------------------------------------------------------------------------------------
@@ -209,7 +230,7 @@ def test_build_prompts_skips_evaluated_items_in_the_pool() -> None:
     prompts = build_prompts(evaluated, pool, k=5, seed=1)
     assert len(prompts) == 2
     assert all(p.text.count("\nAnswer: ") == 5 for p in prompts)
-    assert "EVALUATED., " not in prompts[0].text
+    assert "EVALUATED, " not in prompts[0].text
 
 
 def test_demonstrations_about_the_same_fact_are_skipped() -> None:
@@ -334,7 +355,9 @@ def test_generated_statements_get_k_shot_prompts_from_a_separate_pool() -> None:
     evaluated, pool = items[:16], items[16:]  # the first point's 16 statements vs the rest
     prompts = build_prompts(evaluated, pool, k=5, seed=0)
     for item, prompt in zip(evaluated, prompts, strict=True):
-        assert prompt.text.endswith(f"{item.text}, {TF}\nAnswer:")
+        assert prompt.text.endswith(f"{statement_clause(item.text)}, {TF}\nAnswer:")
         assert prompt.text.count("\nAnswer: ") == 5
         shown = prompt.text.split("\n\n")[:-1]
-        assert not any(e.text + ", " in block for e in evaluated for block in shown)
+        assert not any(
+            statement_clause(e.text) + ", " in block for e in evaluated for block in shown
+        )

@@ -23,6 +23,7 @@ EXPECTED_TABLES = {
     "alert",
     "apscheduler_jobs",
     "assignment_items",
+    "assignment_retired_items",
     "assignments",
     "audit_log",
     "drift_result",

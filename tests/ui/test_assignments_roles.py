@@ -35,6 +35,7 @@ from quizbot.ui.app import build_app
 from quizbot.ui.context import UiContext
 from storage import Database
 from storage.assignments import assignment_sessions, find_assignment, list_assignments
+from storage.review import assignment_retired
 from storage.sessions import find_respondent
 
 PASSWORD = "a long enough password"
@@ -127,16 +128,16 @@ def test_the_handlers_keep_an_instructor_to_their_cohort(
     assert list(frame["assignment"]) == ["one"] and "year-1" in note
     assert [value for _, value in dropdown.choices] == ["one"]
     # results of one's own: its student; of another cohort's: refused, nothing of it shown
-    page, items = show(False, "one", kim, kim)
+    page, items, _ = show(False, "one", kim, kim)
     assert "| ann |" in page and "student **ann**" in items
-    page, items = show(False, "two", kim, kim)
+    page, items, _ = show(False, "two", kim, kim)
     assert "no assignment 'two' among yours" in page and "bob" not in page + str(items)
     # raw calls claiming admin rights change nothing
-    page, _ = show(True, "open", kim, kim)
+    page, _, _ = show(True, "open", kim, kim)
     assert "no assignment 'open'" in page and "cy" not in page
     # creating: always for the instructor's cohort, whatever the form says; audit-logged
     form = [FORM[k] for k in ("kb", "points", "fmt", "mode")]
-    done = make(False, "wk-kim", *form, "year-2", "", "", False, False, kim, kim)
+    done = make(False, "wk-kim", *form, "year-2", "", "", False, False, True, 0, kim, kim)
     assert "Created **wk-kim** for cohort year-1" in done
     (made,) = [a for a in list_assignments(school.db) if a.name == "wk-kim"]
     assert made.cohort == "year-1"
@@ -148,6 +149,18 @@ def test_the_handlers_keep_an_instructor_to_their_cohort(
     assert {r["respondent"] for r in rows if r["record"] == "respondent"} == {"ann"}
     note, file = export(False, "two", kim, kim)
     assert "no assignment 'two'" in note and file == gr.skip()
+    # retiring an item: only in one's own cohort's assignments, audit-logged
+    retire = _handler(app, "qb-assign-retire")
+    (two,) = [a for a in list_assignments(school.db) if a.name == "two"]
+    note, page, _ = retire(False, "two", two.item_ids[0], "bad", kim, kim)
+    assert "no assignment 'two' among yours" in note and page == gr.skip()
+    assert assignment_retired(school.db, two.id) == []
+    (one,) = [a for a in list_assignments(school.db) if a.name == "one"]
+    note, page, _ = retire(False, "one", one.item_ids[0], "bad key", kim, kim)
+    assert "Retired" in note and f"retired from scoring: item {one.item_ids[0]}" in page
+    assert [r.item_id for r in assignment_retired(school.db, one.id)] == [one.item_ids[0]]
+    log = accounts.audit_log(school.db, actor="kim")
+    assert any(e.action == "assignment.retire_item" and e.target == "one" for e in log)
     # a student is refused by the role guard before any of it runs
     stu = _by("stu")
     for fn, args in [(show, (True, "one")), (refresh, (True, None))]:
@@ -169,7 +182,7 @@ def test_an_instructor_without_a_cohort_can_make_nothing(school: UiContext) -> N
     make = _handler(app, "qb-assign-create")
     form = [FORM[k] for k in ("kb", "points", "fmt", "mode")]
     ned = _by("ned")
-    done = make(False, "wk-ned", *form, "year-1", "", "", False, False, ned, ned)
+    done = make(False, "wk-ned", *form, "year-1", "", "", False, False, True, 0, ned, ned)
     assert "no cohort" in done
     assert "wk-ned" not in [a.name for a in list_assignments(school.db)]
 
@@ -182,11 +195,13 @@ def test_local_mode_keeps_the_admin_login(db: Database, tmp_path: Path) -> None:
     make = _handler(app, "qb-assign-create")
     anyone = SimpleNamespace(username=None)
     assert show(False, "one", anyone, anyone)[0] == tab.NOT_ADMIN
-    page, _ = show(True, "one", anyone, anyone)
+    page, _, _ = show(True, "one", anyone, anyone)
     assert page.startswith("### one")
     form = [FORM[k] for k in ("kb", "points", "fmt", "mode")]
-    assert make(False, "x", *form, "", "", "", False, False, anyone, anyone) == tab.NOT_ADMIN
-    done = make(True, "two", *form, "year-2", "", "", False, False, anyone, anyone)
+    assert make(False, "x", *form, "", "", "", False, False, True, 0, anyone, anyone) == (
+        tab.NOT_ADMIN
+    )
+    done = make(True, "two", *form, "year-2", "", "", False, False, True, 0, anyone, anyone)
     assert "for cohort year-2" in done
     assert [a.cohort for a in list_assignments(db)] == ["year-1", "year-2"]
 

@@ -66,3 +66,13 @@ def test_the_pages_show_each_respondent_and_every_answer(ctx: UiContext) -> None
     items = render_items(assignment_answers(ctx.db, "wk"))
     assert items.count("student **ana**") == n
     assert "no feedback" in items and "time not stored" not in items
+
+
+def test_the_form_fixes_the_protocol(ctx: UiContext) -> None:
+    made = create(ctx, name="strict", idk=False, shots=2, **FORM)  # type: ignore[arg-type]
+    protocol = made.config["protocol"]
+    assert (protocol["idk"], protocol["shots"], protocol["two_pass"]) == (False, 2, False)
+    with pytest.raises(InputError, match="I do not know"):
+        create(ctx, name="bad", idk=False, **{**FORM, "two_pass": True})  # type: ignore[arg-type]
+    page = render_results(assignment_results(ctx.db, "strict"))
+    assert 'True / False, no "I do not know"' in page and "2 worked example(s)" in page
