@@ -4,8 +4,10 @@ A true/false statement is asked in the PretexEval paper's words::
 
     <statement>, is the statement above true or false? Please answer True or False.
 
-The statement's own closing period is left out before the comma (:func:`statement_clause`), so
-the prompt reads "... blood pressure, is the statement above ...", never "pressure., is". A
+The statement's text is kept verbatim. One that ends a sentence is followed by the question as a
+sentence of its own ("... blood pressure. Is the statement above ..."), so the prompt never reads
+"pressure., is"; one without a closing period keeps the paper's comma (:func:`statement_question`).
+Keeping the text verbatim also lets an oracle server find the item in the prompt. A
 multiple-choice item lists its lettered options (generated ones end with "I do not know";
 imported ones may not, and ``idk`` then adds it) and asks for the letters of the correct ones.
 The wordings and the answers each offers come from :mod:`quizbot.generate.protocol`, the one
@@ -44,7 +46,12 @@ from langchain_core.prompts import (
     PromptTemplate,
 )
 
-from quizbot.generate.protocol import CHOICE_REQUEST, RECALL_REQUEST, statement_template
+from quizbot.generate.protocol import (
+    CHOICE_REQUEST,
+    RECALL_REQUEST,
+    ends_sentence,
+    statement_template,
+)
 from quizbot.items import ChoiceItem, RecallItem, StatementItem
 
 __all__ = [
@@ -67,7 +74,7 @@ __all__ = [
     "build_prompts",
     "prompt_key",
     "select_demonstrations",
-    "statement_clause",
+    "statement_question",
 ]
 
 Item = StatementItem | ChoiceItem | RecallItem
@@ -75,10 +82,13 @@ Style = Literal["completion", "chat"]
 STYLES: tuple[Style, ...] = ("completion", "chat")
 DEFAULT_K = 5
 
-# The PretexEval sentence; ``{statement}`` is the item text less its closing period.
+# The PretexEval question after a statement that ends a sentence; ``{statement}`` is the item text
+# verbatim. A statement without a closing period is asked with the paper's comma form instead.
 STATEMENT_TEMPLATE = statement_template(idk=False)
 # The same question when the model may decline ("idk" setting).
 STATEMENT_IDK_TEMPLATE = statement_template(idk=True)
+_CLAUSE_TEMPLATE = statement_template(idk=False, sentence=False)
+_CLAUSE_IDK_TEMPLATE = statement_template(idk=True, sentence=False)
 # The second pass of a two-pass assignment (EBMQA): the model must commit to an answer.
 FORCED_INSTRUCTION = (
     "You must choose an answer: if you are not sure, give your best guess; "
@@ -116,8 +126,6 @@ EXAMPLE_SEPARATOR = "\n\n"
 # Bump when the key's payload layout changes (cached model calls then miss, as they must).
 PROMPT_KEY_VERSION = 1
 
-_STATEMENT_PROMPT = PromptTemplate.from_template(STATEMENT_TEMPLATE)
-_STATEMENT_IDK_PROMPT = PromptTemplate.from_template(STATEMENT_IDK_TEMPLATE)
 _SDAK_PROMPT = PromptTemplate.from_template(SDAK_TEMPLATE)
 _CHOICE_PROMPT = PromptTemplate.from_template(CHOICE_TEMPLATE)
 _RECALL_PROMPT = PromptTemplate.from_template(RECALL_TEMPLATE)
@@ -253,18 +261,14 @@ def _choice_question(item: ChoiceItem, *, idk: bool) -> str:
     return _CHOICE_PROMPT.format(question=item.question, options=lines)
 
 
-_CLOSING_QUOTES = "\"'\u201d\u2019"
-
-
-def statement_clause(text: str) -> str:
-    """A statement as the clause before ", is the statement above ...": its closing period
-    left out (also one inside closing quotes), so the prompt never reads "., is"."""
-    clause = text.rstrip()
-    quotes = len(clause) - len(clause.rstrip(_CLOSING_QUOTES))
-    body, tail = clause[: len(clause) - quotes], clause[len(clause) - quotes :]
-    if body.endswith(".") and not body.endswith(".."):
-        body = body[:-1].rstrip()
-    return body + tail
+def statement_question(text: str, *, idk: bool) -> str:
+    """A statement as asked: its text verbatim, then the PretexEval question (a sentence of its
+    own after a closing period, else after a comma), then the answers offered."""
+    if ends_sentence(text):
+        template = STATEMENT_IDK_TEMPLATE if idk else STATEMENT_TEMPLATE
+    else:
+        template = _CLAUSE_IDK_TEMPLATE if idk else _CLAUSE_TEMPLATE
+    return template.replace("{statement}", text.rstrip(), 1)
 
 
 def _question(item: Item, *, idk: bool, forced: bool = False, sdak: bool = False) -> str:
@@ -283,8 +287,7 @@ def _question(item: Item, *, idk: bool, forced: bool = False, sdak: bool = False
     elif isinstance(item, RecallItem):
         asked = _RECALL_PROMPT.format(question=item.question)
     else:
-        template = _STATEMENT_IDK_PROMPT if idk and not forced else _STATEMENT_PROMPT
-        asked = template.format(statement=statement_clause(item.text))
+        asked = statement_question(item.text, idk=idk and not forced)
     return f"{asked} {FORCED_INSTRUCTION}" if forced else asked
 
 

@@ -77,10 +77,28 @@ def answer_request(choices: Sequence[str]) -> str:
     return f"Please answer {', '.join(choices[:-1])} or {choices[-1]}."
 
 
-def statement_template(idk: bool) -> str:
-    """The question a statement is asked with, ``{statement}`` standing for its text."""
+def statement_template(idk: bool, *, sentence: bool = True) -> str:
+    """The question a statement is asked with, ``{statement}`` standing for its text verbatim.
+
+    A statement that ends a sentence (".", "?" or "!", possibly inside closing quotes) is followed
+    by the question as a sentence of its own ("... blood pressure. Is the statement above ...");
+    one that does not (``sentence=False``, e.g. an imported statement without a period) goes on
+    with a comma, as in the PretexEval paper ("... blood pressure, is the statement above ...").
+    Either way the prompt never reads "., is" and holds the statement's text unchanged.
+    """
     choices = (TRUE_WORD, FALSE_WORD, I_DO_NOT_KNOW) if idk else (TRUE_WORD, FALSE_WORD)
+    if sentence:
+        question = STATEMENT_QUESTION[0].upper() + STATEMENT_QUESTION[1:]
+        return "{statement} " + question + " " + answer_request(choices)
     return "{statement}, " + STATEMENT_QUESTION + " " + answer_request(choices)
+
+
+_CLOSING_QUOTES = "\"'\u201d\u2019"
+
+
+def ends_sentence(text: str) -> bool:
+    """Whether a statement's text ends a sentence (closing quotes aside)."""
+    return text.rstrip().rstrip(_CLOSING_QUOTES).endswith((".", "?", "!"))
 
 
 def _flag(value: Any, field: str) -> bool:

@@ -15,7 +15,7 @@ from quizbot.evaluation.prompts import (
     build_prompts,
     prompt_key,
     select_demonstrations,
-    statement_clause,
+    statement_question,
 )
 from quizbot.generate.choice import I_DO_NOT_KNOW
 from quizbot.generate.points import candidate_points
@@ -27,6 +27,10 @@ from quizbot.kb.clinical import load_clinical_core
 
 TF = "is the statement above true or false? Please answer True or False."
 TF_IDK = "is the statement above true or false? Please answer True, False or I do not know."
+TF_SENTENCE = "Is the statement above true or false? Please answer True or False."
+TF_IDK_SENTENCE = (
+    "Is the statement above true or false? Please answer True, False or I do not know."
+)
 INSTRUCTION = (
     "Answer with the letter of the correct option; if more than one option is correct, "
     "give all their letters separated by commas."
@@ -88,42 +92,46 @@ ASKED = stmt("Aspirin", "headache", transform=Transform.INV, text="Aspirin treat
 
 
 @pytest.mark.parametrize(
-    ("text", "clause"),
+    ("text", "asked"),
     [
-        ("The pancreas secretes insulin.", "The pancreas secretes insulin"),
-        ("The pancreas secretes insulin. ", "The pancreas secretes insulin"),
+        ("The pancreas secretes insulin.", "The pancreas secretes insulin. " + TF_SENTENCE),
+        ("The pancreas secretes insulin. ", "The pancreas secretes insulin. " + TF_SENTENCE),
         (
             'Statement: "X is the most likely occluded artery."',
-            'Statement: "X is the most likely occluded artery"',
+            'Statement: "X is the most likely occluded artery." ' + TF_SENTENCE,
         ),
-        ("Without a period", "Without a period"),
-        ("An ellipsis...", "An ellipsis..."),
-        ("A question?", "A question?"),
+        ("Without a period", "Without a period, " + TF),
+        ("An ellipsis...", "An ellipsis... " + TF_SENTENCE),
+        ("A question?", "A question? " + TF_SENTENCE),
     ],
 )
-def test_statement_clause_leaves_out_only_the_closing_period(text: str, clause: str) -> None:
-    assert statement_clause(text) == clause
-    asked = stmt("Aspirin", "headache", transform=Transform.INV, text=text)
-    assert build_prompt(asked).text.startswith(clause + ", is the statement above")
+def test_a_statement_is_asked_verbatim_and_never_with_a_period_before_a_comma(
+    text: str, asked: str
+) -> None:
+    assert statement_question(text, idk=False) == asked
+    item = stmt("Aspirin", "headache", transform=Transform.INV, text=text)
+    prompt = build_prompt(item, style="chat").text
+    assert prompt == asked
+    assert text.rstrip() in prompt  # an oracle server finds the item by its text
+    assert "., " not in prompt
 
 
-def test_templates_are_the_paper_sentence() -> None:
-    assert STATEMENT_TEMPLATE == "{statement}, " + TF
-    assert STATEMENT_IDK_TEMPLATE == "{statement}, " + TF_IDK
-
-
-def test_zero_shot_is_the_paper_sentence_without_a_stray_period_before_the_comma() -> None:
-    assert ASKED.text.endswith("headache.")  # the statement keeps its period; the prompt not
-    sentence = (
-        "Aspirin treats headache, is the statement above true or false? "
-        "Please answer True or False."
+def test_templates_are_the_paper_question() -> None:
+    assert STATEMENT_TEMPLATE == "{statement} " + TF_SENTENCE
+    assert STATEMENT_IDK_TEMPLATE == "{statement} " + TF_IDK_SENTENCE
+    assert statement_question("Aspirin treats headache", idk=True) == (
+        "Aspirin treats headache, " + TF_IDK
     )
+
+
+def test_zero_shot_is_the_paper_question_without_a_stray_period_before_a_comma() -> None:
+    assert ASKED.text.endswith("headache.")
+    sentence = "Aspirin treats headache. " + TF_SENTENCE
     chat = build_prompt(ASKED, style="chat")
     assert chat.text == sentence
     assert chat.messages == ({"role": "user", "content": sentence},)
     completion = build_prompt(ASKED)
     assert completion.text == sentence + "\nAnswer:"
-    assert completion.messages == ({"role": "user", "content": sentence + "\nAnswer:"},)
 
 
 def test_k_shot_completion_text_is_answered_blocks_then_the_question() -> None:
@@ -133,9 +141,9 @@ def test_k_shot_completion_text_is_answered_blocks_then_the_question() -> None:
     )
     prompt = build_prompt(ASKED, demonstrations=demos)
     assert prompt.text == (
-        f"Ibuprofen treats fever, {TF}\nAnswer: True\n\n"
-        f"Insulin treats gout, {TF}\nAnswer: False\n\n"
-        f"Aspirin treats headache, {TF}\nAnswer:"
+        f"Ibuprofen treats fever. {TF_SENTENCE}\nAnswer: True\n\n"
+        f"Insulin treats gout. {TF_SENTENCE}\nAnswer: False\n\n"
+        f"Aspirin treats headache. {TF_SENTENCE}\nAnswer:"
     )
 
 
@@ -143,13 +151,14 @@ def test_idk_changes_only_the_question_not_the_demonstrations() -> None:
     demo = stmt("Ibuprofen", "fever", text="Ibuprofen treats fever.")
     prompt = build_prompt(ASKED, demonstrations=(demo,), idk=True)
     assert prompt.text == (
-        f"Ibuprofen treats fever, {TF}\nAnswer: True\n\nAspirin treats headache, {TF_IDK}\nAnswer:"
+        f"Ibuprofen treats fever. {TF_SENTENCE}\nAnswer: True\n\n"
+        f"Aspirin treats headache. {TF_IDK_SENTENCE}\nAnswer:"
     )
     chat = build_prompt(ASKED, demonstrations=(demo,), idk=True, style="chat")
     assert [m["content"] for m in chat.messages] == [
-        f"Ibuprofen treats fever, {TF}",
+        f"Ibuprofen treats fever. {TF_SENTENCE}",
         "True",
-        f"Aspirin treats headache, {TF_IDK}",
+        f"Aspirin treats headache. {TF_IDK_SENTENCE}",
     ]
 
 
@@ -158,8 +167,8 @@ def test_braces_in_a_statement_are_kept_literally() -> None:
     asked = stmt("Z", "w", text="Value {0} is {unknown}.")
     for style in STYLES:
         prompt = build_prompt(asked, demonstrations=(demo,), style=style)
-        assert "Gene {BRCA1} variant causes {x}, " in prompt.text
-        assert "Value {0} is {unknown}, " in prompt.text
+        assert "Gene {BRCA1} variant causes {x}. Is" in prompt.text
+        assert "Value {0} is {unknown}. Is" in prompt.text
 
 
 # --- chat ----------------------------------------------------------------------------------------
@@ -355,9 +364,7 @@ def test_generated_statements_get_k_shot_prompts_from_a_separate_pool() -> None:
     evaluated, pool = items[:16], items[16:]  # the first point's 16 statements vs the rest
     prompts = build_prompts(evaluated, pool, k=5, seed=0)
     for item, prompt in zip(evaluated, prompts, strict=True):
-        assert prompt.text.endswith(f"{statement_clause(item.text)}, {TF}\nAnswer:")
+        assert prompt.text.endswith(f"{statement_question(item.text, idk=False)}\nAnswer:")
         assert prompt.text.count("\nAnswer: ") == 5
         shown = prompt.text.split("\n\n")[:-1]
-        assert not any(
-            statement_clause(e.text) + ", " in block for e in evaluated for block in shown
-        )
+        assert not any(e.text in block for e in evaluated for block in shown)

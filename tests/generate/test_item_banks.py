@@ -58,7 +58,7 @@ def test_multifaceteval_tfq_rows_become_two_counterfactual_pairs_without_the_wra
     assert statements[0].pair_id == statements[1].pair_id != statements[2].pair_id
     assert statements[2].pair_id == statements[3].pair_id
     prompt = build_prompt(statements[1], style="chat").text
-    assert prompt.endswith('occluded artery", is the statement above true or false? '
+    assert prompt.endswith('occluded artery." Is the statement above true or false? '
                            "Please answer True or False.")  # fmt: skip
 
 

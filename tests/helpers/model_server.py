@@ -66,8 +66,6 @@ class Oracle:
             needle = item.get("text") or item.get("question") or ""
             if not needle:
                 continue
-            if prompt.rfind(needle) < 0 and item.get("kind") == "statement":
-                needle = _clause(needle)  # asked without its closing period
             at = prompt.rfind(needle)
             if at < 0:
                 continue
@@ -166,14 +164,6 @@ class Server(ThreadingHTTPServer):
         with self.lock:
             self.count += 1
             return self.count
-
-
-def _clause(text: str) -> str:
-    """A statement less its closing period (kept inside closing quotes), as prompts ask it."""
-    body = text.rstrip()
-    quotes = len(body) - len(body.rstrip("\"'\u201d\u2019"))
-    head, tail = body[: len(body) - quotes], body[len(body) - quotes :]
-    return (head[:-1].rstrip() if head.endswith(".") and not head.endswith("..") else head) + tail
 
 
 def _words(text: str) -> int:
