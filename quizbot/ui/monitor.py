@@ -39,6 +39,7 @@ import gradio as gr
 import pandas as pd
 
 from quizbot.errors import InputError, NotFoundError, QuizbotError
+from quizbot.monitoring.describe import describe_monitor as asked_by_monitor
 from quizbot.monitoring.incidents import accept_baseline, acknowledge, resolve
 from quizbot.monitoring.nights import NightResult, history, run_monitor
 from quizbot.monitoring.scheduler import schedules_path
@@ -46,6 +47,7 @@ from quizbot.ui.boundary import guarded
 from quizbot.ui.context import UiContext
 from quizbot.ui.render import format_estimate, html_text, md_escape, user_message
 from schedules.config import MonitorSpec, find_monitor, load_monitors
+from storage import Database
 from storage.incidents import list_incidents
 from storage.monitoring import list_monitors
 
@@ -615,24 +617,25 @@ def _no_nights(name: str) -> str:
 
 
 def describe_monitor(
-    name: str, definition: Mapping[str, Any] | None, histories: Sequence[Mapping[str, Any]]
+    name: str,
+    definition: Mapping[str, Any] | None,
+    histories: Sequence[Mapping[str, Any]],
+    db: Database | None = None,
 ) -> str:
-    """A Markdown paragraph: what the monitor asks, of whom, when, and how many nights it has."""
+    """A Markdown paragraph: what the monitor asks (:func:`quizbot.monitoring.describe.
+    describe_monitor`, the one description ``quizbot monitor list`` and the Admin tab show too),
+    of whom, when, and how many nights it has."""
     lines = [f"### {name}"]
     if definition:
         models = ", ".join(f"`{m}`" for m in definition.get("models", []))
-        points, anchors = definition.get("points"), definition.get("anchor_points")
-        asked = (
-            "open recall questions (disease × aspect; drift on mean F1 and tier shares)"
-            if definition.get("format") == "recall"
-            else "knowledge points"
-        )
+        asks = asked_by_monitor(db, definition)
         lines.append(
-            f"Models {models}; {points} {asked} a night ({anchors} of them the fixed "
-            f"anchor set) from `{definition.get('kb')}`, at cron `{definition.get('cron')}` "
+            f"Models {models}; {md_escape(asks.text)}; at cron `{definition.get('cron')}` "
             f"({definition.get('timezone')})."
             + ("" if definition.get("enabled", True) else " **Disabled** in the schedules file.")
         )
+        if definition.get("format") == "recall":
+            lines.append("Drift is tested on mean F1 and on the tier shares.")
         if definition.get("prompt") == "sdak":
             lines.append(
                 "Asked the SDAK way (the verdict Correct/Incorrect first, then the reason); "
@@ -941,7 +944,7 @@ def build(ctx: UiContext, is_admin: gr.State) -> list[Any]:
         own = [i for i in every if i.monitor == name]
         chosen = chosen if chosen in models else default_model(histories, own)
         series = next((h for h in histories if h["model"] == chosen), None)
-        text = describe_monitor(name, declared.get(name), histories)
+        text = describe_monitor(name, declared.get(name), histories, ctx.db)
         if problem:
             text += f"\n\n**The schedules file could not be read:** {md_escape(problem)}"
         shown = [i.as_json() for i in own if i.model == chosen]

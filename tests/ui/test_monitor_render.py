@@ -155,7 +155,10 @@ def test_monitor_names_and_descriptions() -> None:
     assert monitor_names([spec], ["alpha", "zeta", "beta"]) == ["zeta", "alpha", "beta"]
     empty = describe_monitor("zeta", spec.as_json(), [])
     assert "No nights yet — run `quizbot monitor run zeta` or press **Run now**" in empty
-    assert "25 knowledge points a night (6 of them the fixed anchor set)" in empty
+    assert (
+        "25 knowledge points a night = 400 statements from clinical-core (6 anchor points = "
+        "96 anchor statements); true/false statements, standard prompt"
+    ) in empty
     text = describe_monitor("watch", None, [SERIES, OTHER])
     assert "Not in the schedules file in force" in text
     assert "5 night(s) from 2026-01-01 to 2026-01-05; 2 alert(s); 1 failed" in text
@@ -190,7 +193,9 @@ def test_monitor_rows_show_next_run_last_night_and_alerts() -> None:
     now = datetime(2026, 1, 1, 3, 0, tzinfo=UTC)
     rows = monitor_rows([daily, off], {"daily": [SERIES, OTHER]}, now)
     assert rows[0] == [
-        "daily", "a, b", "0 2 * * * (UTC)", "clinical-core: 25 points (6 anchors)", "yes",
+        "daily", "a, b", "0 2 * * * (UTC)",
+        "25 knowledge points a night = 400 statements from clinical-core (6 anchor points = "
+        "96 anchor statements); true/false statements, standard prompt", "yes",
         "2026-01-05", 2, "2026-01-02 02:00",
     ]  # fmt: skip
     assert rows[1][4:] == ["no", "-", 0, "-"]
