@@ -26,6 +26,7 @@ def _scope_json(records: Sequence[Scored]) -> dict[str, Any]:
         "accuracy": _proportion_json(report.average_accuracy),
         "joint_accuracy": _proportion_json(report.joint_accuracy),
         "answer_rate": _proportion_json(report.answer_rate),
+        "instruction_following": _proportion_json(report.instruction_following_rate),
     }
 
 
@@ -34,7 +35,8 @@ def night_summary(night: Night) -> dict[str, Any]:
 
     ``{"date", "run_id", "provider_model", "overall", "anchor", "rotating", "by_relation":
     {name: ...}}``; each scope is ``{"n_items", "n_errors", "accuracy", "joint_accuracy",
-    "answer_rate"}`` and each metric ``{"value", "k", "n", "interval": [lo, hi] | None}`` (Wilson
+    "answer_rate", "instruction_following"}`` and each metric ``{"value", "k", "n",
+    "interval": [lo, hi] | None}`` (Wilson
     95%, from :func:`quizbot.analysis.metrics.compute_metrics`; errors excluded). Relations pool
     the anchor
     and rotating answers. A night asked the SDAK way adds ``"sdak"``: the paper's pair metrics
