@@ -269,3 +269,27 @@ def test_a_resolved_incident_that_recurs_within_the_window_reopens() -> None:
     other = plan_night([], [_alert("model_id:provider_model")], day, completed=True,
                        resolved=recent)  # fmt: skip
     assert [o.metric for o in other.openings] == ["provider_model"] and other.updates == ()
+
+
+def test_a_persons_action_never_posts_to_the_stored_masked_webhook(
+    db: Database, hook: str, tmp_path: Path
+) -> None:
+    # The database keeps only the webhook's scheme and host ("http://127.0.0.1:PORT/[redacted]");
+    # acknowledging an incident of a monitor the schedules file in force does not declare must
+    # not post there (the receiver would take any path): the event says the webhook is not set.
+    from quizbot.providers import ProviderError
+
+    spec = MonitorSpec(name="gone", models=("scripted/m",), cron="0 2 * * *", points=2,
+                       anchor_points=1, webhook=hook)  # fmt: skip
+    failing = ScriptedProvider(
+        ["True"], fail=lambda _n, _r: ProviderError("401 bad key", retryable=False, kind="auth")
+    )
+    run_night(db, spec, "scripted/m", _night(1), provider_factory=lambda *_: failing)
+    (incident,) = list_incidents(db, monitor="gone")
+    assert len(_Receiver.bodies) == 1  # the opening, posted by the night itself
+    other = tmp_path / "monitors.toml"
+    other.write_text('[[monitor]]\nname = "else"\nmodels = ["m"]\ncron = "0 2 * * *"\n',
+                     encoding="utf-8")  # fmt: skip
+    acknowledge(db, incident.id, by="ana", settings=Settings(schedules_file=other))
+    assert len(_Receiver.bodies) == 1
+    assert get_incident(db, incident.id).events[-1]["webhook"] == "not set"
