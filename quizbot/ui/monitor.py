@@ -823,9 +823,9 @@ def incident_action(
     text = (note or "").strip() or None
     by = "admin (app)"
     if action == "acknowledge":
-        done = acknowledge(ctx.db, int(incident_id), by=by, note=text)
+        done = acknowledge(ctx.db, int(incident_id), by=by, note=text, settings=ctx.settings)
     elif action == "resolve":
-        done = resolve(ctx.db, int(incident_id), by=by, note=text)
+        done = resolve(ctx.db, int(incident_id), by=by, note=text, settings=ctx.settings)
     else:
         night = None
         if from_night and from_night.strip():
@@ -836,7 +836,9 @@ def incident_action(
                     f"baseline night {from_night.strip()!r} is not a date",
                     hint="write it as YYYY-MM-DD, or leave it empty for the night it opened",
                 ) from None
-        done = accept_baseline(ctx.db, int(incident_id), by=by, from_night=night, note=text)
+        done = accept_baseline(
+            ctx.db, int(incident_id), by=by, from_night=night, note=text, settings=ctx.settings
+        )
     webhook = (done.events[-1] if done.events else {}).get("webhook", "-")
     extra = f"; drift comparisons now start on {done.baseline_from}" if done.baseline_from else ""
     return (
