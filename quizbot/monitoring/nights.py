@@ -505,6 +505,39 @@ def _compare(
     return current, findings, notes
 
 
+def _failed(
+    db: Database,
+    spec: MonitorSpec,
+    model: str,
+    when: date,
+    message: str,
+    *,
+    night_id: int,
+    monitor_id: int,
+    run_id: int | None,
+    settings: Settings | None,
+) -> NightResult:
+    """Record a night that could not be run: failed, with an operational alert (distinct from
+    drift: nobody should learn of a dead model from a chart with a gap in it)."""
+    finish_night(db, night_id, status=NightStatus.FAILED, error_text=message[:2000])
+    log.warning("monitor %s, %s, night %s failed: %s", spec.name, model, when, message)
+    failed = NewFinding(
+        scope="operational",
+        metric="night_failed",
+        severity=Severity.CRITICAL.value,
+        alert_message=f"the night could not be run: {message[:500]}",
+    )
+    stored = save_findings(db, night_id, [failed])
+    payloads, events = _deliver(
+        db, spec, model, when, stored, monitor_id=monitor_id, completed=False,
+        tonight=_tonight(db, spec, settings, run_id=None, error=message),
+    )  # fmt: skip
+    return NightResult(
+        spec.name, model, when, "failed", run_id=run_id, message=message,
+        alerts=tuple(payloads), incidents=tuple(events),
+    )  # fmt: skip
+
+
 def run_night(
     db: Database,
     spec: MonitorSpec,
@@ -581,31 +614,10 @@ def run_night(
         )
     except Exception as exc:
         message = exc.message if isinstance(exc, QuizbotError) else f"{type(exc).__name__}: {exc}"
-        finish_night(db, night_id, status=NightStatus.FAILED, error_text=message[:2000])
-        log.warning("monitor %s, %s, night %s failed: %s", spec.name, model, when, message)
-        # An operational alert, distinct from drift: nobody should learn of a dead model from
-        # a chart with a gap in it.
-        failed = NewFinding(
-            scope="operational",
-            metric="night_failed",
-            severity=Severity.CRITICAL.value,
-            alert_message=f"the night could not be run: {message[:500]}",
-        )
-        stored_failure = save_findings(db, night_id, [failed])
-        payloads, events = _deliver(
-            db, spec, model, when, stored_failure, monitor_id=monitor.id, completed=False,
-            tonight=_tonight(db, spec, settings, run_id=None, error=message),
+        return _failed(
+            db, spec, model, when, message, night_id=night_id, monitor_id=monitor.id,
+            run_id=night.run_id, settings=settings,
         )  # fmt: skip
-        return NightResult(
-            spec.name,
-            model,
-            when,
-            "failed",
-            run_id=night.run_id,
-            message=message,
-            alerts=tuple(payloads),
-            incidents=tuple(events),
-        )
 
     tonight_ = _tonight(
         db, spec, settings, run_id=run_id, summary=night_json,

@@ -9,7 +9,8 @@ import pytest
 
 from quizbot.errors import InputError
 from quizbot.monitoring.flips import Flip, FlipReport
-from quizbot.ui.monitor import cards_table, incident_page_html, night_date, run_now
+from quizbot.ui.monitor import night_date, run_now
+from quizbot.ui.monitor_incident import cards_table, incident_page_html
 from storage.incidents import Incident
 
 NOW = datetime(2026, 3, 5, tzinfo=UTC)
