@@ -117,11 +117,16 @@ def monitor_run(
             )
         spec = replace(spec, models=(only_model,))
     # What the nights log (incident events, failures) is printed below, once.
-    logging.getLogger("quizbot.monitoring").setLevel(logging.ERROR)
-    with database_for(app) as database:
-        results = run_monitor(
-            database, spec, when=night.date() if night else None, settings=app.settings
-        )
+    quiet = logging.getLogger("quizbot.monitoring")
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)
+    try:
+        with database_for(app) as database:
+            results = run_monitor(
+                database, spec, when=night.date() if night else None, settings=app.settings
+            )
+    finally:
+        quiet.setLevel(level)
     if as_json:
         emit_json({"results": [r.as_json() for r in results]})
     else:
