@@ -235,12 +235,14 @@ def test_run_now_refuses_students_and_runs_for_an_admin(db: Database, tmp_path: 
     assert "no monitor named 'nope'" in run_now(ctx, True, "nope", when)
 
     text = run_now(ctx, True, "small", when)
-    assert text.startswith("- `baseline/always-true`, night 2026-03-01: **completed** (run ")
+    assert text.startswith("- small 2026-03-01 baseline/always-true: completed (run ")
+    assert ", 32 items, 0 failed, 0 alerts" in text  # NightResult.line, as monitor run prints
     monitor = get_monitor(db, "small")
     assert monitor.id is not None
     nights = list_nights(db, monitor.id)
     assert [(n.scheduled_date, n.status) for n in nights] == [(when, "completed")]
-    assert "**skipped**" in run_now(ctx, True, "small", when)
+    assert "skipped" in run_now(ctx, True, "small", when)
+    assert "is not a date" in run_now(ctx, True, "small", "2026-02-30")
     (row,) = run_rows(list_runs(db))
     assert row[1:6] == [
         "monitor small 2026-03-01", "baseline/always-true", "baseline/always-true",
