@@ -16,8 +16,8 @@ simulated monitors (a model right with probability 0.8 on every item, its rotati
 each night, answers drawn by hash from the seed), each run for ``--stable-nights`` nights
 through the real ``detect`` (the scheduler's 60 nights of history) and the incident rules of
 :func:`quizbot.monitoring.incidents.plan_night`. It prints the share of tested nights with an
-alert (the drift tests' false-alarm rate), the incidents opened and the webhook posts per 1,000
-nights. Usage:
+alert (the drift tests' false-alarm rate), the incidents opened and reopened and the webhook
+posts (state changes only) per 1,000 nights. Usage:
 
     .venv/bin/python bench/bench_monitor_history.py [--nights 365] [--items 2000] [--models 3]
         [--postgres postgresql+psycopg://postgres@127.0.0.1:5432/test]
@@ -170,17 +170,18 @@ def false_alarms(seeds: int, nights: int, n_items: int) -> dict[str, float]:
     """Replay ``seeds`` stable monitors of ``nights`` nights; count alerts, incidents, posts."""
     from quizbot.domain import Alert as AlertRecord
     from quizbot.monitoring.drift import DriftPolicy
-    from quizbot.monitoring.incidents import Active, plan_night
+    from quizbot.monitoring.incidents import Active, Recent, plan_night
     from quizbot.monitoring.nights import HISTORY_NIGHTS
 
     policy = DriftPolicy()
     anchors = n_items // 4
     first = date(2025, 1, 1)
-    tested = alarmed = opened = posts = alert_count = 0
+    tested = alarmed = opened = posts = alert_count = reopened = 0
     for seed in range(seeds):
         model = 1000 + seed  # the hash salt: another model, same accuracy
         history: list[Night] = []
         active: dict[int, Active] = {}
+        resolved: dict[int, tuple[Recent, date]] = {}  # closed drift incidents, by id
         next_id = 0
         for n in range(nights):
             current = Night(
@@ -199,20 +200,38 @@ def false_alarms(seeds: int, nights: int, n_items: int) -> dict[str, float]:
             if n >= policy.min_window:  # a full baseline window: the tests all run
                 tested += 1
                 alarmed += bool(alerts)
-            plan = plan_night(list(active.values()), alerts, current.date, completed=True)
+            recent = [
+                r
+                for r, closed in sorted(resolved.values(), key=lambda rc: rc[1], reverse=True)
+                if (current.date - closed).days <= policy.window
+            ]
+            plan = plan_night(
+                list(active.values()), alerts, current.date, completed=True, resolved=recent
+            )
+            posts += len(plan.openings) + len(plan.events)  # notified on change only
             for new in plan.openings:
                 next_id += 1
                 opened += 1
-                posts += 1
-                active[next_id] = Active(next_id, new.metric, new.severity, 0, new.kind.value)
+                active[next_id] = Active(
+                    next_id, new.metric, new.severity, 0, new.kind.value, new.severity
+                )
             for update in plan.updates:
+                if update.reopen:
+                    back, _closed = resolved.pop(update.id)
+                    reopened += 1
+                    active[update.id] = Active(
+                        back.id, back.metric, update.severity, 0, "drift", update.severity
+                    )
+                    continue
                 was = active[update.id]
                 if update.state is not None:
-                    posts += 1
                     del active[update.id]
+                    if was.kind == "drift":
+                        resolved[was.id] = (Recent(was.id, was.metric, was.severity), current.date)
                 else:
+                    told = update.severity if plan.events.get(update.id) else was.notified
                     active[update.id] = Active(
-                        was.id, was.metric, update.severity, update.quiet_nights, was.kind
+                        was.id, was.metric, update.severity, update.quiet_nights, was.kind, told
                     )
     total = seeds * nights
     return {
@@ -220,6 +239,7 @@ def false_alarms(seeds: int, nights: int, n_items: int) -> dict[str, float]:
         "alarmed_nights": alarmed,
         "false_alarm_rate": alarmed / tested if tested else 0.0,
         "incidents_per_1000_nights": 1000 * opened / total,
+        "reopened_per_1000_nights": 1000 * reopened / total,
         "webhook_posts_per_1000_nights": 1000 * posts / total,
         "alerts_per_1000_nights": 1000 * alert_count / total,
         "nights": total,
@@ -264,7 +284,8 @@ def main() -> None:
             f"({time.perf_counter() - started:.0f} s):\n"
             f"  nights with an alert: {found['alarmed_nights']}/{found['tested_nights']} = "
             f"{found['false_alarm_rate']:.4f} (alpha 0.01)\n"
-            f"  incidents opened: {found['incidents_per_1000_nights']:.1f} per 1,000 nights; "
+            f"  incidents opened: {found['incidents_per_1000_nights']:.1f} per 1,000 nights "
+            f"(reopened: {found['reopened_per_1000_nights']:.1f}); "
             f"webhook posts: {found['webhook_posts_per_1000_nights']:.1f} per 1,000 nights "
             f"(one per alert before incidents: {found['alerts_per_1000_nights']:.1f})"
         )

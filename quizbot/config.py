@@ -78,6 +78,10 @@ _HINTS: dict[str, str] = {
     "trusted_proxies": "set QUIZBOT_TRUSTED_PROXIES to comma-separated addresses or networks of "
     "the proxy (e.g. 127.0.0.1,10.0.0.0/24), together with QUIZBOT_TRUSTED_PROXY_HEADER",
     "secure_cookies": "set QUIZBOT_SECURE_COOKIES to 1 (HTTPS in front, e.g. a reverse proxy) or 0",
+    "public_url": "set QUIZBOT_PUBLIC_URL to the address people open the app at, e.g. "
+    "https://quizbot.example.org (http or https, no query)",
+    "metrics_public": "set QUIZBOT_METRICS_PUBLIC to 1 (anyone who reaches the app may read "
+    "/metrics) or 0",
     "max_batch_calls": "set QUIZBOT_MAX_BATCH_CALLS to a whole number of model calls (0: no limit)",
     "max_model_calls_per_day": "set QUIZBOT_MAX_MODEL_CALLS_PER_DAY to a whole number of model "
     "calls (0: no limit)",
@@ -234,6 +238,17 @@ class Settings(BaseSettings):
         default=False,
         description="Mark the session cookie Secure even on plain HTTP (HTTPS at a reverse "
         "proxy); it is Secure anyway when the request arrives over HTTPS.",
+    )
+    public_url: str | None = Field(
+        default=None,
+        pattern=r"^https?://[^\s/?#]+(/[^\s?#]*)?$",
+        description="Where people reach the app (e.g. https://quizbot.example.org): alerts link "
+        "to their incident there.",
+    )
+    metrics_public: bool = Field(
+        default=False,
+        description="Serve /metrics to anyone who can reach the app (else only as the admin "
+        "pages are).",
     )
 
     @field_validator("trusted_proxies", mode="before")

@@ -36,6 +36,7 @@ __all__ = [
 DEFAULT_SCHEDULES = "monitors.toml"
 FORMATS = ("statements", "recall")
 PROMPTS = ("standard", "sdak")  # how statements are asked (quizbot.evaluation.service.Wording)
+WEBHOOK_FORMATS = ("slack", "json")  # the webhook's body (quizbot.monitoring.alerts)
 STATEMENTS_PER_POINT = 16  # 8 variants of the positive triplet and 8 of its negative
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$")
 _CRON_FIELDS = 5
@@ -58,6 +59,9 @@ class MonitorSpec:
     idk: bool = True
     rephrase: str | None = None
     webhook: str | None = None
+    # "slack": {"text": ...} that chat tools' incoming webhooks take as it is; "json": the raw
+    # object with the figures (quizbot.monitoring.alerts)
+    webhook_format: str = "slack"
     enabled: bool = True
     alpha: float = 0.01
     window: int = 7
@@ -236,7 +240,9 @@ def _monitor(table: Mapping[str, Any], where: str, problems: _Problems) -> Monit
         problems.add(where, "cron", why)
     values["cron"] = cron
 
-    for key in ("kb", "item_set", "timezone", "rephrase", "webhook", "format", "prompt"):
+    for key in (
+        "kb", "item_set", "timezone", "rephrase", "webhook", "webhook_format", "format", "prompt",
+    ):  # fmt: skip
         if key in table:
             if not isinstance(table[key], str) or not table[key].strip():
                 problems.add(where, key, "must be a non-empty string")
@@ -254,6 +260,8 @@ def _monitor(table: Mapping[str, Any], where: str, problems: _Problems) -> Monit
             if key in values:
                 problems.add(where, key, 'does not apply to format = "recall"')
     _check_prompt(table, values, where, problems)
+    if values.get("webhook_format", "slack") not in WEBHOOK_FORMATS:
+        problems.add(where, "webhook_format", f"must be one of {', '.join(WEBHOOK_FORMATS)}")
     if "webhook" in values and not re.match(r"^https?://\S+$", values["webhook"]):
         problems.add(where, "webhook", "must be an http:// or https:// URL")
     elif "webhook" in values:

@@ -39,6 +39,7 @@ __all__ = [
     "change_state",
     "get_incident",
     "list_incidents",
+    "recently_resolved",
 ]
 
 ACTIVE_STATES = frozenset({IncidentState.OPEN, IncidentState.ACKNOWLEDGED})
@@ -66,6 +67,7 @@ class Incident:
     note: str | None
     created_at: datetime
     updated_at: datetime
+    nights: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def active(self) -> bool:
@@ -90,22 +92,26 @@ class Incident:
             "note": self.note,
             "evidence": list(self.evidence),
             "events": list(self.events),
+            "nights": list(self.nights),
         }
 
 
 @dataclass(frozen=True)
 class NewIncident:
-    """An incident to open: its metric, kind, severity and the first night's evidence."""
+    """An incident to open: its metric, kind, severity, the first night's evidence and its
+    record of the night."""
 
     metric: str
     kind: IncidentKind
     severity: str
     evidence: Sequence[dict[str, Any]]
+    night: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
 class IncidentUpdate:
-    """What a night changes in an active incident (``state`` set: it closes)."""
+    """What a night changes in an incident (``state`` set: it closes, or with ``reopen`` a
+    resolved one opens again)."""
 
     id: int
     severity: str
@@ -114,6 +120,8 @@ class IncidentUpdate:
     evidence: Sequence[dict[str, Any]] = field(default_factory=tuple)  # tonight's, appended
     state: IncidentState | None = None
     closed_on: date | None = None
+    night: dict[str, Any] | None = None  # tonight's record, appended (replacing a re-run's)
+    reopen: bool = False  # a resolved incident that recurred: open again, no longer closed
 
 
 def _record(row: MonitorIncident, monitor: str) -> Incident:
@@ -137,6 +145,7 @@ def _record(row: MonitorIncident, monitor: str) -> Incident:
         note=row.note,
         created_at=row.created_at,
         updated_at=row.updated_at,
+        nights=list(row.nights or []),
     )
 
 
@@ -192,6 +201,7 @@ def apply_night(
                 last_alert_on=night,
                 evidence=list(new.evidence),
                 events=[],
+                nights=[new.night] if new.night else [],
                 created_at=now,
                 updated_at=now,
             )
@@ -207,11 +217,17 @@ def apply_night(
             if change.evidence:
                 kept = [e for e in row.evidence or [] if e.get("night") != tonight]
                 row.evidence = [*kept, *change.evidence]
+            if change.night is not None:
+                kept_nights = [e for e in row.nights or [] if e.get("night") != tonight]
+                row.nights = [*kept_nights, change.night]
             row.severity = change.severity
             row.quiet_nights = change.quiet_nights
             if change.last_alert_on is not None:
                 row.last_alert_on = change.last_alert_on
-            if change.state is not None:
+            if change.reopen:
+                row.state = IncidentState.OPEN.value
+                row.closed_on = None
+            elif change.state is not None:
                 row.state = change.state.value
                 row.closed_on = change.closed_on
             row.updated_at = now
@@ -220,6 +236,22 @@ def apply_night(
         return [_record(r, name) for r in opened], [_record(r, name) for r in changed]
 
     return db.write(_do)
+
+
+def recently_resolved(db: Database, monitor_id: int, model: str, since: date) -> list[Incident]:
+    """The resolved incidents of one monitor x model closed on ``since`` or later (or closed by
+    hand on a later day than the night being run), newest first: a recurrence reopens them."""
+    query = (
+        _select()
+        .where(
+            col(MonitorIncident.monitor_id) == monitor_id,
+            col(MonitorIncident.model) == model,
+            col(MonitorIncident.state) == IncidentState.RESOLVED.value,
+            col(MonitorIncident.closed_on) >= since,
+        )
+        .order_by(col(MonitorIncident.closed_on).desc(), col(MonitorIncident.id).desc())
+    )
+    return db.read(lambda s: [_record(row, name) for row, name in s.execute(query).all()])
 
 
 def add_event(db: Database, incident_id: int, event: dict[str, Any]) -> None:

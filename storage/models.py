@@ -694,8 +694,9 @@ class MonitorIncident(SQLModel, table=True):
 
     ``evidence`` holds the alerting nights (date, severity, statistic, p-value, message);
     ``events`` every state change (opened, acknowledged, ...) with who, when and the webhook's
-    answer. An accepted incident's ``baseline_from`` restarts the drift comparison window of its
-    monitor x model from that night on.
+    answer; ``nights`` every completed night it lived through (migration 0019). An accepted
+    incident's ``baseline_from`` restarts the drift comparison window of its monitor x model
+    from that night on.
     """
 
     __tablename__ = "monitor_incident"
@@ -723,6 +724,8 @@ class MonitorIncident(SQLModel, table=True):
     note: str | None = Field(default=None, sa_type=Text)
     created_at: datetime = _created()
     updated_at: datetime = _created()
+    # every completed night since it opened: its figure, alerts, flipped anchors, who was told
+    nights: list[dict[str, Any]] = Field(default_factory=list, sa_type=JSONType)
 
 
 # Accounts: logins, their sessions and the audit log

@@ -39,6 +39,7 @@ def monitor() -> None:
 @click.pass_obj
 def monitor_list(app: App, schedules_file: Path | None, as_json: bool) -> None:
     """The monitors of the schedules file (checked) and their last nights."""
+    from quizbot.monitoring.describe import describe_monitor
     from quizbot.monitoring.nights import history
     from quizbot.monitoring.scheduler import trigger_for
 
@@ -53,6 +54,7 @@ def monitor_list(app: App, schedules_file: Path | None, as_json: bool) -> None:
             last = max((n["date"] for h in series for n in h["nights"]), default=None)
             rows.append({
                 **spec.as_json(),
+                "asks": describe_monitor(database, spec.as_json()).as_json(),
                 "next_run": str(trigger_for(spec).get_next_fire_time(None, _now())),
                 "last_night": last,
                 "alerts": sum(len(h["alerts"]) for h in series),
@@ -65,10 +67,9 @@ def monitor_list(app: App, schedules_file: Path | None, as_json: bool) -> None:
         state = "" if row["enabled"] else "  (disabled)"
         click.echo(
             f"  {row['name']:<16} {row['cron']:<12} {row['timezone']:<14} "
-            f"{row['points']} {'recall questions' if row.get('format') == 'recall' else 'points'} "
-            f"({row['anchor_points']} anchors)  "
             f"last {row['last_night'] or '-'}  alerts {row['alerts']}{state}"
         )
+        click.echo(f"      asks: {row['asks']['text']}")
         click.echo(f"      models: {', '.join(row['models'])}   next: {row['next_run'][:16]}")
 
 
@@ -94,7 +95,13 @@ def monitor_run(
     app: App, name: str, night: Any, only_model: str | None,
     schedules_file: Path | None, as_json: bool,
 ) -> None:  # fmt: skip
-    """Run one night of monitor NAME now, for every model (skips nights already run)."""
+    """Run one night of monitor NAME now, for every model (skips nights already run).
+
+    Prints one line per model and night (accuracy with its 95% interval, items asked, failed
+    answers, alerts), then each incident event (opened, got worse, reopened, resolved) with its
+    message and link, then each alert once.
+    """
+    import logging
     from dataclasses import replace
 
     from quizbot.monitoring.nights import run_monitor
@@ -109,16 +116,26 @@ def monitor_run(
                 hint=f"models: {', '.join(spec.models)}",
             )
         spec = replace(spec, models=(only_model,))
-    with database_for(app) as database:
-        results = run_monitor(
-            database, spec, when=night.date() if night else None, settings=app.settings
-        )
+    # What the nights log (incident events, failures) is printed below, once.
+    quiet = logging.getLogger("quizbot.monitoring")
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)
+    try:
+        with database_for(app) as database:
+            results = run_monitor(
+                database, spec, when=night.date() if night else None, settings=app.settings
+            )
+    finally:
+        quiet.setLevel(level)
     if as_json:
         emit_json({"results": [r.as_json() for r in results]})
     else:
         for r in results:
-            click.echo(f"{r.monitor} {r.date} {r.model}: {r.status}"
-                       + (f" (run {r.run_id})" if r.run_id else "") + f" {r.message}")  # fmt: skip
+            click.echo(r.line())
+            for event in r.incidents:
+                click.echo(f"  {event['text'].splitlines()[0]}")
+                if event.get("url"):
+                    click.echo(f"    {event['url']}")
             for alert in r.alerts:
                 click.echo(f"  [{alert['severity']}] {alert['message']}")
     if any(r.status == "failed" for r in results):
@@ -314,6 +331,91 @@ def monitor_incidents(
         _incident_detail(incident)
 
 
+@monitor.group("incident", cls=Group)
+def monitor_incident() -> None:
+    """One incident in detail."""
+
+
+def _short(text: str | None, width: int = 70) -> str:
+    flat = " ".join((text or "").split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def _figure_text(entry: dict[str, Any]) -> str:
+    figure = entry.get("figure") or {}
+    value = figure.get("value")
+    if value is None:
+        return "-"
+    interval = figure.get("interval")
+    band = f" [{interval[0]:.2f}–{interval[1]:.2f}]" if interval else ""
+    flips = (
+        f", {figure['flipped']} of {figure['anchors']} anchors flipped"
+        if figure.get("anchors")
+        else ""
+    )
+    return f"{value:.3f}{band}{flips}"
+
+
+@monitor_incident.command("show", epilog=_INCIDENT_EXIT_CODES)
+@click.argument("incident_id", metavar="ID", type=int)
+@click.option(
+    "--sort",
+    "sort_by",
+    type=click.Choice(("relation", "direction", "item")),
+    default="relation",
+    show_default=True,
+    help="Order of the flipped anchor items.",
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help='{"incident": {...}, "flips": {"reference_night", "night", "anchors_compared", '
+    '"flipped", "now_wrong", "now_right", "items": [{"item_id", "relation", "text", '
+    '"direction", "before": {"outcome", "answer", "raw_text"}, "after": {...}}]}}',
+)
+@click.pass_obj
+def monitor_incident_show(app: App, incident_id: int, sort_by: str, as_json: bool) -> None:
+    """Incident ID: its events, every night it lived through, and the anchor items whose answer
+    changed between the night before it opened and its latest night (with the model's text)."""
+    from quizbot.monitoring.flips import incident_flips
+    from storage.incidents import get_incident
+
+    with database_for(app) as database:
+        incident = get_incident(database, incident_id)
+        flips = incident_flips(database, incident, by=sort_by)
+    if as_json:
+        emit_json({"incident": incident.as_json(), "flips": flips.as_json()})
+        return
+    click.echo(_incident_line(incident))
+    if incident.note:
+        click.echo(f"      note: {incident.note}")
+    click.echo("  events:")
+    for e in incident.events:
+        who = f" by {e['by']}" if e.get("by") else ""
+        message = f": {e['message']}" if e.get("message") else ""
+        click.echo(f"    {e['at'][:16]} {e['event']}{who}{message} (webhook {e['webhook']})")
+    click.echo("  nights:")
+    for entry in incident.nights:
+        told = entry.get("notified") or "no notification"
+        alerts = f"{entry['alerts']} alert(s)" + (f", worst {entry['worst']}"
+                                                   if entry.get("worst") else "")  # fmt: skip
+        click.echo(f"    {entry['night']}  {_figure_text(entry):<44} {alerts:<26} {told}")
+    if flips.reference is None or flips.night is None:
+        click.echo("  flipped anchor items: no earlier completed night to compare with")
+        return
+    click.echo(
+        f"  flipped anchor items, {flips.reference} -> {flips.night}: {len(flips.flips)} of "
+        f"{flips.compared} (sorted by {sort_by})"
+    )
+    for f in flips.flips:
+        click.echo(f"    [{f.relation}] {f.direction}: {_short(f.text)}")
+        click.echo(
+            f"        {f.before} ({f.before_answer or '-'}) -> {f.after} ({f.after_answer or '-'});"
+            f" said {_short(f.before_raw, 40)!r} -> {_short(f.after_raw, 40)!r}"
+        )
+
+
 def _changed(incident: Any, as_json: bool) -> None:
     if as_json:
         emit_json({"incident": incident.as_json()})
@@ -343,7 +445,9 @@ def monitor_ack(
     from quizbot.monitoring.incidents import acknowledge
 
     with database_for(app) as database:
-        incident = acknowledge(database, incident_id, by=by or _who(), note=note)
+        incident = acknowledge(
+            database, incident_id, by=by or _who(), note=note, settings=app.settings
+        )
     _changed(incident, as_json)
 
 
@@ -360,7 +464,7 @@ def monitor_resolve(
     from quizbot.monitoring.incidents import resolve
 
     with database_for(app) as database:
-        incident = resolve(database, incident_id, by=by or _who(), note=note)
+        incident = resolve(database, incident_id, by=by or _who(), note=note, settings=app.settings)
     _changed(incident, as_json)
 
 
@@ -389,6 +493,7 @@ def monitor_accept_baseline(
             by=by or _who(),
             from_night=from_night.date() if from_night else None,
             note=note,
+            settings=app.settings,
         )
     _changed(incident, as_json)
 

@@ -366,7 +366,8 @@ async def execute(
     demos = load_any_items(db, run.config.get("demo_ids", []))
     if retry_errors:
         cleared = await asyncio.to_thread(delete_error_responses, db, run_id)
-        log.info("run %d: asking %d failed item(s) again", run_id, cleared)
+        if cleared:  # a night's first run has none: say nothing then
+            log.info("run %d: asking %d failed item(s) again", run_id, cleared)
     done = await asyncio.to_thread(answered_item_ids, db, run_id)
     # The run's stored ids, in the items' order (load_any_items keeps it): an item's id is a
     # content hash, computed again on every access.

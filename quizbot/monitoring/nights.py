@@ -59,6 +59,7 @@ from quizbot.generate.statements import plan_points, statements
 from quizbot.items import GENERATOR_VERSION, AnyItem, StatementItem
 from quizbot.kb.registry import get_kb
 from quizbot.monitoring.alerts import alert_payload
+from quizbot.monitoring.describe import describe_monitor
 from quizbot.monitoring.drift import (
     DriftPolicy,
     Finding,
@@ -67,7 +68,7 @@ from quizbot.monitoring.drift import (
     night_summary,
     without_items,
 )
-from quizbot.monitoring.incidents import track_night
+from quizbot.monitoring.incidents import Tonight, track_night
 from schedules.config import MonitorSpec
 from storage import Database
 from storage.incidents import baseline_from
@@ -127,6 +128,38 @@ class NightResult:
     summary: dict[str, Any] = field(default_factory=dict)
     incidents: tuple[dict[str, Any], ...] = ()  # incident events (opened, resolved) tonight
 
+    def line(self) -> str:
+        """One line for people: the night's status, its accuracy (or mean F1) with its 95%
+        interval, how many items were asked and how many failed, what it left out."""
+        head = f"{self.monitor} {self.date} {self.model}: {self.status}"
+        if self.run_id:
+            head += f" (run {self.run_id})"
+        if self.status == "skipped":
+            return f"{head}: already claimed or completed"
+        if self.status != "completed":
+            return f"{head}: {self.message}"
+        overall = self.summary.get("overall") or {}
+        recall = (self.summary.get("recall") or {}).get("overall") or {}
+        if recall:
+            figure = recall.get("f1") or {}
+            what, value = "mean F1", figure.get("mean")
+        else:
+            figure = overall.get("accuracy") or {}
+            what, value = "accuracy", figure.get("value")
+        interval = figure.get("interval")
+        shown = "-" if value is None else f"{value:.3f}"
+        if value is not None and interval:
+            shown += f" [{interval[0]:.2f}–{interval[1]:.2f}]"
+        n = recall.get("n", 0) if recall else overall.get("n_items", 0)
+        failed = overall.get("n_errors", 0)
+        alerts = f"{len(self.alerts)} alert{'s' if len(self.alerts) != 1 else ''}"
+        parts = [f"{what} {shown}", f"{n} items", f"{failed} failed", alerts]
+        return (
+            f"{head}: "
+            + ", ".join(parts)
+            + "".join(f"; {note}" for note in self.summary.get("notes", []))
+        )
+
     def as_json(self) -> dict[str, Any]:
         """JSON-ready dict."""
         return {
@@ -138,7 +171,13 @@ class NightResult:
             "provider_model": self.provider_model,
             "alerts": list(self.alerts),
             "incidents": [
-                {"event": e["event"], "id": e["incident"]["id"], "metric": e["incident"]["metric"]}
+                {
+                    "event": e["event"],
+                    "id": e["incident"]["id"],
+                    "metric": e["incident"]["metric"],
+                    "message": e.get("message"),
+                    "url": e.get("url"),
+                }
                 for e in self.incidents
             ],
             "message": self.message,
@@ -336,13 +375,13 @@ def _deliver(
     model: str,
     when: date,
     stored: Sequence[Alert],
-    provider_model: str | None,
     *,
     monitor_id: int,
     completed: bool,
+    tonight: Tonight,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Log each stored alert and fold the night into incidents, which post the webhook when one
-    opens or changes state (never once per alert); return (alert payloads, incident events)."""
+    changes state (never once per alert); return (alert payloads, incident events)."""
     payloads: list[dict[str, Any]] = []
     for alert in stored:
         payload = alert_payload(
@@ -355,22 +394,148 @@ def _deliver(
             p_value=alert.p_value,
             message=alert.message,
             run_ids=list(alert.run_ids),
-            provider_model=provider_model,
+            provider_model=tonight.provider_model,
         )
         payloads.append(payload)
-        log.info(
+        log.debug(
             "alert [%s] monitor %s, %s, %s: %s",
             alert.severity, spec.name, model, when, alert.message,
         )  # fmt: skip
     try:
         events = track_night(
-            db, monitor_id, model, when, stored, completed=completed, webhook=spec.webhook,
-            provider_model=provider_model,
-        )  # fmt: skip
+            db, monitor_id, model, when, stored, completed=completed, tonight=tonight
+        )
     except Exception:  # the night and its alerts are stored; the scheduler must go on
         log.exception("monitor %s, %s, night %s: incidents not updated", spec.name, model, when)
         events = []
     return payloads, events
+
+
+def _tonight(
+    db: Database,
+    spec: MonitorSpec,
+    settings: Settings | None,
+    *,
+    run_id: int | None = None,
+    summary: dict[str, Any] | None = None,
+    provider_model: str | None = None,
+    error: str | None = None,
+) -> Tonight:
+    return Tonight(
+        monitor=spec.name,
+        source=describe_monitor(db, spec.as_json()).source,
+        run_id=run_id,
+        summary=summary or {},
+        provider_model=provider_model,
+        error=error,
+        webhook=spec.webhook,
+        webhook_format=spec.webhook_format,
+        public_url=settings.public_url if settings is not None else None,
+        window=spec.window,
+    )
+
+
+def _notes(
+    n_retired: int,
+    other_generator: int,
+    other_prompt: int,
+    before_baseline: int,
+    baseline: date | None,
+) -> list[str]:
+    """What the night's comparisons left out, in words."""
+
+    def s(n: int) -> str:
+        return "s" if n != 1 else ""
+
+    notes = []
+    if n_retired:
+        notes.append(f"{n_retired} retired item{s(n_retired)} left out")
+    if other_generator:
+        notes.append(
+            f"{other_generator} earlier night{s(other_generator)}"
+            " of another item generator left out of the comparisons"
+        )
+    if other_prompt:
+        notes.append(
+            f"{other_prompt} earlier night{s(other_prompt)}"
+            " asked with another prompt left out of the comparisons"
+        )
+    if before_baseline:
+        notes.append(
+            f"{before_baseline} night{s(before_baseline)} "
+            f"before the baseline accepted from {baseline} left out of the comparisons"
+        )
+    return notes
+
+
+def _compare(
+    db: Database, spec: MonitorSpec, monitor_id: int, model: str, when: date, current: Night
+) -> tuple[Night, list[Finding], list[str]]:
+    """Tonight against the comparable nights before it: (tonight without retired items, the
+    findings, the notes on what was left out)."""
+    past = [
+        data
+        for n in list_nights(
+            db, monitor_id, model, status=NightStatus.COMPLETED, before=when, limit=HISTORY_NIGHTS
+        )
+        if (data := _night_data(db, n)) is not None
+    ]
+    # Retired items (a wrong key or a wrong fact) measure the item, not the model: their
+    # answers are left out of tonight's figures and of every comparison, and the summary
+    # says so. The stored answers and past summaries stay as they were.
+    # A new item generator (another wording, other negatives) changes what is measured, not
+    # the model: earlier generators' nights leave the comparison window, and the summary
+    # says so, until enough nights of the new one have been run.
+    other_generator = [n for n in past if n.generator != current.generator]
+    past = [n for n in past if n.generator == current.generator]
+    # So does another prompt (SDAK or standard): those nights leave the window too.
+    other_prompt = [n for n in past if n.prompt != current.prompt]
+    past = [n for n in past if n.prompt == current.prompt]
+    # An accepted new baseline restarts the comparison window from its night.
+    baseline = baseline_from(db, monitor_id, model)
+    before_baseline = [n for n in past if baseline is not None and n.date < baseline]
+    past = [n for n in past if baseline is None or n.date >= baseline]
+    asked = {r.item_id for n in (*past, current) for r in (*n.anchor, *n.rotating)}
+    retired = retired_item_ids(db, asked)
+    (current, *past), n_retired = without_items([current, *past], retired)
+    findings = detect(past, current, DriftPolicy(alpha=spec.alpha, window=spec.window))
+    notes = _notes(
+        n_retired, len(other_generator), len(other_prompt), len(before_baseline), baseline
+    )
+    return current, findings, notes
+
+
+def _failed(
+    db: Database,
+    spec: MonitorSpec,
+    model: str,
+    when: date,
+    message: str,
+    *,
+    night_id: int,
+    monitor_id: int,
+    run_id: int | None,
+    settings: Settings | None,
+) -> NightResult:
+    """Record a night that could not be run: failed, with an operational alert (distinct from
+    drift: nobody should learn of a dead model from a chart with a gap in it)."""
+    finish_night(db, night_id, status=NightStatus.FAILED, error_text=message[:2000])
+    log.warning("monitor %s, %s, night %s failed: %s", spec.name, model, when, message)
+    failed = NewFinding(
+        scope="operational",
+        metric="night_failed",
+        severity=Severity.CRITICAL.value,
+        alert_message=f"the night could not be run: {message[:500]}",
+    )
+    stored = save_findings(db, night_id, [failed])
+    payloads, events = _deliver(
+        db, spec, model, when, stored, monitor_id=monitor_id, completed=False,
+        tonight=_tonight(db, spec, settings, run_id=None, error=message),
+    )  # fmt: skip
+    return NightResult(
+        spec.name, model, when, "failed", run_id=run_id, message=message,
+        alerts=tuple(payloads), incidents=tuple(events),
+    )  # fmt: skip
 
 
 def run_night(
@@ -433,59 +598,11 @@ def run_night(
         if summary.status == RunStatus.FAILED:
             raise RunFailedError(f"run {run_id} of {model} failed: {summary.error}")
         night = replace(night, run_id=run_id)
-        current = _night_data(db, night)
-        assert current is not None
-        past = [
-            data
-            for n in list_nights(
-                db,
-                monitor.id,
-                model,
-                status=NightStatus.COMPLETED,
-                before=when,
-                limit=HISTORY_NIGHTS,
-            )
-            if (data := _night_data(db, n)) is not None
-        ]
-        # Retired items (a wrong key or a wrong fact) measure the item, not the model: their
-        # answers are left out of tonight's figures and of every comparison, and the summary
-        # says so. The stored answers and past summaries stay as they were.
-        # A new item generator (another wording, other negatives) changes what is measured, not
-        # the model: earlier generators' nights leave the comparison window, and the summary
-        # says so, until enough nights of the new one have been run.
-        other_generator = [n for n in past if n.generator != current.generator]
-        past = [n for n in past if n.generator == current.generator]
-        # So does another prompt (SDAK or standard): those nights leave the window too.
-        other_prompt = [n for n in past if n.prompt != current.prompt]
-        past = [n for n in past if n.prompt == current.prompt]
-        # An accepted new baseline restarts the comparison window from its night.
-        baseline = baseline_from(db, monitor.id, model)
-        before_baseline = [n for n in past if baseline is not None and n.date < baseline]
-        past = [n for n in past if baseline is None or n.date >= baseline]
-        asked = {r.item_id for n in (*past, current) for r in (*n.anchor, *n.rotating)}
-        retired = retired_item_ids(db, asked)
-        (current, *past), n_retired = without_items([current, *past], retired)
-        findings = detect(past, current, DriftPolicy(alpha=spec.alpha, window=spec.window))
+        data = _night_data(db, night)
+        assert data is not None
+        current, findings, notes = _compare(db, spec, monitor.id, model, when, data)
         stored = save_findings(db, night_id, [_new_finding(f) for f in findings])
         night_json = night_summary(current)
-        notes = []
-        if n_retired:
-            notes.append(f"{n_retired} retired item{'s' if n_retired != 1 else ''} left out")
-        if other_generator:
-            notes.append(
-                f"{len(other_generator)} earlier night{'s' if len(other_generator) != 1 else ''}"
-                " of another item generator left out of the comparisons"
-            )
-        if other_prompt:
-            notes.append(
-                f"{len(other_prompt)} earlier night{'s' if len(other_prompt) != 1 else ''}"
-                " asked with another prompt left out of the comparisons"
-            )
-        if before_baseline:
-            notes.append(
-                f"{len(before_baseline)} night{'s' if len(before_baseline) != 1 else ''} "
-                f"before the baseline accepted from {baseline} left out of the comparisons"
-            )
         if notes:
             night_json["notes"] = notes
         finish_night(
@@ -497,35 +614,18 @@ def run_night(
         )
     except Exception as exc:
         message = exc.message if isinstance(exc, QuizbotError) else f"{type(exc).__name__}: {exc}"
-        finish_night(db, night_id, status=NightStatus.FAILED, error_text=message[:2000])
-        log.error("monitor %s, %s, night %s failed: %s", spec.name, model, when, message)
-        # An operational alert, distinct from drift: nobody should learn of a dead model from
-        # a chart with a gap in it.
-        failed = NewFinding(
-            scope="operational",
-            metric="night_failed",
-            severity=Severity.CRITICAL.value,
-            alert_message=f"the night could not be run: {message[:500]}",
-        )
-        stored_failure = save_findings(db, night_id, [failed])
-        payloads, events = _deliver(
-            db, spec, model, when, stored_failure, None, monitor_id=monitor.id, completed=False
-        )
-        return NightResult(
-            spec.name,
-            model,
-            when,
-            "failed",
-            run_id=night.run_id,
-            message=message,
-            alerts=tuple(payloads),
-            incidents=tuple(events),
-        )
+        return _failed(
+            db, spec, model, when, message, night_id=night_id, monitor_id=monitor.id,
+            run_id=night.run_id, settings=settings,
+        )  # fmt: skip
 
-    alerts, events = _deliver(
-        db, spec, model, when, stored, current.provider_model, monitor_id=monitor.id,
-        completed=True,
+    tonight_ = _tonight(
+        db, spec, settings, run_id=run_id, summary=night_json,
+        provider_model=current.provider_model,
     )  # fmt: skip
+    alerts, events = _deliver(
+        db, spec, model, when, stored, monitor_id=monitor.id, completed=True, tonight=tonight_
+    )
     return NightResult(
         spec.name,
         model,

@@ -54,6 +54,7 @@ from quizbot.errors import InputError, NotFoundError, QuizbotError
 from quizbot.kb.importers import read_medlama, read_triplets
 from quizbot.kb.registry import check_import_name, import_kb
 from quizbot.kb.review import FlaggedItem, decide, review_queue
+from quizbot.monitoring.describe import describe_monitor
 from quizbot.monitoring.nights import history
 from quizbot.monitoring.scheduler import trigger_for
 from quizbot.ui import identity
@@ -90,7 +91,7 @@ MONITOR_HEADERS = [
     "monitor",
     "models",
     "schedule",
-    "knowledge",
+    "asks each night",
     "enabled",
     "last night",
     "alerts",
@@ -129,8 +130,10 @@ def monitor_rows(
     specs: Sequence[MonitorSpec],
     histories: Mapping[str, Sequence[Mapping[str, Any]]],
     now: datetime,
+    db: Database | None = None,
 ) -> list[list[Any]]:
-    """One row per declared monitor (``MONITOR_HEADERS``); ``histories`` by monitor name."""
+    """One row per declared monitor (``MONITOR_HEADERS``); ``histories`` by monitor name; what
+    each asks is :func:`quizbot.monitoring.describe.describe_monitor`'s text."""
     rows: list[list[Any]] = []
     for spec in specs:
         series = histories.get(spec.name, [])
@@ -141,7 +144,7 @@ def monitor_rows(
                 spec.name,
                 ", ".join(spec.models),
                 f"{spec.cron} ({spec.timezone})",
-                f"{spec.kb}: {spec.points} points ({spec.anchor_points} anchors)",
+                describe_monitor(db, spec.as_json()).text,
                 "yes" if spec.enabled else "no",
                 max(dates) if dates else "-",
                 sum(len(h["alerts"]) for h in series),
@@ -865,7 +868,7 @@ def build(ctx: UiContext, is_admin: gr.State, admin_only: list[Any]) -> None:
         chosen = chosen if chosen in names else (names[0] if names else None)
         return [
             note,
-            _frame(MONITOR_HEADERS, monitor_rows(specs, histories, datetime.now(UTC))),
+            _frame(MONITOR_HEADERS, monitor_rows(specs, histories, datetime.now(UTC), ctx.db)),
             gr.Dropdown(choices=names, value=chosen),
             content,
             _runs(admin),

@@ -35,6 +35,7 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.datastructures import MutableHeaders
+from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from quizbot import accounts
@@ -43,6 +44,7 @@ from quizbot.errors import QuizbotError
 from quizbot.ratelimit import RateLimit, RateLimitedError
 from quizbot.ui.app import build_app, launch_options
 from quizbot.ui.context import UiContext
+from quizbot.ui.metrics import METRICS_PATH, MetricsEndpoint, RequestTimer
 from storage import Database
 
 __all__ = ["COOKIE", "SECURITY_HEADERS", "Gate", "GateMiddleware", "web_app"]
@@ -139,7 +141,8 @@ class GateMiddleware:
             await send(message)
 
         path = scope.get("path", "")
-        if path not in PUBLIC_PATHS:
+        public_metrics = path == METRICS_PATH and self.gate.ctx.settings.metrics_public
+        if path not in PUBLIC_PATHS and not public_metrics:
             request = Request(scope)
             user = await anyio.to_thread.run_sync(self.gate.principal, request)
             if user is None:
@@ -411,6 +414,9 @@ def web_app(settings: Settings, db: Database) -> FastAPI:
     blocks._queue.ANAYLTICS_CACHE_FREQUENCY = ANALYTICS_EVERY
     api = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
     api.include_router(_router(gate))
+    # /metrics: a plain ASGI app with its own access check (quizbot.ui.metrics)
+    api.router.routes.append(Route(METRICS_PATH, MetricsEndpoint(ctx), include_in_schema=False))
+    api.add_middleware(RequestTimer)  # request latency for /metrics, inside the gate
     # No origin but our own: with this middleware present Gradio adds no CORS headers of its own.
     api.add_middleware(CORSMiddleware, allow_origins=[], allow_credentials=False)
     api.add_middleware(GateMiddleware, gate=gate)  # outermost: refusals get the headers too

@@ -39,13 +39,16 @@ import gradio as gr
 import pandas as pd
 
 from quizbot.errors import InputError, NotFoundError, QuizbotError
+from quizbot.monitoring.describe import describe_monitor as asked_by_monitor
 from quizbot.monitoring.incidents import accept_baseline, acknowledge, resolve
 from quizbot.monitoring.nights import NightResult, history, run_monitor
 from quizbot.monitoring.scheduler import schedules_path
 from quizbot.ui.boundary import guarded
 from quizbot.ui.context import UiContext
+from quizbot.ui.monitor_incident import incident_section
 from quizbot.ui.render import format_estimate, html_text, md_escape, user_message
 from schedules.config import MonitorSpec, find_monitor, load_monitors
+from storage import Database
 from storage.incidents import list_incidents
 from storage.monitoring import list_monitors
 
@@ -70,6 +73,7 @@ __all__ = [
     "incident_rows",
     "is_recall",
     "monitor_names",
+    "night_date",
     "night_rows",
     "overview_html",
     "overview_rows",
@@ -615,24 +619,25 @@ def _no_nights(name: str) -> str:
 
 
 def describe_monitor(
-    name: str, definition: Mapping[str, Any] | None, histories: Sequence[Mapping[str, Any]]
+    name: str,
+    definition: Mapping[str, Any] | None,
+    histories: Sequence[Mapping[str, Any]],
+    db: Database | None = None,
 ) -> str:
-    """A Markdown paragraph: what the monitor asks, of whom, when, and how many nights it has."""
+    """A Markdown paragraph: what the monitor asks (:func:`quizbot.monitoring.describe.
+    describe_monitor`, the one description ``quizbot monitor list`` and the Admin tab show too),
+    of whom, when, and how many nights it has."""
     lines = [f"### {name}"]
     if definition:
         models = ", ".join(f"`{m}`" for m in definition.get("models", []))
-        points, anchors = definition.get("points"), definition.get("anchor_points")
-        asked = (
-            "open recall questions (disease × aspect; drift on mean F1 and tier shares)"
-            if definition.get("format") == "recall"
-            else "knowledge points"
-        )
+        asks = asked_by_monitor(db, definition)
         lines.append(
-            f"Models {models}; {points} {asked} a night ({anchors} of them the fixed "
-            f"anchor set) from `{definition.get('kb')}`, at cron `{definition.get('cron')}` "
+            f"Models {models}; {md_escape(asks.text)}; at cron `{definition.get('cron')}` "
             f"({definition.get('timezone')})."
             + ("" if definition.get("enabled", True) else " **Disabled** in the schedules file.")
         )
+        if definition.get("format") == "recall":
+            lines.append("Drift is tested on mean F1 and on the tier shares.")
         if definition.get("prompt") == "sdak":
             lines.append(
                 "Asked the SDAK way (the verdict Correct/Incorrect first, then the reason); "
@@ -661,21 +666,37 @@ def run_results_text(results: Sequence[NightResult]) -> str:
         return "The monitor has no models."
     lines = []
     for r in results:
-        run = f" (run {r.run_id})" if r.run_id else ""
-        detail = "already claimed or done tonight" if r.status == "skipped" else r.message
-        lines.append(f"- `{r.model}`, night {r.date}: **{r.status}**{run}: {md_escape(detail)}")
+        lines.append(f"- {md_escape(r.line())}")
+        lines.extend(f"  - {md_escape(e['text'].splitlines()[0])}" for e in r.incidents)
         lines.extend(f"  - {a['severity']}: {md_escape(a['message'])}" for a in r.alerts)
     return "\n".join(lines)
 
 
+def night_date(text: str | None) -> date | None:
+    """The night typed in "Run now" (YYYY-MM-DD), None when empty; :class:`InputError` else."""
+    cleaned = (text or "").strip()
+    if not cleaned:
+        return None
+    try:
+        return date.fromisoformat(cleaned)
+    except ValueError:
+        raise InputError(
+            f"night {cleaned!r} is not a date",
+            hint="write it as YYYY-MM-DD, or leave it empty for tonight",
+        ) from None
+
+
 @guarded(1)
-def run_now(ctx: UiContext, admin: bool, name: str | None, when: date | None = None) -> str:
-    """Run one night (tonight by default) of monitor ``name`` from the schedules file in force,
-    for every model; admins only (checked here, on the server). Returns Markdown."""
+def run_now(ctx: UiContext, admin: bool, name: str | None, when: date | str | None = None) -> str:
+    """Run one night (``when``: a date or YYYY-MM-DD text; tonight by default) of monitor
+    ``name`` from the schedules file in force, for every model, exactly as ``quizbot monitor
+    run NAME --date`` does; admins only (checked here, on the server). Returns Markdown."""
     if not admin:
         return NOT_ADMIN
     if not name:
         return "Choose a monitor first."
+    if isinstance(when, str) or when is None:
+        when = night_date(when)
     path = schedules_path(ctx.settings)
     spec = find_monitor(load_monitors(path), name)
     results = run_monitor(ctx.db, spec, when=when, settings=ctx.settings)
@@ -716,8 +737,9 @@ OVERVIEW_CSS = """
     padding: 3px 2px; flex-wrap: wrap; align-items: center; }
   .qb-overview td::before { content: attr(data-label); font-weight: 600; min-width: 96px; }
   #qb-monitor-tables { overflow-x: auto !important; }
-  #qb-monitor-incidents, #qb-monitor-nights, #qb-monitor-changes, #qb-monitor-alerts {
-    min-width: 760px !important; }
+  #qb-monitor-incidents, #qb-monitor-changes { min-width: 760px !important; }
+  #qb-monitor-nights { min-width: 1300px !important; }
+  #qb-monitor-alerts { min-width: 1320px !important; }
 }
 </style>
 """
@@ -740,6 +762,12 @@ INCIDENT_HEADERS = [
 # header such as "alerting nights" over one-digit counts broke inside its words at 390 px.
 INCIDENT_WIDTHS: list[str | int] = ["48px", "120px", "120px", "120px", "130px", "96px",
                                     "112px", "112px", "96px", "112px", "160px"]  # fmt: skip
+# Fixed widths (not shares of the screen): on a phone the table keeps them and scrolls sideways
+# inside its box, so a date or a status never breaks inside a word.
+NIGHT_WIDTHS: list[str | int] = ["112px", "170px", "130px", "180px", "180px", "180px", "90px",
+                                 "170px", "64px"]  # fmt: skip
+ALERT_WIDTHS: list[str | int] = ["112px", "170px", "96px", "420px", "170px", "120px", "80px",
+                                 "130px"]  # fmt: skip
 ACTIONS = ("acknowledge", "resolve", "accept")
 
 
@@ -792,9 +820,9 @@ def incident_action(
     text = (note or "").strip() or None
     by = "admin (app)"
     if action == "acknowledge":
-        done = acknowledge(ctx.db, int(incident_id), by=by, note=text)
+        done = acknowledge(ctx.db, int(incident_id), by=by, note=text, settings=ctx.settings)
     elif action == "resolve":
-        done = resolve(ctx.db, int(incident_id), by=by, note=text)
+        done = resolve(ctx.db, int(incident_id), by=by, note=text, settings=ctx.settings)
     else:
         night = None
         if from_night and from_night.strip():
@@ -805,7 +833,9 @@ def incident_action(
                     f"baseline night {from_night.strip()!r} is not a date",
                     hint="write it as YYYY-MM-DD, or leave it empty for the night it opened",
                 ) from None
-        done = accept_baseline(ctx.db, int(incident_id), by=by, from_night=night, note=text)
+        done = accept_baseline(
+            ctx.db, int(incident_id), by=by, from_night=night, note=text, settings=ctx.settings
+        )
     webhook = (done.events[-1] if done.events else {}).get("webhook", "-")
     extra = f"; drift comparisons now start on {done.baseline_from}" if done.baseline_from else ""
     return (
@@ -856,14 +886,20 @@ def build(ctx: UiContext, is_admin: gr.State) -> list[Any]:
             )
             close = gr.Button("Resolve", elem_id="qb-monitor-resolve", scale=0)
         action_result = gr.Markdown(elem_id="qb-monitor-action-result")
+    page, incident_view, flip_sort, incident_html = incident_section(ctx)
     gr.Markdown("### One monitor")
     with gr.Row():
         monitor = gr.Dropdown(label="Monitor", choices=[], elem_id="qb-monitor-name", scale=2)
         model = gr.Dropdown(label="Model (chart)", choices=[], elem_id="qb-monitor-model", scale=2)
         refresh = gr.Button("Refresh", size="sm", elem_id="qb-monitor-refresh", scale=0)
     with gr.Row(visible=False, elem_id="qb-monitor-admin") as admin_row:
+        run_date = gr.Textbox(
+            label="Night to run (YYYY-MM-DD; empty: tonight)",
+            elem_id="qb-monitor-run-date",
+            scale=1,
+        )
         run = gr.Button("Run now", variant="primary", elem_id="qb-monitor-run", scale=0)
-        run_result = gr.Markdown(elem_id="qb-monitor-run-result")
+    run_result = gr.Markdown(elem_id="qb-monitor-run-result")
     summary = gr.Markdown(elem_id="qb-monitor-summary")
     plot = gr.HTML(elem_id="qb-monitor-plot")
     gr.Markdown(
@@ -887,14 +923,16 @@ def build(ctx: UiContext, is_admin: gr.State) -> list[Any]:
             headers=NIGHT_HEADERS,
             label="Nights (all models, newest first)",
             interactive=False,
+            wrap=True,
             max_height=420,
-            column_widths=["9%", "16%", "9%", "14%", "14%", "14%", "5%", "14%", "5%"],
+            column_widths=NIGHT_WIDTHS,
             elem_id="qb-monitor-nights",
         )
         changes = gr.Dataframe(
             headers=CHANGE_HEADERS,
             label="Model id changes reported by the provider",
             interactive=False,
+            wrap=True,
             elem_id="qb-monitor-changes",
         )
         alerts = gr.Dataframe(
@@ -903,7 +941,7 @@ def build(ctx: UiContext, is_admin: gr.State) -> list[Any]:
             interactive=False,
             wrap=True,
             max_height=420,
-            column_widths=["9%", "14%", "7%", "38%", "12%", "7%", "5%", "8%"],
+            column_widths=ALERT_WIDTHS,
             elem_id="qb-monitor-alerts",
         )
 
@@ -941,7 +979,7 @@ def build(ctx: UiContext, is_admin: gr.State) -> list[Any]:
         own = [i for i in every if i.monitor == name]
         chosen = chosen if chosen in models else default_model(histories, own)
         series = next((h for h in histories if h["model"] == chosen), None)
-        text = describe_monitor(name, declared.get(name), histories)
+        text = describe_monitor(name, declared.get(name), histories, ctx.db)
         if problem:
             text += f"\n\n**The schedules file could not be read:** {md_escape(problem)}"
         shown = [i.as_json() for i in own if i.model == chosen]
@@ -961,6 +999,10 @@ def build(ctx: UiContext, is_admin: gr.State) -> list[Any]:
     outputs = [monitor, model, summary, plot, incidents_table, nights, changes, alerts]
     outputs += [overview, incident]
     gr.on(triggers=None, fn=lambda: _view(None, None), outputs=outputs, api_visibility="private")
+
+    refresh.click(
+        page.choices, inputs=incident_view, outputs=incident_view, api_visibility="private"
+    )
     gr.on(
         [monitor.input, model.input, refresh.click],
         _view,
@@ -969,12 +1011,12 @@ def build(ctx: UiContext, is_admin: gr.State) -> list[Any]:
         api_visibility="private",
     )
 
-    def _run(admin: bool, name: str | None) -> str:
-        return run_now(ctx, admin, name)
+    def _run(admin: bool, name: str | None, when: str | None) -> str:
+        return run_now(ctx, admin, name, when)
 
-    run.click(_run, inputs=[is_admin, monitor], outputs=run_result, api_visibility="private").then(
-        _view, inputs=[monitor, model], outputs=outputs, api_visibility="private"
-    )
+    run.click(
+        _run, inputs=[is_admin, monitor, run_date], outputs=run_result, api_visibility="private"
+    ).then(_view, inputs=[monitor, model], outputs=outputs, api_visibility="private")
 
     for button, action in ((ack, "acknowledge"), (close, "resolve"), (accept, "accept")):
 
@@ -989,5 +1031,8 @@ def build(ctx: UiContext, is_admin: gr.State) -> list[Any]:
             inputs=[is_admin, incident, note, from_night],
             outputs=action_result,
             api_visibility="private",
-        ).then(_view, inputs=[monitor, model], outputs=outputs, api_visibility="private")
+        ).then(_view, inputs=[monitor, model], outputs=outputs, api_visibility="private").then(
+            page.render, inputs=[incident_view, flip_sort], outputs=incident_html,
+            api_visibility="private",
+        )  # fmt: skip
     return [actions, admin_row]

@@ -15,11 +15,13 @@ import threading
 from collections.abc import Iterator
 from datetime import date, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any, ClassVar
 
 import pytest
 from tenacity import wait_none
 
+from quizbot.config import Settings
 from quizbot.domain import Alert
 from quizbot.errors import InputError, NotFoundError
 from quizbot.monitoring import alerts as alerts_module
@@ -67,7 +69,21 @@ def hook(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
 
 
 def _spec(hook: str) -> MonitorSpec:
-    return MonitorSpec(name="step", models=("scripted/step",), cron="0 2 * * *", webhook=hook)
+    return MonitorSpec(name="step", models=("scripted/step",), cron="0 2 * * *", webhook=hook,
+                       webhook_format="json")  # fmt: skip
+
+
+def declared(spec: MonitorSpec, tmp_path: Path) -> Settings:
+    """Settings whose schedules file declares ``spec``: a person's action on an incident posts
+    to the webhook declared there (the database keeps only its scheme and host)."""
+    path = tmp_path / "monitors.toml"
+    path.write_text(
+        f'[[monitor]]\nname = "{spec.name}"\nmodels = {json.dumps(list(spec.models))}\n'
+        f'cron = "{spec.cron}"\nwebhook = "{spec.webhook}"\n'
+        f'webhook_format = "{spec.webhook_format}"\n',
+        encoding="utf-8",
+    )
+    return Settings(schedules_file=path)
 
 
 def _run(db: Database, spec: MonitorSpec, nights: range) -> list[Any]:
@@ -81,7 +97,7 @@ def _run(db: Database, spec: MonitorSpec, nights: range) -> list[Any]:
 
 
 def test_a_step_change_is_one_incident_one_post_and_quiet_after_accepting(
-    db: Database, hook: str
+    db: Database, hook: str, tmp_path: Path
 ) -> None:
     spec = _spec(hook)
     before = _run(db, spec, range(1, STEP))
@@ -103,7 +119,8 @@ def test_a_step_change_is_one_incident_one_post_and_quiet_after_accepting(
     assert opened["monitor"] == "step" and opened["date"] == alerting[0].isoformat()
     assert opened["severity"] == incident.severity == "critical"
 
-    accepted = accept_baseline(db, incident.id, by="test", from_night=_night(STEP))
+    accepted = accept_baseline(db, incident.id, by="test", from_night=_night(STEP),
+                               settings=declared(spec, tmp_path))  # fmt: skip
     assert accepted.state == "accepted" and accepted.baseline_from == _night(STEP)
     assert [b["event"] for b in _Receiver.bodies] == ["opened", "accepted"]
 
@@ -135,7 +152,7 @@ def test_a_failed_night_is_an_operational_incident_resolved_by_the_next_good_nig
     db: Database, hook: str
 ) -> None:
     spec = MonitorSpec(name="ops", models=("scripted/m",), cron="0 2 * * *", points=2,
-                       anchor_points=1, webhook=hook)  # fmt: skip
+                       anchor_points=1, webhook=hook, webhook_format="json")  # fmt: skip
 
     def refused(_n: int, _r: Request) -> ProviderError:
         return ProviderError("401 invalid key", retryable=False, kind="auth")
@@ -157,25 +174,28 @@ def test_a_failed_night_is_an_operational_incident_resolved_by_the_next_good_nig
     assert [b["event"] for b in _Receiver.bodies] == ["opened", "resolved"]
 
 
-def test_acknowledge_and_resolve_by_hand_post_once_each(db: Database, hook: str) -> None:
+def test_acknowledge_and_resolve_by_hand_post_once_each(
+    db: Database, hook: str, tmp_path: Path
+) -> None:
     spec = MonitorSpec(name="hand", models=("scripted/m",), cron="0 2 * * *", points=2,
-                       anchor_points=1, webhook=hook)  # fmt: skip
+                       anchor_points=1, webhook=hook, webhook_format="json")  # fmt: skip
+    settings = declared(spec, tmp_path)
     failing = ScriptedProvider(
         ["True"], fail=lambda _n, _r: ProviderError("401 bad key", retryable=False, kind="auth")
     )
     run_night(db, spec, "scripted/m", _night(1), provider_factory=lambda *_: failing)
     (incident,) = list_incidents(db, monitor="hand")
 
-    acked = acknowledge(db, incident.id, by="ana", note="looking")
+    acked = acknowledge(db, incident.id, by="ana", note="looking", settings=settings)
     assert acked.state == "acknowledged" and acked.note == "looking"
     with pytest.raises(InputError, match="is acknowledged"):
-        acknowledge(db, incident.id, by="ana")
-    done = resolve(db, incident.id, by="ana")
+        acknowledge(db, incident.id, by="ana", settings=settings)
+    done = resolve(db, incident.id, by="ana", settings=settings)
     assert done.state == "resolved" and done.closed_on is not None
     with pytest.raises(InputError, match="is resolved"):
-        resolve(db, incident.id, by="ana")
+        resolve(db, incident.id, by="ana", settings=settings)
     with pytest.raises(NotFoundError):
-        resolve(db, 999_999, by="ana")
+        resolve(db, 999_999, by="ana", settings=settings)
     assert [b["event"] for b in _Receiver.bodies] == ["opened", "acknowledged", "resolved"]
     assert _Receiver.bodies[1]["message"].endswith("acknowledged by ana: looking")
     events = get_incident(db, incident.id).events

@@ -144,7 +144,7 @@ def test_a_delivered_webhook_is_posted_once(hook: str) -> None:
 
 def test_a_failed_night_raises_an_operational_alert_once(db: Database, hook: str) -> None:
     spec = MonitorSpec(name="dead-model", models=("scripted/m",), cron="0 2 * * *", points=2,
-                       anchor_points=1, webhook=hook)  # fmt: skip
+                       anchor_points=1, webhook=hook, webhook_format="json")  # fmt: skip
 
     def refused(_n: int, _r: Request) -> ProviderError:
         return ProviderError("401 invalid key", retryable=False, kind="auth")

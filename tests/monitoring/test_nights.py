@@ -194,7 +194,7 @@ def _alerting_nights(db: Database, spec: MonitorSpec) -> list[Any]:
 
 def test_alerts_reach_the_webhook_after_retries(db: Database, hook: str) -> None:
     spec = MonitorSpec(name="hooked", models=("scripted/x",), cron="0 2 * * *", points=3,
-                       anchor_points=1, webhook=hook)  # fmt: skip
+                       anchor_points=1, webhook=hook, webhook_format="json")  # fmt: skip
     _Hook.statuses = [503, 500]  # two failures, then delivered
     results = _alerting_nights(db, spec)
     assert results[-1].status == "completed" and results[-1].alerts

@@ -155,7 +155,10 @@ def test_monitor_names_and_descriptions() -> None:
     assert monitor_names([spec], ["alpha", "zeta", "beta"]) == ["zeta", "alpha", "beta"]
     empty = describe_monitor("zeta", spec.as_json(), [])
     assert "No nights yet — run `quizbot monitor run zeta` or press **Run now**" in empty
-    assert "25 knowledge points a night (6 of them the fixed anchor set)" in empty
+    assert (
+        "25 knowledge points a night = 400 statements from clinical-core (6 anchor points = "
+        "96 anchor statements); true/false statements, standard prompt"
+    ) in empty
     text = describe_monitor("watch", None, [SERIES, OTHER])
     assert "Not in the schedules file in force" in text
     assert "5 night(s) from 2026-01-01 to 2026-01-05; 2 alert(s); 1 failed" in text
@@ -190,7 +193,9 @@ def test_monitor_rows_show_next_run_last_night_and_alerts() -> None:
     now = datetime(2026, 1, 1, 3, 0, tzinfo=UTC)
     rows = monitor_rows([daily, off], {"daily": [SERIES, OTHER]}, now)
     assert rows[0] == [
-        "daily", "a, b", "0 2 * * * (UTC)", "clinical-core: 25 points (6 anchors)", "yes",
+        "daily", "a, b", "0 2 * * * (UTC)",
+        "25 knowledge points a night = 400 statements from clinical-core (6 anchor points = "
+        "96 anchor statements); true/false statements, standard prompt", "yes",
         "2026-01-05", 2, "2026-01-02 02:00",
     ]  # fmt: skip
     assert rows[1][4:] == ["no", "-", 0, "-"]
@@ -230,12 +235,14 @@ def test_run_now_refuses_students_and_runs_for_an_admin(db: Database, tmp_path: 
     assert "no monitor named 'nope'" in run_now(ctx, True, "nope", when)
 
     text = run_now(ctx, True, "small", when)
-    assert text.startswith("- `baseline/always-true`, night 2026-03-01: **completed** (run ")
+    assert text.startswith("- small 2026-03-01 baseline/always-true: completed (run ")
+    assert ", 32 items, 0 failed, 0 alerts" in text  # NightResult.line, as monitor run prints
     monitor = get_monitor(db, "small")
     assert monitor.id is not None
     nights = list_nights(db, monitor.id)
     assert [(n.scheduled_date, n.status) for n in nights] == [(when, "completed")]
-    assert "**skipped**" in run_now(ctx, True, "small", when)
+    assert "skipped" in run_now(ctx, True, "small", when)
+    assert "is not a date" in run_now(ctx, True, "small", "2026-02-30")
     (row,) = run_rows(list_runs(db))
     assert row[1:6] == [
         "monitor small 2026-03-01", "baseline/always-true", "baseline/always-true",
