@@ -73,6 +73,9 @@ class MonitorSpec:
     # reason (statements only, zero-shot, no "I do not know"; ``idk`` defaults to false then).
     # Nights add the SDAK pair metrics and test instruction following for drift.
     prompt: str = "standard"
+    # format = "recall" only: a judge model asked about every entry the KB cannot verify
+    # (quizbot/providers/judge.py); its verdicts count in the night's precision.
+    judge: str | None = None
 
     @property
     def tz(self) -> tzinfo:
@@ -242,6 +245,7 @@ def _monitor(table: Mapping[str, Any], where: str, problems: _Problems) -> Monit
 
     for key in (
         "kb", "item_set", "timezone", "rephrase", "webhook", "webhook_format", "format", "prompt",
+        "judge",
     ):  # fmt: skip
         if key in table:
             if not isinstance(table[key], str) or not table[key].strip():
@@ -259,6 +263,8 @@ def _monitor(table: Mapping[str, Any], where: str, problems: _Problems) -> Monit
         for key in ("item_set", "rephrase"):
             if key in values:
                 problems.add(where, key, 'does not apply to format = "recall"')
+    if "judge" in values and values.get("format") != "recall":
+        problems.add(where, "judge", 'judges open recall answers: use it with format = "recall"')
     _check_prompt(table, values, where, problems)
     if values.get("webhook_format", "slack") not in WEBHOOK_FORMATS:
         problems.add(where, "webhook_format", f"must be one of {', '.join(WEBHOOK_FORMATS)}")

@@ -810,3 +810,56 @@ class ModelSpendRow(SQLModel, table=True):
     day: date
     calls: int = Field(default=0)
     updated_at: datetime = _created()
+
+
+class RecallSelfGrade(SQLModel, table=True):
+    """A student's own mark on an unverified entry of their open recall answer (migration 0018).
+
+    Kept apart from every scored figure: the scorer never reads it, so figures compared with
+    models (Humans vs models, assignment results) are the same with or without it. One mark per
+    answer and entry (``entry_key``: the entry folded as the scorer folds names); marking again
+    replaces it.
+    """
+
+    __tablename__ = "recall_self_grades"
+    __table_args__ = (
+        UniqueConstraint("response_id", "entry_key", name="uq_recall_self_grade_entry"),
+        CheckConstraint("verdict IN ('right', 'wrong')", name="ck_recall_self_grade_verdict"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    response_id: int = Field(foreign_key="response.id", ondelete="CASCADE", index=True)
+    entry_key: str = Field(max_length=200)
+    entry: str = Field(max_length=200)
+    verdict: str = Field(max_length=10)
+    graded_at: datetime = _created()
+
+
+class RecallJudgement(SQLModel, table=True):
+    """A judge model's verdict on one entry as an answer to one open recall question (0018).
+
+    Keyed by the question (``item_id``), the entry (folded as the scorer folds names), the judge
+    model and the version of the fixed prompt, so an entry is judged once per judge and prompt
+    whoever wrote it; ``reply`` is the judge's raw text. ``verdict`` is ``correct``,
+    ``incorrect`` or ``unclear`` (a reply that says neither: the entry stays unverified).
+    """
+
+    __tablename__ = "recall_judgements"
+    __table_args__ = (
+        UniqueConstraint(
+            "item_id", "entry_key", "judge_model", "prompt_version", name="uq_recall_judgement"
+        ),
+        CheckConstraint(
+            "verdict IN ('correct', 'incorrect', 'unclear')", name="ck_recall_judgement_verdict"
+        ),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    item_id: str = Field(foreign_key="item.id", ondelete="CASCADE", max_length=80, index=True)
+    entry_key: str = Field(max_length=200)
+    entry: str = Field(max_length=200)
+    judge_model: str = Field(max_length=200)
+    prompt_version: str = Field(max_length=40)
+    verdict: str = Field(max_length=10)
+    reply: str = Field(default="", sa_type=Text)
+    created_at: datetime = _created()

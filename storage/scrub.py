@@ -25,6 +25,7 @@ from storage.models import (
     Monitor,
     MonitorIncident,
     MonitorNight,
+    RecallJudgement,
     RephraseCache,
     Response,
 )
@@ -43,6 +44,7 @@ TEXT_COLUMNS: tuple[tuple[type[SQLModel], str], ...] = (
     (ModelCallCache, "text"),
     (RephraseCache, "text"),
     (AuditLogRow, "detail"),
+    (RecallJudgement, "reply"),
 )
 # JSON columns whose strings can hold an endpoint, a webhook URL or a webhook's answer.
 JSON_COLUMNS: tuple[tuple[type[SQLModel], str], ...] = (

@@ -56,6 +56,7 @@ from quizbot.analysis.metrics import Proportion
 from quizbot.analysis.recall import RecallRecord, recall_records, recall_summary, welch_by_aspect
 from quizbot.domain import Assignment, Outcome, ResponseRecord
 from quizbot.evaluation.recall import DEFAULT_TIERS, Tiers, parse_tiers, score_recall
+from quizbot.evaluation.recall_judge import stored_verdicts
 from quizbot.generate.protocol import Protocol
 from quizbot.generate.service import load_any_items
 from quizbot.items import RecallItem
@@ -268,6 +269,8 @@ def _recall_results(db: Database, assignment: Assignment) -> dict[str, Any]:
     notes: list[str] = []
     if any(t != tiers for t in tiers_of.values()):
         notes.append("sessions were started with different tiers; all answers graded by one set")
+    # An assignment with a judge: its stored verdicts count for students as for its runs.
+    verdicts = stored_verdicts(db, items, assignment.config)
     students: dict[str, list[RecallRecord]] = defaultdict(list)
     seen: dict[str, set[str]] = defaultdict(set)
     for given in assignment_answers(db, assignment.id):
@@ -276,7 +279,7 @@ def _recall_results(db: Database, assignment: Assignment) -> dict[str, Any]:
         if item is None or r.outcome == Outcome.ERROR.value or r.item_id in seen[given.respondent]:
             continue
         seen[given.respondent].add(r.item_id)
-        score = score_recall(item, r.raw_text or "", tiers=tiers)
+        score = score_recall(item, r.raw_text or "", tiers=tiers, verdicts=verdicts.get(item.id))
         students[given.respondent].append(RecallRecord(item.id, item.aspect, score))
     student_tiers = tiers.as_json()
     respondents = [

@@ -2,9 +2,12 @@
 compared per aspect with Welch's t-test.
 
 Every figure is recomputed from the stored raw text with the one scorer
-(:func:`quizbot.evaluation.recall.score_recall`) and the tiers stored with the run, so a report
-never depends on what a parser summary column could hold. Answers whose call failed (outcome
-``error``) are left out; an abstention or an answer with no list scores 0 and is graded
+(:func:`quizbot.evaluation.recall.score_recall`) and the tiers stored with the run (and, for a
+run with a judge, its stored verdicts on unverified entries:
+:func:`quizbot.evaluation.recall_judge.stored_verdicts`), so a report never depends on what a
+parser summary column could hold. The per-entry classes (matched, true but not in the list,
+known wrong, unverified, judged) are counted per group (``entries``). Answers whose call failed
+(outcome ``error``) are left out; an abstention or an answer with no list scores 0 and is graded
 "completely wrong".
 
 Intervals: the mean of a score with a 95% Student-t interval (none below two answers); a tier's
@@ -26,6 +29,7 @@ from scipy import stats
 from quizbot.analysis.metrics import CONFIDENCE, benjamini_hochberg, wilson_interval
 from quizbot.domain import Outcome
 from quizbot.evaluation.recall import (
+    ENTRY_KINDS,
     TIER_NAMES,
     RecallScore,
     Tiers,
@@ -33,6 +37,7 @@ from quizbot.evaluation.recall import (
     parse_tiers,
     score_recall,
 )
+from quizbot.evaluation.recall_judge import stored_verdicts
 from quizbot.generate.service import load_any_items
 from quizbot.items import RecallItem
 from storage import Database
@@ -41,6 +46,7 @@ from storage.repo import get_run, list_responses
 __all__ = [
     "METRICS",
     "RecallRecord",
+    "entry_counts",
     "group_summary",
     "mean_interval",
     "recall_records",
@@ -79,7 +85,7 @@ def mean_interval(values: Sequence[float]) -> dict[str, Any]:
 def group_summary(records: Sequence[RecallRecord]) -> dict[str, Any]:
     """Figures of one group of answers: ``n``, each metric's :func:`mean_interval` (``cosine``
     when any answer has one), each tier's ``{"k", "share", "interval"}`` (Wilson 95%) and the
-    number of abstentions."""
+    number of abstentions, and the listed entries by class (:func:`entry_counts`)."""
     n = len(records)
     out: dict[str, Any] = {"n": n}
     for metric in METRICS:
@@ -98,7 +104,21 @@ def group_summary(records: Sequence[RecallRecord]) -> dict[str, Any]:
         }
     out["tiers"] = tiers
     out["abstained"] = sum(r.score.abstained for r in records)
+    out["entries"] = entry_counts(records)
     return out
+
+
+def entry_counts(records: Sequence[RecallRecord]) -> dict[str, int]:
+    """How many listed entries of ``records`` are of each class (matched, extra_truth,
+    known_wrong, unverified), and how many unverified ones a judge called correct or incorrect."""
+    counts: dict[str, int] = dict.fromkeys(ENTRY_KINDS, 0)
+    judged = {"judged_correct": 0, "judged_incorrect": 0}
+    for record in records:
+        for entry in record.score.match.entries:
+            counts[entry.kind] += 1
+            if entry.judge is not None:
+                judged[f"judged_{entry.judge}"] += 1
+    return {**counts, **judged}
 
 
 def recall_summary(records: Sequence[RecallRecord], tiers: Mapping[str, Any]) -> dict[str, Any]:
@@ -123,6 +143,8 @@ def recall_records(
         tiers = parse_tiers(run.config.get("recall_tiers"))
     responses = [r for r in list_responses(db, run_id=run_id) if r.outcome != Outcome.ERROR]
     items = {item.id: item for item in load_any_items(db, [r.item_id for r in responses])}
+    # A run with a judge: its stored verdicts on unverified entries count, as when it was run.
+    verdicts = stored_verdicts(db, items, run.config)
     records: list[RecallRecord] = []
     for response in responses:
         item = items[response.item_id]
@@ -132,6 +154,7 @@ def recall_records(
                 response.raw_text or "",
                 tiers=tiers,
                 cosine=cosine_from_summary(response.parsed_answer),
+                verdicts=verdicts.get(item.id),
             )
             records.append(RecallRecord(item.id, item.aspect, score))
     return records, tiers.as_json()

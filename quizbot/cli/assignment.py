@@ -117,6 +117,12 @@ def assignment() -> None:
     show_default=True,
     help="Worked examples per question for models (students get none; the results say so).",
 )
+@click.option(
+    "--judge",
+    metavar="MODEL",
+    help="Open recall: a judge model for entries the KB cannot verify (used by `quizbot eval "
+    "--assignment` and by the results, for students and models alike).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the assignment as JSON.")
 @click.pass_obj
 def create_cmd(
@@ -137,6 +143,7 @@ def create_cmd(
     two_pass: bool,
     no_idk: bool,
     shots: int,
+    judge: str | None,
     as_json: bool,
 ) -> None:
     """Make assignment NAME once: its items and its protocol (answers offered, instruction,
@@ -171,6 +178,7 @@ def create_cmd(
         two_pass=two_pass,
         idk=not no_idk,
         shots=shots,
+        judge=judge,
     )
     with database_for(app) as database:
         made = make_assignment(database, request, app.settings)
@@ -272,6 +280,7 @@ def results_cmd(
         for out in targets:
             check_target(out)  # before anything is written
     with database_for(app) as database:
+        _judge_students(app, database, name)
         results = assignment_results(database, name)
         if targets:
             from quizbot.analysis.answers import assignment_answers
@@ -443,3 +452,17 @@ def answers_cmd(
         emit_json(data)
     else:
         click.echo(_answers_text(data))
+
+
+def _judge_students(app: App, database: Any, name: str) -> None:
+    """An open recall assignment with a judge: put the students' entries the KB cannot verify to
+    it first (once each), so the results grade students as its model runs were graded."""
+    import asyncio
+
+    from quizbot.evaluation.recall_judge import judge_assignment
+    from quizbot.progress import progress_bar
+
+    with progress_bar("judging students' entries", None) as advance:
+        asked = asyncio.run(judge_assignment(database, name, app.settings, progress=advance))
+    if asked:
+        click.echo(f"judged {asked} new entr{'y' if asked == 1 else 'ies'}", err=True)

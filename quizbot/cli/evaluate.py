@@ -166,6 +166,13 @@ def _print_report(report: dict[str, Any]) -> None:
     "embedding model [default: QUIZBOT_EMBEDDING_MODEL, else none].",
 )
 @click.option(
+    "--judge",
+    metavar="MODEL",
+    help="Recall items: ask this model whether each entry the KB cannot verify is a correct "
+    "answer; its verdicts count in precision and are stored per entry [default: the "
+    "assignment's judge, else none: scoring stays offline].",
+)
+@click.option(
     "--recall-tiers",
     metavar="METRIC:LOW:HIGH",
     help='Recall tiers, e.g. "f1:0.25:0.7" [default: QUIZBOT_RECALL_TIERS, else that].',
@@ -210,6 +217,7 @@ def eval_cmd(
     temperature: float,
     max_tokens: int | None,
     embedding_model: str | None,
+    judge: str | None,
     recall_tiers: str | None,
     concurrency: int | None,
     api_base: str | None,
@@ -233,6 +241,8 @@ def eval_cmd(
         api_base=api_base, api_key_env=api_key_env, timeout=timeout, max_concurrency=concurrency
     )
     with database_for(app) as database:
+        if resume is not None and judge:
+            raise InputError("--judge is stored with the run; --resume continues it as recorded")
         if resume is not None and (permutations != 1 or idk_both):
             raise InputError(
                 "--permutations and --idk-both are stored with the run; "
@@ -266,6 +276,7 @@ def eval_cmd(
                 assignment, assignment_list = assignment_items(database, assignment_name)
                 items = list(assignment_list)
                 assignment_id = assignment.id
+                judge = judge or assignment.config.get("judge") or None
             else:
                 assert kb_name is not None
                 request = GenerateRequest(
@@ -298,6 +309,7 @@ def eval_cmd(
                 assignment_id=assignment_id,
                 recall_tiers=recall_tiers,
                 embedding_model=embedding_model,
+                judge=judge,
                 permutations=permutations,
                 idk_both=idk_both,
                 prompt="sdak" if wording == "sdak" else "standard",

@@ -188,12 +188,30 @@ def _recall_tables(recall: Mapping[str, Any]) -> list[Any]:
                 for n in names
             ),
         )
+    entry_table = Table(
+        title="Open recall: listed entries by class", title_justify="left", box=box.SIMPLE_HEAD
+    )
+    kinds = [
+        ("matched", "matched"),
+        ("extra_truth", "true, not in the list"),
+        ("known_wrong", "known wrong"),
+        ("unverified", "unverified"),
+        ("judged_correct", "judge: correct"),
+        ("judged_incorrect", "judge: incorrect"),
+    ]
+    entry_table.add_column("aspect")
+    for _, label in kinds:
+        entry_table.add_column(label, justify="right")
+    for aspect, group in groups.items():
+        counts = group.get("entries") or {}
+        entry_table.add_row(aspect, *(str(counts.get(k, 0)) for k, _ in kinds))
     spec = recall.get("tiers", {})
     note = (
         f"tiers by {spec.get('metric')}: below {spec.get('low')} completely wrong, "
-        f"from {spec.get('high')} basically correct"
+        f"from {spec.get('high')} basically correct; unverified entries count on neither side "
+        "of precision"
     )
-    return [scores, tier_table, note]
+    return [scores, tier_table, entry_table, note]
 
 
 def compare_text(result: Mapping[str, Any]) -> str:

@@ -53,26 +53,34 @@ import unicodedata
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple, cast
 
 from quizbot.domain import Outcome
 from quizbot.errors import ConfigError
+from quizbot.evaluation.recall_context import RecallContext, context_for, same_name, shortened
+from quizbot.evaluation.recall_terms import content, words
 from quizbot.items import RecallItem
 from quizbot.kb.knowledge import entity_key
 
 __all__ = [
     "DEFAULT_TIERS",
+    "ENTRY_KINDS",
     "TIER_NAMES",
+    "Entry",
+    "EntryKind",
     "Match",
     "RecallScore",
     "Tiers",
+    "Verdict",
     "cosine",
     "cosine_from_summary",
     "how_recalled",
     "match",
     "parse_list",
     "parse_tiers",
+    "precision_of",
     "score_recall",
+    "verdict_key",
 ]
 
 _MAX_CHARS = 50_000
@@ -224,13 +232,23 @@ def _key(name: str) -> str:
     return entity_key(unicodedata.normalize("NFKC", name))
 
 
+def separated(names: Sequence[str]) -> list[str]:
+    """The names a list reader would cut apart (a separator, a parenthesis or a colon in them)."""
+    normal = [unicodedata.normalize("NFKC", p) for p in names]
+    return [p for p in normal if _SPLIT_RE.search(p) or _PAREN_RE.search(p) or ":" in p]
+
+
 def _patterns(protect: Sequence[str]) -> list[re.Pattern[str]]:
-    normal = [unicodedata.normalize("NFKC", p) for p in protect]
-    separated = [p for p in normal if _SPLIT_RE.search(p) or _PAREN_RE.search(p) or ":" in p]
-    return [
-        re.compile(r"(?<!\w)" + r"\s+".join(map(re.escape, p.split())) + r"(?!\w)", re.I)
-        for p in sorted(set(separated), key=len, reverse=True)
-    ]
+    return list(_compiled(tuple(sorted(set(separated(protect)), key=len, reverse=True))))
+
+
+@functools.lru_cache(maxsize=1024)
+def _compiled(names: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
+    if not names:
+        return ()
+    # One alternation, longest names first, so a line is searched once.
+    alternatives = "|".join(r"\s+".join(map(re.escape, p.split())) for p in names)
+    return (re.compile(r"(?<!\w)(?:" + alternatives + r")(?!\w)", re.I),)
 
 
 def parse_list(text: str, protect: Sequence[str] = ()) -> tuple[list[str], bool]:
@@ -271,110 +289,261 @@ def parse_list(text: str, protect: Sequence[str] = ()) -> tuple[list[str], bool]
 # ---------------------------------------------------------------------------------------------
 # Matching
 
+EntryKind = Literal["matched", "extra_truth", "known_wrong", "unverified"]
+ENTRY_KINDS: tuple[EntryKind, ...] = ("matched", "extra_truth", "known_wrong", "unverified")
+Verdict = Literal["correct", "incorrect"]
+HowRecalled = Literal[
+    "name", "synonym", "other wording", "specimen", "narrower", "class", "contains", "shorter"
+]
+_DRUG_RELATIONS = frozenset({"treated_with_drug", "treated_with_drug_class"})
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One listed entry and what it was found to be.
+
+    ``kind``: ``matched`` (it names a gold entity, or is a broader name of one: ``why`` is the
+    rule, ``"vague"`` for a broader name that recalls nothing), ``extra_truth`` (true but not in
+    the list: ``why`` says how the KB knows), ``known_wrong`` (the KB contradicts it: ``why``
+    says how) or ``unverified`` (nothing known). ``judge`` is a judge model's verdict on an
+    unverified entry, when the scoring had one.
+    """
+
+    text: str
+    kind: EntryKind
+    why: str = ""
+    golds: tuple[str, ...] = ()
+    judge: Verdict | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        """For reports and the practice feedback."""
+        out: dict[str, Any] = {"entry": self.text, "class": self.kind, "why": self.why}
+        if self.golds:
+            out["recalls"] = list(self.golds)
+        if self.judge is not None:
+            out["judge"] = self.judge
+        return out
+
 
 @dataclass(frozen=True)
 class Match:
-    """Which gold entities an answer recalled, which answers were vague or wrong."""
+    """Which gold entities an answer recalled, and what each of its entries is.
+
+    ``correct`` are the entries that recall a gold entity, ``vague`` those broader than one
+    (matched, recalling nothing), ``extra`` the true ones not in the list, ``wrong`` the known
+    wrong ones and ``unverified`` the rest; ``entries`` has every entry with its class and why.
+    """
 
     recalled: tuple[str, ...]  # gold entities, in gold order
     missed: tuple[str, ...]
     correct: tuple[str, ...]  # answers that recall a gold entity
     vague: tuple[str, ...]  # answers naming a broader entity of a gold one
-    wrong: tuple[str, ...]
+    wrong: tuple[str, ...]  # answers known wrong
     how: Mapping[str, str] = field(default_factory=dict)  # answer -> gold it recalled, or "vague"
+    extra: tuple[str, ...] = ()  # true of the disease, not in the list
+    unverified: tuple[str, ...] = ()  # nothing known
+    entries: tuple[Entry, ...] = ()
 
+    def counts(self) -> dict[EntryKind, int]:
+        """How many entries of each class."""
+        found = {kind: 0 for kind in ENTRY_KINDS}
+        for entry in self.entries:
+            found[entry.kind] += 1
+        return found
 
-def _phrase_in(needle: str, hay: str) -> bool:
-    return re.search(rf"(?<!\w){re.escape(needle)}(?!\w)", hay) is not None
+    @property
+    def judged(self) -> tuple[Entry, ...]:
+        """The unverified entries a judge gave a verdict on."""
+        return tuple(e for e in self.entries if e.kind == "unverified" and e.judge is not None)
 
 
 class _Gold(NamedTuple):
     name: str
-    own: set[str]  # keys of its names (the gold and its synonyms)
-    narrower: set[str]  # keys of its parts and kinds
-    broader: set[str]  # keys of its wholes and classes
+    forms: tuple[tuple[tuple[str, ...], bool], ...]  # (folded name, is it the gold's own name)
+    own: frozenset[str]  # concept keys of the gold and its synonyms (with a context)
+    narrower: frozenset[tuple[str, ...]]  # folded names of its parts and kinds (the item's)
+    broader: frozenset[tuple[str, ...]]  # folded names of its wholes and classes (the item's)
+    above: frozenset[str]  # concept keys of its broader entities (with a context)
 
 
-def _golds(item: RecallItem) -> list[_Gold]:
-    """Per gold entity: the keys that name it, its narrower and its broader entities."""
-
-    def keys(names: Sequence[str]) -> set[str]:
-        return {k for k in (_key(n) for n in names) if k}
-
-    return [
-        _Gold(
-            gold,
-            keys([gold, *item.synonyms.get(gold, ())]),
-            keys(item.narrower.get(gold, ())),
-            keys(item.broader.get(gold, ())),
+def _golds(item: RecallItem, context: RecallContext | None) -> list[_Gold]:
+    fold = context.form if context is not None else words
+    golds: list[_Gold] = []
+    for gold in item.answers:
+        names = [gold, *item.synonyms.get(gold, ())]
+        forms = tuple((fold(n), n == gold) for n in names if fold(n))
+        own: frozenset[str] = frozenset()
+        above: frozenset[str] = frozenset()
+        if context is not None:
+            own = frozenset(context.key(n) for n in names)
+            above = frozenset(a for k in own for a in context.ancestors(k))
+        golds.append(
+            _Gold(
+                gold,
+                forms,
+                own,
+                frozenset(fold(n) for n in item.narrower.get(gold, ()) if fold(n)),
+                frozenset(fold(n) for n in item.broader.get(gold, ()) if fold(n)),
+                above,
+            )
         )
-        for gold in item.answers
+    return golds
+
+
+def _identity(
+    entry: str, form: tuple[str, ...], keys: frozenset[str], gold: _Gold
+) -> HowRecalled | None:
+    """Whether an entry names ``gold`` itself: by name, synonym, wording or specimen word."""
+    for gold_form, is_own in gold.forms:
+        same = same_name(form, gold_form)
+        if same == "name":
+            # The same words once folded: its name, unless written another way (an
+            # abbreviation, another spelling): then another name of it.
+            return "name" if is_own and _key(entry) == _key(gold.name) else "synonym"
+        if same is not None:
+            return "other wording" if same == "other wording" else "specimen"
+    if keys & gold.own:
+        return "synonym"
+    return None
+
+
+def _contains(words_of: frozenset[str], gold: _Gold) -> bool:
+    """Whether an entry's words hold all of a gold name's (or a part's) words."""
+    names = [f for f, _ in gold.forms] + list(gold.narrower)
+    for name in names:
+        needed = content(name)
+        if needed and needed <= words_of and sum(len(w) for w in needed) >= 3:
+            return True
+    return False
+
+
+def _recalls(
+    item: RecallItem,
+    golds: Sequence[_Gold],
+    entry: str,
+    context: RecallContext | None,
+) -> tuple[list[str], str]:
+    """The gold entities ``entry`` recalls and by which rule; ``([], "vague")`` for a broader
+    name; ``([], "")`` when it names none. The first rule that finds a gold decides."""
+    form = context.form(entry) if context is not None else words(entry)
+    if not form:
+        return [], ""
+    keys = context.concepts(entry) if context is not None else frozenset()
+    above = context.with_lineage(keys) - keys if context is not None else frozenset()
+    found = [(g.name, how) for g in golds if (how := _identity(entry, form, keys, g)) is not None]
+    if found:
+        return [name for name, _ in found], found[0][1]
+    narrower = [g.name for g in golds if form in g.narrower or (above & g.own)]
+    if narrower:
+        return narrower, "narrower"
+    broader = [g.name for g in golds if form in g.broader or (keys and (keys & g.above))]
+    if broader and item.relation in _DRUG_RELATIONS:
+        return broader, "class"  # a drug class recalls its members the list names
+    words_of = content(form)
+    contained = [g.name for g in golds if _contains(words_of, g)]
+    if contained:
+        return contained, "contains"
+    if broader:
+        return [], "vague"
+    if context is not None and item.relation in _DRUG_RELATIONS:
+        # A drug class named with a modifier: "broad-spectrum antibiotics", "topical steroids".
+        inside = context.contained(entry)
+        classes = [g.name for g in golds if inside & g.above]
+        if classes:
+            return classes, "class"
+    shorter = [
+        (len(content(f)) - len(words_of), g.name)
+        for g in golds
+        for f, _ in g.forms
+        if shortened(words_of, content(f))
     ]
+    if shorter:
+        return [min(shorter)[1]], "shorter"
+    return [], ""
 
 
-def match(item: RecallItem, answers: Sequence[str]) -> Match:
-    """Match listed ``answers`` against ``item``'s gold list (see the module docstring)."""
-    golds = _golds(item)
+def verdict_key(entry: str) -> str:
+    """The key a judge's (or a student's) verdict on an entry is stored under."""
+    return _key(entry)
+
+
+def match(
+    item: RecallItem,
+    answers: Sequence[str],
+    *,
+    context: RecallContext | Literal["auto"] | None = "auto",
+    verdicts: Mapping[str, Verdict] | None = None,
+) -> Match:
+    """Match listed ``answers`` against ``item``'s gold list and class every entry.
+
+    ``context``: the KB knowledge the entries are classed with (:mod:`recall_context`);
+    ``"auto"`` takes the item's KB's (:func:`context_for`), ``None`` none (every entry that
+    names no gold is then unverified). ``verdicts``: a judge's verdicts on entries, by
+    :func:`verdict_key`, applied to unverified entries only.
+    """
+    found_context = context_for(item.kb) if context == "auto" else context
+    golds = _golds(item, found_context)
     recalled: set[str] = set()
-    correct: list[str] = []
-    vague: list[str] = []
-    wrong: list[str] = []
+    entries: list[Entry] = []
     how: dict[str, str] = {}
     for answer in answers:
-        key = _key(answer)
-        # The first rule that finds a gold decides: its name, then a part or kind of it, then
-        # its name (or a part's) inside the answer. So "bronchi" recalls "bronchi" and not
-        # also "lungs" when the gold lists both.
-        hits = (
-            [g.name for g in golds if key in g.own]
-            or [g.name for g in golds if key in g.narrower]
-            or [
-                g.name
-                for g in golds
-                if any(len(k) >= 3 and _phrase_in(k, key) for k in g.own | g.narrower)
-            ]
-        )
+        hits, rule = _recalls(item, golds, answer, found_context)
         if hits:
             recalled.update(hits)
-            correct.append(answer)
             how[answer] = hits[0]
-        elif any(key in g.broader for g in golds):
-            vague.append(answer)
+            entries.append(Entry(answer, "matched", rule, tuple(hits)))
+            continue
+        if rule == "vague":
             how[answer] = "vague"
-        else:
-            wrong.append(answer)
+            entries.append(Entry(answer, "matched", "vague"))
+            continue
+        classed = (
+            found_context.classify(item.head, item.relation, answer)
+            if found_context is not None
+            else None
+        )
+        if classed is not None:
+            kind, why = classed
+            entries.append(Entry(answer, cast(EntryKind, kind), why))
+            continue
+        verdict = (verdicts or {}).get(verdict_key(answer))
+        entries.append(Entry(answer, "unverified", "", judge=verdict))
+
+    def of(kind: EntryKind, vague: bool | None = None) -> tuple[str, ...]:
+        return tuple(
+            e.text
+            for e in entries
+            if e.kind == kind and (vague is None or (e.why == "vague") == vague)
+        )
+
     return Match(
         recalled=tuple(g for g in item.answers if g in recalled),
         missed=tuple(g for g in item.answers if g not in recalled),
-        correct=tuple(correct),
-        vague=tuple(vague),
-        wrong=tuple(wrong),
+        correct=of("matched", vague=False),
+        vague=of("matched", vague=True),
+        wrong=of("known_wrong"),
         how=how,
+        extra=of("extra_truth"),
+        unverified=of("unverified"),
+        entries=tuple(entries),
     )
-
-
-HowRecalled = Literal["name", "synonym", "narrower", "contains"]
 
 
 def how_recalled(item: RecallItem, answer: str, gold: str) -> HowRecalled | None:
     """Which rule of :func:`match` lets ``answer`` recall ``gold`` (for feedback to a person).
 
-    ``"name"``: it names the gold entity; ``"synonym"``: one of its other names; ``"narrower"``:
-    a part or kind of it; ``"contains"``: its name (or a narrower one's) is inside the answer.
-    ``None`` when ``answer`` does not recall ``gold``. Follows :func:`match` rule by rule, so a
-    rule that found another gold first decides as it does there.
+    ``"name"``: it names the gold entity; ``"synonym"``: one of its other names;
+    ``"other wording"``: the same words in another order or spelling ("lump in the testicle");
+    ``"specimen"``: the same test without (or with) its specimen word ("alkaline phosphatase");
+    ``"narrower"``: a part, kind or member of it; ``"class"``: a drug class of it ("NSAIDs" for
+    ibuprofen); ``"contains"``: its name (or a narrower one's) is inside the answer;
+    ``"shorter"``: a shorter name of it ("erythema" for "spreading erythema"). ``None`` when
+    ``answer`` does not recall ``gold``.
     """
-    key = _key(answer)
-    golds = _golds(item)
-    chosen = [g for g in golds if g.name == gold]
-    if not chosen or gold not in match(item, [answer]).recalled:
+    entry = match(item, [answer]).entries[0]
+    if gold not in entry.golds or entry.kind != "matched":
         return None
-    target = chosen[0]
-    if key in target.own:
-        return "name" if key == _key(target.name) else "synonym"
-    if key in target.narrower:
-        return "narrower"
-    return "contains"
+    return cast(HowRecalled, entry.why)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -446,8 +615,15 @@ class RecallScore:
         if self.abstained:
             return "idk"
         m = self.match
-        text = f"recalled {len(m.recalled)}/{len(m.recalled) + len(m.missed)}, wrong {len(m.wrong)}"
-        return text if self.cosine is None else f"{text}, cos {self.cosine:.4f}"
+        # A judge's verdict counts: judged incorrect is wrong, judged correct no longer unverified.
+        wrong = len(m.wrong) + sum(e.judge == "incorrect" for e in m.judged)
+        open_ = len(m.unverified) - len(m.judged)
+        text = f"recalled {len(m.recalled)}/{len(m.recalled) + len(m.missed)}, wrong {wrong}"
+        tail = "" if self.cosine is None else f", cos {self.cosine:.4f}"
+        unverified = f", unverified {open_}" if open_ else ""
+        if len(text) + len(unverified) + len(tail) <= 50:
+            text += unverified
+        return text + tail
 
     def as_json(self) -> dict[str, Any]:
         """Everything, for reports and the practice feedback."""
@@ -459,6 +635,10 @@ class RecallScore:
             "missed": list(m.missed),
             "vague": list(m.vague),
             "wrong": list(m.wrong),
+            "extra_truths": list(m.extra),
+            "unverified": list(m.unverified),
+            "classes": dict(m.counts()),
+            "entries": [e.as_json() for e in m.entries],
             "precision": self.precision,
             "recall": self.recall,
             "f1": self.f1,
@@ -493,15 +673,39 @@ def _short(names: Sequence[str], room: int) -> str:
     return text if len(text) <= room else text[: max(0, room - 3)] + "..."
 
 
+def precision_of(found: Match) -> float:
+    """Entries known right (matched, true but not in the list, judged correct) over entries
+    whose truth is known (those and the known wrong and judged incorrect ones); unverified
+    entries without a verdict count on neither side. 0 when no entry's truth is known."""
+    right = len(found.correct) + len(found.vague) + len(found.extra)
+    judged = found.judged
+    right += sum(e.judge == "correct" for e in judged)
+    known = right + len(found.wrong) + sum(e.judge == "incorrect" for e in judged)
+    return right / known if known else 0.0
+
+
 def score_recall(
-    item: RecallItem, text: str, *, tiers: Tiers = DEFAULT_TIERS, cosine: float | None = None
+    item: RecallItem,
+    text: str,
+    *,
+    tiers: Tiers = DEFAULT_TIERS,
+    cosine: float | None = None,
+    context: RecallContext | Literal["auto"] | None = "auto",
+    verdicts: Mapping[str, Verdict] | None = None,
 ) -> RecallScore:
-    """Read ``text`` as a list and score it against ``item`` (total: never raises on text)."""
+    """Read ``text`` as a list and score it against ``item`` (total: never raises on text).
+
+    ``context`` and ``verdicts`` as for :func:`match`: without verdicts (no judge) the score is
+    a function of the item and the text alone, offline and deterministic.
+    """
     known = [n for g in item.answers for n in (g, *item.synonyms.get(g, ()))]
+    found_context = context_for(item.kb) if context == "auto" else context
+    if found_context is not None:
+        known += found_context.separated_names
     answers, abstained = parse_list(text or "", known)
-    found = match(item, answers)
+    found = match(item, answers, context=found_context, verdicts=verdicts)
     n_answers = len(answers)
-    precision = (len(found.correct) + len(found.vague)) / n_answers if n_answers else 0.0
+    precision = precision_of(found) if n_answers else 0.0
     recall = len(found.recalled) / len(item.answers) if item.answers else 0.0
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
     reference = " ".join(item.answers)
@@ -522,6 +726,7 @@ def score_recall(
         reason = (
             f"{tier}: F1 {f1:.2f} (P {precision:.2f}, R {recall:.2f}); "
             f"missed: {_short(found.missed, 50) or '-'}; wrong: {_short(found.wrong, 50) or '-'}"
+            + (f"; unverified: {len(found.unverified)}" if found.unverified else "")
         )
     return RecallScore(
         answers=tuple(answers),

@@ -31,8 +31,9 @@ from quizbot.domain import Outcome, RespondentKind, RunStatus
 from quizbot.errors import ConfigError, InputError
 from quizbot.evaluation.parse import parse_and_score
 from quizbot.evaluation.prompts import build_prompt, select_demonstrations
-from quizbot.evaluation.recall import cosine, parse_tiers, score_recall
+from quizbot.evaluation.recall import Verdict, cosine, parse_tiers, score_recall
 from quizbot.evaluation.recall import parse_list as parse_recall_list
+from quizbot.evaluation.recall_judge import judge_of
 from quizbot.generate.choice import choice_questions
 from quizbot.generate.points import candidate_points, stratified
 from quizbot.generate.service import load_any_items, store_items
@@ -131,6 +132,11 @@ class RunConfig:
     embedding_api_key_env: str | None = None  # the variable's name, never the key
     prompt: Literal["standard", "sdak"] = "standard"  # sdak: verdict first, then the reason
     temperature: float = 0.0  # sampling temperature of every call (repeats may set it higher)
+    judge: str | None = None  # recall items: a judge model for unverified entries
+    judge_api_base: str | None = None
+    judge_api_key_env: str | None = None  # the variable's name, never the key
+    judge_prompt_version: str | None = None
+    judge_prompt: str | None = None  # the fixed prompt the judge is asked with
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> RunConfig:
@@ -326,7 +332,12 @@ async def recall_cosine(item: RecallItem, text: str, config: RunConfig) -> float
 
 
 def score_text(
-    item: Item, text: str, config: RunConfig, *, cosine: float | None = None
+    item: Item,
+    text: str,
+    config: RunConfig,
+    *,
+    cosine: float | None = None,
+    verdicts: Mapping[str, Verdict] | None = None,
 ) -> tuple[str | None, str, Outcome]:
     """(parsed answer, reason, outcome) of a model's ``text`` for ``item`` under ``config``.
 
@@ -335,7 +346,9 @@ def score_text(
     such as "recalled 2/4, wrong 1"; reports recompute every score from the raw text).
     """
     if isinstance(item, RecallItem):
-        scored = score_recall(item, text, tiers=parse_tiers(config.recall_tiers), cosine=cosine)
+        scored = score_recall(
+            item, text, tiers=parse_tiers(config.recall_tiers), cosine=cosine, verdicts=verdicts
+        )
         return scored.summary, scored.reason, scored.outcome
     parsed, outcome = parse_and_score(text, item, idk_offered=config.idk)
     return ("idk" if parsed.abstained else parsed.answer), parsed.reason, outcome
@@ -386,6 +399,7 @@ async def execute(
     errors = 0
 
     breaker = _Breaker(FAIL_FAST_AFTER)
+    judge = judge_of(db, config) if any(isinstance(i, RecallItem) for _, i in todo) else None
 
     async def attempt(request: Request) -> Completion:
         try:
@@ -435,8 +449,13 @@ async def execute(
                     if isinstance(item, RecallItem)
                     else None
                 )
+                verdicts = (
+                    await judge.verdicts(item, completion.text)
+                    if judge is not None and isinstance(item, RecallItem)
+                    else None
+                )
                 parsed_answer, reason, outcome = score_text(
-                    item, completion.text, config, cosine=similarity
+                    item, completion.text, config, cosine=similarity, verdicts=verdicts
                 )
                 reported[completion.model] += 1
                 response = NewResponse(
@@ -492,6 +511,8 @@ async def execute(
         raise
     finally:
         await provider.aclose()
+        if judge is not None:
+            await judge.aclose()
     model_reported = reported.most_common(1)[0][0] if reported else run.model_reported
     usable = await asyncio.to_thread(count_responses, db, run_id=run_id, usable=True)
     error: str | None = None

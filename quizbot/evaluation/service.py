@@ -82,6 +82,7 @@ from quizbot.providers import (
     resolve_model_settings,
 )
 from quizbot.providers.cache import CachedProvider, CallStore
+from quizbot.providers.judge import prompt_config
 from quizbot.providers.retry import call_with_retries
 from storage import Database
 from storage.assignments import assignment_by_id, assignment_runs
@@ -146,6 +147,7 @@ class EvalSpec:
     # Which of "idk", "shots" and "prompt" the caller set itself (None: those not at their
     # defaults). An assignment's run takes them from its protocol; one set otherwise is an error.
     flags_given: frozenset[str] | None = None
+    judge: str | None = None  # recall items: a judge model for entries the KB cannot verify
 
 
 @dataclass(frozen=True)
@@ -235,6 +237,30 @@ def _embedding(
     return _Embedding(model, reach.api_base, reach.api_key_env)
 
 
+def _judge(spec: EvalSpec, settings: Settings | None, items: Sequence[Item]) -> dict[str, Any]:
+    """The run config's judge fields: the model, how it is reached, the fixed prompt and its
+    version (:mod:`quizbot.providers.judge`); none without a judge or without recall items."""
+    if not spec.judge or not any(item.kind == "recall" for item in items):
+        return {}
+    if spec.judge.startswith("baseline/"):
+        raise InputError(f"{spec.judge} cannot judge answers", hint="name a model, e.g. openai/...")
+    reach = resolve_model_settings(spec.judge, settings)
+    if reach.api_key_env and not os.environ.get(reach.api_key_env):
+        raise ConfigError(
+            f"judge model {spec.judge!r} reads its API key from {reach.api_key_env}, "
+            "which is not set",
+            hint=f"export {reach.api_key_env}=... before running",
+        )
+    judge = prompt_config()
+    return {
+        "judge": spec.judge,
+        "judge_api_base": reach.api_base,
+        "judge_api_key_env": reach.api_key_env,
+        "judge_prompt_version": judge["version"],
+        "judge_prompt": judge["prompt"],
+    }
+
+
 def _permuted(items: Sequence[Item], spec: EvalSpec) -> tuple[Sequence[Item], EvalSpec]:
     """The items as asked in a permutation run, and the spec with the plan stored in ``extra``.
 
@@ -297,6 +323,7 @@ async def start(
     reach = _reach(spec.model, settings, spec.overrides)
     embedding = _embedding(spec, settings, items)
     config = RunConfig(
+        **_judge(spec, settings, items),
         recall_tiers=_recall_tiers(spec, settings, items),
         embedding_model=embedding.model if embedding else None,
         embedding_api_base=embedding.api_base if embedding else None,

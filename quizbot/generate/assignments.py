@@ -88,6 +88,8 @@ class AssignmentRequest:
         protocol.check_items(items)
         return protocol
 
+    judge: str | None = None  # open recall: a judge model for entries the KB cannot verify
+
 
 def parse_moment(text: str, field: str) -> datetime:
     """An ISO 8601 date or date-time as an aware UTC datetime (no zone given: UTC).
@@ -305,6 +307,10 @@ def make_assignment(
         items = _recall(kb, request)
     else:
         items = list(_generate(db, request, settings))
+    if request.judge:
+        if config.get("format") != "recall":
+            raise InputError("judges open recall answers only", field="--judge")
+        config["judge"] = request.judge.strip()
     if not items:
         raise InputError(f"no items could be made from knowledge base {kb.name!r}")
     config["protocol"] = request.protocol(items).as_json()

@@ -195,9 +195,16 @@ def read_lexicon(
     classes = _name_map(data, "classes", label)
     components = _name_map(data, "components", label)
     systems = _name_map(data, "disease_systems", label)
+    # Names the lexicon itself brings in: a drug's classes, an entity's broader entities (a class
+    # of classes: "azole antifungal"). A synonym may name one; a new narrower name may hang
+    # under any known name ("sleeve gastrectomy", a kind of bariatric surgery).
+    named = entities | {c for values in classes.values() for c in values}
+    for _ in range(4):  # up to four levels of new names above or below known ones
+        named |= {p for child, values in parents.items() if child in named for p in values}
+        named |= {child for child, values in parents.items() if set(values) & named}
     for section, names, known in (
-        ("synonyms", synonyms, entities),
-        ("parents", parents, entities),
+        ("synonyms", synonyms, named),
+        ("parents", parents, named),
         ("classes", classes, drugs),
         ("components", components, entities),  # products are drugs or preventive agents
         ("disease_systems", systems, heads),

@@ -576,6 +576,7 @@ def run_night(
                     shots=spec.shots,
                     idk=spec.idk,
                     prompt="sdak" if sdak else "standard",
+                    judge=spec.judge,
                     seed=f"{spec.name}:{when.isoformat()}",
                     name=f"monitor {spec.name} {when.isoformat()}",
                     extra={

@@ -20,9 +20,17 @@ for "basically correct", ``incorrect`` otherwise, ``abstained``; ``parsed_answer
 summary, ``parse_reason`` its reason, ``latency_ms`` from the question's ``shown_at``) in one
 transaction with the "session finished" mark (:func:`storage.sessions.record_session_answer`). Only
 then is the feedback made: which gold entities were recalled, by which of the student's entries
-and by which rule (name, synonym, narrower entity, contained name:
-:func:`quizbot.evaluation.recall.how_recalled`), which were missed, which entries were vague
-(broader than a gold entity) or wrong, precision, recall, F1 and the tier.
+and by which rule (name, synonym, other wording, specimen word, narrower entity, drug class,
+contained or shorter name: :func:`quizbot.evaluation.recall.how_recalled`), which were missed,
+which entries were vague (broader than a gold entity), true but not in the list, known wrong or
+unverified ("not in our list, check it": never called wrong), precision, recall, F1 and the
+tier.
+
+Self-grades. :func:`grade_recall_entry` lets the student mark an unverified entry of an answer
+right or wrong once its feedback is shown. The mark is stored apart
+(:mod:`storage.recall_grades`, table ``recall_self_grades``), shown with the feedback, and
+read by nothing that scores: the session's figures, progress, Humans vs models and assignment
+results are the same with or without it.
 
 Assignments. An assignment made with ``--format recall`` holds recall items;
 :func:`start_recall_assignment` starts (or resumes) a student's session on it, in an order of
@@ -55,9 +63,8 @@ from quizbot.evaluation.recall import (
     DEFAULT_TIERS,
     RecallScore,
     Tiers,
-    how_recalled,
-    match,
     score_recall,
+    verdict_key,
 )
 from quizbot.generate.recall import RecallPlan, aspects_of, plan_recall, recall_items
 from quizbot.generate.service import load_any_items, store_items
@@ -75,6 +82,7 @@ from quizbot.practice.views import (
     MeanScore,
     RecallAspectScore,
     RecalledEntity,
+    RecallEntryNote,
     RecallFeedback,
     RecallProgress,
     RecallQuestion,
@@ -86,6 +94,7 @@ from quizbot.practice.windows import check_window
 from storage import Database
 from storage.assignments import assignment_by_id, assignment_sessions, get_assignment
 from storage.practice_queries import close_idle_sessions
+from storage.recall_grades import put_self_grade, self_grades
 from storage.repo import NewResponse, get_or_create_respondent
 from storage.review import retired_item_ids
 from storage.sessions import (
@@ -103,6 +112,7 @@ __all__ = [
     "DEFAULT_RECALL_LENGTH",
     "WITHHELD",
     "answer_recall",
+    "grade_recall_entry",
     "is_recall_assignment",
     "is_recall_session",
     "next_recall_question",
@@ -427,15 +437,30 @@ def next_recall_question(db: Database, session_id: int) -> RecallQuestion | None
     return None
 
 
-def _recalled(item: RecallItem, score: RecallScore) -> list[RecalledEntity]:
+def _recalled(score: RecallScore) -> list[RecalledEntity]:
     """Each recalled gold entity with the first entry that recalled it and by which rule."""
     out: list[RecalledEntity] = []
     for gold in score.match.recalled:
-        for written in score.match.correct:
-            if gold in match(item, [written]).recalled:
-                out.append(RecalledEntity(gold, written, how_recalled(item, written, gold) or ""))
+        for entry in score.match.entries:
+            if gold in entry.golds:
+                out.append(RecalledEntity(gold, entry.text, entry.why))
                 break
     return out
+
+
+def _notes(score: RecallScore, grades: Mapping[str, str]) -> list[RecallEntryNote]:
+    """The entries that name no gold entity, with what is known of them and the student's mark
+    on the unverified ones."""
+    return [
+        RecallEntryNote(
+            e.text,
+            e.kind,
+            e.why,
+            grades.get(verdict_key(e.text)) if e.kind == "unverified" else None,
+        )
+        for e in score.match.entries
+        if e.kind != "matched"
+    ]
 
 
 def _feedback(
@@ -447,6 +472,7 @@ def _feedback(
     *,
     answered: int,
     finished: bool,
+    grades: Mapping[str, str] | None = None,
 ) -> RecallFeedback:
     row = loaded.session
     assert row.id is not None
@@ -461,7 +487,7 @@ def _feedback(
         outcome=score.outcome.value,
         your_answer=text,
         read_as=list(score.answers),
-        recalled=_recalled(item, score),
+        recalled=_recalled(score),
         missed=list(m.missed),
         vague=list(m.vague),
         wrong=list(m.wrong),
@@ -472,6 +498,9 @@ def _feedback(
         tiers=_tiers(row.config).as_json(),
         answered=answered,
         finished=finished,
+        true_unlisted=list(m.extra),
+        unverified=list(m.unverified),
+        notes=_notes(score, grades or {}),
     )
 
 
@@ -584,6 +613,59 @@ def answer_recall(
     )
 
 
+def grade_recall_entry(
+    db: Database, session_id: int, question_id: str, entry: str, verdict: str
+) -> RecallFeedback:
+    """The student marks an unverified entry of their answer right or wrong themselves.
+
+    The mark is stored apart (``recall_self_grades``) and never changes a score: every figure,
+    the student's own and those compared with models, is computed without it. Marking again
+    replaces the mark. Returns the answer's feedback with the mark. :class:`InputError` when the
+    question has no answer yet, its feedback is still withheld (an exam not finished), the
+    entry is not an unverified entry of that answer, or the mark is not right or wrong.
+    """
+    loaded = _loaded_recall(db, session_id)
+    row = loaded.session
+    position, entry_row = _locate(loaded, question_id)
+    answer = next((a for a in loaded.answers if a.item_id == entry_row["id"]), None)
+    if answer is None:
+        raise InputError(f"question {position} has no answer yet", hint="answer it first")
+    if _exam_pending(row.config, row.status):
+        raise InputError(
+            "the feedback of this exam is withheld until its last answer",
+            hint="mark your entries once the exam is finished",
+        )
+    item = _item(db, entry_row["id"])
+    score = score_recall(item, answer.raw_text or "", tiers=_tiers(row.config))
+    wanted = verdict_key(entry)
+    found = next(
+        (
+            e
+            for e in score.match.entries
+            if e.kind == "unverified" and verdict_key(e.text) == wanted
+        ),
+        None,
+    )
+    if found is None:
+        raise InputError(
+            f"{entry!r} is no unverified entry of your answer to question {position}",
+            field="entry",
+            hint="only entries marked 'not in our list' can be marked by you",
+        )
+    put_self_grade(db, response_id=answer.id, entry=found.text, entry_key=wanted, verdict=verdict)
+    grades = self_grades(db, [answer.id]).get(answer.id, {})
+    return _feedback(
+        loaded,
+        position,
+        item,
+        answer.raw_text or "",
+        score,
+        answered=len(loaded.answers),
+        finished=row.status == SessionStatus.FINISHED.value,
+        grades=grades,
+    )
+
+
 # --------------------------------------------------------------------------------------------
 # Figures
 
@@ -650,6 +732,7 @@ def recall_summary(db: Database, session_id: int) -> RecallSummary:
     positions = {e["id"]: n for n, e in enumerate(entries, start=1)}
     rescored = _rescored(db, row.config, loaded.answers)
     finished = row.status == SessionStatus.FINISHED.value
+    grades = self_grades(db, [a.id for a in loaded.answers])
     answers = [
         _feedback(
             loaded,
@@ -659,6 +742,7 @@ def recall_summary(db: Database, session_id: int) -> RecallSummary:
             score,
             answered=len(loaded.answers),
             finished=finished,
+            grades=grades.get(a.id),
         )
         for item, score, a in sorted(rescored, key=lambda x: positions.get(x[2].item_id, 0))
     ]

@@ -89,8 +89,10 @@ Design
     Open recall (:mod:`quizbot.practice.recall`). :func:`start_recall_session` asks open
     questions ("What are the main symptoms of gout?"); :func:`answer_recall` scores the typed
     list with the models' scorer (:func:`quizbot.evaluation.recall.score_recall`), stores it like
-    any answer and then says what was recalled (and by which rule), missed and wrong, with F1
-    and the tier. Recall assignments: :func:`start_recall_assignment`. Figures:
+    any answer and then says what was recalled (and by which rule), missed, true but not in the
+    list, unverified and wrong, with F1 and the tier; :func:`grade_recall_entry` stores the
+    student's own mark on an unverified entry (never scored). Recall assignments:
+    :func:`start_recall_assignment`. Figures:
     :func:`recall_summary`, and ``Progress.recall`` (kept apart from the accuracy).
 
     Spaced review. Every answer also updates the student's FSRS card for the fact it asks
@@ -120,6 +122,7 @@ from quizbot.practice.planning import (
 from quizbot.practice.recall import (
     DEFAULT_RECALL_LENGTH,
     answer_recall,
+    grade_recall_entry,
     is_recall_session,
     next_recall_question,
     recall_aspects,
@@ -170,6 +173,7 @@ from quizbot.practice.views import (
     Question,
     RecallAspectScore,
     RecalledEntity,
+    RecallEntryNote,
     RecallFeedback,
     RecallProgress,
     RecallQuestion,
@@ -204,6 +208,7 @@ __all__ = [
     "ProgressPoint",
     "Question",
     "RecallAspectScore",
+    "RecallEntryNote",
     "RecallFeedback",
     "RecallProgress",
     "RecallQuestion",
@@ -225,6 +230,7 @@ __all__ = [
     "end_session",
     "exam_review",
     "flag",
+    "grade_recall_entry",
     "is_recall_session",
     "next_question",
     "next_recall_question",

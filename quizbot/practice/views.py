@@ -339,10 +339,30 @@ class RecalledEntity(_Json):
 
 
 @dataclass(frozen=True)
-class RecallFeedback(_Json):
-    """A recall answer scored by the models' scorer: recalled, missed, wrong, F1 and tier.
+class RecallEntryNote(_Json):
+    """One entry the student listed that names no gold entity, and what is known of it.
 
-    In an exam before the last answer ``outcome`` is ``"withheld"`` and every list is empty.
+    ``kind``: ``extra_truth`` (true, but not in the list: ``why`` says how the KB knows),
+    ``known_wrong`` (``why`` says what contradicts it) or ``unverified`` (nothing known: "not in
+    our list, check it"); ``self_grade`` is the student's own mark on an unverified entry
+    (``right`` or ``wrong``), stored apart and never counted in any score.
+    """
+
+    entry: str
+    kind: str
+    why: str = ""
+    self_grade: str | None = None
+
+
+@dataclass(frozen=True)
+class RecallFeedback(_Json):
+    """A recall answer scored by the models' scorer: recalled, missed, true but not in the list,
+    unverified and wrong entries, F1 and tier.
+
+    ``wrong`` lists the entries known wrong (the KB contradicts them), ``true_unlisted`` the true
+    ones the gold list lacks, ``unverified`` those nothing is known of (never called wrong);
+    ``notes`` has each of those with its reason and the student's own mark. In an exam before
+    the last answer ``outcome`` is ``"withheld"`` and every list is empty.
     """
 
     session_id: int
@@ -357,7 +377,7 @@ class RecallFeedback(_Json):
     recalled: list[RecalledEntity]
     missed: list[str]
     vague: list[str]  # broader than a gold entity: not wrong, recalls nothing
-    wrong: list[str]
+    wrong: list[str]  # known wrong
     precision: float | None
     recall: float | None
     f1: float | None
@@ -365,6 +385,9 @@ class RecallFeedback(_Json):
     tiers: dict[str, Any]  # the metric and thresholds the tier was graded by
     answered: int
     finished: bool
+    true_unlisted: list[str] = field(default_factory=list)
+    unverified: list[str] = field(default_factory=list)
+    notes: list[RecallEntryNote] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

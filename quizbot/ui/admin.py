@@ -382,6 +382,18 @@ def _recall(recall: Mapping[str, Any]) -> list[str]:
             [aspect, *(format_estimate(own.get(n, {}).get("share"), own.get(n, {}).get("interval"))
                        for n in names)]
         )  # fmt: skip
+    kinds = [
+        ("matched", "matched"),
+        ("extra_truth", "true, not in the list"),
+        ("known_wrong", "known wrong"),
+        ("unverified", "unverified"),
+        ("judged_correct", "judge: correct"),
+        ("judged_incorrect", "judge: incorrect"),
+    ]
+    entries = [
+        [aspect, *(str((group.get("entries") or {}).get(k, 0)) for k, _ in kinds)]
+        for aspect, group in groups.items()
+    ]
     spec = recall.get("tiers", {})
     note = (
         f"Tiers by {md_escape(str(spec.get('metric')))}: below {spec.get('low')} completely "
@@ -397,6 +409,12 @@ def _recall(recall: Mapping[str, Any]) -> list[str]:
             *md_table(["aspect", *(f"{n} {_CI}" for n in names)], tiers),
             "",
             note,
+        ),
+        *_section(
+            "Open recall: listed entries by class",
+            *md_table(["aspect", *(label for _, label in kinds)], entries),
+            "",
+            "Unverified entries (nothing known of them) count on neither side of precision.",
         ),
     ]
 

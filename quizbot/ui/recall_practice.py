@@ -19,9 +19,17 @@ Design
 
     Feedback. The verdict (tier, F1, precision and recall, how the answer was read), then
     "Recalled" (each gold entity, what the student wrote for it and how it matched: the name, a
-    synonym, a narrower entity, the name within a longer entry), "Missed", "Vague" (broader than
-    a gold entity) and "Wrong". All text (the student's and the knowledge base's) is escaped with
-    :func:`quizbot.ui.render.html_text`. The next question waits for "Next question" and is put
+    synonym, another wording, the test without its specimen word, a narrower entity, a drug
+    class, the name within a longer entry, a shorter name), "Missed", "True, but not in our list"
+    (with how the knowledge base knows), "Not in our list: check it" (nothing known: never called
+    wrong, with the student's own mark), "Wrong" (with what contradicts it) and "Too general".
+    All text (the student's and the knowledge base's) is escaped with
+    :func:`quizbot.ui.render.html_text`.
+
+    Marking an unverified entry. Under the feedback, "Mark an entry not in our list" offers the
+    unverified entries of the answer(s) shown, "right" or "wrong", and "Save my mark"
+    (:func:`~quizbot.practice.service.grade_recall_entry`); the mark is shown with the entry and
+    never changes a score. The next question waits for "Next question" and is put
     out then (its ``shown_at`` is when it is shown, so the time taken is the student's). In an
     exam the panel says "Answer recorded" until the last answer; the summary then holds every
     answer's feedback.
@@ -58,8 +66,11 @@ from quizbot.ui.render import format_proportion, html_text, md_escape, user_mess
 __all__ = [
     "ALL_ASPECTS",
     "HOW_WORDS",
+    "MARK_WORDS",
+    "WHY_WORDS",
     "aspect_choices",
     "build",
+    "mark_choices",
     "progress_text",
     "render_feedback",
     "render_question",
@@ -73,9 +84,19 @@ DEFAULT_LENGTH = practice.DEFAULT_RECALL_LENGTH
 HOW_WORDS = {
     "name": "its name",
     "synonym": "another name for it",
-    "narrower": "a part or kind of it",
+    "other wording": "the same words in another order or form",
+    "specimen": "the same test, with or without its specimen",
+    "narrower": "a part, kind or member of it",
+    "class": "a class it belongs to",
     "contains": "its name within what you wrote",
+    "shorter": "a shorter name for it",
 }
+WHY_WORDS = {
+    "reviewed false": "a reviewer found it false for this disease",
+    "another organ system's entity": "it belongs to another organ system",
+    "an unrelated drug": "a drug used for other organ systems",
+}
+MARK_WORDS = {"right": "you marked it right", "wrong": "you marked it wrong"}
 _START_HINT = "Enter your pseudonym above, choose an aspect and press **Start recall**."
 
 
@@ -145,6 +166,24 @@ def render_feedback(feedback: RecallFeedback, *, ids: bool = True) -> str:
         for r in feedback.recalled
     )
     n_gold = len(feedback.recalled) + len(feedback.missed)
+    notes = {n.entry: n for n in feedback.notes}
+
+    def noted(entries: Sequence[str], css: str) -> str:
+        out = []
+        for entry in entries:
+            note = notes.get(entry)
+            extra = ""
+            if note is not None and note.kind == "unverified":
+                mark = MARK_WORDS.get(note.self_grade or "")
+                extra = f' <span class="qb-recall-mark">({html_text(mark)})</span>' if mark else ""
+            elif note is not None and note.why:
+                extra = (
+                    f' <span class="qb-recall-why">({html_text(WHY_WORDS.get(note.why, note.why))})'
+                    "</span>"
+                )
+            out.append(f'<li class="{css}">{html_text(entry)}{extra}</li>')
+        return "".join(out)
+
     parts = [
         f'<div {attr}="qb-recall-verdict">{head}<p>{verdict}</p>{read_line}</div>',
         _section(
@@ -162,13 +201,33 @@ def render_feedback(feedback: RecallFeedback, *, ids: bool = True) -> str:
             attr,
         ),
         _section(
+            f"+ True, but not in our list ({len(feedback.true_unlisted)})",
+            noted(feedback.true_unlisted, "qb-recall-extra"),
+            "qb-recall-extras",
+            "nothing",
+            attr,
+        ),
+        _section(
+            f"? Not in our list \u2014 check it ({len(feedback.unverified)})",
+            noted(feedback.unverified, "qb-recall-unverified"),
+            "qb-recall-unverifieds",
+            "nothing",
+            attr,
+        ),
+        _section(
             f"\u2717 Wrong ({len(feedback.wrong)})",
-            _items(feedback.wrong, "qb-recall-wrong"),
+            noted(feedback.wrong, "qb-recall-wrong"),
             "qb-recall-wrongs",
             "nothing",
             attr,
         ),
     ]
+    if feedback.unverified:
+        parts.append(
+            '<p class="qb-recall-check">Entries not in our list are neither right nor wrong '
+            "here: look them up, and mark them below if you like. Your marks are kept for you "
+            "and never change your scores (they are compared with the models\u2019).</p>"
+        )
     if feedback.vague:
         parts.append(
             _section(
@@ -248,8 +307,29 @@ def aspect_choices(found: Sequence[practice.Topic]) -> list[tuple[str, str]]:
 # --------------------------------------------------------------------------------------------
 # Handlers
 
-# outputs: status, question, answer box, submit, next, end, feedback, summary, session, question
-_N_OUTPUTS = 10
+# outputs: status, question, answer box, submit, next, end, feedback, summary, session, question,
+# the marking controls and the entries offered there
+_N_OUTPUTS = 12
+_SEP = "\x1f"
+
+
+def mark_choices(feedbacks: Sequence[RecallFeedback]) -> list[tuple[str, str]]:
+    """(label, value) of every unverified entry of the answers shown, for "Mark an entry"."""
+    several = len(feedbacks) > 1
+    return [
+        (f"Q{f.position}: {entry}" if several else entry, f"{f.question_id}{_SEP}{entry}")
+        for f in feedbacks
+        if f.outcome != "withheld"
+        for entry in f.unverified
+    ]
+
+
+def _marks(feedbacks: Sequence[RecallFeedback]) -> tuple[Any, Any]:
+    choices = mark_choices(feedbacks)
+    return (
+        gr.update(visible=bool(choices)),
+        gr.update(choices=choices, value=choices[0][1] if choices else None),
+    )
 
 
 def _screen(
@@ -264,8 +344,23 @@ def _screen(
     summary: Any = None,
     session: Any = None,
     current: Any = None,
+    marks: Any = None,
+    mark_entry: Any = None,
 ) -> tuple[Any, ...]:
-    values = (status, question, answer, submit, next_, end, feedback, summary, session, current)
+    values = (
+        status,
+        question,
+        answer,
+        submit,
+        next_,
+        end,
+        feedback,
+        summary,
+        session,
+        current,
+        marks,
+        mark_entry,
+    )
     return tuple(gr.skip() if v is None else v for v in values)
 
 
@@ -280,12 +375,15 @@ def _asking(view_status: str, question: RecallQuestion, session_id: int) -> tupl
         feedback="",
         session=session_id,
         current=question,
+        marks=gr.update(visible=False),
     )
 
 
-def _finished(ctx: UiContext, session_id: int, feedback_html: str | None) -> tuple[Any, ...]:
+def _finished(ctx: UiContext, session_id: int, last: RecallFeedback | None) -> tuple[Any, ...]:
     result = practice.recall_summary(ctx.db, session_id)
     review = render_review(result) if result.session.mode == "exam" else None
+    shown = result.answers if review is not None else ([last] if last is not None else [])
+    marks, mark_entry = _marks(shown)
     return _screen(
         status=f"**Session over.** Mean F1 {_mean(result.scores.f1)}. Start another whenever "
         "you like.",
@@ -294,10 +392,12 @@ def _finished(ctx: UiContext, session_id: int, feedback_html: str | None) -> tup
         submit=gr.update(visible=False),
         next_=gr.update(visible=False),
         end=gr.update(visible=False),
-        feedback=review if review is not None else (feedback_html or ""),
+        feedback=review if review is not None else (render_feedback(last) if last else ""),
         summary=render_summary(result),
         session=session_id,
         current=gr.update(value=None),
+        marks=marks,
+        mark_entry=mark_entry,
     )
 
 
@@ -361,16 +461,18 @@ def submit(
     feedback = practice.answer_recall(
         ctx.db, session_id, question.id, text or "", shown_at=question.shown_at
     )
-    shown = render_feedback(feedback)
     if feedback.finished:
-        return _finished(ctx, session_id, shown)
+        return _finished(ctx, session_id, feedback)
+    marks, mark_entry = _marks([feedback])
     return _screen(
         status=f"Answered {feedback.answered} of {feedback.total}.",
         answer=gr.update(interactive=False),
         submit=gr.update(visible=False),
         next_=gr.update(visible=True),
-        feedback=shown,
+        feedback=render_feedback(feedback),
         current=gr.update(value=None),
+        marks=marks,
+        mark_entry=mark_entry,
     )
 
 
@@ -403,8 +505,31 @@ def end(ctx: UiContext, session_id: int | None) -> tuple[Any, ...]:
             end=gr.update(visible=False),
             feedback="",
             current=gr.update(value=None),
+            marks=gr.update(visible=False),
         )
     return _finished(ctx, session_id, None)
+
+
+@guarded(2)
+def mark(
+    ctx: UiContext, session_id: int | None, choice: str | None, verdict: str | None
+) -> tuple[Any, Any]:
+    """Store the student's own mark on an unverified entry, then show the feedback with it."""
+    if session_id is None:
+        raise InputError("no recall session is running", hint="press Start recall")
+    if not choice or _SEP not in choice:
+        raise InputError("choose an entry to mark", field="entry")
+    if verdict not in ("right", "wrong"):
+        raise InputError("choose right or wrong", field="mark")
+    question_id, entry = choice.split(_SEP, 1)
+    feedback = practice.grade_recall_entry(ctx.db, session_id, question_id, entry, verdict)
+    result = practice.recall_summary(ctx.db, session_id)
+    shown = (
+        render_review(result)
+        if result.session.mode == "exam" and result.answers
+        else render_feedback(feedback)
+    )
+    return shown, f"Saved: {md_escape(entry)} \u2014 {MARK_WORDS[verdict]} (not scored)."
 
 
 def aspects_for(ctx: UiContext, kb: str) -> Any:
@@ -465,6 +590,20 @@ def build(ctx: UiContext, *, student: Any, cohort: Any, kb: Any, assignment: Any
             )
             end_btn = gr.Button("End", visible=False, elem_id="qb-recall-end")
         feedback = gr.HTML(elem_id="qb-recall-feedback")
+        with gr.Group(visible=False, elem_id="qb-recall-marks") as marks_group:
+            with gr.Row():
+                mark_entry = gr.Dropdown(
+                    choices=[],
+                    label="Mark an entry not in our list",
+                    elem_id="qb-recall-mark-entry",
+                )
+                mark_verdict = gr.Radio(
+                    choices=[("right", "right"), ("wrong", "wrong")],
+                    label="Your mark (never scored)",
+                    elem_id="qb-recall-mark-verdict",
+                )
+            mark_btn = gr.Button("Save my mark", elem_id="qb-recall-mark-save")
+            mark_status = gr.Markdown(elem_id="qb-recall-mark-status")
         summary = gr.Markdown(elem_id="qb-recall-summary")
     session_state = gr.State(None)
     question_state = gr.State(None)
@@ -479,6 +618,8 @@ def build(ctx: UiContext, *, student: Any, cohort: Any, kb: Any, assignment: Any
         summary,
         session_state,
         question_state,
+        marks_group,
+        mark_entry,
     ]
     inputs = [student, kb, aspect, length, cohort, assignment, session_state]
     start_btn.click(
@@ -506,6 +647,13 @@ def build(ctx: UiContext, *, student: Any, cohort: Any, kb: Any, assignment: Any
         partial(end, ctx),
         [session_state],
         screen,
+        api_visibility="private",
+        show_progress="minimal",
+    )
+    mark_btn.click(
+        partial(mark, ctx),
+        [session_state, mark_entry, mark_verdict],
+        [feedback, mark_status],
         api_visibility="private",
         show_progress="minimal",
     )

@@ -5,10 +5,12 @@ overall, every figure recomputed here from hand-made F1 values with scipy.
 Scenario (clinical-core, 8 recall questions; gold list of n entities per question):
   s1 types the whole gold list                 F1 = 1
   s2 types only the first gold entity           P = 1, R = 1/n, F1 = 2 / (n + 1)
-  s3 types "unrelated finding" and the last one P = 1/2, R = 1/n, F1 = 2 / (n + 2)
+  s3 types "unrelated finding" and the last one P = 1, R = 1/n, F1 = 2 / (n + 1)
      on half the questions, "I do not know" on the others (F1 = 0)
   model/good  oracle policy ``correct``         F1 = 1
-  model/half  oracle policy ``bar1``            P = h/(h+1), R = h/n, h = ceil(n/2)
+  model/half  oracle policy ``bar1``            P = 1, R = h/n, h = ceil(n/2)
+("unrelated finding" is unverified: nothing is known of it, so it counts on neither side of
+precision.)
 """
 
 from __future__ import annotations
@@ -67,9 +69,9 @@ def _hand_f1(who: str, item: RecallItem, index: int) -> float:
     if who == "s2":
         return 2 / (n + 1)
     if who == "s3":
-        return 2 * 0.5 * (1 / n) / (0.5 + 1 / n) if index % 2 == 0 else 0.0
+        return 2 / (n + 1) if index % 2 == 0 else 0.0
     h = (n + 1) // 2
-    p, r = h / (h + 1), h / n
+    p, r = 1.0, h / n
     return 2 * p * r / (p + r)
 
 

@@ -3,7 +3,8 @@
 Tests start it as a subprocess (``tests/helpers/stub.py``) so the suite runs from a bare clone:
 
     python tests/helpers/model_server.py --port 0 [--answer true|false|idk|random|TEXT]
-        [--oracle ITEMS.jsonl --policy correct|wrong|bar1|unsure|sdak [--noise P]]
+        [--oracle ITEMS.jsonl --policy correct|wrong|bar1|first|unsure|sdak [--noise P]]
+        [--judge-correct WORD,WORD...]
         [--latency-ms N]
         [--error-rate P --seed S] [--status CODE [--echo-key]] [--log FILE]
 
@@ -14,13 +15,20 @@ The oracle reads quizbot item files: it answers the item whose text (or question
 the prompt, so few-shot demonstrations before it are ignored. Statements are answered by label,
 choice items by their answer keys (read as the letters their right options have in the prompt,
 so a question asked with its options in another order is still answered right), open-recall
-items (``"answers"``) by their gold list.
+items (``"answers"``) by their gold list: ``correct`` all of it, ``bar1`` the first half
+(rounded up) and one entity nothing knows (:data:`WRONG_ENTITY`), ``first`` its first entity
+only.
 Policy ``unsure`` (statements): "True" to a true statement; to a false one "I do not know" when
 the prompt offers it, else the right "False" (a two-pass assignment's forced second pass).
 Policy ``sdak`` (statements): the right verdict first, then a reason ("Correct. Because ...",
 "Incorrect. Because ..."); with ``--noise P`` a reply is, with probability P/2 each, the wrong
 verdict first, or the right verdict not at the start ("The claim is correct, because ..."),
 drawn from the server's seeded random generator (so repeats of a run differ).
+
+A recall judge's prompt (quizbot/providers/judge.py: "Entry: ..." and "Is the entry a correct
+answer") is answered before anything else: "Correct." when the entry contains one of the
+comma-separated words of ``--judge-correct`` (case folded), "Incorrect." otherwise, and
+"Maybe." for an entry containing "unclear" (a reply the judge's reader cannot use).
 """
 
 from __future__ import annotations
@@ -124,6 +132,8 @@ class Oracle:
             if self.policy == "bar1":
                 # As the shared stub: the first half (rounded up) and one wrong entity.
                 return ", ".join([*gold[: (len(gold) + 1) // 2], WRONG_ENTITY])
+            if self.policy == "first":
+                return gold[0]
             return "none"
         if "options" in item:
             keys = self.keys_as_offered(item, prompt)
@@ -164,6 +174,22 @@ class Server(ThreadingHTTPServer):
         with self.lock:
             self.count += 1
             return self.count
+
+
+JUDGE_MARKER = "Is the entry a correct answer"
+_ENTRY_RE = re.compile(r"^Entry: (.*)$", re.MULTILINE)
+
+
+def _judge_reply(prompt: str, correct: str | None) -> str | None:
+    """The judge's verdict on a recall judge prompt (module docstring), else None."""
+    found = _ENTRY_RE.search(prompt)
+    if JUDGE_MARKER not in prompt or found is None:
+        return None
+    entry = found.group(1).casefold()
+    if "unclear" in entry:
+        return "Maybe."
+    words = [w.strip().casefold() for w in (correct or "").split(",") if w.strip()]
+    return "Correct." if any(w in entry for w in words) else "Incorrect."
 
 
 def _words(text: str) -> int:
@@ -275,7 +301,11 @@ class Handler(BaseHTTPRequestHandler):
             else:
                 self._error(500, "server error (injected)", "server_error")
             return
-        text = self._answer(last if self.server.oracle is None else prompt)
+        judged = _judge_reply(last, options.judge_correct)
+        if judged is not None:
+            text = judged
+        else:
+            text = self._answer(last if self.server.oracle is None else prompt)
         model = body.get("model") or "test-model"
         usage = {"prompt_tokens": _words(prompt), "completion_tokens": _words(text)}
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
@@ -310,9 +340,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--answer", default="true")
     parser.add_argument("--oracle")
     parser.add_argument(
-        "--policy", choices=["correct", "wrong", "bar1", "unsure", "sdak"], default="correct"
+        "--policy",
+        choices=["correct", "wrong", "bar1", "first", "unsure", "sdak"],
+        default="correct",
     )
     parser.add_argument("--noise", type=float, default=0.0)
+    parser.add_argument("--judge-correct", default=None)
     parser.add_argument("--latency-ms", type=float, default=0.0)
     parser.add_argument("--error-rate", type=float, default=0.0)
     parser.add_argument("--seed", default="0")

@@ -1,6 +1,6 @@
 """A monitor of open recall questions (``format = "recall"``), night after night over real HTTP
 through litellm to the test model server's oracle: stable nights raise nothing, a night whose
-answers degrade (policy ``correct`` -> ``bar1``) raises recall drift alerts folded into
+answers degrade (policy ``correct`` -> ``wrong``: "none") raises recall drift alerts folded into
 ``recall_f1`` and ``recall_tiers`` incidents, a night with no usable answers stays failed, and the
 Monitor tab shows mean F1 with its interval."""
 
@@ -53,10 +53,10 @@ def _no_wait(monkeypatch: pytest.MonkeyPatch) -> None:
 def _expected_f1(item: RecallItem, policy: str) -> float:
     if policy == "correct":
         return 1.0
-    n = len(item.answers)
-    h = (n + 1) // 2
-    p, r = h / (h + 1), h / n
-    return 2 * p * r / (p + r)
+    # Policy "wrong" answers "none": an abstention, F1 0. (Before unverified entries stopped
+    # counting as wrong, "bar1" was used here; its extra entry no longer lowers precision.)
+    del item
+    return 0.0
 
 
 def _tier(f1: float) -> str:
@@ -91,7 +91,7 @@ def test_recall_nights_over_http_raise_a_recall_drift_incident(
     # few tokens of a true/false verdict (a cut list would read as lower recall).
     lengths = {json.loads(line)["max_tokens"] for line in seen.read_text().splitlines()}
     assert lengths == {RECALL_MAX_TOKENS}
-    with stub_server("--oracle", str(oracle), "--policy", "bar1") as base:
+    with stub_server("--oracle", str(oracle), "--policy", "wrong") as base:
         (worse,) = run_monitor(
             db, spec, when=days[4], settings=model_settings(monkeypatch, MODEL, base)
         )
@@ -103,7 +103,7 @@ def test_recall_nights_over_http_raise_a_recall_drift_incident(
     assert len(list_responses(db, run_id=worse.run_id)) == 8
 
     # Tonight's F1 values, computed from the oracle's policy, and the window's (all 1.0).
-    tonight = [_expected_f1(i, "bar1") for i in nights[days[4]][0] if isinstance(i, RecallItem)]
+    tonight = [_expected_f1(i, "wrong") for i in nights[days[4]][0] if isinstance(i, RecallItem)]
     window = [1.0] * 32  # the 4 earlier nights (8 answers each) all lie in the 7-night window
     alerts = {a["metric"]: a for a in worse.alerts}
     assert set(alerts) == {"recall:recall_f1", "recall:recall_tiers"}

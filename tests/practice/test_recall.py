@@ -34,6 +34,7 @@ from quizbot.practice import review_queue
 from quizbot.practice.service import (
     answer,
     answer_recall,
+    grade_recall_entry,
     next_question,
     next_recall_question,
     progress,
@@ -95,10 +96,11 @@ def item_of(db: Database, session_id: int, position: int) -> RecallItem:
     return found
 
 
-def by_hand(named: int, wrong: int, n_gold: int) -> tuple[float, float, float]:
+def by_hand(named: int, unverified: int, n_gold: int) -> tuple[float, float, float]:
     """Precision, recall and F1 of an answer naming ``named`` distinct gold entities and
-    ``wrong`` made-up ones."""
-    precision = named / (named + wrong) if named + wrong else 0.0
+    ``unverified`` made-up ones (nothing is known of them: they count on neither side)."""
+    del unverified
+    precision = 1.0 if named else 0.0
     recall = named / n_gold
     f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
     return precision, recall, f1
@@ -155,7 +157,11 @@ def test_a_recall_session_is_scored_by_the_models_scorer_and_stored(db: Database
             named = gold if position == 1 else half if position == 2 else gold[:1]
             assert recalled == named and feedback.missed == [g for g in gold if g not in named]
             assert all(r.how == "name" and r.answer == r.gold for r in feedback.recalled)
-            assert feedback.wrong == list(WRONG[: {1: 1, 2: 0, 3: 2}[position]])
+            made_up = list(WRONG[: {1: 1, 2: 0, 3: 2}[position]])
+            assert feedback.unverified == made_up and feedback.wrong == []
+            assert [(n.entry, n.kind, n.self_grade) for n in feedback.notes] == [
+                (w, "unverified", None) for w in made_up
+            ]
         assert feedback.position == position and feedback.answered == position
         assert feedback.finished is (position == 4)
         answers_given.append((text, expected))
@@ -355,7 +361,7 @@ def test_a_recall_assignment_puts_students_next_to_a_model_per_aspect(
             figure = recall["by_aspect"][aspect]["f1"]
             assert figure["mean"] == pytest.approx(statistics.mean(values))
             assert figure["n"] == len(values)
-    # The oracle's bar1: the first half of the gold (rounded up) and one wrong entity.
+    # The oracle's bar1: the first half of the gold (rounded up) and one entity nothing knows.
     model = rows["openai/recall-test"]
     assert model["run_id"] == run.run_id
     for aspect, part in model["recall"]["by_aspect"].items():
@@ -370,6 +376,26 @@ def test_a_recall_assignment_puts_students_next_to_a_model_per_aspect(
     everyone = [f for aspects in expected.values() for v in aspects.values() for f in v]
     assert pooled["mean"] == pytest.approx(statistics.mean(everyone)) and pooled["n"] == 12
     assert rows["ann"]["metrics"]["accuracy"]["k"] == 6  # all basically correct
+
+    # Bob marks his made-up entries himself, wrong on odd questions and right on even ones:
+    # stored, shown, and no compared figure moves (a mark counted as a verdict would move F1).
+    before = assignment_results(db, "recall-wk")
+    bob_view = start_recall_assignment(db, assignment="recall-wk", student="bob")
+    marks = {p: "wrong" if p % 2 else "right" for p in range(1, 7)}
+    for position, mark in marks.items():
+        marked = grade_recall_entry(db, bob_view.id, f"s{bob_view.id}q{position}", WRONG[0], mark)
+        assert [(n.entry, n.self_grade) for n in marked.notes] == [(WRONG[0], mark)]
+        assert marked.f1 == pytest.approx(
+            by_hand(1, 1, len(item_of(db, bob_view.id, position).answers))[2]
+        )
+    with pytest.raises(InputError, match="no unverified entry"):
+        grade_recall_entry(db, bob_view.id, f"s{bob_view.id}q1", "telepathy", "right")
+    with pytest.raises(InputError, match="right or wrong"):
+        grade_recall_entry(db, bob_view.id, f"s{bob_view.id}q1", WRONG[0], "maybe")
+    shown = [a for a in recall_summary(db, bob_view.id).answers]
+    assert [n.self_grade for a in shown for n in a.notes] == [marks[a.position] for a in shown]
+    after = assignment_results(db, "recall-wk")
+    assert after == before
     # Humans vs models (recognition items) still works with recall answers in the database.
     found = compare(db, kb="clinical-core")
     assert not found.students and all(g.kind != "students" for g in found.groups)
@@ -390,8 +416,11 @@ def test_a_recall_exam_withholds_everything_until_the_last_answer(db: Database) 
     view = start_recall_assignment(db, assignment="recall-exam", student="eve")
     first = next_recall_question(db, view.id)
     assert first is not None
-    receipt = answer_recall(db, view.id, first.id, "fever, cough")
+    receipt = answer_recall(db, view.id, first.id, "fever, cough, purple toenails")
     assert receipt.outcome == "withheld" and receipt.f1 is None and not receipt.missed
+    assert receipt.notes == [] and receipt.unverified == []
+    with pytest.raises(InputError, match="withheld"):
+        grade_recall_entry(db, view.id, first.id, "purple toenails", "right")
     pending = recall_summary(db, view.id)
     assert pending.answers == [] and pending.scores.n_answered == 0
     respondent = find_respondent(db, RespondentKind.HUMAN, "eve")

@@ -43,6 +43,8 @@ EXPECTED_TABLES = {
     "prototype_set",
     "quiz_session",
     "reason_reviews",
+    "recall_judgements",
+    "recall_self_grades",
     "rephrase_cache",
     "respondent",
     "response",
@@ -334,6 +336,46 @@ def test_0015_adds_repeat_groups_and_reason_reviews_and_keeps_runs_ungrouped(
         " VALUES (7, false, 'bob', CURRENT_TIMESTAMP)",  # one mark per answer
         "INSERT INTO reason_reviews (response_id, sound, reviewer, reviewed_at)"
         " VALUES (99, false, 'bob', CURRENT_TIMESTAMP)",  # no such answer
+    ):
+        with pytest.raises(IntegrityError):
+            empty_db.write(lambda s, st=statement: s.execute(text(st)))
+
+
+def test_0018_adds_recall_self_grades_and_judgements_and_keeps_what_was_stored(
+    empty_db: Database,
+) -> None:
+    upgrade(empty_db, "0015")
+    for statement in _V1_ROWS:
+        empty_db.write(lambda s, st=statement: s.execute(text(st)))
+    upgrade(empty_db)
+    counts = table_counts(empty_db)
+    assert (counts["recall_self_grades"], counts["recall_judgements"]) == (0, 0)
+    assert count_responses(empty_db) == 1
+    from storage.recall_grades import (
+        NewJudgement,
+        judgements,
+        put_judgements,
+        put_self_grade,
+        self_grades,
+    )
+
+    put_self_grade(empty_db, response_id=7, entry="Fever", entry_key="fever", verdict="right")
+    put_self_grade(empty_db, response_id=7, entry="fever", entry_key="fever", verdict="wrong")
+    assert self_grades(empty_db, [7]) == {7: {"fever": "wrong"}}  # marking again replaces
+    new = NewJudgement("i1:a", "fever", "fever", "openai/judge", "j1", "correct", "CORRECT")
+    assert put_judgements(empty_db, [new, new]) == 1
+    assert put_judgements(empty_db, [new]) == 0  # judged once per question, entry, judge, prompt
+    assert judgements(empty_db, ["i1:a"], judge_model="openai/judge", prompt_version="j1") == {
+        "i1:a": {"fever": "correct"}
+    }
+    for statement in (
+        "INSERT INTO recall_self_grades (response_id, entry_key, entry, verdict, graded_at)"
+        " VALUES (7, 'cough', 'cough', 'maybe', CURRENT_TIMESTAMP)",  # no such mark
+        "INSERT INTO recall_self_grades (response_id, entry_key, entry, verdict, graded_at)"
+        " VALUES (99, 'cough', 'cough', 'right', CURRENT_TIMESTAMP)",  # no such answer
+        "INSERT INTO recall_judgements (item_id, entry_key, entry, judge_model, prompt_version,"
+        " verdict, reply, created_at) VALUES ('i1:zz', 'x', 'x', 'm', 'j1', 'correct', '',"
+        " CURRENT_TIMESTAMP)",  # no such question
     ):
         with pytest.raises(IntegrityError):
             empty_db.write(lambda s, st=statement: s.execute(text(st)))

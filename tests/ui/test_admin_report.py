@@ -422,6 +422,16 @@ def test_open_recall_shows_mean_scores_and_tiers_per_aspect(db: Database) -> Non
         for cell, name in zip(tier_rows[aspect][1:], names, strict=True):
             tier = group["tiers"][name]
             assert_figure(cell, tier["share"], tier["interval"])
+    # Every listed entry by class, per aspect and overall (the aspects add up to the whole).
+    entries = rows_by_first(section(shown, "Open recall: listed entries by class")[0])
+    kinds = ("matched", "extra_truth", "known_wrong", "unverified")
+    for aspect, group in groups.items():
+        assert entries[aspect][1:5] == [str(group["entries"][k]) for k in kinds]
+    for k in kinds:
+        assert recall["overall"]["entries"][k] == sum(
+            part["entries"][k] for part in recall["by_aspect"].values()
+        )
+    assert recall["overall"]["entries"]["matched"] > 0
 
 
 def test_names_from_the_data_cannot_break_a_table(db: Database) -> None:

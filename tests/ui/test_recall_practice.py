@@ -1,5 +1,5 @@
 """The Practice tab's Recall section in a real browser: a student lists what they remember and sees
-what they recalled, missed and got wrong.
+what they recalled, missed, listed that is not in our list, and got wrong.
 
 The gold lists are never taken from the app: each question's item is read from the database the
 server writes to, and the answer typed is built from it, so what the panel must show (recalled,
@@ -40,8 +40,10 @@ def recall_items(served: Served, student: str) -> tuple[int, list[RecallItem]]:
     return newest.id, [i for i in items if isinstance(i, RecallItem)]
 
 
-def f1_by_hand(named: int, wrong: int, n_gold: int) -> float:
-    precision = named / (named + wrong) if named + wrong else 0.0
+def f1_by_hand(named: int, unverified: int, n_gold: int) -> float:
+    """Made-up names are unverified: nothing is known of them, so they count on neither side."""
+    del unverified
+    precision = 1.0 if named else 0.0
     recall = named / n_gold
     return 2 * precision * recall / (precision + recall) if precision + recall else 0.0
 
@@ -131,10 +133,12 @@ def test_a_student_completes_a_recall_session_and_sees_matched_missed_wrong(
                 expect(missed.locator("li").filter(has_text=g).first).to_be_visible()
         if not [g for g in gold if g not in named]:
             expect(missed).to_contain_text("you recalled the whole list")
-        wrongs = tab.locator("#qb-recall-wrongs li")
-        expect(wrongs).to_have_count(len(wrong))
+        # A made-up name is "not in our list", never "Wrong".
+        expect(tab.locator("#qb-recall-wrongs li")).to_have_count(0)
+        unverified = tab.locator("#qb-recall-unverifieds li")
+        expect(unverified).to_have_count(len(wrong))
         if wrong:  # shown as text, not as HTML
-            assert wrongs.first.inner_text() == WRONG
+            assert unverified.first.inner_text() == WRONG
             assert panel.locator("b").count() == 0
         if position < N:
             screenshot(tab, f"recall-feedback-{position}")

@@ -1,0 +1,110 @@
+"""The recall feedback in a real browser: matched, true-but-unlisted, unverified and wrong entries
+shown apart, and a student's own mark on an unverified entry stored and shown, never scored.
+
+The answer is built before it is typed from the question's item (read from the database the
+server writes to) and the KB: the first gold entity, a tail of the same disease under another
+aspect (true, not in the list), a tail a reviewer found false for it (known wrong) and a made-up
+name (unverified). Screenshots at 1280 and 390 px go to tests/artifacts/ (and to
+``$SCREENS_DIR`` when it is set).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import expect
+
+from quizbot.evaluation.recall import score_recall
+from quizbot.evaluation.recall_context import context_for
+from quizbot.items import RecallItem
+from storage.recall_grades import self_grades
+from tests.ui.conftest import Served, screenshot
+from tests.ui.test_practice import assert_fits, database, stored
+from tests.ui.test_recall_practice import recall_items, start_recall
+
+MADE_UP = "quixotic fibrosis"
+
+
+def _answer(item: RecallItem) -> tuple[str, str, str]:
+    """(true but not listed, known wrong) entries for ``item``, from the KB, and the answer."""
+    context = context_for(item.kb)
+    assert context is not None
+    gold = {g.casefold() for g in item.answers}
+    extra = next(
+        t
+        for t in context.true_tails(item.head)
+        if t.casefold() not in gold
+        and "," not in t
+        and score_recall(item, t).match.entries[0].kind == "extra_truth"
+    )
+    kb = context.kb
+    wrong = next(
+        tail
+        for head, relation, tail in sorted(kb.reviewed_false)
+        if head == item.head
+        and relation == item.relation
+        and "," not in tail
+        and score_recall(item, tail).match.entries[0].kind == "known_wrong"
+    )
+    return extra, wrong, "\n".join([item.answers[0], extra, wrong, MADE_UP])
+
+
+def _keep(path: Path) -> None:
+    target = os.environ.get("SCREENS_DIR")
+    if target:
+        Path(target).mkdir(parents=True, exist_ok=True)
+        shutil.copy(path, Path(target) / path.name)
+
+
+def _run(page: Any, served: Served, student: str, width: int) -> None:
+    tab = page
+    tab.set_viewport_size({"width": width, "height": 900})
+    start_recall(tab, student, 1)
+    session_id, (item,) = recall_items(served, student)
+    extra, wrong, text = _answer(item)
+    tab.locator("#qb-recall-answer textarea").first.fill(text)
+    tab.locator("#qb-recall-submit").click()
+    tab.locator("#qb-recall-verdict").wait_for()
+
+    expect(tab.locator("#qb-recall-recalled")).to_contain_text(item.answers[0])
+    extras = tab.locator("#qb-recall-extras")
+    expect(extras).to_contain_text("True, but not in our list (1)")
+    expect(extras.locator("li")).to_contain_text(extra)
+    unverified = tab.locator("#qb-recall-unverifieds")
+    expect(unverified).to_contain_text("Not in our list \u2014 check it (1)")
+    expect(unverified.locator("li")).to_have_text(MADE_UP)
+    wrongs = tab.locator("#qb-recall-wrongs")
+    expect(wrongs).to_contain_text("Wrong (1)")
+    expect(wrongs.locator("li")).to_contain_text(wrong)
+    assert MADE_UP not in wrongs.inner_text() and extra not in wrongs.inner_text()
+    # Precision counts the known entries only: 2 right (the gold one, the true one) of 3.
+    expect(tab.locator("#qb-recall-verdict")).to_contain_text("precision 0.67")
+
+    # The student marks the unverified entry right: stored apart, shown, nothing rescored.
+    expect(tab.locator("#qb-recall-mark-save")).to_be_visible()
+    tab.locator("#qb-recall-mark-entry input").click()
+    tab.get_by_role("option", name=MADE_UP).click()
+    tab.locator("#qb-recall-mark-verdict").get_by_text("right", exact=True).click()
+    tab.locator("#qb-recall-mark-save").click()
+    expect(tab.locator("#qb-recall-mark-status")).to_contain_text("not scored")
+    expect(unverified).to_contain_text("you marked it right")
+    expect(tab.locator("#qb-recall-verdict")).to_contain_text("precision 0.67")
+    name = f"recall-feedback-classes-{width}"
+    _keep(screenshot(tab, name))
+    with database(served.database_url) as db:
+        (row,) = stored(db, session_id)
+        assert self_grades(db, [row.id]) == {row.id: {MADE_UP: "right"}}
+        assert row.parsed_answer == score_recall(item, text).summary  # the score as stored
+    if width <= 400:
+        assert_fits(tab, width)
+
+
+def test_the_four_classes_shown_apart_and_a_self_grade_at_1280(page: Any, served: Served) -> None:
+    _run(page, served, "Clara Classes", 1280)
+
+
+def test_the_four_classes_shown_apart_and_a_self_grade_at_390(page: Any, served: Served) -> None:
+    _run(page, served, "Phoebe Phone", 390)
