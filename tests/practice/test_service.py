@@ -263,7 +263,7 @@ def assert_public(question: Question | None, row: ItemRow) -> None:
     data = question.as_json()
     assert set(data) == {
         "session_id", "id", "position", "total", "kind", "text", "options", "topic",
-        "instructions", "quick_replies", "shown_at",
+        "instructions", "quick_replies", "shown_at", "idk",
     }  # fmt: skip
     assert keys_of(data).isdisjoint(FORBIDDEN_KEYS)
     dumped = json.dumps(data)

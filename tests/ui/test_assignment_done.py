@@ -123,7 +123,7 @@ def _results_page(tab: Any, served: Served) -> str:
     assert "done" in tab.locator("#qb-assign-list").inner_text()
     tab.locator("#qb-assign-show").click()
     results = tab.locator("#qb-assign-results")
-    results.get_by_text("Respondents").wait_for()
+    results.get_by_role("heading", name="Respondents").wait_for()
     text: str = results.inner_text()
     return text
 
@@ -234,7 +234,8 @@ def test_five_students_and_two_models_take_one_assignment(
         assert shown(answered(who), n) in line, line
         assert shown(joint(who), len(points)) in line, line
     for model in models:
-        assert f"{by_name[model]['percentile']:.1f}" in rows[model]
+        # shown whole, with its interval: "90 [46–99]"
+        assert f"\t{by_name[model]['percentile']:.0f} [" in rows[model]
     for model in models:
         (paired,) = [t for t in by_name[model]["tests"] if t["scope"] == "item_majority"]
         line = next(x for x in tests_text.splitlines() if x.startswith(model) and "majority" in x)

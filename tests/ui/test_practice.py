@@ -257,6 +257,7 @@ def test_the_api_endpoints_work_without_a_browser(served: Served) -> None:
         "instructions",
         "quick_replies",
         "shown_at",  # when the server built it: the start of the student's time taken
+        "idk",  # whether "I don't know" is offered (an assignment's protocol may leave it out)
     }
     assert question["position"] == 1 and question["total"] == 3
     # The chat shows it too, escaped for Markdown (the seed is random: any text may come up).
