@@ -79,6 +79,8 @@ def test_exam_mode_reveals_nothing_until_everything_is_answered(db: Database) ->
             assert feedback.outcome == WITHHELD
             assert feedback.correct_answer == "" and feedback.explanation.fact == ""
             assert not feedback.finished
+            with pytest.raises(InputError):  # even with a single question left unanswered
+                exam_review(db, view.id)
         else:
             assert feedback.finished and feedback.outcome in {"correct", "incorrect"}
     review = exam_review(db, view.id)

@@ -18,7 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 from quizbot.cli import cli
-from quizbot.domain import AssignmentMode
+from quizbot.domain import Assignment, AssignmentMode
 from quizbot.errors import InputError
 from quizbot.generate.assignments import AssignmentRequest, assignment_items, make_assignment
 from quizbot.items import StatementItem
@@ -29,6 +29,7 @@ from quizbot.practice.assignments import (
 )
 from quizbot.practice.feedback import WITHHELD
 from quizbot.practice.service import answer, next_question
+from quizbot.practice.windows import check_window
 from storage import Database, open_database
 from storage.assignments import assignment_answers, get_assignment
 from storage.sessions import load_session
@@ -275,3 +276,18 @@ def test_model_two_pass_asks_abstained_items_again_with_a_forced_prompt(
     check(m["metrics"]["accuracy_with_guessing"], n, n)
     check(m["metrics"]["guess_accuracy"], n - n_true, n - n_true)
     assert m["second_pass_run_id"] is not None
+
+
+def test_the_window_is_half_open_an_answer_at_the_closing_moment_is_late() -> None:
+    opens = datetime(2030, 1, 1, 9, 0, tzinfo=UTC)
+    closes = datetime(2030, 1, 1, 10, 0, tzinfo=UTC)
+    exam = Assignment(
+        id=1, name="wk", kb_name="clinical-core", mode=AssignmentMode.EXAM.value, cohort=None,
+        opens_at=opens, closes_at=closes, config={}, created_at=opens,
+    )  # fmt: skip
+    check_window(exam, "answered", now=opens)  # open from its opening moment on
+    check_window(exam, "answered", now=closes - timedelta(microseconds=1))
+    with pytest.raises(InputError, match=r"closed on .* can no longer be answered"):
+        check_window(exam, "answered", now=closes)
+    with pytest.raises(InputError, match=r"opens on .* cannot be started before then"):
+        check_window(exam, "started", now=opens - timedelta(microseconds=1))

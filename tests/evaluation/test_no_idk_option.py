@@ -82,6 +82,7 @@ def test_cli_eval_of_an_item_without_idk_completes(
         ({"options": ["only one"]}, "needs 2 to 10 options"),
         ({"options": "Metoprolol"}, "options must be a list"),
         ({"answer_keys": ["F"]}, "must be distinct letters among ABCD"),
+        ({"answer_keys": ["A", "A"]}, "must be distinct letters among ABCD"),
         ({"answer_keys": []}, "non-empty list"),
     ],
 )

@@ -105,6 +105,24 @@ def test_synonyms_inside_a_longer_name_are_one_name() -> None:
     assert match(adpkd, ["end-stage renal failure"]).recalled == ("end-stage kidney disease",)
 
 
+def test_a_name_of_one_or_two_letters_is_not_found_inside_a_longer_answer() -> None:
+    anaemia = RecallItem(
+        kb="t",
+        kb_version="1",
+        relation="investigated_with",
+        aspect="investigations",
+        head="anaemia",
+        question="Which investigations are used for anaemia?",
+        answers=("Hb", "ferritin", "blood film"),
+    )
+    # Two letters inside another test's name are no evidence of it ...
+    found = match(anaemia, ["Hb electrophoresis"])
+    assert found.recalled == () and found.entries[0].kind != "matched"
+    # ... while the name itself, and a longer name inside an answer, still count.
+    assert match(anaemia, ["Hb"]).recalled == ("Hb",)
+    assert how_recalled(anaemia, "peripheral blood film", "blood film") == "contains"
+
+
 def test_abbreviations_wordings_and_shorter_names() -> None:
     cll = item("chronic lymphocytic leukaemia", "investigated_with")
     found = match(cll, ["FBC", "flow cytometry"])

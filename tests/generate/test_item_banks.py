@@ -154,7 +154,8 @@ def test_medqa_answer_must_match_its_option_and_lines_are_counted(tmp_path: Path
 def test_ebmqa_idk_is_never_a_key_and_at_most_five_keys(tmp_path: Path) -> None:
     base = {"question": "Q?", "type": "semantic", "options": ["a", "b", "I do not know"]}
     six = {**base, "options": list("abcdefg"), "answer_keys": list("ABCDEF")}
-    rows = [{**base, "answer_keys": ["C"]}, six, {**base, "answer_keys": ["A"], "type": "x"}]
+    twice = {**base, "answer_keys": ["A", " a"]}  # the same letter, however it is written
+    rows = [{**base, "answer_keys": ["C"]}, six, {**base, "answer_keys": ["A"], "type": "x"}, twice]
     path = _write(tmp_path, "e.jsonl", "\n".join(json.dumps(r) for r in rows))
     with pytest.raises(InputError) as caught:
         read_item_bank(path, "ebmqa", set_name="s")
@@ -162,6 +163,7 @@ def test_ebmqa_idk_is_never_a_key_and_at_most_five_keys(tmp_path: Path) -> None:
     assert "line 1, field 'options': an 'I do not know' option cannot be a right answer" in text
     assert "line 2, field 'answer_keys': more than 5 right options" in text
     assert "line 3, field 'type'" in text
+    assert "line 4, field 'answer_keys': names a letter twice" in text
 
 
 def test_repeated_rows_are_skipped_once(tmp_path: Path) -> None:

@@ -249,7 +249,8 @@ def test_alerts_of_every_scope_of_one_metric_open_one_incident() -> None:
 
 
 def test_an_active_incident_absorbs_alerts_and_resolves_after_quiet_nights() -> None:
-    active = Active(7, "accuracy", "warning", 0)
+    # Two quiet nights already counted: a new alert starts the count again from zero.
+    active = Active(7, "accuracy", "warning", 2)
     day = date(2026, 1, 5)
     joined = plan_night([active], [_alert("rotating:accuracy", "critical")], day, completed=True)
     assert joined.openings == ()

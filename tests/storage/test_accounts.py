@@ -78,7 +78,27 @@ def test_sessions_expire_and_end_when_idle(db: Database) -> None:
     later = now + accounts.SESSION_IDLE - timedelta(minutes=5)
     assert accounts.session_account(db, token, now=later) is not None  # and touches it
     # seen at `later`: still alive an idle period after the login, not after `later`
-    assert accounts.session_account(db, token, now=later + accounts.SESSION_IDLE / 2) is not None
+    last_seen = later + accounts.SESSION_IDLE / 2
+    assert accounts.session_account(db, token, now=last_seen) is not None
+    # Unused for longer than the idle period, well inside its lifetime: the session has ended,
+    # and a later request does not bring it back.
+    idle_end = last_seen + accounts.SESSION_IDLE + timedelta(minutes=1)
+    assert idle_end < now + accounts.SESSION_LIFETIME
+    assert accounts.session_account(db, token, now=idle_end) is None
+    assert accounts.session_account(db, token, now=idle_end + timedelta(minutes=1)) is None
+    assert accounts.session_account(db, token, now=now + accounts.SESSION_LIFETIME) is None
+
+
+def test_a_session_past_its_lifetime_ends_even_when_used_all_along(db: Database) -> None:
+    accounts.create_user(db, "alice", "student", PASSWORD)
+    now = datetime.now(UTC)
+    token = accounts.login(db, "alice", PASSWORD, now=now).token
+    assert token is not None
+    step = accounts.SESSION_IDLE / 2
+    seen = now
+    while seen + step < now + accounts.SESSION_LIFETIME:
+        seen += step
+        assert accounts.session_account(db, token, now=seen) is not None
     assert accounts.session_account(db, token, now=now + accounts.SESSION_LIFETIME) is None
 
 

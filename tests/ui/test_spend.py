@@ -224,3 +224,16 @@ def test_reservations_from_many_threads_stop_exactly_at_the_limit(db: Database) 
     assert store.calls_on(db, "kim", day) == 25
     store.release(db, "kim", day, 100)  # never below zero
     assert store.calls_on(db, "kim", day) == 0
+
+
+def test_a_reservation_gives_back_at_most_what_it_still_holds(db: Database) -> None:
+    day = date(2026, 3, 1)
+    assert store.reserve(db, "kim", day, 5, limit=30) == 5  # an earlier batch, still running
+    assert store.reserve(db, "kim", day, 3, limit=30) == 8
+    mine = spend.Reservation(db, "kim", day, 3)
+    mine.release(2)
+    assert store.calls_on(db, "kim", day) == 6
+    mine.release(100)  # only the one call it still holds comes back
+    assert store.calls_on(db, "kim", day) == 5
+    mine.release(1)  # nothing left to give: the other batch's calls stay counted
+    assert store.calls_on(db, "kim", day) == 5
