@@ -5,11 +5,17 @@ on a fresh SQLite file and on a fresh PostgreSQL database created on the local s
 (``QUIZBOT_TEST_POSTGRES``, default postgresql://postgres@127.0.0.1:5432/test) and dropped after.
 Without a reachable server the PostgreSQL half is skipped with the reason, unless
 ``QUIZBOT_REQUIRE_POSTGRES=1`` (set by CI), where it fails instead.
+
+A test that asks for ``db`` gets its database already migrated, copied from a template migrated
+once per test process (a file copy on SQLite, ``CREATE DATABASE ... TEMPLATE`` on PostgreSQL):
+migrating from empty costs 1.5-3 s a test, a copy a fraction of that. Tests of the migrations
+themselves ask for ``empty_db`` and still start from nothing.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import uuid
 from collections.abc import Iterator
 from functools import lru_cache
@@ -51,15 +57,56 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("QUIZBOT_HOME", str(tmp_path / "home"))
 
 
-def _create_pg_database() -> str:
-    name = f"quizbot_t_{uuid.uuid4().hex[:12]}"
-    with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
-        conn.execute(f'CREATE DATABASE "{name}"')
+def _pg_url(name: str) -> str:
     info = psycopg.conninfo.conninfo_to_dict(PG_ADMIN)
     user = info.get("user", "postgres")
     host = info.get("host", "127.0.0.1")
     port = info.get("port", "5432")
     return f"postgresql+psycopg://{user}@{host}:{port}/{name}"
+
+
+def _create_pg_database(template: str | None = None) -> str:
+    name = f"quizbot_t_{uuid.uuid4().hex[:12]}"
+    copy = f' TEMPLATE "{template}"' if template else ""
+    with psycopg.connect(PG_ADMIN, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"{copy}')
+    return _pg_url(name)
+
+
+class _Templates:
+    """Databases migrated to the newest schema once per test process, copied per test."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._sqlite: Path | None = None
+        self._pg: str | None = None
+
+    def sqlite(self) -> Path:
+        if self._sqlite is None:
+            path = self.folder / "template.db"
+            open_database(f"sqlite:///{path}").dispose()
+            self._sqlite = path
+        return self._sqlite
+
+    def postgresql(self) -> str:
+        if self._pg is None:
+            url = _create_pg_database()
+            open_database(url).dispose()  # no connection may stay open on a template
+            self._pg = url.rsplit("/", 1)[1]
+        return self._pg
+
+    def drop(self) -> None:
+        if self._pg is not None:
+            _drop_pg_database(_pg_url(self._pg))
+
+
+@pytest.fixture(scope="session")
+def _templates(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Templates]:
+    templates = _Templates(tmp_path_factory.mktemp("templates"))
+    try:
+        yield templates
+    finally:
+        templates.drop()
 
 
 def _drop_pg_database(url: str) -> None:
@@ -69,17 +116,24 @@ def _drop_pg_database(url: str) -> None:
 
 
 @pytest.fixture(params=BACKENDS)
-def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """URL of a fresh, empty database: a SQLite file, or a new PostgreSQL database."""
+def database_url(
+    request: pytest.FixtureRequest, tmp_path: Path, _templates: _Templates
+) -> Iterator[str]:
+    """URL of a fresh database: a SQLite file, or a new PostgreSQL database. Empty, unless the
+    test also asks for ``db`` (then a copy of the migrated template, as ``db`` would make it)."""
+    migrated = "db" in request.fixturenames and "empty_db" not in request.fixturenames
     if request.param == "sqlite":
-        yield f"sqlite:///{tmp_path / 'quizbot.db'}"
+        path = tmp_path / "quizbot.db"
+        if migrated:
+            shutil.copyfile(_templates.sqlite(), path)
+        yield f"sqlite:///{path}"
         return
     reason = _pg_unavailable()
     if reason:
         if REQUIRE_PG:
             pytest.fail(reason + " (QUIZBOT_REQUIRE_POSTGRES is set)")
         pytest.skip(reason)
-    url = _create_pg_database()
+    url = _create_pg_database(_templates.postgresql() if migrated else None)
     try:
         yield url
     finally:
