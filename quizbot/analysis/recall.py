@@ -22,7 +22,7 @@ import math
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from scipy import stats
 
@@ -37,11 +37,10 @@ from quizbot.evaluation.recall import (
     parse_tiers,
     score_recall,
 )
-from quizbot.evaluation.recall_judge import stored_verdicts
-from quizbot.generate.service import load_any_items
 from quizbot.items import RecallItem
-from storage import Database
-from storage.repo import get_run, list_responses
+
+if TYPE_CHECKING:
+    from storage import Database
 
 __all__ = [
     "METRICS",
@@ -138,6 +137,11 @@ def recall_records(
 ) -> tuple[list[RecallRecord], dict[str, Any]]:
     """The run's recall answers rescored, and the tiers they were graded by: the run's stored
     tiers, or ``tiers`` when given (to grade several runs and people alike)."""
+    # Read from the database here only, so the statistics above load without it (drift does).
+    from quizbot.evaluation.recall_judge import stored_verdicts  # noqa: PLC0415
+    from quizbot.generate.service import load_any_items  # noqa: PLC0415
+    from storage.repo import get_run, list_responses  # noqa: PLC0415
+
     run = get_run(db, run_id)
     if tiers is None:
         tiers = parse_tiers(run.config.get("recall_tiers"))
