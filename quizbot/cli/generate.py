@@ -50,6 +50,12 @@ def _collector_off() -> Iterator[None]:
     "--rephrase", metavar="MODEL", help="Rephrase statements with this model (validated)."
 )
 @click.option(
+    "--judge",
+    metavar="MODEL",
+    help="With --rephrase: a model that may confirm a rephrasing the rules reject for claim "
+    "strength, an antonym, a predicate or an added claim (never for negation, an entity or roles).",
+)
+@click.option(
     "--format",
     "fmt",
     type=click.Choice(["statements", "choice", "multi", "numeric", "recall"]),
@@ -81,6 +87,7 @@ def generate_cmd(
     prototypes: str | None,
     difficulty: str,
     rephrase: str | None,
+    judge: str | None,
     fmt: str,
     points_file: Path | None,
     out: Path,
@@ -109,6 +116,7 @@ def generate_cmd(
         points_file=points_file,
         store=not no_store,
         rephrase=rephrase,
+        judge=judge,
         difficulty="distant" if difficulty == "distant" else "plausible",
     )
     with database_for(app) as database:

@@ -57,6 +57,7 @@ from quizbot.providers import (
     get_provider,
     resolve_model_settings,
 )
+from quizbot.providers.judge import ask_rephrase_judge
 from quizbot.providers.retry import call_with_retries
 from storage import Database
 from storage.repo import (
@@ -76,6 +77,7 @@ __all__ = [
     "Generation",
     "GenerationSummary",
     "ProviderCompleter",
+    "ProviderRephraseJudge",
     "any_item_from_row",
     "item_from_row",
     "item_rows",
@@ -108,7 +110,8 @@ class GenerateRequest:
     format: Literal["statements", "choice", "multi", "numeric", "recall"] = "statements"
     points_file: Path | None = None
     store: bool = True
-    rephrase: str | None = None  # "scripted:FILE.jsonl" until model providers land
+    rephrase: str | None = None  # a model, or "scripted:FILE.jsonl"
+    judge: str | None = None  # a model that may confirm rephrasings the rules cannot decide
     # How negatives and distractors are chosen (quizbot/generate/candidates.py).
     difficulty: Difficulty = DEFAULT_DIFFICULTY
 
@@ -268,20 +271,58 @@ class ProviderCompleter:
         self._thread.join(timeout=5)
 
 
+class ProviderRephraseJudge:
+    """A :class:`~quizbot.generate.rephrase.CandidateJudge` through any provider: asks
+    :func:`~quizbot.providers.judge.ask_rephrase_judge` on a background event loop. Only a plain
+    "Yes" confirms; "No", an unclear reply or a failure leaves the rejection standing."""
+
+    def __init__(self, provider: Provider, *, attempts: int = 3) -> None:
+        self.provider = provider
+        self.model = provider.name
+        self.attempts = attempts
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+        self._thread.start()
+
+    def confirm(self, statement: str, rewrite: str) -> bool:
+        """Whether the judge says ``rewrite`` states the same claim as ``statement``."""
+        future = asyncio.run_coroutine_threadsafe(
+            ask_rephrase_judge(self.provider, statement, rewrite, attempts=self.attempts),
+            self._loop,
+        )
+        return future.result().verdict == "correct"
+
+    def close(self) -> None:
+        """Release the provider's connections and stop the background loop."""
+        asyncio.run_coroutine_threadsafe(self.provider.aclose(), self._loop).result(timeout=10)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=5)
+
+
 def resolve_rephraser(
     db: Database,
     spec: str | None,
     settings: Settings | None = None,
     *,
     synonyms: Mapping[str, Sequence[str]] | None = None,
+    judge: str | None = None,
 ) -> Rephraser | None:
     """The rephrasing stage for ``--rephrase``, or ``None`` without it.
 
     A model is reached as :func:`~quizbot.providers.resolve_model_settings` says for ``settings``.
     ``synonyms`` (the KB's ``Lexicon.synonyms``) let the validator accept an entity's other names.
+    ``judge`` names a model that may confirm a rephrasing the rules reject for a reason they
+    cannot weigh (:data:`~quizbot.generate.rephrase.JUDGEABLE`); it needs ``spec``.
     """
     if spec is None:
+        if judge is not None:
+            raise InputError("--judge confirms rephrasings: it needs --rephrase MODEL")
         return None
+    checker = (
+        ProviderRephraseJudge(get_provider(judge, resolve_model_settings(judge, settings)))
+        if judge is not None
+        else None
+    )
     if spec.startswith("scripted:"):
         path = Path(spec.removeprefix("scripted:")).expanduser()
         script = load_script(path)
@@ -290,9 +331,11 @@ def resolve_rephraser(
         completer = ScriptedCompleter(
             lambda statement: script.get(statement, statement), model=f"scripted/{path.stem}"
         )
-        return Rephraser(completer, DbRephraseCache(db), synonyms=synonyms)
+        return Rephraser(completer, DbRephraseCache(db), synonyms=synonyms, judge=checker)
     provider = get_provider(spec, resolve_model_settings(spec, settings))
-    return Rephraser(ProviderCompleter(provider), DbRephraseCache(db), synonyms=synonyms)
+    return Rephraser(
+        ProviderCompleter(provider), DbRephraseCache(db), synonyms=synonyms, judge=checker
+    )
 
 
 def resolve_prototypes(db: Database, spec: str | None) -> PrototypeSet:
@@ -404,7 +447,13 @@ def prepare(db: Database, request: GenerateRequest, settings: Settings | None = 
         facts,
         plans,
         notes=notes,
-        rephraser=resolve_rephraser(db, request.rephrase, settings, synonyms=kb.lexicon.synonyms),
+        rephraser=resolve_rephraser(
+            db,
+            request.rephrase,
+            settings,
+            synonyms=kb.lexicon.synonyms,
+            judge=request.judge,
+        ),
     )
     generation.skipped_no_negative = sum(p.negative_tail is None for p in plans)
     return generation
@@ -416,8 +465,8 @@ def _prepare_recall(
     """Recall items need no points or negatives: the plan checks the request now."""
     from quizbot.generate.recall import plan_recall  # noqa: PLC0415
 
-    if request.points_file is not None or request.rephrase is not None:
-        raise InputError("--points-file and --rephrase do not apply to --format recall")
+    if request.points_file is not None or request.rephrase is not None or request.judge:
+        raise InputError("--points-file, --rephrase and --judge do not apply to --format recall")
     plan = plan_recall(
         kb, relations=request.relations, limit=request.points, seed=str(request.seed)
     )

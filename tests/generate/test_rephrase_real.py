@@ -10,7 +10,14 @@ from __future__ import annotations
 import pytest
 
 from quizbot.errors import InputError
-from quizbot.generate.rephrase import negation_cues, validate_rephrasing
+from quizbot.generate.rephrase import (
+    JUDGEABLE,
+    Rephraser,
+    RephraseResult,
+    ScriptedCompleter,
+    negation_cues,
+    validate_rephrasing,
+)
 from quizbot.generate.rephrase.dev_data import HELD, TUNE, default_dir, load_cases, part_of
 from quizbot.generate.rephrase.lexicon import looks_medical
 from quizbot.generate.rephrase.roles import kinds_before, role_swap
@@ -253,3 +260,67 @@ def test_a_malformed_data_file_names_file_line_and_field(tmp_path) -> None:  # t
     with pytest.raises(InputError) as caught:
         load_cases(tmp_path)
     assert "line 1" in str(caught.value) and "'tail'" in str(caught.value)
+
+
+# -- the optional judge -----------------------------------------------------------------------
+
+
+class _Judge:
+    model = "scripted/judge"
+
+    def __init__(self, answer: bool | Exception) -> None:
+        self.answer = answer
+        self.asked: list[str] = []
+
+    def confirm(self, statement: str, rewrite: str) -> bool:
+        self.asked.append(rewrite)
+        if isinstance(self.answer, Exception):
+            raise self.answer
+        return self.answer
+
+
+STATIN = ("Statin may be used to treat stroke.", "Statin", "stroke")
+
+
+def _rephrase(reply: str, judge: _Judge) -> RephraseResult:
+    statement, head, tail = STATIN
+    rephraser = Rephraser(ScriptedCompleter({statement: reply}), max_attempts=1, judge=judge)
+    return rephraser.rephrase(statement, head=head, tail=tail, negated=False)
+
+
+def test_a_judge_may_confirm_a_rejection_the_rules_cannot_weigh() -> None:
+    judge = _Judge(True)
+    done = _rephrase("Statin may be used to treat stroke in the elderly.", judge)
+    assert done.rephrased and "confirmed by scripted/judge" in done.reason
+    assert judge.asked == ["Statin may be used to treat stroke in the elderly."]
+    refused = _rephrase("Statin may be used to treat stroke in the elderly.", _Judge(False))
+    assert not refused.rephrased and refused.reason.startswith("extra qualifier")
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "Statin may not be used to treat stroke.",  # negation
+        "Statin may be used to treat it.",  # entity
+        "Stroke may be used to treat statin.",  # roles
+        "Statin may be used to treat stroke and Gout.",  # foreign entity
+    ],
+)
+def test_a_judge_is_never_asked_about_negation_entities_or_roles(reply: str) -> None:
+    judge = _Judge(True)
+    done = _rephrase(reply, judge)
+    assert not done.rephrased and judge.asked == []
+    assert done.reason.split(":", 1)[0] not in JUDGEABLE
+
+
+def test_a_failing_judge_leaves_the_rejection_standing() -> None:
+    statement, head, tail = STATIN
+    judge = _Judge(RuntimeError("down"))
+    rephraser = Rephraser(
+        ScriptedCompleter({statement: "Statin may be used to treat stroke in the elderly."}),
+        max_attempts=1,
+        judge=judge,
+    )
+    done = rephraser.rephrase(statement, head=head, tail=tail, negated=False)
+    assert not done.rephrased and rephraser.stats.judge_errors == 1
+    assert "judge confirmed 0 of 1 (1 failed)" in rephraser.stats.summary()

@@ -10,6 +10,8 @@ from __future__ import annotations
 from quizbot.generate.rephrase.driver import (
     DEMONSTRATIONS,
     INSTRUCTION,
+    JUDGEABLE,
+    CandidateJudge,
     CompletionText,
     JsonlRephraseCache,
     MemoryRephraseCache,
@@ -32,6 +34,8 @@ from quizbot.generate.rephrase.validator import (
 __all__ = [
     "DEMONSTRATIONS",
     "INSTRUCTION",
+    "JUDGEABLE",
+    "CandidateJudge",
     "CompletionText",
     "JsonlRephraseCache",
     "MemoryRephraseCache",

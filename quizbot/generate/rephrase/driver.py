@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Protocol
 
 from quizbot.errors import InputError
-from quizbot.generate.rephrase.validator import clean_candidate, judge, normalise
+from quizbot.generate.rephrase.validator import Verdict, clean_candidate, judge, normalise
 
 log = logging.getLogger(__name__)
 
@@ -265,6 +265,9 @@ class RephraseStats:
     cache_hits: int = 0
     completer_errors: int = 0
     rejected: Counter[str] = field(default_factory=Counter)
+    judge_asked: int = 0
+    judge_confirmed: int = 0
+    judge_errors: int = 0
 
     @property
     def kept_original(self) -> int:
@@ -279,7 +282,31 @@ class RephraseStats:
             text += "; rejected: " + ", ".join(f"{name} {n:,}" for name, n in ranked)
         if self.completer_errors:
             text += f"; completer errors {self.completer_errors:,}"
+        if self.judge_asked:
+            text += f"; judge confirmed {self.judge_confirmed:,} of {self.judge_asked:,}"
+            if self.judge_errors:
+                text += f" ({self.judge_errors:,} failed)"
         return text
+
+
+# The rejections a judge may overturn: those the rules read from words they cannot weigh. Never
+# one for shape, negation, an entity (missing, duplicated, extended, foreign) or roles.
+JUDGEABLE = frozenset(
+    ["claim strength changed", "antonym", "predicate changed", "extra qualifier", "extra claim"]
+)
+
+
+class CandidateJudge(Protocol):
+    """A model that confirms whether a rewrite states the same claim as its statement."""
+
+    @property
+    def model(self) -> str:
+        """The judge model's name."""
+        ...
+
+    def confirm(self, statement: str, rewrite: str) -> bool:
+        """True when the judge says the rewrite states the same claim; may raise."""
+        ...
 
 
 def _first_line(text: str) -> str:
@@ -295,7 +322,9 @@ class Rephraser:
     (completers may sample), taking each one's first line -> else the original statement. Only
     accepted texts are cached. Exceptions from the completer or the cache never propagate.
     ``synonyms`` (a KB's ``Lexicon.synonyms``) are passed to the validator, so a rewording may
-    name an entity by a listed synonym.
+    name an entity by a listed synonym. ``judge`` (optional) may confirm a candidate the rules
+    reject for a reason in :data:`JUDGEABLE`; a confirmed one is used and cached like an accepted
+    one.
     """
 
     def __init__(
@@ -305,6 +334,7 @@ class Rephraser:
         *,
         max_attempts: int = 2,
         synonyms: Mapping[str, Sequence[str]] | None = None,
+        judge: CandidateJudge | None = None,
     ) -> None:
         if max_attempts < 1:
             raise ValueError("max_attempts must be at least 1")
@@ -312,6 +342,7 @@ class Rephraser:
         self.cache: RephraseCache = cache if cache is not None else MemoryRephraseCache()
         self.max_attempts = max_attempts
         self.synonyms = synonyms
+        self.judge = judge
         self.stats = RephraseStats()
 
     def rephrase(self, statement: str, *, head: str, tail: str, negated: bool) -> RephraseResult:
@@ -320,9 +351,7 @@ class Rephraser:
         model = self.completer.model
         cached = self._cached(model, statement)
         if cached is not None:
-            if judge(
-                statement, cached, head=head, tail=tail, negated=negated, synonyms=self.synonyms
-            ).ok:
+            if self._decide(statement, cached, head=head, tail=tail, negated=negated).ok:
                 self.stats.cache_hits += 1
                 self.stats.rephrased += 1
                 return RephraseResult(cached, True, model, "cache hit", 0)
@@ -347,17 +376,37 @@ class Rephraser:
                     f"completer error: {type(exc).__name__}: {exc}",
                     attempt,
                 )
-            verdict = judge(
-                statement, candidate, head=head, tail=tail, negated=negated, synonyms=self.synonyms
-            )
+            verdict = self._decide(statement, candidate, head=head, tail=tail, negated=negated)
             if verdict.ok:
                 self.stats.rephrased += 1
                 self._store(model, statement, candidate)
-                return RephraseResult(candidate, True, completion.model, "accepted", attempt)
+                return RephraseResult(candidate, True, completion.model, verdict.reason, attempt)
             self.stats.rejected[verdict.category] += 1
             reason = verdict.reason
             log.debug("rephrasing rejected (%s): %r", reason, candidate)
         return RephraseResult(statement, False, None, reason, self.max_attempts)
+
+    def _decide(
+        self, statement: str, candidate: str, *, head: str, tail: str, negated: bool
+    ) -> Verdict:
+        """The validator's verdict, or the judge's confirmation of a candidate the rules reject
+        for a reason in :data:`JUDGEABLE` (a judge that fails leaves the rejection standing)."""
+        verdict = judge(
+            statement, candidate, head=head, tail=tail, negated=negated, synonyms=self.synonyms
+        )
+        if verdict.ok or self.judge is None or verdict.category not in JUDGEABLE:
+            return verdict
+        self.stats.judge_asked += 1
+        try:
+            same = self.judge.confirm(statement, candidate)
+        except Exception as exc:
+            self.stats.judge_errors += 1
+            log.warning("rephrasing judge failed (%s); the rejection stands", type(exc).__name__)
+            return verdict
+        if not same:
+            return verdict
+        self.stats.judge_confirmed += 1
+        return Verdict(True, f"accepted: confirmed by {self.judge.model} ({verdict.category})")
 
     def _cached(self, model: str, statement: str) -> str | None:
         try:
