@@ -151,7 +151,8 @@ def generate_cmd(
     )
     if generation.skipped_no_negative:
         click.echo(
-            f"  {generation.skipped_no_negative} points had no safe negative (positive side only)"
+            f"  {generation.skipped_no_negative} points had no safe negative "
+            "(left out: true and false statements stay equal in number)"
         )
     for note in generation.notes:
         click.echo(f"  {note}")

@@ -35,7 +35,7 @@ from quizbot.generate.rephrase import (
     ScriptedCompleter,
     statement_key,
 )
-from quizbot.generate.statements import PointPlan, plan_for, statements
+from quizbot.generate.statements import PointPlan, plan_for, plan_generation, statements
 from quizbot.generate.transforms import Polarity, Transform
 from quizbot.items import (
     GENERATOR_VERSION,
@@ -126,7 +126,7 @@ class Generation:
     prototypes: PrototypeSet
     facts: list[Triplet]
     plans: list[PointPlan]
-    skipped_no_negative: int = 0
+    skipped_no_negative: int = 0  # points left out: no safe negative (or one already stated)
     notes: list[str] = field(default_factory=list)
     rephraser: Rephraser | None = None
 
@@ -135,12 +135,7 @@ class Generation:
         """How many items :meth:`items` will yield, when known in advance."""
         if self.request.format != "statements":
             return None
-        negatives = {
-            (p.fact.relation, p.fact.head, p.negative_tail)
-            for p in self.plans
-            if p.negative_tail is not None
-        }
-        return 8 * (len(self.plans) + len(negatives))
+        return 16 * (len(self.plans) - self.skipped_no_negative)
 
     def items(self) -> Iterator[AnyItem]:
         """Generate the items (streams; nothing is held in memory)."""
@@ -171,9 +166,10 @@ class Generation:
 
             yield from numeric_questions(self.kb, self.facts)
         elif self.rephraser is None:
-            yield from statements(self.kb, self.plans, self.prototypes)
+            yield from statements(self.kb, self.plans, self.prototypes, balanced=True)
         else:
-            yield from rephrased(self.rephraser, statements(self.kb, self.plans, self.prototypes))
+            made = statements(self.kb, self.plans, self.prototypes, balanced=True)
+            yield from rephrased(self.rephraser, made)
 
 
 def rephrased(rephraser: Rephraser, items: Iterable[StatementItem]) -> Iterator[StatementItem]:
@@ -438,7 +434,7 @@ def prepare(db: Database, request: GenerateRequest, settings: Settings | None = 
             )
         if not plans:
             sampler = NegativeSampler(kb, request.seed, difficulty=request.difficulty)
-            plans = [plan_for(sampler, f) for f in facts]
+            plans = plan_generation(sampler, facts)
     generation = Generation(
         request,
         kb,
@@ -455,8 +451,21 @@ def prepare(db: Database, request: GenerateRequest, settings: Settings | None = 
             judge=request.judge,
         ),
     )
-    generation.skipped_no_negative = sum(p.negative_tail is None for p in plans)
+    generation.skipped_no_negative = _unstated(plans)
     return generation
+
+
+def _unstated(plans: Sequence[PointPlan]) -> int:
+    """Points a balanced generation leaves out: no safe negative, or one already stated."""
+    seen: set[tuple[str, str, str]] = set()
+    left_out = 0
+    for plan in plans:
+        key = (plan.fact.relation, plan.fact.head, plan.negative_tail or "")
+        if plan.negative_tail is None or key in seen:
+            left_out += 1
+        else:
+            seen.add(key)
+    return left_out
 
 
 def _prepare_recall(
