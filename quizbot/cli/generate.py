@@ -139,6 +139,7 @@ def generate_cmd(
         "items": n,
         "stored_new": written.stored_new,
         "points_without_negative": generation.skipped_no_negative,
+        "questions_skipped": dict(generation.questions_skipped),
         "notes": generation.notes,
         "rephrase": generation.rephraser.stats.summary() if generation.rephraser else None,
     }
@@ -156,6 +157,9 @@ def generate_cmd(
         )
     for note in generation.notes:
         click.echo(f"  {note}")
+    if generation.questions_skipped:
+        reasons = "; ".join(f"{r} {n}" for r, n in generation.questions_skipped.most_common())
+        click.echo(f"  {generation.questions_skipped.total()} questions not made: {reasons}")
     if generation.rephraser is not None:
         click.echo(f"  {generation.rephraser.stats.summary()}")
     if generation.kb.license:

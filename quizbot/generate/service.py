@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import chain
@@ -129,6 +130,8 @@ class Generation:
     skipped_no_negative: int = 0  # points left out: no safe negative (or one already stated)
     notes: list[str] = field(default_factory=list)
     rephraser: Rephraser | None = None
+    # Multiple-choice questions not made, by reason (filled while items() runs).
+    questions_skipped: Counter[str] = field(default_factory=Counter)
 
     @property
     def expected_items(self) -> int | None:
@@ -153,7 +156,11 @@ class Generation:
             from quizbot.generate.choice import choice_questions  # noqa: PLC0415 - optional
 
             yield from choice_questions(
-                self.kb, self.facts, seed=self.request.seed, difficulty=self.request.difficulty
+                self.kb,
+                self.facts,
+                seed=self.request.seed,
+                difficulty=self.request.difficulty,
+                skipped=self.questions_skipped,
             )
         elif self.request.format == "multi":
             from quizbot.generate.choice import multi_answer_questions  # noqa: PLC0415 - optional
