@@ -59,6 +59,7 @@ import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from quizbot.generate.rephrase.entities import TOKEN, loose_span, same_root
 from quizbot.generate.rephrase.lexicon import LAY_NAMES, QUALIFIERS, looks_medical
 from quizbot.generate.rephrase.roles import kinds_before, role_kept, role_swap
 from quizbot.generate.wording import (
@@ -224,7 +225,7 @@ def _mask_entities(
         found[key] += spans
     for key, group in entities.items():
         if not found[key]:
-            span = _loose_span(text, group[0])
+            span = loose_span(text, group[0])
             if span is not None:
                 start, stop = span
                 text = text[:start] + _MASK * (stop - start) + text[stop:]
@@ -232,67 +233,6 @@ def _mask_entities(
     for spans in found.values():
         spans.sort()
     return text, found
-
-
-_TOKEN = re.compile(r"[^\W_][\w'’-]*")
-_LOOSE_SLACK = 4  # words a loose mention may hold besides the entity's own
-
-
-def _same_root(one: str, two: str) -> bool:
-    """Two lower-cased words of one root: the same stem, or the same first six letters
-    ("amputated" ~ "amputation", "morphological" ~ "morphology"); numbers must be equal."""
-    if one == two or stem(one) == stem(two):
-        return True
-    return len(one) >= 6 and len(two) >= 6 and one[:6] == two[:6] and not one[:1].isdigit()
-
-
-def _loose_span(text: str, name: str) -> tuple[int, int] | None:
-    """Where ``text`` names ``name`` with its words reordered or inflected, within a few words
-    of one another ("complete traumatic amputation of a structure" for "Amputated structure,
-    traumatic, complete", "binding to DNA" for "DNA Binding"): every word of the name but its
-    function words, each matched once, outside the text's masked entities. None if not found."""
-    wanted = [w.lower() for w in _TOKEN.findall(name) if w.lower() not in FUNCTION_WORDS]
-    if len(wanted) < 2:
-        return None
-    tokens = [(m.start(), m.end(), m.group(0).lower()) for m in _TOKEN.finditer(text)]
-    width = len(wanted) + _LOOSE_SLACK
-    best: tuple[int, int] | None = None
-    for first in range(len(tokens)):
-        left = list(wanted)
-        last = None
-        for index in range(first, min(len(tokens), first + width)):
-            word = tokens[index][2]
-            hit = next((w for w in left if _same_root(w, word)), None)
-            if hit is None:
-                continue
-            if index == first or last is not None:
-                left.remove(hit)
-                last = index
-            if not left:
-                break
-        if (
-            last is not None
-            and not left
-            and _same_root_any(wanted, tokens[first][2])
-            and not any(
-                _foreign_looking(tokens[i][2], text[tokens[i][0]])
-                and not _same_root_any(wanted, tokens[i][2])
-                for i in range(first, last + 1)
-            )
-        ):
-            span = (tokens[first][0], tokens[last][1])
-            if best is None or span[1] - span[0] < best[1] - best[0]:
-                best = span
-    return best
-
-
-def _foreign_looking(word: str, initial: str) -> bool:
-    """A capitalised or medical-looking word (``word`` lower-cased, ``initial`` as written)."""
-    return initial.isupper() or looks_medical(word)
-
-
-def _same_root_any(words: list[str], word: str) -> bool:
-    return any(_same_root(w, word) for w in words)
 
 
 def _plain_mask(mask: Iterable[str]) -> dict[str, tuple[str, ...]]:
@@ -688,7 +628,7 @@ def _check_coordination(orig: _Reading, cand: _Reading, context: _Context) -> Ve
     and lupus", "..., but rheumatic fever is") is a claim about something else: the word after
     "and"/"or"/"but" must be one the statement has, a function word or a neutral verb. A clause
     set off after an entity ("Wilson disease, a disorder of ...") adds a claim too."""
-    known = {stem(w) for w in _TOKEN.findall(orig.text.lower())}
+    known = {stem(w) for w in TOKEN.findall(orig.text.lower())}
     for role, key, entity in zip(("head", "tail"), context.keys, context.names, strict=True):
         for _start, stop in cand.found[key]:
             if _APPOSITION.match(cand.masked[stop:]) and not _APPOSITION.match(
@@ -893,14 +833,14 @@ def _check_foreign(orig: _Reading, cand: _Reading, _c: _Context) -> Verdict | No
     entity: a tail swapped for another disease, organ or drug, or a claim about something else.
     A term is medical when :func:`~quizbot.generate.rephrase.lexicon.looks_medical` says so or
     when it is capitalised inside the sentence (entity names are written that way)."""
-    known = {w.lower() for w in _TOKEN.findall(orig.text)}
+    known = {w.lower() for w in TOKEN.findall(orig.text)}
     known_stems = {stem(w) for w in known}
-    for index, match in enumerate(_TOKEN.finditer(cand.masked)):
+    for index, match in enumerate(TOKEN.finditer(cand.masked)):
         word = match.group(0)
         lower = word.lower()
         if lower in known or stem(lower) in known_stems or lower in FUNCTION_WORDS:
             continue
-        if any(_same_root(lower, w) for w in known if len(w) >= 6):
+        if any(same_root(lower, w) for w in known if len(w) >= 6):
             continue
         capital = word[:1].isupper() and index > 0 and stem(lower) not in TYPE_NOUNS
         if looks_medical(lower) or capital:
@@ -1045,7 +985,7 @@ def _check_predicate(orig: _Reading, cand: _Reading, context: _Context) -> Verdi
 def _check_qualifiers(orig: _Reading, cand: _Reading, _c: _Context) -> Verdict | None:
     """A qualifier the statement does not have narrows the claim to a population, time,
     severity, route or subtype ("in the elderly", "acute gout", "for six weeks")."""
-    known = {w.lower() for w in _TOKEN.findall(orig.text)}
+    known = {w.lower() for w in TOKEN.findall(orig.text)}
     for word in cand.words:
         if word in QUALIFIERS and word not in known:
             return _reject("extra qualifier", f"{word!r} narrows the claim")
