@@ -50,6 +50,12 @@ def _collector_off() -> Iterator[None]:
     "--rephrase", metavar="MODEL", help="Rephrase statements with this model (validated)."
 )
 @click.option(
+    "--judge",
+    metavar="MODEL",
+    help="With --rephrase: a model that may confirm a rephrasing the rules reject for claim "
+    "strength, an antonym, a predicate or an added claim (never for negation, an entity or roles).",
+)
+@click.option(
     "--format",
     "fmt",
     type=click.Choice(["statements", "choice", "multi", "numeric", "recall"]),
@@ -81,6 +87,7 @@ def generate_cmd(
     prototypes: str | None,
     difficulty: str,
     rephrase: str | None,
+    judge: str | None,
     fmt: str,
     points_file: Path | None,
     out: Path,
@@ -109,6 +116,7 @@ def generate_cmd(
         points_file=points_file,
         store=not no_store,
         rephrase=rephrase,
+        judge=judge,
         difficulty="distant" if difficulty == "distant" else "plausible",
     )
     with database_for(app) as database:
@@ -131,6 +139,7 @@ def generate_cmd(
         "items": n,
         "stored_new": written.stored_new,
         "points_without_negative": generation.skipped_no_negative,
+        "questions_skipped": dict(generation.questions_skipped),
         "notes": generation.notes,
         "rephrase": generation.rephraser.stats.summary() if generation.rephraser else None,
     }
@@ -143,10 +152,14 @@ def generate_cmd(
     )
     if generation.skipped_no_negative:
         click.echo(
-            f"  {generation.skipped_no_negative} points had no safe negative (positive side only)"
+            f"  {generation.skipped_no_negative} points had no safe negative "
+            "(left out: true and false statements stay equal in number)"
         )
     for note in generation.notes:
         click.echo(f"  {note}")
+    if generation.questions_skipped:
+        reasons = "; ".join(f"{r} {n}" for r, n in generation.questions_skipped.most_common())
+        click.echo(f"  {generation.questions_skipped.total()} questions not made: {reasons}")
     if generation.rephraser is not None:
         click.echo(f"  {generation.rephraser.stats.summary()}")
     if generation.kb.license:

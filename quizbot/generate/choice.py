@@ -30,7 +30,7 @@ from __future__ import annotations
 import hashlib
 import random
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -41,18 +41,39 @@ from quizbot.kb.knowledge import Knowledge
 from quizbot.kb.model import KnowledgeBaseData, Triplet, point_id
 
 __all__ = [
+    "CHOICE_MAX_CORRECT",
+    "CHOICE_OPTIONS",
     "FREQUENCY_BANDS",
     "I_DO_NOT_KNOW",
     "MIN_PATIENTS",
+    "SKIP_DISTRACTORS",
+    "SKIP_PLAUSIBLE",
+    "SKIP_STEM",
     "SUBTYPES",
     "choice_questions",
     "enough_patients",
     "frequency_band",
     "multi_answer_questions",
     "question_text",
+    "stem_names",
 ]
 
 SUBTYPES = ("semantic", "frequency")
+# Multiple choice (issue 24: no tells by shape): 5 or 6 options besides "I do not know", 1 to 4 of
+# them right, the count drawn per question with weights that lean to more right options where the
+# KB lists more, so that no count is the usual one (clinical-core: none above 40% of questions).
+CHOICE_OPTIONS = (5, 6)
+CHOICE_MAX_CORRECT = 4
+_COUNT_WEIGHTS: Mapping[int, tuple[float, ...]] = {
+    1: (1.0,),
+    2: (0.3, 0.7),
+    3: (0.1, 0.3, 0.6),
+    4: (0.05, 0.1, 0.2, 0.65),
+}
+# Why a semantic question was not generated (counted in ``skipped``).
+SKIP_STEM = "every right option is named in the stem"
+SKIP_DISTRACTORS = "too few safe distractors"
+SKIP_PLAUSIBLE = "no plausible distractor"
 # Multi-answer questions (EBMQA semantic): up to this many right options among MULTI_OPTIONS.
 MULTI_MAX_CORRECT = 5
 MULTI_OPTIONS = 8
@@ -310,22 +331,98 @@ class _Index:
         self.phenotype_meta = dict(phenotype_meta)
 
 
-def _in_stem(knowledge: Knowledge, stem: str, option: str) -> bool:
-    """Whether the question's stem (its head) names ``option`` or the option names the head.
+_STEM_WORD = re.compile(r"[^\W_]+")
+# Words too slight to give an option away ("of", "the").
+_SLIGHT = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "of",
+        "in",
+        "on",
+        "at",
+        "to",
+        "for",
+        "by",
+        "with",
+        "and",
+        "or",
+        "from",
+        "its",
+        "their",
+        "his",
+        "her",
+        "as",
+        "is",
+        "are",
+        "be",
+    ]
+)
 
-    "Which of the following can COVID-19 vaccine help to prevent?" gives "COVID-19" away.
-    """
+
+def _root_words(text: str) -> list[str]:
+    """The words of ``text`` that can name something: not slight, not a number or a code of
+    one or two characters ("type 2", "g1")."""
+    return [
+        w
+        for w in _STEM_WORD.findall(text.casefold())
+        if w not in _SLIGHT and len(w) > 2 and not w.isdigit()
+    ]
+
+
+def _same_root(one: str, two: str) -> bool:
+    """One word of another's root: equal, a plural ("kidney"/"kidneys"), or the same first six
+    letters ("appendicitis"/"appendix", "tonsillitis"/"tonsillectomy")."""
+    if one == two:
+        return True
+    short, long = sorted((one, two), key=len)
+    if len(short) >= 3 and long.startswith(short) and len(long) - len(short) <= 2:
+        return True
+    return len(short) >= 6 and one[:6] == two[:6]
+
+
+def stem_names(stem: str, option: str) -> bool:
+    """Whether the question's ``stem`` (its head) names ``option`` or a word of it, or the option
+    a word of the stem: a shared word, plural or root ("Which sites can autosomal dominant
+    polycystic kidney disease affect?" gives "kidneys" away; appendicitis gives "appendix")."""
+    mine = _root_words(stem)
+    return any(_same_root(a, b) for a in _root_words(option) for b in mine)
+
+
+def _in_stem(knowledge: Knowledge, stem: str, option: str) -> bool:
+    """Whether the question's stem (its head) names ``option`` or the option names the head, as
+    an entity ("COVID-19 vaccine" gives "COVID-19" away) or by a word (:func:`stem_names`)."""
     a, b = knowledge.key(stem), knowledge.key(option)
-    return bool(a and b) and (a == b or f" {b} " in f" {a} " or f" {a} " in f" {b} ")
+    if bool(a and b) and (a == b or f" {b} " in f" {a} " or f" {a} " in f" {b} "):
+        return True
+    return stem_names(stem, option)
+
+
+def _count(rng: random.Random, available: int, most: int) -> int:
+    """How many right options a varied question gets: 1 to ``min(available, most)``, drawn
+    with :data:`_COUNT_WEIGHTS` (more right options where more are available)."""
+    top = max(1, min(available, most, max(_COUNT_WEIGHTS)))
+    return rng.choices(range(1, top + 1), weights=_COUNT_WEIGHTS[top])[0]
 
 
 def _distractors(
-    index: _Index, fact: Triplet, correct: Sequence[str], need: int, rng: random.Random
+    index: _Index,
+    fact: Triplet,
+    correct: Sequence[str],
+    need: int,
+    rng: random.Random,
+    skipped: Counter[str] | None = None,
 ) -> list[tuple[str, str]] | None:
     """``need`` safe distractors with their tiers, most preferred first, or ``None``.
 
     The candidates and their order come from :mod:`quizbot.generate.candidates` (the same rules
     as negatives); an option is never the same entity as another option, nor named in the stem.
+    At the default difficulty, a head without groups (a drug, a vaccine) gets at least one
+    distractor sharing a group with a right option: an item offering only options of other
+    systems ("warfarin prevents ... diphtheria, pertussis, cervical cancer") is answered by
+    elimination, so when the KB offers no such distractor the question is not made (``skipped``
+    counts why).
     """
     head, relation = fact.head, fact.relation
     if need <= 0:
@@ -344,6 +441,19 @@ def _distractors(
         )
 
     key = rng.getrandbits(64).to_bytes(8, "big")
+    # A head without groups (a drug, a vaccine) wants at least one distractor of a group of its
+    # right options: "warfarin prevents ischaemic stroke" a cardiovascular or neurological one,
+    # not only vaccine targets. (A disease's distractors already come first from its own system
+    # once reviewed, then from other systems of the same relation: docs/knowledge.md.)
+    aim: frozenset[str] = frozenset()
+    if not groups and index.difficulty == DEFAULT_DIFFICULTY:
+        aim = frozenset().union(*(knowledge.groups(c) for c in correct))
+
+    def is_plausible(tail: str) -> bool:
+        found = knowledge.groups(tail)
+        # An infection offered for a drug that prevents no infection is there to be eliminated.
+        return not aim or (bool(found & aim) and ("infectious" not in found - aim))
+
     chosen: list[tuple[str, str]] = []
     for candidate in index.pool.ranked(
         head, relation, key, difficulty=index.difficulty, groups=groups, accept=fresh
@@ -352,34 +462,52 @@ def _distractors(
         if folded in seen:
             continue
         seen.add(folded)
+        if len(chosen) == need:  # full, but none plausible yet: this one replaces the last
+            if is_plausible(candidate.tail):
+                chosen[-1] = (candidate.tail, candidate.tier)
+                return chosen
+            continue
         chosen.append((candidate.tail, candidate.tier))
-        if len(chosen) == need:
+        if len(chosen) == need and any(is_plausible(c) for c, _ in chosen):
             return chosen
+    if skipped is not None:
+        skipped[SKIP_PLAUSIBLE if len(chosen) == need else SKIP_DISTRACTORS] += 1
     return None
 
 
 def _semantic(
-    index: _Index, fact: Triplet, seed: str, n_options: int, max_correct: int
+    index: _Index,
+    fact: Triplet,
+    seed: str,
+    n_options: int | None,
+    max_correct: int | None,
+    skipped: Counter[str] | None = None,
 ) -> ChoiceItem | None:
     kb = index.kb
     knowledge = index.knowledge
     head, relation = fact.head, fact.relation
     rng = _rng(seed, kb.name, relation, head)
+    varied = n_options is None
+    options = rng.choice(CHOICE_OPTIONS) if n_options is None else n_options
+    most = (CHOICE_MAX_CORRECT if varied else 2) if max_correct is None else max_correct
+    most = min(most, options - 1)
     others = [t for t in index.pool.tails(head, relation) if t != fact.tail]
-    target = min(max_correct, n_options - 1)
-    correct: list[str] = []
+    usable: list[str] = []
     keys_taken: set[str] = set()
     # The asked fact leads unless the stem gives it away ("COVID-19 vaccine" -> "COVID-19").
     for tail in (fact.tail, *_lazy_shuffle(others, rng)):
-        if len(correct) >= target:
+        if len(usable) >= max(most, CHOICE_MAX_CORRECT):
             break
         folded = knowledge.key(tail)
         if folded not in keys_taken and not _in_stem(knowledge, head, tail):
-            correct.append(tail)
+            usable.append(tail)
             keys_taken.add(folded)
-    if not correct:
+    if not usable:
+        if skipped is not None:
+            skipped[SKIP_STEM] += 1
         return None
-    chosen = _distractors(index, fact, correct, n_options - len(correct), rng)
+    correct = usable[: _count(rng, len(usable), most) if varied else most]
+    chosen = _distractors(index, fact, correct, options - len(correct), rng, skipped)
     if chosen is None:
         return None
     distractors = [tail for tail, _tier in chosen]
@@ -477,25 +605,30 @@ def choice_questions(
     *,
     seed: int | str = 0,
     difficulty: Difficulty = DEFAULT_DIFFICULTY,
-    n_options: int = 4,
-    max_correct: int = 2,
+    n_options: int | None = None,
+    max_correct: int | None = None,
     subtypes: Iterable[str] = SUBTYPES,
+    skipped: Counter[str] | None = None,
 ) -> list[ChoiceItem]:
     """Multiple-choice questions about ``facts`` (triplets of ``kb``), in the order of ``facts``.
 
     Per fact, in order: the semantic question of its (head, relation), if that pair has not been
     asked yet, then (for ``has_phenotype`` with a mappable frequency) its frequency question.
-    Semantic questions offer ``n_options`` options of which ``min(max_correct, tails the KB lists
-    for the head and relation)`` are correct, plus "I do not know" last; a question without
-    enough safe distractors is skipped rather than weakened. Same inputs, same questions.
+    By default a semantic question offers 5 or 6 options (:data:`CHOICE_OPTIONS`, by seed) of
+    which 1 to 4 are right (:data:`CHOICE_MAX_CORRECT`, drawn per question), plus "I do not know"
+    last, so neither the number of options nor the number of right ones is a tell. A fixed
+    ``n_options`` gives ``min(max_correct (default 2), tails the KB lists)`` right options. No
+    option shares a word with the stem. A question is skipped rather than weakened when every
+    right option is named in the stem, safe distractors are too few, or none is plausible (see
+    :func:`_distractors`); ``skipped`` counts the reasons. Same inputs, same questions.
     """
     wanted = tuple(subtypes)
     unknown = sorted(set(wanted) - set(SUBTYPES))
     if unknown:
         raise ValueError(f"unknown subtypes {unknown}; expected some of {list(SUBTYPES)}")
-    if not 2 <= n_options <= len(_LETTERS) - 1:
+    if n_options is not None and not 2 <= n_options <= len(_LETTERS) - 1:
         raise ValueError(f"n_options must be between 2 and {len(_LETTERS) - 1}")
-    if not 1 <= max_correct < n_options:
+    if max_correct is not None and not 1 <= max_correct < (n_options or min(CHOICE_OPTIONS)):
         raise ValueError("max_correct must be at least 1 and less than n_options")
     index = _Index(kb, difficulty)
     key = str(seed)
@@ -505,7 +638,7 @@ def choice_questions(
     for fact in facts:
         if "semantic" in wanted and (fact.head, fact.relation) not in asked:
             asked.add((fact.head, fact.relation))
-            item = _semantic(index, fact, key, n_options, max_correct)
+            item = _semantic(index, fact, key, n_options, max_correct, skipped)
             if item is not None:
                 items.append(item)
         if (

@@ -6,12 +6,18 @@ name, at any level of the hierarchy, by drug class, as a generic name, or by the
 and oracle; a close neighbour's tail last; by default a plausible one (same organ system) first.
 
 The choice is seeded by (seed, KB, relation, head, tail) alone, so a point gets the same negative
-whatever else is being generated: subsets and full runs agree. Residual risk: a KB is incomplete,
-so a tail it lists for no related disease can still be true in reality; docs/knowledge.md says how
-that risk was measured and how a wrong item is corrected without a release.
+whatever else is being generated: subsets and full runs agree. A generation asks for another
+negative when a point's would repeat a false fact already stated for its head
+(:func:`quizbot.generate.statements.plan_generation`): the next one in the same order.
+
+Residual risk: a KB is incomplete, so a tail it lists for no related disease can still be true
+in reality; docs/knowledge.md says how that risk was measured and how a wrong item is corrected
+without a release.
 """
 
 from __future__ import annotations
+
+from collections.abc import Collection
 
 from quizbot.generate.candidates import (
     DEFAULT_DIFFICULTY,
@@ -43,8 +49,12 @@ class NegativeSampler:
     def _key(self, t: Triplet) -> bytes:
         return "\x1f".join((self.seed, self.kb.name, t.relation, t.head, t.tail)).encode()
 
-    def choose(self, t: Triplet) -> Candidate | None:
-        """A false tail for ``t`` with the tier it came from, or ``None`` if none is safe."""
+    def choose(self, t: Triplet, exclude: Collection[str] = ()) -> Candidate | None:
+        """A false tail for ``t`` with the tier it came from, or ``None`` if none is safe.
+
+        ``exclude`` holds tails not to draw (already stated for another fact of the same head and
+        relation): the next safe candidate in the same seeded order is drawn instead.
+        """
         knowledge = self.pool.knowledge
         groups = knowledge.groups(t.head)
         if t.group is not None and t.group not in groups:
@@ -55,7 +65,7 @@ class NegativeSampler:
             self._key(t),
             difficulty=self.difficulty,
             groups=groups,
-            accept=lambda tail: not knowledge.same(tail, t.tail),
+            accept=lambda tail: tail not in exclude and not knowledge.same(tail, t.tail),
         )
         return next(ranked, None)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from itertools import chain
@@ -35,7 +36,7 @@ from quizbot.generate.rephrase import (
     ScriptedCompleter,
     statement_key,
 )
-from quizbot.generate.statements import PointPlan, plan_for, statements
+from quizbot.generate.statements import PointPlan, plan_for, plan_generation, statements
 from quizbot.generate.transforms import Polarity, Transform
 from quizbot.items import (
     GENERATOR_VERSION,
@@ -57,6 +58,7 @@ from quizbot.providers import (
     get_provider,
     resolve_model_settings,
 )
+from quizbot.providers.judge import ask_rephrase_judge
 from quizbot.providers.retry import call_with_retries
 from storage import Database
 from storage.repo import (
@@ -76,6 +78,7 @@ __all__ = [
     "Generation",
     "GenerationSummary",
     "ProviderCompleter",
+    "ProviderRephraseJudge",
     "any_item_from_row",
     "item_from_row",
     "item_rows",
@@ -108,7 +111,8 @@ class GenerateRequest:
     format: Literal["statements", "choice", "multi", "numeric", "recall"] = "statements"
     points_file: Path | None = None
     store: bool = True
-    rephrase: str | None = None  # "scripted:FILE.jsonl" until model providers land
+    rephrase: str | None = None  # a model, or "scripted:FILE.jsonl"
+    judge: str | None = None  # a model that may confirm rephrasings the rules cannot decide
     # How negatives and distractors are chosen (quizbot/generate/candidates.py).
     difficulty: Difficulty = DEFAULT_DIFFICULTY
 
@@ -123,21 +127,18 @@ class Generation:
     prototypes: PrototypeSet
     facts: list[Triplet]
     plans: list[PointPlan]
-    skipped_no_negative: int = 0
+    skipped_no_negative: int = 0  # points left out: no safe negative (or one already stated)
     notes: list[str] = field(default_factory=list)
     rephraser: Rephraser | None = None
+    # Multiple-choice questions not made, by reason (filled while items() runs).
+    questions_skipped: Counter[str] = field(default_factory=Counter)
 
     @property
     def expected_items(self) -> int | None:
         """How many items :meth:`items` will yield, when known in advance."""
         if self.request.format != "statements":
             return None
-        negatives = {
-            (p.fact.relation, p.fact.head, p.negative_tail)
-            for p in self.plans
-            if p.negative_tail is not None
-        }
-        return 8 * (len(self.plans) + len(negatives))
+        return 16 * (len(self.plans) - self.skipped_no_negative)
 
     def items(self) -> Iterator[AnyItem]:
         """Generate the items (streams; nothing is held in memory)."""
@@ -155,7 +156,11 @@ class Generation:
             from quizbot.generate.choice import choice_questions  # noqa: PLC0415 - optional
 
             yield from choice_questions(
-                self.kb, self.facts, seed=self.request.seed, difficulty=self.request.difficulty
+                self.kb,
+                self.facts,
+                seed=self.request.seed,
+                difficulty=self.request.difficulty,
+                skipped=self.questions_skipped,
             )
         elif self.request.format == "multi":
             from quizbot.generate.choice import multi_answer_questions  # noqa: PLC0415 - optional
@@ -168,9 +173,10 @@ class Generation:
 
             yield from numeric_questions(self.kb, self.facts)
         elif self.rephraser is None:
-            yield from statements(self.kb, self.plans, self.prototypes)
+            yield from statements(self.kb, self.plans, self.prototypes, balanced=True)
         else:
-            yield from rephrased(self.rephraser, statements(self.kb, self.plans, self.prototypes))
+            made = statements(self.kb, self.plans, self.prototypes, balanced=True)
+            yield from rephrased(self.rephraser, made)
 
 
 def rephrased(rephraser: Rephraser, items: Iterable[StatementItem]) -> Iterator[StatementItem]:
@@ -268,20 +274,58 @@ class ProviderCompleter:
         self._thread.join(timeout=5)
 
 
+class ProviderRephraseJudge:
+    """A :class:`~quizbot.generate.rephrase.CandidateJudge` through any provider: asks
+    :func:`~quizbot.providers.judge.ask_rephrase_judge` on a background event loop. Only a plain
+    "Yes" confirms; "No", an unclear reply or a failure leaves the rejection standing."""
+
+    def __init__(self, provider: Provider, *, attempts: int = 3) -> None:
+        self.provider = provider
+        self.model = provider.name
+        self.attempts = attempts
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
+        self._thread.start()
+
+    def confirm(self, statement: str, rewrite: str) -> bool:
+        """Whether the judge says ``rewrite`` states the same claim as ``statement``."""
+        future = asyncio.run_coroutine_threadsafe(
+            ask_rephrase_judge(self.provider, statement, rewrite, attempts=self.attempts),
+            self._loop,
+        )
+        return future.result().verdict == "correct"
+
+    def close(self) -> None:
+        """Release the provider's connections and stop the background loop."""
+        asyncio.run_coroutine_threadsafe(self.provider.aclose(), self._loop).result(timeout=10)
+        self._loop.call_soon_threadsafe(self._loop.stop)
+        self._thread.join(timeout=5)
+
+
 def resolve_rephraser(
     db: Database,
     spec: str | None,
     settings: Settings | None = None,
     *,
     synonyms: Mapping[str, Sequence[str]] | None = None,
+    judge: str | None = None,
 ) -> Rephraser | None:
     """The rephrasing stage for ``--rephrase``, or ``None`` without it.
 
     A model is reached as :func:`~quizbot.providers.resolve_model_settings` says for ``settings``.
     ``synonyms`` (the KB's ``Lexicon.synonyms``) let the validator accept an entity's other names.
+    ``judge`` names a model that may confirm a rephrasing the rules reject for a reason they
+    cannot weigh (:data:`~quizbot.generate.rephrase.JUDGEABLE`); it needs ``spec``.
     """
     if spec is None:
+        if judge is not None:
+            raise InputError("--judge confirms rephrasings: it needs --rephrase MODEL")
         return None
+    checker = (
+        ProviderRephraseJudge(get_provider(judge, resolve_model_settings(judge, settings)))
+        if judge is not None
+        else None
+    )
     if spec.startswith("scripted:"):
         path = Path(spec.removeprefix("scripted:")).expanduser()
         script = load_script(path)
@@ -290,9 +334,11 @@ def resolve_rephraser(
         completer = ScriptedCompleter(
             lambda statement: script.get(statement, statement), model=f"scripted/{path.stem}"
         )
-        return Rephraser(completer, DbRephraseCache(db), synonyms=synonyms)
+        return Rephraser(completer, DbRephraseCache(db), synonyms=synonyms, judge=checker)
     provider = get_provider(spec, resolve_model_settings(spec, settings))
-    return Rephraser(ProviderCompleter(provider), DbRephraseCache(db), synonyms=synonyms)
+    return Rephraser(
+        ProviderCompleter(provider), DbRephraseCache(db), synonyms=synonyms, judge=checker
+    )
 
 
 def resolve_prototypes(db: Database, spec: str | None) -> PrototypeSet:
@@ -395,7 +441,7 @@ def prepare(db: Database, request: GenerateRequest, settings: Settings | None = 
             )
         if not plans:
             sampler = NegativeSampler(kb, request.seed, difficulty=request.difficulty)
-            plans = [plan_for(sampler, f) for f in facts]
+            plans = plan_generation(sampler, facts)
     generation = Generation(
         request,
         kb,
@@ -404,10 +450,29 @@ def prepare(db: Database, request: GenerateRequest, settings: Settings | None = 
         facts,
         plans,
         notes=notes,
-        rephraser=resolve_rephraser(db, request.rephrase, settings, synonyms=kb.lexicon.synonyms),
+        rephraser=resolve_rephraser(
+            db,
+            request.rephrase,
+            settings,
+            synonyms=kb.lexicon.synonyms,
+            judge=request.judge,
+        ),
     )
-    generation.skipped_no_negative = sum(p.negative_tail is None for p in plans)
+    generation.skipped_no_negative = _unstated(plans)
     return generation
+
+
+def _unstated(plans: Sequence[PointPlan]) -> int:
+    """Points a balanced generation leaves out: no safe negative, or one already stated."""
+    seen: set[tuple[str, str, str]] = set()
+    left_out = 0
+    for plan in plans:
+        key = (plan.fact.relation, plan.fact.head, plan.negative_tail or "")
+        if plan.negative_tail is None or key in seen:
+            left_out += 1
+        else:
+            seen.add(key)
+    return left_out
 
 
 def _prepare_recall(
@@ -416,8 +481,8 @@ def _prepare_recall(
     """Recall items need no points or negatives: the plan checks the request now."""
     from quizbot.generate.recall import plan_recall  # noqa: PLC0415
 
-    if request.points_file is not None or request.rephrase is not None:
-        raise InputError("--points-file and --rephrase do not apply to --format recall")
+    if request.points_file is not None or request.rephrase is not None or request.judge:
+        raise InputError("--points-file, --rephrase and --judge do not apply to --format recall")
     plan = plan_recall(
         kb, relations=request.relations, limit=request.points, seed=str(request.seed)
     )

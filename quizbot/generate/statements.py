@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass
 from itertools import chain
 from typing import Any
@@ -14,7 +14,7 @@ from quizbot.generate.transforms import TRANSFORMS, Polarity, label_for
 from quizbot.items import StatementItem, StatementSide
 from quizbot.kb.model import KnowledgeBaseData, Triplet
 
-__all__ = ["PointPlan", "plan_for", "plan_points", "statements"]
+__all__ = ["PointPlan", "plan_for", "plan_generation", "plan_points", "statements"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,12 +28,29 @@ class PointPlan:
     negative_tier: str | None = None
 
 
-def plan_for(sampler: NegativeSampler, fact: Triplet) -> PointPlan:
-    """The plan of one fact: its negative tail drawn by ``sampler``, with the tier it came from."""
-    chosen = sampler.choose(fact)
+def plan_for(sampler: NegativeSampler, fact: Triplet, exclude: Collection[str] = ()) -> PointPlan:
+    """The plan of one fact: its negative tail drawn by ``sampler`` (none of ``exclude``), with
+    the tier it came from."""
+    chosen = sampler.choose(fact, exclude)
     if chosen is None:
         return PointPlan(fact, None)
     return PointPlan(fact, chosen.tail, chosen.tier)
+
+
+def plan_generation(sampler: NegativeSampler, facts: Iterable[Triplet]) -> list[PointPlan]:
+    """Plans for a generation, no false fact stated twice: when a fact's negative was already
+    drawn for another fact of the same head and relation, another safe negative is drawn (the
+    next in the same seeded order) rather than the duplicate being dropped, so every point keeps
+    its false side and true and false statements stay equal in number for every transform."""
+    used: dict[tuple[str, str], set[str]] = {}
+    plans: list[PointPlan] = []
+    for fact in facts:
+        taken = used.setdefault((fact.relation, fact.head), set())
+        plan = plan_for(sampler, fact, taken)
+        if plan.negative_tail is not None:
+            taken.add(plan.negative_tail)
+        plans.append(plan)
+    return plans
 
 
 def plan_points(
@@ -52,22 +69,29 @@ _NEGATIVE_LABELS = tuple(label_for(Polarity.NEGATIVE, t) for t in TRANSFORMS)
 
 
 def statements(
-    kb: KnowledgeBaseData, plans: Iterable[PointPlan], prototypes: PrototypeSet
+    kb: KnowledgeBaseData,
+    plans: Iterable[PointPlan],
+    prototypes: PrototypeSet,
+    *,
+    balanced: bool = False,
 ) -> Iterator[StatementItem]:
     """Every statement for every planned point: 8 for the fact, 8 for its negative. Streams.
 
     A negative shared by two facts of one head is stated once (its statements are identical).
+    ``balanced`` (a generation's setting) states a point only with its false side: a point with
+    no safe negative, or whose negative was already stated, is left out whole, so every transform
+    has as many true statements as false ones (plan with :func:`plan_generation` so that few are).
 
     The hot path of bulk generation (all of MedLAMA is 300,000 statements), hence the
     precomputed per-relation tables, the direct tuple construction, and batches of eight
     flattened in C by ``chain.from_iterable`` (one generator resume per batch, not per item);
     see bench/bench_generate.py.
     """
-    return chain.from_iterable(_batches(kb, plans, prototypes))
+    return chain.from_iterable(_batches(kb, plans, prototypes, balanced))
 
 
 def _batches(
-    kb: KnowledgeBaseData, plans: Iterable[PointPlan], prototypes: PrototypeSet
+    kb: KnowledgeBaseData, plans: Iterable[PointPlan], prototypes: PrototypeSet, balanced: bool
 ) -> Iterator[list[StatementItem]]:
     proto_name = f"{prototypes.name}@{prototypes.digest}"
     name, version = kb.name, kb.version
@@ -84,6 +108,9 @@ def _batches(
     for plan in plans:
         fact = plan.fact
         relation, head, tail = fact.relation, fact.head, fact.tail
+        neg = plan.negative_tail
+        if balanced and (neg is None or (relation, head, neg) in negatives_seen):
+            continue  # its true side alone would tip the balance
         table = tables.get(relation)
         if table is None:
             templates = [prototypes.prototypes[(relation, t)].template for t in TRANSFORMS]
@@ -101,7 +128,6 @@ def _batches(
             new(cls, (side, tr, label, text, proto, None))
             for (tr, label, proto), text in zip(pos_spec, render8(head, tail), strict=True)
         ]
-        neg = plan.negative_tail
         if neg is not None and (relation, head, neg) not in negatives_seen:
             negatives_seen.add((relation, head, neg))
             if plan.negative_tier is not None:

@@ -8,6 +8,11 @@ fixed prompt below (stored in the run's config with its version), and its verdic
 *correct* entry like a true one, an *incorrect* one like a known wrong one. A reply that says
 neither is *unclear* and the entry stays unverified.
 
+The same machinery confirms a *rephrasing* the rules of
+:mod:`quizbot.generate.rephrase.validator` cannot decide (``quizbot generate --rephrase MODEL
+--judge MODEL``): :func:`ask_rephrase_judge` asks, with its own fixed prompt, whether a rewrite
+states the same claim as the statement.
+
 The judge is reached like any model, through the providers seam (:func:`get_provider`, litellm),
 with temperature 0 and a few tokens. Without a judge nothing here is called and the scoring
 stays offline and deterministic.
@@ -27,8 +32,11 @@ __all__ = [
     "JUDGE_MAX_TOKENS",
     "JUDGE_PROMPT",
     "JUDGE_PROMPT_VERSION",
+    "REPHRASE_JUDGE_PROMPT",
+    "REPHRASE_JUDGE_PROMPT_VERSION",
     "JudgeVerdict",
     "ask_judge",
+    "ask_rephrase_judge",
     "judge_prompt",
     "parse_verdict",
     "prompt_config",
@@ -45,6 +53,15 @@ JUDGE_PROMPT = (
     'Reply with one word: "Correct" or "Incorrect".'
 )
 JUDGE_MAX_TOKENS = 8
+REPHRASE_JUDGE_PROMPT_VERSION = "rephrase-judge-1"
+REPHRASE_JUDGE_PROMPT = (
+    "You are a careful medical editor checking a rewrite of a true-or-false statement.\n"
+    "Statement: {statement}\n"
+    "Rewrite: {rewrite}\n"
+    "Does the rewrite state the same claim as the statement: the same entities in the same "
+    "roles, the same polarity (affirmed or denied), no stronger, weaker or additional claim? "
+    'Reply with one word: "Yes" or "No".'
+)
 Verdict = Literal["correct", "incorrect", "unclear"]
 
 _VERDICT_RE = re.compile(r"\b(incorrect|not\s+correct|wrong|correct|right|yes|no)\b", re.I)
@@ -95,7 +112,24 @@ async def ask_judge(
     Retryable failures are retried (:func:`call_with_retries`); a failure that remains raises
     :class:`~quizbot.providers.base.ProviderError`, and the caller leaves the entry unverified.
     """
-    prompt = judge_prompt(question, entry)
+    completion = await _ask(provider, judge_prompt(question, entry), attempts)
+    return JudgeVerdict(entry, parse_verdict(completion), redact(completion)[:2000])
+
+
+async def ask_rephrase_judge(
+    provider: Provider, statement: str, rewrite: str, *, attempts: int = 3
+) -> JudgeVerdict:
+    """Ask ``provider`` whether ``rewrite`` states the same claim as ``statement`` (chat,
+    temperature 0, :data:`REPHRASE_JUDGE_PROMPT`): ``correct`` means yes, ``incorrect`` no,
+    ``unclear`` neither. Failures raise like :func:`ask_judge`."""
+    prompt = REPHRASE_JUDGE_PROMPT.format(
+        statement=" ".join(statement.split()), rewrite=" ".join(rewrite.split())
+    )
+    completion = await _ask(provider, prompt, attempts)
+    return JudgeVerdict(rewrite, parse_verdict(completion), redact(completion)[:2000])
+
+
+async def _ask(provider: Provider, prompt: str, attempts: int) -> str:
     request = Request(
         text=prompt,
         messages=({"role": "user", "content": prompt},),
@@ -104,4 +138,4 @@ async def ask_judge(
         temperature=0.0,
     )
     completion = await call_with_retries(lambda: provider.complete(request), attempts=attempts)
-    return JudgeVerdict(entry, parse_verdict(completion.text), redact(completion.text)[:2000])
+    return completion.text

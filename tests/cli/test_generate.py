@@ -49,6 +49,30 @@ def test_generate_choice_questions_end_with_i_do_not_know(
         assert {"question", "options", "answer_keys"} <= set(record)
         letters = "ABCDEFGHIJ"[: len(record["options"]) - 1]
         assert set(record["answer_keys"]) <= set(letters)  # never the "I do not know" letter
+        assert len(letters) in (5, 6) and 1 <= len(record["answer_keys"]) <= 4
+    # Questions not made are counted by reason: acute appendicitis affects only the appendix,
+    # which its stem gives away.
+    points = tmp_path / "points.jsonl"
+    points.write_text(
+        '{"head": "acute appendicitis", "relation": "affects_site", "tail": "appendix"}\n'
+    )
+    summary = runner.invoke(
+        cli,
+        [
+            *args[:3],
+            "--format",
+            "choice",
+            "--points-file",
+            str(points),
+            "--out",
+            str(out),
+            "--json",
+        ],
+    )
+    assert summary.exit_code == 0, summary.output
+    assert json.loads(summary.output)["questions_skipped"] == {
+        "every right option is named in the stem": 1
+    }
 
 
 def test_bad_input_exits_65_and_writes_no_output(runner: CliRunner, tmp_path: Path) -> None:

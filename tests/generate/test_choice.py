@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -10,15 +10,21 @@ from typing import Any
 import pytest
 
 from quizbot.generate.choice import (
+    CHOICE_MAX_CORRECT,
+    CHOICE_OPTIONS,
     FREQUENCY_BANDS,
     I_DO_NOT_KNOW,
     MIN_PATIENTS,
+    SKIP_DISTRACTORS,
+    SKIP_PLAUSIBLE,
+    SKIP_STEM,
     choice_questions,
     enough_patients,
     frequency_band,
     question_text,
+    stem_names,
 )
-from quizbot.generate.points import select
+from quizbot.generate.points import candidate_points, select, stratified
 from quizbot.items import ChoiceItem, item_from_json
 from quizbot.kb.clinical import load_clinical_core
 from quizbot.kb.knowledge import Knowledge
@@ -113,7 +119,9 @@ def split(item: ChoiceItem) -> tuple[list[str], list[str]]:
     return correct, others
 
 
-def assert_safe(kb: KnowledgeBaseData, items: Sequence[ChoiceItem], n_options: int = 4) -> None:
+def assert_safe(
+    kb: KnowledgeBaseData, items: Sequence[ChoiceItem], n_options: int | None = 4
+) -> None:
     """Every semantic property checkable from the KB's triplets alone."""
     by_pair, by_head = truth(kb)
     relation_tails: dict[str, set[str]] = defaultdict(set)
@@ -122,7 +130,11 @@ def assert_safe(kb: KnowledgeBaseData, items: Sequence[ChoiceItem], n_options: i
     for item in items:
         assert item.options[-1] == I_DO_NOT_KNOW
         assert I_DO_NOT_KNOW not in item.options[:-1]
-        assert len(item.options) == n_options + 1
+        if n_options is None:  # the default: 5 or 6 options, 1 to 4 of them right
+            assert len(item.options) - 1 in CHOICE_OPTIONS
+            assert 1 <= len(item.answer_keys) <= CHOICE_MAX_CORRECT
+        else:
+            assert len(item.options) == n_options + 1
         assert len({o.casefold() for o in item.options}) == len(item.options)
         assert list(item.answer_keys) == sorted(item.answer_keys)
         assert item.answer_keys
@@ -154,7 +166,7 @@ def facts_of(kb: KnowledgeBaseData, relation: str | None = None) -> list[Triplet
 def test_mini_kb_questions_are_safe_and_end_with_i_do_not_know() -> None:
     kb = mini_kb()
     for seed in range(10):
-        items = choice_questions(kb, facts_of(kb), seed=seed)
+        items = choice_questions(kb, facts_of(kb), seed=seed, n_options=4)
         # one question per (head, relation): 6 diseases x 2 relations
         assert len(items) == 12
         assert_safe(kb, items)
@@ -168,7 +180,7 @@ def test_one_question_per_head_and_relation_in_fact_order() -> None:
         Triplet("asthma", "treated_with_drug", "salbutamol", group="respiratory"),
         Triplet("asthma", "has_symptom", "expiratory wheeze", group="respiratory"),
     ]
-    items = choice_questions(kb, facts)
+    items = choice_questions(kb, facts, n_options=4)
     assert [(i.head, i.relation) for i in items] == [
         ("asthma", "treated_with_drug"),
         ("heart failure", "has_symptom"),
@@ -188,7 +200,7 @@ def test_distant_distractors_come_from_other_groups_when_enough_exist() -> None:
     fact = Triplet("asthma", "has_symptom", "expiratory wheeze", group="respiratory")
     used: set[str] = set()
     for seed in range(40):
-        (item,) = choice_questions(kb, [fact], seed=seed, difficulty="distant")
+        (item,) = choice_questions(kb, [fact], seed=seed, difficulty="distant", n_options=4)
         _, others = split(item)
         used.update(others)
         assert set(item.meta["distractor_tiers"]) == {"other group"}
@@ -205,7 +217,7 @@ def test_plausible_distractors_come_from_the_same_group_once_reviewed() -> None:
         s for system, symptoms, _ in DISEASES.values() if system == "respiratory" for s in symptoms
     }
     fact = Triplet("asthma", "has_symptom", "expiratory wheeze", group="respiratory")
-    unreviewed = choice_questions(mini_kb(), [fact], max_correct=1)[0]
+    unreviewed = choice_questions(mini_kb(), [fact], max_correct=1, n_options=4)[0]
     assert not set(split(unreviewed)[1]) & respiratory_symptoms  # unreviewed: other systems
     reviewed = frozenset(
         ("asthma", "has_symptom", s) for s in respiratory_symptoms - set(DISEASES["asthma"][1])
@@ -213,7 +225,9 @@ def test_plausible_distractors_come_from_the_same_group_once_reviewed() -> None:
     assert len(reviewed) >= 3
     kb = replace(mini_kb(), reviewed_false=reviewed)
     for seed in range(40):
-        (item,) = choice_questions(kb, [fact], seed=seed, max_correct=1)  # plausible: default
+        (item,) = choice_questions(
+            kb, [fact], seed=seed, max_correct=1, n_options=4
+        )  # plausible: default
         _, others = split(item)
         # a student cannot reject an option by organ system: they are all respiratory
         assert set(others) <= respiratory_symptoms, others
@@ -301,7 +315,7 @@ def test_too_few_safe_distractors_skips_the_question() -> None:
     )
     fact = kb.triplets[0]
     # 4 options, 1 correct: needs 3 distractors, only c, d, e are safe
-    assert len(choice_questions(kb, [fact], max_correct=1)) == 1
+    assert len(choice_questions(kb, [fact], max_correct=1, n_options=4)) == 1
     # 5 options: 4 needed, 3 safe -> skipped, not weakened
     assert choice_questions(kb, [fact], max_correct=1, n_options=5) == []
     # with 2 correct, 3 distractors suffice again for 5 options
@@ -316,15 +330,15 @@ def test_oracle_veto_can_make_a_question_skip() -> None:
         Triplet("disease B", "treated_with_drug", "drug c", group="g2"),
         Triplet("disease B", "treated_with_drug", "drug d", group="g2"),
     ]
-    assert len(choice_questions(_kb(triplets), [triplets[0]])) == 1
+    assert len(choice_questions(_kb(triplets), [triplets[0]], n_options=4)) == 1
     oracle = _Oracle({("disease A", "treated_with_drug", "drug c")})
-    assert choice_questions(_kb(triplets, oracle), [triplets[0]]) == []
+    assert choice_questions(_kb(triplets, oracle), [triplets[0]], n_options=4) == []
 
 
 def test_two_correct_options_and_plural_wording() -> None:
     kb = mini_kb()
     fact = Triplet("heart failure", "has_symptom", "orthopnoea", group="cardiovascular")
-    (two,) = choice_questions(kb, [fact], max_correct=2)
+    (two,) = choice_questions(kb, [fact], max_correct=2, n_options=4)
     assert len(two.answer_keys) == 2
     assert two.question == (
         "Which of the following are recognised clinical features of heart failure? "
@@ -333,7 +347,7 @@ def test_two_correct_options_and_plural_wording() -> None:
     correct, _ = split(two)
     assert correct[0] != correct[1]
     assert set(correct) <= set(DISEASES["heart failure"][1])
-    (one,) = choice_questions(kb, [fact], max_correct=1)
+    (one,) = choice_questions(kb, [fact], max_correct=1, n_options=4)
     assert one.answer_keys and len(one.answer_keys) == 1
     assert one.question == two.question  # the wording never tells how many options are right
     assert split(one)[0] == ["orthopnoea"]
@@ -344,7 +358,7 @@ def test_single_tail_head_gets_one_correct_option_even_with_max_correct_two() ->
     fact = Triplet(
         "pneumothorax", "treated_with_drug", "chest drain insertion", group="respiratory"
     )
-    (item,) = choice_questions(kb, [fact], max_correct=2)
+    (item,) = choice_questions(kb, [fact], max_correct=2, n_options=4)
     assert len(item.answer_keys) == 1
     assert item.question == (
         "Which of the following drugs can be used to treat pneumothorax? Select all that apply."
@@ -384,7 +398,7 @@ def test_unknown_relation_gets_the_generic_question() -> None:
         Triplet("syphilis", "may_be_caused_by", "Treponema pallidum"),
     ]
     kb = mini_kb(extra)
-    (item,) = choice_questions(kb, [extra[0]])
+    (item,) = choice_questions(kb, [extra[0]], n_options=4)
     assert item.question == (
         "Which of the following are linked to tetanus by the relation 'may be caused by'? "
         "Select all that apply."
@@ -407,7 +421,7 @@ def test_close_neighbours_tails_are_avoided() -> None:
     kb = _kb(Triplet(a, "prevents", d) for a, ds in agents.items() for d in ds)
     fact = Triplet("warfarin", "prevents", "ischaemic stroke")
     for seed in range(40):
-        (item,) = choice_questions(kb, [fact], seed=seed)
+        (item,) = choice_questions(kb, [fact], seed=seed, n_options=4)
         assert not {"deep vein thrombosis", "pulmonary embolism"} & set(item.options)
 
 
@@ -425,7 +439,7 @@ def test_big_relation_fast_path_keeps_the_preferences() -> None:
     neighbour_tails = {f"g2 symptom 0.{k}" for k in range(10)}
     fact = triplets[0]
     for seed in range(150):
-        items = choice_questions(kb, [fact], seed=seed, difficulty="distant")
+        items = choice_questions(kb, [fact], seed=seed, difficulty="distant", n_options=4)
         assert_safe(kb, items)
         (item,) = items
         for distractor in split(item)[1]:
@@ -435,7 +449,7 @@ def test_big_relation_fast_path_keeps_the_preferences() -> None:
 
 def test_no_option_is_named_in_the_stem() -> None:
     agents = {
-        "COVID-19 vaccine": ["COVID-19", "severe COVID-19 pneumonia"],
+        "COVID-19 vaccine": ["COVID-19", "severe acute respiratory illness"],
         "measles vaccine": ["measles"],
         "rubella vaccine": ["rubella"],
         "tetanus vaccine": ["tetanus"],
@@ -443,16 +457,16 @@ def test_no_option_is_named_in_the_stem() -> None:
     }
     kb = _kb(Triplet(a, "prevents", d) for a, ds in agents.items() for d in ds)
     for seed in range(20):
-        (item,) = choice_questions(kb, [kb.triplets[0]], seed=seed, max_correct=2)
+        (item,) = choice_questions(kb, [kb.triplets[0]], seed=seed, max_correct=2, n_options=4)
         assert "COVID-19" not in item.options  # the stem would give it away
-        assert item.meta["correct_tails"] == ["severe COVID-19 pneumonia"]
+        assert item.meta["correct_tails"] == ["severe acute respiratory illness"]
     only = _kb(Triplet(a, "prevents", d) for a, ds in agents.items() for d in ds[:1])
-    assert choice_questions(only, [only.triplets[0]]) == []  # nothing left to ask
+    assert choice_questions(only, [only.triplets[0]], n_options=4) == []  # nothing left to ask
 
 
 def test_items_round_trip_through_json() -> None:
     kb = mini_kb()
-    items = choice_questions(kb, facts_of(kb))
+    items = choice_questions(kb, facts_of(kb), n_options=4)
     again = [item_from_json(i.to_json()) for i in items]
     assert [a.id for a in again] == [i.id for i in items]
 
@@ -462,24 +476,26 @@ def test_items_round_trip_through_json() -> None:
 
 def test_same_inputs_same_questions_byte_for_byte() -> None:
     kb = mini_kb()
-    first = [i.to_json() for i in choice_questions(kb, facts_of(kb), seed=7)]
-    second = [i.to_json() for i in choice_questions(mini_kb(), facts_of(mini_kb()), seed=7)]
+    first = [i.to_json() for i in choice_questions(kb, facts_of(kb), seed=7, n_options=4)]
+    second = [
+        i.to_json() for i in choice_questions(mini_kb(), facts_of(mini_kb()), seed=7, n_options=4)
+    ]
     assert first == second
-    assert [i.to_json() for i in choice_questions(kb, facts_of(kb), seed="7")] == first
+    assert [i.to_json() for i in choice_questions(kb, facts_of(kb), seed="7", n_options=4)] == first
 
 
 def test_a_question_does_not_depend_on_the_other_facts_asked() -> None:
     kb = mini_kb()
-    everything = choice_questions(kb, facts_of(kb), seed=3)
+    everything = choice_questions(kb, facts_of(kb), seed=3, n_options=4)
     fact = Triplet("asthma", "has_symptom", "expiratory wheeze", group="respiratory")
-    (alone,) = choice_questions(kb, [fact], seed=3)
+    (alone,) = choice_questions(kb, [fact], seed=3, n_options=4)
     assert alone.to_json() in [i.to_json() for i in everything]
 
 
 def test_different_seed_changes_some_option_order() -> None:
     kb = mini_kb()
-    a = choice_questions(kb, facts_of(kb), seed=1)
-    b = choice_questions(kb, facts_of(kb), seed=2)
+    a = choice_questions(kb, facts_of(kb), seed=1, n_options=4)
+    b = choice_questions(kb, facts_of(kb), seed=2, n_options=4)
     assert len(a) == len(b)
     assert any(x.options != y.options for x, y in zip(a, b, strict=True))
     # "I do not know" is never shuffled
@@ -489,7 +505,10 @@ def test_different_seed_changes_some_option_order() -> None:
 def test_correct_answer_positions_vary() -> None:
     kb = mini_kb()
     fact = Triplet("asthma", "has_symptom", "expiratory wheeze", group="respiratory")
-    keys = {choice_questions(kb, [fact], seed=s, max_correct=1)[0].answer_keys for s in range(40)}
+    keys = {
+        choice_questions(kb, [fact], seed=s, max_correct=1, n_options=4)[0].answer_keys
+        for s in range(40)
+    }
     assert keys == {("A",), ("B",), ("C",), ("D",)}
 
 
@@ -565,7 +584,7 @@ def test_frequency_questions() -> None:
         pheno("Marfan syndrome", "Pneumothorax", frequency="Excluded"),  # unmappable
     ]
     kb = _kb(facts, name="hpo-test")
-    items = choice_questions(kb, facts, subtypes=("frequency",))
+    items = choice_questions(kb, facts, subtypes=("frequency",), n_options=4)
     assert [i.meta["tail"] for i in items] == ["Arachnodactyly", "Ectopia lentis"]
     first, second = items
     assert first.question == "How often does Marfan syndrome present with Arachnodactyly?"
@@ -588,7 +607,7 @@ def test_frequency_disagreeing_annotations_are_skipped() -> None:
         pheno("Disease X", "Ataxia", frequency="4/9"),  # agrees: Frequent
     ]
     kb = _kb(triplets)
-    items = choice_questions(kb, triplets, subtypes=("frequency",))
+    items = choice_questions(kb, triplets, subtypes=("frequency",), n_options=4)
     assert [(i.meta["tail"], i.answer_keys) for i in items] == [("Ataxia", ("C",))]
 
 
@@ -610,7 +629,7 @@ def phenotype_kb() -> tuple[KnowledgeBaseData, list[Triplet]]:
 def test_semantic_then_frequency_per_fact() -> None:
     kb, triplets = phenotype_kb()
     facts = [triplets[0], triplets[1], triplets[3]]  # A/Seizure, A/Ataxia, B/Eczema
-    items = choice_questions(kb, facts)
+    items = choice_questions(kb, facts, n_options=4)
     assert [(i.subtype, i.head, i.meta.get("tail")) for i in items] == [
         ("semantic", "Disease A", None),
         ("frequency", "Disease A", "Seizure"),
@@ -622,18 +641,18 @@ def test_semantic_then_frequency_per_fact() -> None:
         "Which of the following are frequent features of Disease A? Select all that apply."
     )
     assert_safe(kb, semantic(items))
-    assert choice_questions(kb, facts, subtypes=("semantic",)) == semantic(items)
+    assert choice_questions(kb, facts, subtypes=("semantic",), n_options=4) == semantic(items)
 
 
 def test_phenotype_not_known_to_be_frequent_is_asked_as_recognised_feature() -> None:
     kb, triplets = phenotype_kb()
     rare = pheno("Disease E", "Deafness", frequency="HP:0040284")
     kb = _kb([*triplets, rare])
-    items = choice_questions(kb, [rare], subtypes=("semantic",))
+    items = choice_questions(kb, [rare], subtypes=("semantic",), n_options=4)
     assert [i.question for i in items] == [
         "Which of the following are recognised features of Disease E? Select all that apply."
     ]
-    items = choice_questions(kb, [triplets[5]], subtypes=("semantic",), max_correct=1)
+    items = choice_questions(kb, [triplets[5]], subtypes=("semantic",), max_correct=1, n_options=4)
     assert [i.question for i in items] == [
         "Which of the following are frequent features of Disease C? Select all that apply."
     ]
@@ -649,7 +668,7 @@ def test_frequency_questions_need_enough_patients() -> None:
         pheno("Disease F", "Scoliosis", frequency="HP:0040281"),  # a curated term: yes
     ]
     kb = _kb(facts)
-    items = choice_questions(kb, facts, subtypes=("frequency",))
+    items = choice_questions(kb, facts, subtypes=("frequency",), n_options=4)
     assert MIN_PATIENTS == 5
     assert [(i.meta["tail"], i.meta.get("patients")) for i in items] == [
         ("Myopia", "5/5 patients"),
@@ -666,7 +685,7 @@ def test_too_few_patients_is_asked_as_a_recognised_feature_not_a_frequent_one() 
     few = pheno("Disease G", "Deafness", frequency="2/2", frequency_label="Obligate")
     many = pheno("Disease H", "Deafness", frequency="8/9", frequency_label="Very frequent")
     kb = _kb([*triplets, few, many])
-    items = choice_questions(kb, [few, many], subtypes=("semantic",))
+    items = choice_questions(kb, [few, many], subtypes=("semantic",), n_options=4)
     assert [(i.question, i.meta.get("patients")) for i in items] == [
         (
             "Which of the following are recognised features of Disease G? Select all that apply.",
@@ -686,7 +705,7 @@ def test_clinical_core_hundred_facts() -> None:
     kb = load_clinical_core()
     facts = list(select(kb, "choice-test", 100, 0).points)
     assert len(facts) == 100
-    items = choice_questions(kb, facts, seed=11)
+    items = choice_questions(kb, facts, seed=11, n_options=4)
     assert len(items) >= 90
     assert_safe(kb, items)
     assert {i.relation for i in items} == set(kb.relations)
@@ -710,15 +729,17 @@ def test_clinical_core_hundred_facts() -> None:
                 if not within:  # another system: only where the tier says so
                     assert tier.startswith("other group"), (item.head, distractor, tier)
     assert total > 100
-    again = choice_questions(kb, facts, seed=11)
+    again = choice_questions(kb, facts, seed=11, n_options=4)
     assert [i.to_json() for i in again] == [i.to_json() for i in items]
 
 
 def test_clinical_core_all_facts_are_safe() -> None:
     kb = load_clinical_core()
-    items = choice_questions(kb, kb.triplets)
+    items = choice_questions(kb, kb.triplets, n_options=4)
     pairs = {(t.head, t.relation) for t in kb.triplets}
-    assert len(items) >= 0.95 * len(pairs)
+    # 76 pairs have every right option named by a word of the stem (appendicitis -> appendix):
+    # skipped, not asked with the answer in the question.
+    assert len(items) >= 0.93 * len(pairs)
     assert len({(i.head, i.relation) for i in items}) == len(items)
     assert_safe(kb, items)
 
@@ -730,7 +751,7 @@ def test_clinical_core_recall_aspects_get_same_system_options_once_reviewed() ->
     kb = load_clinical_core()
     aspects = {"has_complication", "investigated_with", "treated_with_drug_class"}
     facts = [t for t in kb.triplets if t.relation in aspects]
-    items = choice_questions(kb, facts, seed="r6", subtypes=("semantic",))
+    items = choice_questions(kb, facts, seed="r6", subtypes=("semantic",), n_options=4)
     assert len(items) > 500
     away = [
         i for i in items if any(t.startswith("other group") for t in i.meta["distractor_tiers"])
@@ -752,7 +773,7 @@ def test_clinical_core_recall_aspects_options_come_from_the_heads_own_system() -
             own[t.head].add(t.group)
             listed_in[(t.relation, t.tail)].add(t.group)
     facts = [t for t in kb.triplets if t.relation in aspects]
-    items = choice_questions(kb, facts, seed=5, subtypes=("semantic",))
+    items = choice_questions(kb, facts, seed=5, subtypes=("semantic",), n_options=4)
     assert len(items) > 500
     away = [
         (i.head, i.relation, tail)
@@ -761,3 +782,57 @@ def test_clinical_core_recall_aspects_options_come_from_the_heads_own_system() -
         if not listed_in[(i.relation, tail)] & own[i.head]
     ]
     assert len({(h, r) for h, r, _tail in away}) <= 0.02 * len(items), away[:5]
+
+
+# --- no tells (issue 24) ----------------------------------------------------------------------
+
+
+def test_right_option_counts_vary_and_none_is_the_usual_one() -> None:
+    kb = load_clinical_core()
+    facts = stratified(kb.name, candidate_points(kb), "seed\x1f3", limit=400)
+    skipped: Counter[str] = Counter()
+    items = choice_questions(kb, facts, seed=3, subtypes=("semantic",), skipped=skipped)
+    assert len(items) >= 300
+    assert_safe(kb, items, n_options=None)
+    counts = Counter(len(i.answer_keys) for i in items)
+    assert set(counts) == {1, 2, 3, 4}
+    assert max(counts.values()) <= 0.40 * len(items), counts
+    assert {len(i.options) - 1 for i in items} == set(CHOICE_OPTIONS)
+    assert sum(skipped.values()) > 0  # reported, by reason
+    assert set(skipped) <= {SKIP_STEM, SKIP_DISTRACTORS, SKIP_PLAUSIBLE}
+    # the wording never tells the count
+    assert all(i.question.endswith("Select all that apply.") for i in items)
+
+
+def test_no_stem_names_a_key_or_a_word_of_it() -> None:
+    kb = load_clinical_core()
+    items = choice_questions(kb, candidate_points(kb), subtypes=("semantic",))
+    for item in items:
+        for option in item.options[:-1]:
+            assert not stem_names(item.head, option), (item.question, option)
+    assert stem_names("acute appendicitis", "appendix")
+    assert stem_names("autosomal dominant polycystic kidney disease", "kidneys")
+    assert stem_names("acute tonsillitis", "tonsillectomy")
+    assert not stem_names("trisomy 21", "21-hydroxylase deficiency")  # numbers: no tell
+    asked = {(i.head, i.relation) for i in items}
+    assert ("acute appendicitis", "affects_site") not in asked  # only "appendix": not asked
+
+
+INFECTIONS = ("diphtheria", "pertussis", "tetanus", "measles", "rubella", "mumps")
+
+
+def test_a_drug_gets_a_distractor_of_its_right_options_system() -> None:
+    vaccines = [Triplet(f"{d} vaccine", "prevents", d) for d in INFECTIONS]
+    stroke = Triplet("warfarin", "prevents", "ischaemic stroke")
+    cardiac = Triplet("bisoprolol", "prevents", "myocardial infarction")
+    groups = {d: "infectious" for d in INFECTIONS}
+    groups |= {"ischaemic stroke": "cardiovascular", "myocardial infarction": "cardiovascular"}
+    grouped = [Triplet(d, "has_symptom", f"{d} sign", group=g) for d, g in groups.items()]
+    kb = _kb([*vaccines, stroke, cardiac, *grouped])
+    for seed in range(10):
+        (item,) = choice_questions(kb, [stroke], seed=seed, n_options=4)
+        assert "myocardial infarction" in item.options, item.options
+    alone = _kb([*vaccines, stroke, *grouped])  # nothing cardiovascular to offer
+    skipped: Counter[str] = Counter()
+    assert choice_questions(alone, [stroke], n_options=4, skipped=skipped) == []
+    assert skipped == Counter({SKIP_PLAUSIBLE: 1})

@@ -147,6 +147,53 @@ def test_rephrasing_is_validated_recorded_and_cached(db: Database, tmp_path: Pat
     assert generation.rephraser.synonyms is generation.kb.lexicon.synonyms
 
 
+def test_a_judge_confirms_only_what_the_rules_cannot_decide(
+    db: Database, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--judge`` over real HTTP: a rephrasing rejected for claim strength is put to the judge
+    and used when it says yes; one rejected for negation is never put to it."""
+    monkeypatch.setattr(retry_module, "WAIT", wait_none())
+    records = _lines(_plain(db, tmp_path))
+    hedged = str(records[0]["text"]).rstrip(".") + ", usually."
+    flipped = str(records[1]["text"]).replace(" is a ", " is not a ", 1)
+    assert flipped != records[1]["text"]
+    script = tmp_path / "script.jsonl"
+    script.write_text(
+        json.dumps({"statement": records[0]["text"], "rephrased": hedged})
+        + "\n"
+        + json.dumps({"statement": records[1]["text"], "rephrased": flipped})
+        + "\n"
+    )
+    log = tmp_path / "judge.jsonl"
+    with stub_server("--judge-correct", "usually,never", "--log", str(log)) as base:
+        monkeypatch.setenv("OPENAI_API_BASE", base)
+        request = GenerateRequest(kb="clinical-core", points=1, seed=3, store=False,
+                                  rephrase=f"scripted:{script}", judge="openai/judge")  # fmt: skip
+        generation = prepare(db, request)
+        out = tmp_path / "judged.jsonl"
+        write(db, generation, out)
+    after = _lines(out)
+    assert after[0]["text"] == hedged and after[0]["rephrase_model"] == "scripted/script"
+    assert after[1]["text"] == records[1]["text"] and after[1]["rephrase_model"] is None
+    prompts = [json.loads(line) for line in log.read_text().splitlines()]
+    assert len(prompts) == 1 and hedged in json.dumps(prompts[0])  # only the judgeable one
+    assert generation.rephraser is not None
+    assert "judge confirmed 1 of 1" in generation.rephraser.stats.summary()
+    # Without a judge the same rephrasing is rejected; a judge needs --rephrase.
+    plain = prepare(db, GenerateRequest(kb="clinical-core", points=1, seed=3, store=False,
+                                        rephrase=f"scripted:{script}"))  # fmt: skip
+    write(db, plain, tmp_path / "unjudged.jsonl")
+    assert _lines(tmp_path / "unjudged.jsonl")[0]["rephrase_model"] is None
+    with pytest.raises(InputError, match="needs --rephrase"):
+        prepare(db, GenerateRequest(kb="clinical-core", points=1, judge="openai/judge"))
+
+
+def _plain(db: Database, tmp_path: Path) -> Path:
+    out = tmp_path / "plain.jsonl"
+    write(db, prepare(db, GenerateRequest(kb="clinical-core", points=1, seed=3, store=False)), out)
+    return out
+
+
 def test_rephrasing_through_a_model_over_http(
     db: Database, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

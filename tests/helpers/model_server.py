@@ -29,6 +29,8 @@ A recall judge's prompt (quizbot/providers/judge.py: "Entry: ..." and "Is the en
 answer") is answered before anything else: "Correct." when the entry contains one of the
 comma-separated words of ``--judge-correct`` (case folded), "Incorrect." otherwise, and
 "Maybe." for an entry containing "unclear" (a reply the judge's reader cannot use).
+A rephrasing judge's prompt ("Rewrite: ..." and "Does the rewrite state the same claim") is
+answered "Yes." when the rewrite contains one of those words, "No." otherwise.
 """
 
 from __future__ import annotations
@@ -180,8 +182,16 @@ JUDGE_MARKER = "Is the entry a correct answer"
 _ENTRY_RE = re.compile(r"^Entry: (.*)$", re.MULTILINE)
 
 
+REPHRASE_JUDGE_MARKER = "Does the rewrite state the same claim"
+_REWRITE_RE = re.compile(r"^Rewrite: (.*)$", re.MULTILINE)
+
+
 def _judge_reply(prompt: str, correct: str | None) -> str | None:
-    """The judge's verdict on a recall judge prompt (module docstring), else None."""
+    """The judge's verdict on a recall or rephrasing judge prompt (module docstring), else None."""
+    rewrite = _REWRITE_RE.search(prompt)
+    if REPHRASE_JUDGE_MARKER in prompt and rewrite is not None:
+        words = [w.strip().casefold() for w in (correct or "").split(",") if w.strip()]
+        return "Yes." if any(w in rewrite.group(1).casefold() for w in words) else "No."
     found = _ENTRY_RE.search(prompt)
     if JUDGE_MARKER not in prompt or found is None:
         return None

@@ -143,7 +143,8 @@ def reply(row: ItemRow, right: bool) -> str:
         letters = right_letters(row)
         if right:
             return letters
-        return next(x for x in "ABCD" if x not in letters)
+        content = "ABCDEFGHIJ"[: len(row.options or []) - 1]  # "I do not know" is last
+        return next(x for x in content if x not in letters)
     return "true" if truth(row) == right else "false"
 
 
@@ -271,10 +272,12 @@ def assert_public(question: Question | None, row: ItemRow) -> None:
     assert "positive" not in dumped and "negative" not in dumped
     assert str(row.lineage.get("fact_id", "kp1:none")) not in dumped
     if row.kind == "choice":
-        assert [o["letter"] for o in data["options"]] == list("ABCDE")
+        letters = list("ABCDEFGHIJ"[: len(row.options or [])])  # 5 or 6 options and IDK
+        assert len(letters) in (6, 7)
+        assert [o["letter"] for o in data["options"]] == letters
         assert [o["text"] for o in data["options"]] == row.options
         assert data["options"][-1]["text"] == "I do not know"
-        assert data["quick_replies"] == list("ABCDE")
+        assert data["quick_replies"] == letters
     else:
         assert data["options"] is None
         assert data["text"] == row.text
@@ -331,7 +334,7 @@ def test_bad_input_stores_nothing_and_a_second_answer_is_refused(db: Database) -
     choice = start_session(db, student="kim", length=1, seed="c", format="choice")
     asked = next_question(db, choice.id)
     assert asked is not None and asked.kind == "choice"
-    for typed in ("F", "true", "A or B"):
+    for typed in ("J", "true", "A or B"):
         with pytest.raises(InputError):
             answer(db, choice.id, asked.id, typed)
     assert load_session(db, choice.id).answers == []
@@ -503,11 +506,13 @@ def test_formats_seeds_and_fresh_facts(db: Database) -> None:
     assert feedback.outcome == "correct"
     letters = right_letters(rows[0]).split(",")
     assert feedback.correct_answer == "; ".join(
-        f"{x}. {(rows[0].options or [])['ABCDE'.index(x)]}" for x in letters
+        f"{x}. {(rows[0].options or [])['ABCDEFGHIJ'.index(x)]}" for x in letters
     )
     assert feedback.explanation.transform is None
     assert feedback.explanation.true_tails == kb_tails()[(rows[0].head, rows[0].relation)]
-    idk = answer(db, choice.id, f"s{choice.id}q2", "E")  # the "I do not know" option
+    second = session_rows(db, choice.id)[1]
+    idk_letter = "ABCDEFGHIJ"[len(second.options or []) - 1]  # the "I do not know" option
+    idk = answer(db, choice.id, f"s{choice.id}q2", idk_letter)
     assert idk.outcome == "abstained"
 
     mixed = start_session(db, student="zoe", format="mixed", length=6, seed="f")

@@ -1,0 +1,72 @@
+"""Finding an entity whose name a rephrasing reorders or inflects ("complete traumatic amputation
+of a structure" for "Amputated structure, traumatic, complete"), for the rephrasing validator."""
+
+from __future__ import annotations
+
+import re
+
+from quizbot.generate.rephrase.lexicon import looks_medical
+from quizbot.generate.wording import FUNCTION_WORDS, stem
+
+__all__ = ["TOKEN", "foreign_looking", "loose_span", "same_root", "same_root_any"]
+
+TOKEN = re.compile(r"[^\W_][\w'’-]*")
+LOOSE_SLACK = 4  # words a loose mention may hold besides the entity's own
+
+
+def same_root(one: str, two: str) -> bool:
+    """Two lower-cased words of one root: the same stem, or the same first six letters
+    ("amputated" ~ "amputation", "morphological" ~ "morphology"); numbers must be equal."""
+    if one == two or stem(one) == stem(two):
+        return True
+    return len(one) >= 6 and len(two) >= 6 and one[:6] == two[:6] and not one[:1].isdigit()
+
+
+def loose_span(text: str, name: str) -> tuple[int, int] | None:
+    """Where ``text`` names ``name`` with its words reordered or inflected, within a few words
+    of one another ("complete traumatic amputation of a structure" for "Amputated structure,
+    traumatic, complete", "binding to DNA" for "DNA Binding"): every word of the name but its
+    function words, each matched once, outside the text's masked entities. None if not found."""
+    wanted = [w.lower() for w in TOKEN.findall(name) if w.lower() not in FUNCTION_WORDS]
+    if len(wanted) < 2:
+        return None
+    tokens = [(m.start(), m.end(), m.group(0).lower()) for m in TOKEN.finditer(text)]
+    width = len(wanted) + LOOSE_SLACK
+    best: tuple[int, int] | None = None
+    for first in range(len(tokens)):
+        left = list(wanted)
+        last = None
+        for index in range(first, min(len(tokens), first + width)):
+            word = tokens[index][2]
+            hit = next((w for w in left if same_root(w, word)), None)
+            if hit is None:
+                continue
+            if index == first or last is not None:
+                left.remove(hit)
+                last = index
+            if not left:
+                break
+        if (
+            last is not None
+            and not left
+            and same_root_any(wanted, tokens[first][2])
+            and not any(
+                foreign_looking(tokens[i][2], text[tokens[i][0]])
+                and not same_root_any(wanted, tokens[i][2])
+                for i in range(first, last + 1)
+            )
+        ):
+            span = (tokens[first][0], tokens[last][1])
+            if best is None or span[1] - span[0] < best[1] - best[0]:
+                best = span
+    return best
+
+
+def foreign_looking(word: str, initial: str) -> bool:
+    """A capitalised or medical-looking word (``word`` lower-cased, ``initial`` as written)."""
+    return initial.isupper() or looks_medical(word)
+
+
+def same_root_any(words: list[str], word: str) -> bool:
+    """Whether ``word`` is of the root of any of ``words``."""
+    return any(same_root(w, word) for w in words)
