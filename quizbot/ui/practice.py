@@ -413,6 +413,9 @@ def _when(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%d %H:%M")
 
 
+SEALED_ACCURACY = "exam not complete: shown after its last answer"
+
+
 def progress_view(p: Progress) -> ProgressView:
     """Tables and chart data for :func:`quizbot.practice.service.progress` (accuracy in percent)."""
     by_what = "day" if p.by == "day" else "session"
@@ -464,7 +467,7 @@ def progress_view(p: Progress) -> ProgressView:
             s.format + (" (review)" if s.review else ""),
             s.status,
             f"{s.answered}/{s.total}",
-            format_proportion(s.accuracy),
+            SEALED_ACCURACY if s.sealed else format_proportion(s.accuracy),
         ]
         for s in sorted(p.sessions, key=lambda s: s.started_at, reverse=True)
     ]
