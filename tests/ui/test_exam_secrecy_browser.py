@@ -182,19 +182,21 @@ def _click_answer(page: Any, item: StatementItem, right: bool) -> None:
     page.locator("#qb-practice-true" if said_true else "#qb-practice-false").click()
 
 
-def _show_progress(page: Any) -> str:
-    """Open "My progress" per session and return its text and the sessions table's."""
+def _show_progress(page: Any, expect: str) -> str:
+    """Open "My progress" per session, wait for ``expect`` in its overview, and return its text
+    and the sessions table's."""
     box = page.locator("#qb-practice-progress")
     if not box.locator("#qb-practice-progress-show").is_visible():
         page.get_by_text("My progress").click()
     box.get_by_test_id("Per session-radio-label").click()
     text = page.locator("#qb-practice-progress-text")
-    before = text.inner_text()
     page.locator("#qb-practice-progress-show").click()
     page.wait_for_function(
-        "([el, old]) => el.innerText !== old && el.innerText.includes('Due for review')",
-        arg=[text.element_handle(), before],
+        "([el, want]) => el.innerText.includes(want) && el.innerText.includes('Due for review')"
+        " && !el.innerText.includes('processing')",
+        arg=[text.element_handle(), expect],
     )
+    page.wait_for_timeout(500)  # the sessions table follows in the same update
     return text.inner_text() + "\n" + page.locator("#qb-practice-progress-sessions").inner_text()
 
 
@@ -216,7 +218,7 @@ def test_during_an_exam_my_progress_and_review_show_nothing_of_it(
     t0 = datetime.fromisoformat(school.clock.read_text())
     school.clock.write_text((t0 + timedelta(days=2)).isoformat())  # the misses would be due
 
-    progress = _show_progress(page)
+    progress = _show_progress(page, "amy: 0 answers")
     assert "0 answers" in progress and SEALED_ACCURACY in progress
     assert "Due for review: 0 today, 0 within a week" in progress
     assert "3/6" in progress  # how many they answered: their own knowledge, nothing more
@@ -234,7 +236,7 @@ def test_during_an_exam_my_progress_and_review_show_nothing_of_it(
         chat.get_by_text(f"Question {position} of {N_ITEMS}").wait_for()
         _click_answer(page, item, right=True)
     chat.get_by_text("Exam complete").wait_for()
-    progress = _show_progress(page)
+    progress = _show_progress(page, f"amy: {N_ITEMS} answers")
     assert SEALED_ACCURACY not in progress and "3/6 (50%" in progress
     assert ", 0 within a week" not in progress  # its facts now come due
     page.locator("#qb-practice-review").click()
