@@ -46,6 +46,7 @@ __all__ = [
     "latest_runs",
     "list_assignments",
     "second_pass_runs",
+    "secret_seed",
 ]
 
 MAX_NAME = 100
@@ -71,6 +72,13 @@ def _with_items(session: Session, row: AssignmentRow) -> domain.Assignment:
     )
 
 
+def secret_seed(db: Database, assignment_id: int) -> str | None:
+    """The secret seed assignment ``assignment_id`` was drawn with (None: none, or its seed is
+    the public ``config["seed"]``). For the operator's own checks; never shown to anyone."""
+    stmt = select(col(AssignmentRow.secret_seed)).where(col(AssignmentRow.id) == assignment_id)
+    return db.read(lambda s: s.execute(stmt).scalar_one_or_none())
+
+
 def _check_name(name: str) -> str:
     return check_name(name, field="name", max_length=MAX_NAME)
 
@@ -86,8 +94,13 @@ def create_assignment(
     opens_at: datetime | None = None,
     closes_at: datetime | None = None,
     config: dict[str, Any] | None = None,
+    secret_seed: str | None = None,
 ) -> domain.Assignment:
     """Record assignment ``name`` with ``item_ids`` (stored items) in this order, all or nothing.
+
+    ``secret_seed``: the seed an exam's items were drawn with, stored in its own column and
+    never part of the :class:`~quizbot.domain.Assignment` returned by any function here (so
+    nothing that shows or exports an assignment can carry it); :func:`secret_seed` reads it.
 
     Raises :class:`DuplicateError` when the name is taken, :class:`InputError` for an empty
     or repeated item list or an unknown mode, :class:`NotFoundError` for an unknown item.
@@ -127,6 +140,7 @@ def create_assignment(
             opens_at=opens_at,
             closes_at=closes_at,
             config=dict(config or {}),
+            secret_seed=secret_seed,
         )
         session.add(row)
         session.flush()

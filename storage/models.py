@@ -524,6 +524,9 @@ class AssignmentRow(SQLModel, table=True):
     opens_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
     closes_at: datetime | None = Field(default=None, sa_type=UTCDateTime)
     config: dict[str, Any] = Field(default_factory=dict, sa_type=JSONType)
+    # An exam's items are drawn with this seed; it is read by nothing that shows or exports an
+    # assignment (storage.assignments keeps it out of domain.Assignment).
+    secret_seed: str | None = Field(default=None, max_length=100)
     created_at: datetime = _created()
 
 
@@ -667,6 +670,9 @@ class ReviewSyncRow(SQLModel, table=True):
         foreign_key="respondent.id", ondelete="CASCADE", primary_key=True, sa_type=Integer
     )
     last_response_id: int = Field(default=0, sa_type=_BigId)
+    # Exam sessions still sealed when their answers were read (quizbot.practice.sealed): their
+    # answers, up to the watermark too, wait here until the exam is complete.
+    held_sessions: list[int] = Field(default_factory=list, sa_type=JSONType)
     updated_at: datetime = _created()
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from datetime import UTC, datetime
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from sqlalchemy import func, select
 from sqlmodel import Session, col
@@ -24,7 +24,14 @@ from storage.engine import Database
 from storage.models import KnowledgeBase, KnowledgePoint, QuizSession, Response
 from storage.types import utcnow
 
-__all__ = ["ActiveSession", "active_sessions", "close_idle_sessions", "tail_heads"]
+__all__ = [
+    "ActiveSession",
+    "AssignmentSessionState",
+    "active_sessions",
+    "assignment_session_states",
+    "close_idle_sessions",
+    "tail_heads",
+]
 
 _BATCH = 500
 
@@ -69,6 +76,43 @@ def _aware(moment: datetime | str) -> datetime:
     if isinstance(moment, str):  # SQLite's MAX() over the stored text
         moment = datetime.fromisoformat(moment)
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+class AssignmentSessionState(NamedTuple):
+    """One of a respondent's assignment sessions, as the exam-sealing rule needs it."""
+
+    id: int
+    status: str
+    config: dict[str, Any]
+    abstained: bool  # some answer of it is "I do not know" (parsed answer ``idk``)
+
+
+def assignment_session_states(db: Database, respondent_id: int) -> list[AssignmentSessionState]:
+    """Every assignment session of the respondent (oldest first) with its status, config and
+    whether it holds an "I do not know", in one query."""
+    idk = (
+        select(func.count(col(Response.id)))
+        .where(
+            col(Response.quiz_session_id) == col(QuizSession.id),
+            col(Response.parsed_answer) == "idk",
+        )
+        .correlate(QuizSession)
+        .scalar_subquery()
+    )
+    stmt = (
+        select(col(QuizSession.id), col(QuizSession.status), col(QuizSession.config), idk)
+        .where(
+            col(QuizSession.respondent_id) == respondent_id,
+            col(QuizSession.assignment_id).is_not(None),
+        )
+        .order_by(col(QuizSession.id))
+    )
+    return db.read(
+        lambda s: [
+            AssignmentSessionState(int(i), str(status), dict(config or {}), int(n) > 0)
+            for i, status, config, n in s.execute(stmt).all()
+        ]
+    )
 
 
 def active_sessions(db: Database, respondent_id: int) -> list[ActiveSession]:

@@ -27,6 +27,7 @@ from storage.types import utcnow
 
 __all__ = [
     "AnswerSource",
+    "Pending",
     "ReviewCard",
     "count_due",
     "due_cards",
@@ -66,6 +67,17 @@ class AnswerSource(NamedTuple):
     latency_ms: float | None
     created_at: datetime
     kb_name: str
+    quiz_session_id: int = 0
+    on_assignment: bool = False  # its session answers an assignment (it may be an exam)
+
+
+class Pending(NamedTuple):
+    """What a sync has to consider: the watermark, the answers above it and those of the held
+    sessions (oldest first), and the held sessions themselves."""
+
+    watermark: int
+    answers: list[AnswerSource]
+    held: tuple[int, ...] = ()
 
 
 def _card(row: ReviewCardRow) -> ReviewCard:
@@ -93,27 +105,52 @@ def review_watermark(db: Database, respondent_id: int) -> int:
     return db.read(lambda s: int(s.execute(stmt).scalar_one_or_none() or 0))
 
 
-def pending_answers(db: Database, respondent_id: int) -> tuple[int, list[AnswerSource]]:
-    """(the watermark, the student's practice answers above it, oldest first), in one query.
+def _answer_columns() -> tuple[Any, ...]:
+    return (
+        col(Response.id),
+        col(Response.item_id),
+        col(Response.outcome),
+        col(Response.latency_ms),
+        col(Response.created_at),
+        col(QuizSession.kb_name),
+        col(Response.quiz_session_id),
+        col(QuizSession.assignment_id).is_not(None),
+    )
 
-    The watermark (:func:`review_watermark`) and the answers after it in one statement: the
-    answer hook runs inside the answer's write transaction, where every statement counts.
+
+def _source(row: Any) -> AnswerSource:
+    return AnswerSource(
+        response_id=int(row[0]),
+        item_id=str(row[1]),
+        outcome=str(row[2]),
+        latency_ms=row[3],
+        created_at=row[4],
+        kb_name=str(row[5]),
+        quiz_session_id=int(row[6] or 0),
+        on_assignment=bool(row[7]),
+    )
+
+
+def pending_answers(db: Database, respondent_id: int) -> Pending:
+    """The watermark, the student's practice answers above it (oldest first), and the held
+    sessions with their answers (:attr:`ReviewSyncRow.held_sessions`).
+
+    The usual case (nothing held) is one statement: the answer hook runs inside the answer's
+    write transaction, where every statement counts.
     """
+    sync_row = select(ReviewSyncRow).where(col(ReviewSyncRow.respondent_id) == respondent_id)
     mark = (
         select(col(ReviewSyncRow.last_response_id))
         .where(col(ReviewSyncRow.respondent_id) == respondent_id)
         .scalar_subquery()
     )
+    held_of = (
+        select(col(ReviewSyncRow.held_sessions))
+        .where(col(ReviewSyncRow.respondent_id) == respondent_id)
+        .scalar_subquery()
+    )
     stmt = (
-        select(
-            col(Response.id),
-            col(Response.item_id),
-            col(Response.outcome),
-            col(Response.latency_ms),
-            col(Response.created_at),
-            col(QuizSession.kb_name),
-            func.coalesce(mark, 0),
-        )
+        select(*_answer_columns(), func.coalesce(mark, 0), held_of)
         .join(QuizSession, col(QuizSession.id) == col(Response.quiz_session_id))
         .where(
             col(Response.respondent_id) == respondent_id,
@@ -122,11 +159,29 @@ def pending_answers(db: Database, respondent_id: int) -> tuple[int, list[AnswerS
         .order_by(col(Response.id))
     )
 
-    def _do(session: Session) -> tuple[int, list[AnswerSource]]:
+    def _do(session: Session) -> Pending:
         rows = session.execute(stmt).all()
-        if not rows:
-            return review_watermark(db, respondent_id), []
-        return int(rows[0][6]), [AnswerSource(*row[:6]) for row in rows]
+        if rows:
+            watermark, held_raw = int(rows[0][8]), rows[0][9]
+        else:
+            stored = session.execute(sync_row).scalars().first()
+            watermark = stored.last_response_id if stored is not None else 0
+            held_raw = stored.held_sessions if stored is not None else []
+        held = tuple(sorted({int(i) for i in (held_raw or [])}))
+        answers = [_source(row) for row in rows]
+        if held:
+            earlier = (
+                select(*_answer_columns())
+                .join(QuizSession, col(QuizSession.id) == col(Response.quiz_session_id))
+                .where(
+                    col(Response.respondent_id) == respondent_id,
+                    col(Response.id) <= watermark,
+                    col(Response.quiz_session_id).in_(held),
+                )
+                .order_by(col(Response.id))
+            )
+            answers = [_source(row) for row in session.execute(earlier).all()] + answers
+        return Pending(watermark, answers, held)
 
     return db.read(_do)
 
@@ -156,12 +211,15 @@ def save_cards(
     *,
     expected_watermark: int,
     new_watermark: int,
+    held: Sequence[int] = (),
 ) -> bool:
-    """Write ``cards`` (insert or replace by fact) and move the watermark, in one transaction.
+    """Write ``cards`` (insert or replace by fact), move the watermark and store the sessions
+    still ``held``, in one transaction.
 
     Only if the stored watermark is still ``expected_watermark``; otherwise (another sync got
     there first) nothing is written and ``False`` is returned.
     """
+    held_list = sorted({int(i) for i in held})
 
     def _do(session: Session) -> bool:
         # Move the watermark only from where this sync started: one UPDATE whose row count says
@@ -172,7 +230,7 @@ def save_cards(
                 col(ReviewSyncRow.respondent_id) == respondent_id,
                 col(ReviewSyncRow.last_response_id) == expected_watermark,
             )
-            .values(last_response_id=new_watermark, updated_at=utcnow())
+            .values(last_response_id=new_watermark, held_sessions=held_list, updated_at=utcnow())
             .execution_options(synchronize_session=False)
         )
         if moved.rowcount != 1:  # type: ignore[attr-defined]
@@ -182,6 +240,7 @@ def save_cards(
                 insert(ReviewSyncRow).values(
                     respondent_id=respondent_id,
                     last_response_id=new_watermark,
+                    held_sessions=held_list,
                     updated_at=utcnow(),
                 )
             )

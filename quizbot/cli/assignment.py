@@ -68,7 +68,11 @@ def assignment() -> None:
     help="Use every item of an imported item set instead (`quizbot items list`).",
 )
 @click.option("--points", type=click.IntRange(min=1), help="Number of facts [default: all].")
-@click.option("--seed", default="0", show_default=True, help="Seed for facts, negatives, variants.")
+@click.option(
+    "--seed",
+    help="Seed for facts, negatives, variants [default: 0; an exam: a secret random seed, "
+    "stored with it and never shown].",
+)
 @click.option(
     "--format",
     "fmt",
@@ -131,7 +135,7 @@ def create_cmd(
     kb_name: str | None,
     item_set: str | None,
     points: int | None,
-    seed: str,
+    seed: str | None,
     fmt: str,
     relations: str | None,
     all_variants: bool,
@@ -212,7 +216,8 @@ def list_cmd(app: App, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the assignment as JSON.")
 @click.pass_obj
 def show_cmd(app: App, name: str, as_json: bool) -> None:
-    """One assignment: its settings and item ids (never the answer keys)."""
+    """One assignment: its settings and item ids (never the answer keys, nor an exam's secret
+    seed)."""
     from storage.assignments import get_assignment
 
     with database_for(app) as database:
@@ -223,7 +228,13 @@ def show_cmd(app: App, name: str, as_json: bool) -> None:
     else:
         click.echo(_line(data))
         for key, value in found.config.items():
-            click.echo(f"  {key}: {value}")
+            if key == "seed_secret":
+                continue
+            secret = key == "seed" and found.config.get("seed_secret")
+            shown = (
+                "secret (an exam's: stored with it, never shown or exported)" if secret else value
+            )
+            click.echo(f"  {key}: {shown}")
 
 
 @assignment.command("export")

@@ -13,7 +13,9 @@ worked examples for models, one or two passes), stored in its config under ``"pr
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import secrets
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -34,6 +36,8 @@ from storage import Database
 from storage.assignments import create_assignment, find_assignment, get_assignment
 
 __all__ = [
+    "PUBLIC_SEED",
+    "SECRET_SEED_BYTES",
     "AssignmentRequest",
     "Item",
     "assignment_items",
@@ -44,6 +48,8 @@ __all__ = [
 ]
 
 Item = StatementItem | ChoiceItem
+PUBLIC_SEED = "0"  # the seed of a practice assignment made without --seed (as `quizbot generate`)
+SECRET_SEED_BYTES = 16  # an exam's seed: 128 random bits, stored apart, never shown
 Format = Literal["statements", "choice", "mixed", "recall"]
 
 _REQUIRED = {
@@ -62,7 +68,8 @@ class AssignmentRequest:
     name: str
     kb: str
     points: int | None = None
-    seed: str = "0"
+    # None: the public default "0", or for an exam a secret random seed (SECRET_SEED_BYTES)
+    seed: str | None = None
     format: Format = "statements"
     relations: Sequence[str] | None = None
     all_variants: bool = False
@@ -217,7 +224,9 @@ def _recall(kb: KnowledgeBaseData, request: AssignmentRequest) -> list[AnyItem]:
     """One open recall item per (disease, aspect), ``points`` of them drawn by seed."""
     from quizbot.generate.recall import plan_recall, recall_items  # noqa: PLC0415
 
-    plan = plan_recall(kb, relations=request.relations, limit=request.points, seed=request.seed)
+    plan = plan_recall(
+        kb, relations=request.relations, limit=request.points, seed=request.seed or PUBLIC_SEED
+    )
     return list(recall_items(kb, plan))
 
 
@@ -229,7 +238,7 @@ def _generate(db: Database, request: AssignmentRequest, settings: Settings | Non
                 kb=request.kb,
                 relations=request.relations,
                 points=request.points,
-                seed=request.seed,
+                seed=request.seed or PUBLIC_SEED,
                 format=fmt,
                 store=True,
             ),
@@ -251,14 +260,27 @@ def _generate(db: Database, request: AssignmentRequest, settings: Settings | Non
     else:
         items = made("choice" if request.format == "choice" else "statements")
     if not request.all_variants:
-        items = _one_per_fact(items, f"assignment\x1f{request.seed}")
+        items = _one_per_fact(items, f"assignment\x1f{request.seed or PUBLIC_SEED}")
     return list({i.id: i for i in items}.values())  # two facts may share a negative statement
+
+
+def _secret_seed(request: AssignmentRequest) -> str | None:
+    """The seed an exam's items are drawn with: the instructor's ``--seed`` or a random one,
+    kept secret either way; ``None`` for a practice assignment (its seed is public)."""
+    if request.mode is not AssignmentMode.EXAM:
+        return None
+    return request.seed or secrets.token_hex(SECRET_SEED_BYTES)
 
 
 def make_assignment(
     db: Database, request: AssignmentRequest, settings: Settings | None = None
 ) -> Assignment:
     """Create assignment ``request.name``: make (or read) its items, store them, record them.
+
+    An exam's items (its facts, the false statements made of them, the variants asked) are
+    drawn with a secret seed (:func:`_secret_seed`) stored with the assignment and never shown
+    (``config`` says ``seed_secret``), so the public defaults of ``quizbot generate`` do not
+    rebuild them. A practice assignment's seed is public (``config["seed"]``).
 
     The same name twice raises :class:`DuplicateError` (exit 65) before anything is generated
     or written; bad options or a bad items file raise :class:`InputError`.
@@ -283,9 +305,13 @@ def make_assignment(
             config={"item_set": info.name, "format": info.format, "protocol": protocol.as_json()},
         )
     kb, kb_id = get_kb(db, request.kb)
+    secret = _secret_seed(request)
+    if secret is not None:
+        request = dataclasses.replace(request, seed=secret)
     config: dict[str, Any] = {
         "points": request.points,
-        "seed": request.seed,
+        "seed": None if secret is not None else (request.seed or PUBLIC_SEED),
+        "seed_secret": secret is not None,
         "format": request.format,
         "relations": list(request.relations) if request.relations else None,
         "all_variants": request.all_variants,
@@ -294,6 +320,7 @@ def make_assignment(
     items: list[AnyItem]
     if request.items_file is not None:
         items = read_items_file(request.items_file, kb.name)
+        secret = None  # the file fixes the items: no seed draws them
         config = {
             "items_file": request.items_file.name,
             "all_variants": request.all_variants,
@@ -325,6 +352,7 @@ def make_assignment(
         opens_at=request.opens_at,
         closes_at=request.closes_at,
         config=config,
+        secret_seed=secret,
     )
 
 

@@ -33,7 +33,7 @@ from typing import Any, TypeVar
 from typing import Protocol as _TypingProtocol
 
 from quizbot.domain import Assignment, RespondentKind, SessionStatus
-from quizbot.errors import InputError, NotFoundError
+from quizbot.errors import InputError
 from quizbot.generate.assignments import Item, assignment_items, fact_key
 from quizbot.generate.protocol import Protocol
 from quizbot.items import RecallItem
@@ -42,6 +42,7 @@ from quizbot.kb.registry import get_kb
 from quizbot.practice.feedback import _explain, _key_words, _question_id, _words, is_exam
 from quizbot.practice.planning import _entries, _view
 from quizbot.practice.review_queue import catch_up
+from quizbot.practice.seats import Sitter, check_seat
 from quizbot.practice.topics import _cohort, _display_name, _relation_label
 from quizbot.practice.views import CONFIG_VERSION, Feedback, SessionView
 from quizbot.practice.windows import check_window
@@ -127,21 +128,27 @@ def _config(
 
 
 def start_assignment_session(
-    db: Database, *, assignment: str, student: str, cohort: str | None = None
+    db: Database,
+    *,
+    assignment: str,
+    student: str,
+    cohort: str | None = None,
+    sitter: Sitter | None = None,
 ) -> SessionView:
     """Start ``student``'s session on ``assignment``, or resume theirs if they have one.
 
     A student has one session per assignment: an active one is resumed, a finished one is
     returned as it is (its answers stand); only an abandoned one lets them start again.
     Raises :class:`~quizbot.errors.NotFoundError` for an unknown assignment and
-    :class:`InputError` for an unusable pseudonym. ``cohort``, when known for sure (an
-    account's), keeps the student to their cohort's assignments (and those of no cohort):
-    another cohort's is an unknown assignment to them, so its instructor never sees them.
+    :class:`InputError` for an unusable pseudonym. ``cohort``, when known for sure, keeps the
+    student to their cohort's assignments (and those of no cohort): another cohort's is an
+    unknown assignment to them, so its instructor never sees them. ``sitter`` is who the server
+    knows is asking (accounts and proxy modes): an exam is then open only to an account of its
+    cohort (:func:`quizbot.practice.seats.check_seat`).
     """
     display = _display_name(student)
     found, every = assignment_items(db, assignment)
-    if cohort and found.cohort and _cohort(found.cohort) != _cohort(cohort):
-        raise NotFoundError(f"no assignment {assignment!r}", hint="see `quizbot assignment list`")
+    check_seat(found, sitter, cohort)
     items = [i for i in every if not isinstance(i, RecallItem)]
     if len(items) < len(every):
         raise InputError(

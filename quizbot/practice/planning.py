@@ -24,6 +24,7 @@ from quizbot.generate.statements import PointPlan, plan_for, statements
 from quizbot.items import ChoiceItem, StatementItem
 from quizbot.kb.model import KnowledgeBaseData, Triplet, point_id
 from quizbot.kb.registry import DEFAULT_KB
+from quizbot.practice.sealed import sealed_in_history
 from quizbot.practice.topics import (
     _cohort,
     _display_name,
@@ -94,9 +95,16 @@ def _entries(config: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 
 def _history(db: Database, respondent_id: int, kb_name: str) -> _History:
+    """What the student has answered in ``kb_name``, fact by fact, leaving out exams that are
+    still sealed (:mod:`quizbot.practice.sealed`): an open exam's misses are not reviewed, its
+    facts not ranked by how they went, until its last answer."""
     history = _History()
-    for past in respondent_history(db, respondent_id, kb_name=kb_name):
+    past_sessions = respondent_history(db, respondent_id, kb_name=kb_name)
+    sealed = sealed_in_history(past_sessions)
+    for past in past_sessions:
         session_id = past.session.id or 0
+        if session_id in sealed:
+            continue
         by_item = {e["id"]: e for e in _entries(past.session.config)}
         for a in past.answers:
             entry = by_item.get(a.item_id)

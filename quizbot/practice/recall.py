@@ -72,6 +72,7 @@ from quizbot.items import RecallItem
 from quizbot.kb.registry import DEFAULT_KB, get_kb
 from quizbot.practice.feedback import _locate, _question_id, _time_taken
 from quizbot.practice.planning import _entries, _view
+from quizbot.practice.seats import Sitter, check_seat
 from quizbot.practice.topics import _cohort, _display_name, _load_kb, _relation_topic_label
 from quizbot.practice.views import (
     CONFIG_VERSION,
@@ -326,6 +327,7 @@ def start_recall_assignment(
     student: str,
     tiers: Tiers = DEFAULT_TIERS,
     cohort: str | None = None,
+    sitter: Sitter | None = None,
 ) -> SessionView:
     """Start ``student``'s session on recall assignment ``assignment``, or resume theirs.
 
@@ -334,13 +336,13 @@ def start_recall_assignment(
     assignment in a per-student seeded order, the window checked.
     :class:`~quizbot.errors.NotFoundError` for an unknown assignment, :class:`InputError` for one
     that holds no recall items. ``cohort``, when known for sure (an account's), keeps the
-    student to their cohort's assignments and those of no cohort, as
-    :func:`quizbot.practice.assignments.start_assignment_session` does.
+    student to their cohort's assignments and those of no cohort, and ``sitter`` keeps an exam
+    to its cohort's accounts, as :func:`quizbot.practice.assignments.start_assignment_session`
+    does (:func:`quizbot.practice.seats.check_seat`).
     """
     display = _display_name(student)
     found = get_assignment(db, assignment)
-    if cohort and found.cohort and _cohort(found.cohort) != _cohort(cohort):
-        raise NotFoundError(f"no assignment {assignment!r}", hint="see `quizbot assignment list`")
+    check_seat(found, sitter, cohort)
     if not is_recall_assignment(found):
         raise InputError(
             f"assignment {found.name!r} asks no open recall questions",

@@ -28,6 +28,7 @@ from quizbot.practice.planning import (
 )
 from quizbot.practice.recall import is_recall_session, recall_progress
 from quizbot.practice.resume import close_idle
+from quizbot.practice.sealed import is_sealed, sealed_in_history
 from quizbot.practice.topics import (
     _display_name,
     _topic_label,
@@ -143,10 +144,12 @@ def summary(db: Database, session_id: int, models: Sequence[str] = ()) -> Summar
             f"practice session {session_id} asks open recall questions",
             hint="its results come from recall_summary (quizbot.practice.recall)",
         )
-    if row.config.get("mode") == "exam" and len(loaded.answered) < len(_entries(row.config)):
+    if row.config.get("mode") == "exam" and (
+        len(loaded.answered) < len(_entries(row.config)) or is_sealed(db, row.respondent_id, row.id)
+    ):
         raise InputError(
             "the exam is not complete; its results are shown once every question is answered",
-            hint="answer the remaining questions first",
+            hint="answer the remaining questions first (and the second pass, if there is one)",
         )
     entries = _entries(row.config)
     labels: Mapping[str, str] = row.config.get("labels", {})
@@ -215,9 +218,11 @@ def progress(
 
     Counts every answered question of every session (only in ``kb`` if given), except open
     recall answers: their sessions are listed (accuracy: the share "basically correct") and
-    their figures are ``recall`` (:func:`quizbot.practice.recall.recall_progress`). Sessions idle
-    for ``idle_timeout`` are closed before they are listed (``now`` is for tests). Raises
-    :class:`NotFoundError` when the pseudonym has never practised.
+    their figures are ``recall`` (:func:`quizbot.practice.recall.recall_progress`); and except
+    exams not yet complete (:mod:`quizbot.practice.sealed`): listed with how many questions
+    were answered, ``sealed`` and no accuracy, counted nowhere until their last answer.
+    Sessions idle for ``idle_timeout`` are closed before they are listed (``now`` is for
+    tests). Raises :class:`NotFoundError` when the pseudonym has never practised.
     """
     if by not in ("day", "session"):
         raise InputError(f"progress is by 'day' or 'session', not {by!r}", field="by")
@@ -236,14 +241,17 @@ def progress(
     topic_labels: dict[tuple[str, str], str] = {}
     sessions: list[SessionInfo] = []
     total = correct_total = 0
-    for past in respondent_history(db, respondent.id, kb_name=kb):
+    history = respondent_history(db, respondent.id, kb_name=kb)
+    sealed = sealed_in_history(history)
+    for past in history:
         row, config = past.session, past.session.config
         assert row.id is not None
         by_item = {e["id"]: e for e in _entries(config)}
         labels: Mapping[str, str] = config.get("labels", {})
         n_correct = 0
         recall = is_recall_session(config)  # scored apart: recall_progress below
-        for a in [] if recall else past.answers:
+        held = row.id in sealed  # an exam not complete: listed, nothing of it counted
+        for a in [] if recall or held else past.answers:
             entry = by_item.get(a.item_id, {})
             correct = a.outcome == Outcome.CORRECT.value
             n_correct += correct
@@ -257,9 +265,9 @@ def progress(
                 topic_labels[(row.kb_name, key)] = labels.get(key, key.split(":", 1)[1])
                 per_topic[(row.kb_name, key)][period][0] += correct
                 per_topic[(row.kb_name, key)][period][1] += 1
-        if recall:  # the session is listed; its share "basically correct" is its accuracy
+        if recall and not held:  # listed; its share "basically correct" is its accuracy
             n_correct = sum(a.outcome == Outcome.CORRECT.value for a in past.answers)
-        else:
+        elif not held:
             total += len(past.answers)
             correct_total += n_correct
         sessions.append(
@@ -274,7 +282,10 @@ def progress(
                 finished_at=row.finished_at,
                 total=len(by_item),
                 answered=len(past.answers),
-                accuracy=Proportion.of(n_correct, len(past.answers)),
+                accuracy=Proportion.of(0, 0)
+                if held
+                else Proportion.of(n_correct, len(past.answers)),
+                sealed=held,
             )
         )
 

@@ -27,6 +27,11 @@ Design
     stored time, the first time the queue is read or an answer recorded (:func:`sync`: the
     backfill and the hook are one code path, driven by a per-student watermark on answer ids).
 
+    Exams. An exam not yet complete reaches nothing of its student's spaced review, not even the
+    due count (:mod:`quizbot.practice.sealed`): its answers wait with the watermark (its
+    sessions in ``review_sync.held_sessions``) and are reviewed at the time the exam is
+    complete, when its feedback is shown.
+
     The queue. :func:`due_items` lists the facts due at a time, each with the question a review
     session would ask (a statement variant the student has not missed, preferably one never
     shown; a multiple-choice question for a relation no statement can be made of);
@@ -59,6 +64,7 @@ from quizbot.practice.planning import (
     _record_plan,
     _statement_items,
 )
+from quizbot.practice.sealed import sealed_of
 from quizbot.practice.topics import _load_kb, normalise_student
 from quizbot.practice.views import (
     CONFIG_VERSION,
@@ -212,26 +218,56 @@ def sync(
     """Turn the student's answers not yet seen into reviews; return how many reviews counted.
 
     Answers are taken in the order they were stored, each at ``at[response_id]`` if given, else
-    at its stored time. ``known``: items the caller already holds (the answer hook's), not read
-    again. Safe to call any time and from several places at once: the write checks the
-    watermark it started from (:func:`storage.review_cards.save_cards`) and a losing call
-    starts over from the new one.
+    at its stored time. Answers of an exam still sealed (:mod:`quizbot.practice.sealed`) are
+    not reviewed: their sessions are kept with the watermark and their answers are reviewed,
+    at the time of that sync, by the first sync that finds the exam complete. ``known``: items
+    the caller already holds (the answer hook's), not read again. Safe to call any time and
+    from several places at once: the write checks the watermark it started from
+    (:func:`storage.review_cards.save_cards`) and a losing call starts over from the new one.
     """
     when = dict(at or {})
-    held = {i.id: i for i in known}
+    held_items = {i.id: i for i in known}
     for _attempt in range(_SYNC_ATTEMPTS):
-        mark, answers = pending_answers(db, respondent_id)
+        pending = pending_answers(db, respondent_id)
+        mark, answers = pending.watermark, pending.answers
         if not answers:
             return 0
-        wanted = [i for i in dict.fromkeys(a.item_id for a in answers) if i not in held]
-        asked = [*held.values(), *(load_any_items(db, wanted) if wanted else [])]
+        sealed = (
+            sealed_of(db, respondent_id)
+            if pending.held or any(a.on_assignment for a in answers)
+            else set()
+        )
+        # An exam's answers wait while it is sealed; once it is complete they are reviewed
+        # now, when its feedback is shown (the answers above the watermark at their own time).
+        released_at = _utc(now())
+        timed = sorted(
+            (
+                (
+                    _utc(
+                        released_at
+                        if a.response_id <= mark
+                        else when.get(a.response_id, a.created_at)
+                    ),
+                    a,
+                )
+                for a in answers
+                if a.quiz_session_id not in sealed
+            ),
+            key=lambda pair: (pair[0], pair[1].response_id),
+        )
+        still_held = {a.quiz_session_id for a in answers if a.quiz_session_id in sealed}
+        still_held |= set(pending.held) & sealed
+        newest = max(mark, *(a.response_id for a in answers))
+        if not timed and newest == mark and still_held == set(pending.held):
+            return 0  # only answers of exams still sealed: nothing to write
+        wanted = [i for i in dict.fromkeys(a.item_id for _, a in timed) if i not in held_items]
+        asked = [*held_items.values(), *(load_any_items(db, wanted) if wanted else [])]
         # Open recall answers have no card: a recall question asks a whole list, not a fact.
         refs = {i.id: _facts_of(i) for i in asked if isinstance(i, StatementItem | ChoiceItem)}
         cards = get_cards(db, respondent_id, [r.fact for rs in refs.values() for r in rs])
         changed: dict[str, ReviewCard] = {}
         n_reviews = 0
-        for a in answers:
-            moment = _utc(when.get(a.response_id, a.created_at))
+        for moment, a in timed:
             rating = rating_for(a.outcome, a.latency_ms)
             for ref in refs.get(a.item_id, []):
                 old = changed.get(ref.fact, cards.get(ref.fact))
@@ -244,7 +280,8 @@ def sync(
             respondent_id,
             list(changed.values()),
             expected_watermark=mark,
-            new_watermark=answers[-1].response_id,
+            new_watermark=newest,
+            held=sorted(still_held),
         ):
             return n_reviews
     return 0

@@ -84,7 +84,10 @@ Design
     checked when a session starts and at every answer (:mod:`quizbot.practice.windows`). On a
     two-pass assignment :func:`second_pass_session` asks the items abstained on again, refusing
     "I don't know". :func:`answer` stores the time taken when given the question's
-    ``shown_at``.
+    ``shown_at``. An exam is open only to its cohort when the server knows who is asking
+    (:class:`Sitter`, :mod:`quizbot.practice.seats`), and until its last answer nothing of it
+    reaches its student by any other way: progress, review of mistakes, spaced review and
+    summaries leave it out (:mod:`quizbot.practice.sealed`).
 
     Open recall (:mod:`quizbot.practice.recall`). :func:`start_recall_session` asks open
     questions ("What are the main symptoms of gout?"); :func:`answer_recall` scores the typed
@@ -146,6 +149,7 @@ from quizbot.practice.review_queue import (
     due_items,
     start_review_session,
 )
+from quizbot.practice.seats import Sitter
 from quizbot.practice.step import (
     AnswerStep,
     answer_and_next,
@@ -216,6 +220,7 @@ __all__ = [
     "RecalledEntity",
     "SessionInfo",
     "SessionView",
+    "Sitter",
     "Summary",
     "Topic",
     "TopicProgress",

@@ -282,6 +282,7 @@ class SessionInfo(_Json):
     total: int
     answered: int
     accuracy: Proportion
+    sealed: bool = False  # an exam not complete yet: no accuracy, counted nowhere
 
 
 @dataclass(frozen=True)

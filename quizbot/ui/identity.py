@@ -23,6 +23,7 @@ import gradio as gr
 
 from quizbot import accounts
 from quizbot.domain import Role
+from quizbot.practice.seats import Sitter
 from quizbot.ui.context import UiContext
 
 __all__ = [
@@ -34,6 +35,7 @@ __all__ = [
     "hide_in_accounts_mode",
     "restrict",
     "scoped_cohort",
+    "sitter",
     "tab_visibility",
 ]
 
@@ -323,3 +325,16 @@ def scoped_cohort(ctx: UiContext, request: gr.Request | None, chosen: str | None
     if viewer.role is Role.INSTRUCTOR and viewer.cohort:
         return viewer.cohort
     return chosen
+
+
+def sitter(ctx: UiContext, name: str | None) -> Sitter | None:
+    """Who starts an assignment, as the server knows them (an exam is open only to its cohort,
+    :mod:`quizbot.practice.seats`): ``None`` in local mode; in accounts mode the account
+    ``name`` (the logged-in one, put there by :func:`as_student`) with its cohort, or, for a
+    name a login proxy sent with no account here, a sitter without an account."""
+    if not ctx.accounts_mode():
+        return None
+    account = accounts.user(ctx.db, str(name or ""))
+    if account is None:
+        return Sitter(None, account=False)
+    return Sitter(account.cohort, account=True)

@@ -413,6 +413,9 @@ def _when(moment: datetime) -> str:
     return moment.strftime("%Y-%m-%d %H:%M")
 
 
+SEALED_ACCURACY = "exam not complete: shown after its last answer"
+
+
 def progress_view(p: Progress) -> ProgressView:
     """Tables and chart data for :func:`quizbot.practice.service.progress` (accuracy in percent)."""
     by_what = "day" if p.by == "day" else "session"
@@ -464,7 +467,7 @@ def progress_view(p: Progress) -> ProgressView:
             s.format + (" (review)" if s.review else ""),
             s.status,
             f"{s.answered}/{s.total}",
-            format_proportion(s.accuracy),
+            SEALED_ACCURACY if s.sealed else format_proportion(s.accuracy),
         ]
         for s in sorted(p.sessions, key=lambda s: s.started_at, reverse=True)
     ]
@@ -728,9 +731,8 @@ def start(
     resumed, see :func:`start_assignment`); the other settings are then the assignment's.
     """
     if assignment is not None and assignment.strip() and not review:
-        # accounts mode: the account's cohort (as_student) keeps them to its assignments
-        own = (cohort or None) if ctx.accounts_mode() else None
-        return start_assignment(ctx, student, assignment, session_id, chat, cohort=own)
+        # accounts mode: the account (as_student) and its cohort decide what it may sit
+        return start_assignment(ctx, student, assignment, session_id, chat)
     try:
         chosen_topic = None if topic in (None, "", ALL_TOPICS) else topic
         view = practice.start_session(
@@ -775,11 +777,10 @@ def start_assignment(
     assignment: str,
     session_id: int | None = None,
     chat: list[Message] | None = None,
-    *,
-    cohort: str | None = None,
 ) -> tuple[Any, ...]:
-    """Start or resume ``student``'s session on ``assignment`` and show where they are
-    (``cohort``: the account's, so another cohort's assignment is unknown to them).
+    """Start or resume ``student``'s session on ``assignment`` and show where they are (in
+    accounts mode as the account: another cohort's assignment is unknown to it, and an exam
+    is open only to an account of its cohort, :func:`quizbot.ui.identity.sitter`).
 
     A new or unfinished session shows its next question; a finished one is not started again:
     a message says so and its summary (an exam's with the review) is shown once more. Errors,
@@ -789,7 +790,10 @@ def start_assignment(
     try:
         try:
             view = practice.start_assignment_session(
-                ctx.db, assignment=name, student=student or "", cohort=cohort
+                ctx.db,
+                assignment=name,
+                student=student or "",
+                sitter=identity.sitter(ctx, student),
             )
         except NotFoundError as exc:
             if "assignment" not in str(exc):

@@ -423,10 +423,13 @@ def start(
     tiers = parse_tiers(ctx.settings.recall_tiers)
     name = (assignment or "").strip()
     if name:
-        # accounts mode: the account's cohort (as_student) keeps them to its assignments
-        own = (cohort or None) if ctx.accounts_mode() else None
+        # accounts mode: the account (as_student) and its cohort decide what it may sit
         view = practice.start_recall_assignment(
-            ctx.db, assignment=name, student=student or "", tiers=tiers, cohort=own
+            ctx.db,
+            assignment=name,
+            student=student or "",
+            tiers=tiers,
+            sitter=identity.sitter(ctx, student),
         )
     else:
         view = practice.start_recall_session(

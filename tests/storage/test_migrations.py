@@ -379,3 +379,29 @@ def test_0018_adds_recall_self_grades_and_judgements_and_keeps_what_was_stored(
     ):
         with pytest.raises(IntegrityError):
             empty_db.write(lambda s, st=statement: s.execute(text(st)))
+
+
+def test_0020_adds_the_secret_seed_and_held_sessions_and_keeps_what_was_stored(
+    empty_db: Database,
+) -> None:
+    upgrade(empty_db, "0019")
+    for statement in [
+        *_V1_ROWS,
+        "INSERT INTO assignments (id, name, kb_name, mode, config, created_at) VALUES"
+        " (1, 'old', 'kb', 'exam', '{\"seed\": \"0\"}', '2026-01-01 00:00:00')",
+        "INSERT INTO assignment_items (assignment_id, position, item_id) VALUES (1, 1, 'i1:a')",
+        "INSERT INTO review_sync (respondent_id, last_response_id, updated_at) VALUES"
+        " (1, 7, '2026-01-01 00:00:00')",
+    ]:
+        empty_db.write(lambda s, st=statement: s.execute(text(st)))
+    upgrade(empty_db)
+    from storage.assignments import get_assignment, secret_seed
+    from storage.review_cards import pending_answers, save_cards
+
+    old = get_assignment(empty_db, "old")
+    assert old.config == {"seed": "0"} and old.item_ids == ("i1:a",)
+    assert secret_seed(empty_db, old.id) is None  # made before: its seed is the public one
+    pending = pending_answers(empty_db, 1)
+    assert (pending.watermark, pending.held) == (7, ())  # nothing held before 0020
+    assert save_cards(empty_db, 1, [], expected_watermark=7, new_watermark=7, held=[3, 3])
+    assert pending_answers(empty_db, 1).held == (3,)
