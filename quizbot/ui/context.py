@@ -24,8 +24,8 @@ from storage import Database
 __all__ = ["BASELINE_MODELS", "UiContext"]
 
 BASELINE_MODELS = ("baseline/always-true", "baseline/random", "baseline/majority")
-ACCOUNTS_RECHECK_S = 2.0
-LOGIN_CLOCK: Callable[[], float] = time.monotonic  # the login limits' clock (tests stop it)  # how long "no accounts yet" is believed before asking again
+ACCOUNTS_RECHECK_S = 2.0  # how long "no accounts yet" is believed before asking again
+LOGIN_CLOCK: Callable[[], float] = time.monotonic  # the login limits' clock (tests stop it)
 
 
 class _AccountsFlag:
@@ -81,8 +81,8 @@ class _LoginLimits:
                     settings.login_per_minute_user,
                 )
                 self._limits = (
-                    RateLimit(per_address / 60, per_address, clock=lambda: LOGIN_CLOCK()),
-                    RateLimit(per_user / 60, per_user, clock=lambda: LOGIN_CLOCK()),
+                    RateLimit(per_address / 60, per_address, clock=lambda: LOGIN_CLOCK()),  # noqa: PLW0108
+                    RateLimit(per_user / 60, per_user, clock=lambda: LOGIN_CLOCK()),  # noqa: PLW0108
                 )
         by_address, by_user = self._limits
         by_address.check(address)

@@ -75,9 +75,6 @@ class Refusals:
             return False, 0, min(REFUSED_MAX_DELAY_S, REFUSED_DELAY_S * count)
 
 
-REFUSALS = Refusals()
-
-
 @dataclass(frozen=True, slots=True)
 class Viewer:
     """The person behind a request: an account (name, role, cohort) or the local user."""
@@ -228,6 +225,7 @@ def restrict(ctx: UiContext, app: gr.Blocks, tabs: dict[Any, Role]) -> int:
     handlers were guarded.
     """
     members = {tab: set(_descendants(tab)) for tab in tabs}
+    refusals = Refusals()  # this app's bursts of refused calls
     guarded = 0
     for block_fn in list(app.fns.values()):
         if block_fn.fn is None:
@@ -264,7 +262,7 @@ def restrict(ctx: UiContext, app: gr.Blocks, tabs: dict[Any, Role]) -> int:
                 skipped = gr.skip()
                 return skipped if n == 1 else tuple(skipped for _ in range(n))
             if attempt and viewer.name:
-                first, unwritten, wait = REFUSALS.refused(viewer.name)
+                first, unwritten, wait = refusals.refused(viewer.name)
                 if first:
                     more = f"; {unwritten} more refused in the burst before" if unwritten else ""
                     accounts.record_action(

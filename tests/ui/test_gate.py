@@ -359,8 +359,8 @@ def test_a_session_hash_is_refused_to_a_second_account(db: Database, tmp_path: P
         assert _login(two, "s2", "second student password").status_code == 303
         owned = one.post("/gradio_api/queue/join", json={"session_hash": "abc123def"})
         assert owned.status_code != 403  # s1's own (Gradio answers the incomplete body)
-        assert two.get("/gradio_api/heartbeat/abc123def").status_code == 403
         joined = two.post("/gradio_api/queue/join", json={"session_hash": "abc123def"})
-        assert joined.status_code == 403
+        assert joined.status_code == 403  # (checked first: the streams below would stay open)
+        assert two.get("/gradio_api/heartbeat/abc123def").status_code == 403
         data = two.get("/gradio_api/queue/data", params={"session_hash": "abc123def"})
         assert data.status_code == 403
