@@ -221,8 +221,8 @@ def restrict(ctx: UiContext, app: gr.Blocks, tabs: dict[Any, Role]) -> int:
     Refused calls raise :class:`gr.Error` ("Your account may not do this."); those run on page
     load (or chained after one) leave their outputs as they are. Every call a person makes (not
     page loads, not the steps chained after a call) is written to the audit log (action
-    ``ui.<tab id>``, the handler's name, whether it was allowed). Returns how many
-    handlers were guarded.
+    ``ui.<tab id>``, the handler's name, whether it was allowed); refused calls once per burst
+    (:class:`Refusals`). Returns how many handlers were guarded.
     """
     members = {tab: set(_descendants(tab)) for tab in tabs}
     refusals = Refusals()  # this app's bursts of refused calls
