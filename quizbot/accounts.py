@@ -4,7 +4,12 @@ Passwords are hashed with argon2id (argon2-cffi's defaults, re-hashed on login w
 change); the rules are :func:`check_password`'s. A login (:func:`login`) costs one argon2
 verification whether or not the user exists, and answers the same way for an unknown user, a
 wrong password, a disabled account and a locked one, so the login form tells an attacker nothing.
-:data:`MAX_FAILURES` wrong passwords in a row lock the account for :data:`LOCK_FOR`.
+:data:`MAX_FAILURES` wrong passwords in a row for one account *from one client address* lock
+that name from that address for :data:`LOCK_FOR`, twice as long for each lock in a row (at most
+:data:`LONGEST_LOCK`): a stranger cannot lock anyone out from anywhere else. Each attempt is
+counted before its password is checked, so parallel guesses cannot check more passwords than
+that. An admin ends the locks with :func:`unlock`. Local mode's admin password
+(:func:`admin_password_login`) has the same lockout.
 
 A session is a random token (the browser's cookie) whose SHA-256 is stored
 (:mod:`storage.accounts`); it lasts :data:`SESSION_LIFETIME` at most and ends after
@@ -18,6 +23,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import hmac
 import re
 import secrets
 from collections.abc import Sequence
@@ -31,12 +37,15 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
 from quizbot.domain import AuditEntry, Role, UserAccount
-from quizbot.errors import InputError
+from quizbot.errors import InputError, NotFoundError
+from quizbot.names import check_name as check_given_name
 from storage import Database
 from storage import accounts as store
 
 __all__ = [
+    "LOCAL_ADMIN",
     "LOCK_FOR",
+    "LONGEST_LOCK",
     "MAX_FAILURES",
     "MIN_PASSWORD_LENGTH",
     "SESSION_IDLE",
@@ -44,6 +53,7 @@ __all__ = [
     "Invite",
     "LoginResult",
     "accounts_exist",
+    "admin_password_login",
     "audit_log",
     "change_password",
     "check_name",
@@ -60,6 +70,7 @@ __all__ = [
     "reset_password",
     "session_account",
     "token_hash",
+    "unlock",
     "user",
 ]
 
@@ -67,6 +78,9 @@ MIN_PASSWORD_LENGTH = 10
 MAX_PASSWORD_LENGTH = 1024  # argon2 takes any length; a megabyte "password" is an attack
 MAX_FAILURES = 5
 LOCK_FOR = timedelta(minutes=15)
+LONGEST_LOCK = timedelta(days=1)
+FORGET_LOCKS_AFTER = timedelta(days=1)  # a day after its last lock ended, a pair starts over
+LOCAL_ADMIN = ":admin"  # the lock name of local mode's admin password (no account has it)
 SESSION_LIFETIME = timedelta(hours=12)
 SESSION_IDLE = timedelta(hours=2)
 SESSION_TOUCH = timedelta(minutes=1)
@@ -100,12 +114,11 @@ def check_name(name: str) -> str:
 
 
 def _check_cohort(cohort: str | None) -> str | None:
+    """A cohort name by the rule for names people give (:func:`quizbot.names.check_name`: one
+    line, no markup, no path parts), or None for none."""
     if cohort is None or not cohort.strip():
         return None
-    cohort = cohort.strip()
-    if len(cohort) > MAX_COHORT or any(not ch.isprintable() for ch in cohort):
-        raise InputError(f"cohort must be 1-{MAX_COHORT} printable characters", field="cohort")
-    return cohort
+    return check_given_name(cohort, field="cohort", max_length=MAX_COHORT)
 
 
 def check_password(password: str, name: str) -> None:
@@ -239,17 +252,19 @@ def change_password(
     if account is None or found is None:
         raise InputError("your session has ended; log in again")
     name, stored = account.name, found[1]
-    locked = account.locked_until is not None and account.locked_until > now
-    if locked or not _verify(stored, current[:MAX_PASSWORD_LENGTH]):
-        if not locked:
-            store.record_login_failure(
-                db, account.id, max_failures=MAX_FAILURES, lock_for=LOCK_FOR, now=now
-            )
+    where = address or "?"
+    blocked = _begin_attempt(db, name, where, now)
+    if blocked is not None or not _verify(stored, current[:MAX_PASSWORD_LENGTH]):
+        if blocked is None:
+            _failed(db, name, where, account.id, now)
+        else:
+            _verify(_dummy_hash(), current[:MAX_PASSWORD_LENGTH])
         record_action(
             db, name, "user.change-password", name, ok=False, detail="wrong current password",
             address=address,
         )  # fmt: skip
         raise InputError("the current password is wrong", field="current_password")
+    store.login_passed(db, name, where)
     try:
         check_password(new, name)
         if new == current:
@@ -403,25 +418,26 @@ def login(
         record_action(db, None, "login", shown, ok=False, detail="unknown user", address=address)
         return LoginResult("refused")
     account, stored = found
-    good = _verify(stored, password)
-    if account.locked_until is not None and account.locked_until > now:
+    where = address or "?"
+    blocked = _begin_attempt(db, name, where, now)
+    if blocked is not None:
+        _verify(_dummy_hash(), password)  # the same work as any other answer
         record_action(db, name, "login", name, ok=False, detail="locked", address=address)
         return LoginResult("refused")
+    good = _verify(stored, password)
     if account.disabled:
         record_action(db, name, "login", name, ok=False, detail="disabled", address=address)
         return LoginResult("refused")
     if not good:
-        after = store.record_login_failure(
-            db, account.id, max_failures=MAX_FAILURES, lock_for=LOCK_FOR, now=now
-        )
-        locked = after.locked_until is not None and after.locked_until > now
+        failures, until = _failed(db, name, where, account.id, now)
         detail = (
-            f"wrong password; locked until {after.locked_until:%H:%M} UTC"
-            if locked
-            else (f"wrong password ({after.failed_logins} in a row)")
+            f"wrong password; locked from this address until {until:%H:%M} UTC"
+            if until is not None
+            else f"wrong password ({failures} in a row from this address)"
         )
         record_action(db, name, "login", name, ok=False, detail=detail, address=address)
         return LoginResult("refused")
+    store.login_passed(db, name, where)
     if account.must_change_password:
         if new_password is None:
             return LoginResult("change_password", account)
@@ -442,6 +458,63 @@ def login(
     )
     record_action(db, name, "login", name, ok=True, address=address)
     return LoginResult("ok", account, token)
+
+
+def _begin_attempt(db: Database, name: str, address: str, now: datetime) -> datetime | None:
+    return store.begin_login_attempt(
+        db, name, address, max_failures=MAX_FAILURES, forget_after=FORGET_LOCKS_AFTER, now=now
+    )
+
+
+def _failed(
+    db: Database, name: str, address: str, user_id: int | None, now: datetime
+) -> tuple[int, datetime | None]:
+    return store.login_failed(
+        db, name, address, user_id=user_id, max_failures=MAX_FAILURES, lock_for=LOCK_FOR,
+        longest=LONGEST_LOCK, now=now,
+    )  # fmt: skip
+
+
+def unlock(db: Database, name: str, *, actor: str | None = None) -> int:
+    """End every login lock of ``name`` (from every address, :data:`LOCAL_ADMIN` for local mode's
+    admin password) without changing its password; audit-logged. How many addresses it had been
+    counted from."""
+    if name != LOCAL_ADMIN and user(db, name) is None:
+        raise NotFoundError(f"no user {name!r}", hint="`quizbot user list` shows the accounts")
+    cleared = store.clear_login_locks(db, name)
+    record_action(db, actor, "user.unlock", name, detail=f"{cleared} address(es)")
+    return cleared
+
+
+def admin_password_login(
+    db: Database, password: str, secret: str, *, address: str | None, audit_success: bool = True,
+    now: datetime | None = None,
+) -> bool:  # fmt: skip
+    """Whether ``password`` is local mode's admin password ``secret`` (constant time), under the
+    accounts' lockout: :data:`MAX_FAILURES` wrong ones from an address lock it there (the lock name
+    :data:`LOCAL_ADMIN`), growing as for an account. Failures and locks are audit-logged, and
+    a success when ``audit_success``."""
+    now = now or _now()
+    where = address or "?"
+    password = password[:MAX_PASSWORD_LENGTH]
+    if _begin_attempt(db, LOCAL_ADMIN, where, now) is not None:
+        record_action(
+            db, None, "admin.login", LOCAL_ADMIN, ok=False, detail="locked", address=address
+        )
+        return False
+    if password and hmac.compare_digest(password.encode(), secret.encode()):
+        store.login_passed(db, LOCAL_ADMIN, where)
+        if audit_success:
+            record_action(db, None, "admin.login", LOCAL_ADMIN, address=address)
+        return True
+    failures, until = _failed(db, LOCAL_ADMIN, where, None, now)
+    detail = (
+        f"wrong password; locked from this address until {until:%H:%M} UTC"
+        if until is not None
+        else f"wrong password ({failures} in a row)"
+    )
+    record_action(db, None, "admin.login", LOCAL_ADMIN, ok=False, detail=detail, address=address)
+    return False
 
 
 def session_account(db: Database, token: str, *, now: datetime | None = None) -> UserAccount | None:

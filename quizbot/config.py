@@ -69,7 +69,9 @@ _HINTS: dict[str, str] = {
     "milliseconds between 100 and 600000",
     "db_pool_size": "set QUIZBOT_DB_POOL_SIZE to a whole number between 1 and 100",
     "max_upload_mb": "set QUIZBOT_MAX_UPLOAD_MB to a whole number of megabytes from 1 to 2048",
-    "admin_password": "set QUIZBOT_ADMIN_PASSWORD to a non-empty password, or unset it",
+    "admin_password": "set QUIZBOT_ADMIN_PASSWORD to a password of at least 10 characters "
+    "(not only spaces), or unset it",
+    "upload_mb_per_hour": "set QUIZBOT_UPLOAD_MB_PER_HOUR to a whole number of megabytes >= 1",
     "scheduler": "set QUIZBOT_SCHEDULER to 1 (run the monitors inside `quizbot serve`) or 0",
     "practice_idle_hours": "set QUIZBOT_PRACTICE_IDLE_HOURS to a number of hours between 0.1 "
     "and 8760 (a year), e.g. 12",
@@ -77,6 +79,8 @@ _HINTS: dict[str, str] = {
     "proxy puts the user name in (e.g. X-Forwarded-User), together with QUIZBOT_TRUSTED_PROXIES",
     "trusted_proxies": "set QUIZBOT_TRUSTED_PROXIES to comma-separated addresses or networks of "
     "the proxy (e.g. 127.0.0.1,10.0.0.0/24), together with QUIZBOT_TRUSTED_PROXY_HEADER",
+    "allowed_hosts": "set QUIZBOT_ALLOWED_HOSTS to comma-separated host names people open the "
+    "app under (e.g. quiz.example.org,quiz.internal), without scheme or path",
     "secure_cookies": "set QUIZBOT_SECURE_COOKIES to 1 (HTTPS in front, e.g. a reverse proxy) or 0",
     "public_url": "set QUIZBOT_PUBLIC_URL to the address people open the app at, e.g. "
     "https://quizbot.example.org (http or https, no query)",
@@ -171,6 +175,13 @@ class Settings(BaseSettings):
     max_upload_mb: int = Field(
         default=20, ge=1, le=2048, description="Largest file the app accepts, in megabytes."
     )
+    upload_mb_per_hour: int = Field(
+        default=200,
+        ge=1,
+        le=1_000_000,
+        description="Megabytes one account may upload to the app per hour (accounts and proxy "
+        "mode; HTTP 429 beyond).",
+    )
     scheduler: bool = Field(
         default=False, description="Run the monitors' scheduler inside `quizbot serve`."
     )
@@ -234,6 +245,12 @@ class Settings(BaseSettings):
         validate_default=True,
         description="Addresses or networks of that proxy; the header is trusted only from them.",
     )
+    allowed_hosts: Annotated[list[str], NoDecode] = Field(
+        default_factory=list,
+        description="Host names besides 127.0.0.1, localhost and [::1] the app answers to (the "
+        "Host header) and whose pages may post to it (the Origin header); in local mode every "
+        "other name is refused, so a web page cannot reach the app by DNS rebinding.",
+    )
     secure_cookies: bool = Field(
         default=False,
         description="Mark the session cookie Secure even on plain HTTP (HTTPS at a reverse "
@@ -262,6 +279,17 @@ class Settings(BaseSettings):
                     ipaddress.ip_network(str(part), strict=False)
                 except ValueError:
                     raise ValueError(f"{part!r} is not an address or network") from None
+        return value
+
+    @field_validator("allowed_hosts", mode="before")
+    @classmethod
+    def _split_hosts(cls, value: Any) -> Any:
+        if isinstance(value, str):
+            value = [part.strip().lower() for part in value.split(",") if part.strip()]
+        if isinstance(value, list):
+            for part in value:
+                if not isinstance(part, str) or not _HOST_NAME.fullmatch(part):
+                    raise ValueError(f"{str(part)[:60]!r} is not a host name")
         return value
 
     @field_validator("trusted_proxies")
@@ -372,8 +400,16 @@ class Settings(BaseSettings):
     @field_validator("admin_password")
     @classmethod
     def _check_password(cls, value: SecretStr | None) -> SecretStr | None:
-        if value is not None and not value.get_secret_value():
+        if value is None:
+            return value
+        secret = value.get_secret_value()
+        if not secret:
             raise ValueError("must not be empty")
+        if len(secret) < MIN_ADMIN_PASSWORD or not secret.strip():
+            # the accounts' rule (quizbot.accounts.check_password), for the local admin too
+            raise ValueError(
+                f"must have at least {MIN_ADMIN_PASSWORD} characters, not only whitespace"
+            )
         return value
 
     @property
@@ -470,7 +506,9 @@ def load_settings(**overrides: Any) -> Settings:
 
 
 _SECRET_FIELDS = frozenset({"admin_password"})
-_URL_PASSWORD = re.compile(r"://[^:/@\s]*:([^/\s]*)@")
+MIN_ADMIN_PASSWORD = 10  # as quizbot.accounts.MIN_PASSWORD_LENGTH
+_HOST_NAME = re.compile(r"^(\[[0-9a-f:.]{2,45}\]|[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?)$")
+_URL_PASSWORD = re.compile(r"//[^:/@\s]*:([^/\s]*)@")
 
 
 def register_secrets(settings: Settings) -> None:

@@ -44,12 +44,13 @@ _PATTERNS = (
     # Bearer tokens and Authorization / x-api-key headers, whatever the token looks like.
     re.compile(
         r"(?i)\b((?:authorization:?\s*)?(?:bearer|basic)|authorization:?"
-        r"|(?:x-)?api[-_ ]?key[\"']?\s*[:=]\s*[\"']?)\s*[\w.~+/=-]{6,}"
+        r"|(?:x-)?api[-_ ]?key[\"']?\s*[:=]\s*[\"']?)\s*(?!(?:bearer|basic)\b)[\w.~+/=-]{6,}"
     ),
     # Well-known key shapes: OpenAI/Anthropic sk-..., Google AIza..., GitHub ghp_..., HF hf_....
     re.compile(r"\b(sk-(?:ant-|proj-)?[\w-]{8,}|AIza[\w-]{20,}|gh[pousr]_\w{20,}|hf_\w{20,})"),
-    # Passwords in URLs: scheme://user:password@host (a password may itself hold '@' or ':').
-    re.compile(r"(?<=://)([^:/@\s]*):([^/\s]*)@(?=[^@/\s]+)"),
+    # Passwords in URLs: scheme://user:password@host (a password may itself hold '@' or ':'),
+    # and in a URL mistyped without its colon (postgresql//user:password@host).
+    re.compile(r"(?<=//)([^:/@\s]*):([^/\s]*)@(?=[^@/\s]+)"),
     # Secrets in query strings and form bodies: ?key=..., &access_token=..., password=...
     re.compile(
         r"(?i)([?&;\s](?:api[-_]?key|key|token|access[-_]?token|secret|password|passwd|pwd"

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import ipaddress
 import logging
+import os
+import shutil
 import socket
+from pathlib import Path
 from typing import Literal
 
 from quizbot import __version__
@@ -20,7 +23,7 @@ from quizbot.errors import ConfigError
 from quizbot.kb.registry import DEFAULT_KB, get_kb
 from storage import open_database
 
-__all__ = ["check_mode", "is_loopback", "serve"]
+__all__ = ["check_mode", "is_loopback", "serve", "upload_folder"]
 
 Mode = Literal["local", "accounts", "proxy"]
 
@@ -66,6 +69,31 @@ def check_mode(settings: Settings, host: str, has_accounts: bool) -> Mode:
     )
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: alive
+        return True
+    return True
+
+
+def upload_folder(home: Path) -> Path:
+    """This process's folder for uploaded files, ``$QUIZBOT_HOME/uploads/<pid>`` (private);
+    the folders of processes no longer running (killed with ``kill -9``, so Gradio could not
+    delete them on the way out) are deleted first."""
+    root = home / "uploads"
+    root.mkdir(parents=True, exist_ok=True, mode=0o700)
+    for child in root.iterdir():
+        if child.is_dir() and child.name.isdigit() and not _alive(int(child.name)):
+            shutil.rmtree(child, ignore_errors=True)
+            log.info("deleted the uploads of process %s, which is gone", child.name)
+    mine = root / str(os.getpid())
+    mine.mkdir(exist_ok=True, mode=0o700)
+    return mine
+
+
 def serve(settings: Settings, *, host: str | None = None, port: int | None = None) -> None:
     """Serve the app until interrupted. Blocks."""
     host = host or settings.host
@@ -85,6 +113,8 @@ def serve(settings: Settings, *, host: str | None = None, port: int | None = Non
 
     from quizbot.ui.gate import web_app  # noqa: PLC0415
 
+    # uploads in a folder of this process, where the next start finds them if it is killed
+    os.environ["GRADIO_TEMP_DIR"] = str(upload_folder(settings.home))
     app = web_app(settings, db)
     scheduler = None
     if settings.scheduler:

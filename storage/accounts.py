@@ -13,14 +13,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col
 
 from quizbot.domain import AuditEntry, Role, UserAccount
 from quizbot.errors import DuplicateError, InputError, NotFoundError
 from storage.engine import Database
-from storage.models import AuditLogRow, UserRow, UserSessionRow
+from storage.models import AuditLogRow, LoginLockRow, UserRow, UserSessionRow
 from storage.records import to_record
 from storage.repo import _integrity
 
@@ -29,13 +29,16 @@ __all__ = [
     "add_audit",
     "add_users",
     "audit_entries",
+    "begin_login_attempt",
+    "clear_login_locks",
     "count_users",
     "create_session",
     "delete_session",
     "get_user",
     "list_users",
+    "login_failed",
+    "login_passed",
     "login_record",
-    "record_login_failure",
     "record_login_success",
     "session_user",
     "set_disabled",
@@ -173,6 +176,7 @@ def set_password_hash(
         row.failed_logins = 0
         row.locked_until = None
         row.password_changed_at = now
+        session.execute(delete(LoginLockRow).where(col(LoginLockRow.name) == name))
         if row.id is not None:
             _end_sessions(session, row.id, keep_session)
         session.flush()
@@ -181,29 +185,119 @@ def set_password_hash(
     return db.write(_set)
 
 
-def record_login_failure(
-    db: Database, user_id: int, *, max_failures: int, lock_for: timedelta, now: datetime
-) -> UserAccount:
-    """Count one failed login (atomically); the ``max_failures``-th in a row locks the account
-    until ``now + lock_for`` and starts the count again."""
+def _lock_row(session: Session, name: str, address: str, now: datetime) -> LoginLockRow:
+    """The (name, address) row, made if missing (a concurrent insert of the same pair is fine)."""
+    stmt = select(LoginLockRow).where(
+        col(LoginLockRow.name) == name, col(LoginLockRow.address) == address
+    )
+    row: LoginLockRow | None = session.execute(stmt).scalar()
+    if row is None:
+        try:
+            with session.begin_nested():
+                session.add(LoginLockRow(name=name, address=address, updated_at=now))
+        except IntegrityError:
+            pass
+        found: LoginLockRow = session.execute(stmt).scalar_one()
+        return found
+    return row
 
-    def _fail(session: Session) -> UserAccount:
-        session.execute(
-            update(UserRow)
-            .where(col(UserRow.id) == user_id)
-            .values(failed_logins=col(UserRow.failed_logins) + 1)
-        )
-        row = session.get(UserRow, user_id)
-        if row is None:
-            raise NotFoundError(f"no user with id {user_id}")
-        session.refresh(row)
-        if row.failed_logins >= max_failures:
-            row.failed_logins = 0
-            row.locked_until = now + lock_for
+
+def begin_login_attempt(
+    db: Database, name: str, address: str, *, max_failures: int, forget_after: timedelta,
+    now: datetime,
+) -> datetime | None:  # fmt: skip
+    """Count one attempt of ``name`` from ``address`` *before* its password is checked, in one
+    atomic update, so parallel guesses cannot check more than ``max_failures`` passwords.
+
+    Returns None when the attempt may check its password, else until when the pair is locked (or
+    ``now`` when parallel attempts already used up the count). A pair whose last lock ended more
+    than ``forget_after`` ago starts its doubling again."""
+    name, address = name[:100], address[:100]
+
+    def _begin(session: Session) -> datetime | None:
+        row = _lock_row(session, name, address, now)
+        if row.locked_until is not None and row.locked_until + forget_after < now:
+            row.locks = 0
+            row.locked_until = None
             session.flush()
-        return _account(row)
+        session.execute(
+            update(LoginLockRow)
+            .where(
+                col(LoginLockRow.id) == row.id,
+                or_(
+                    col(LoginLockRow.locked_until).is_(None), col(LoginLockRow.locked_until) <= now
+                ),
+            )
+            .values(failures=col(LoginLockRow.failures) + 1, updated_at=now)
+        )
+        session.refresh(row)
+        if row.locked_until is not None and row.locked_until > now:
+            return row.locked_until
+        return now if row.failures > max_failures else None
+
+    return db.write(_begin)
+
+
+def login_passed(db: Database, name: str, address: str) -> None:
+    """The password of ``name`` from ``address`` was right: that pair's count and locks go."""
+    db.write(
+        lambda s: s.execute(
+            delete(LoginLockRow).where(
+                col(LoginLockRow.name) == name[:100], col(LoginLockRow.address) == address[:100]
+            )
+        )
+    )
+
+
+def login_failed(
+    db: Database, name: str, address: str, *, user_id: int | None, max_failures: int,
+    lock_for: timedelta, longest: timedelta, now: datetime,
+) -> tuple[int, datetime | None]:  # fmt: skip
+    """A wrong password of ``name`` from ``address`` (already counted by
+    :func:`begin_login_attempt`): the ``max_failures``-th locks the pair for ``lock_for``, doubled
+    for each lock in a row, at most ``longest``. The account's ``failed_logins`` and
+    ``locked_until`` (what ``user list`` shows) follow. Returns the pair's failures in a row and
+    its lock, if it is locked now."""
+    name, address = name[:100], address[:100]
+
+    def _fail(session: Session) -> tuple[int, datetime | None]:
+        row = _lock_row(session, name, address, now)
+        failures, until = row.failures, None
+        if row.failures >= max_failures:
+            until = now + min(lock_for * (2 ** min(row.locks, 20)), longest)
+            row.failures = 0
+            row.locks += 1
+            row.locked_until = until
+        row.updated_at = now
+        if user_id is not None:
+            session.execute(
+                update(UserRow)
+                .where(col(UserRow.id) == user_id)
+                .values(failed_logins=col(UserRow.failed_logins) + 1)
+            )
+            user = session.get(UserRow, user_id)
+            if user is not None and until is not None:
+                user.locked_until = max(until, user.locked_until or until)
+        session.flush()
+        return failures, until
 
     return db.write(_fail)
+
+
+def clear_login_locks(db: Database, name: str) -> int:
+    """End every lock of ``name`` (from every address) and its count of failures; how many
+    addresses it was counted from."""
+
+    def _clear(session: Session) -> int:
+        gone = session.execute(delete(LoginLockRow).where(col(LoginLockRow.name) == name))
+        session.execute(
+            update(UserRow)
+            .where(col(UserRow.name) == name)
+            .values(failed_logins=0, locked_until=None)
+        )
+        return int(getattr(gone, "rowcount", 0) or 0)
+
+    return db.write(_clear)
 
 
 def record_login_success(db: Database, user_id: int, *, now: datetime) -> None:

@@ -771,6 +771,23 @@ class UserSessionRow(SQLModel, table=True):
     address: str | None = Field(default=None, max_length=100)
 
 
+class LoginLockRow(SQLModel, table=True):
+    """Wrong passwords for one account name from one client address, and its lock (migration
+    0021): a lock holds that name from that address only, so a stranger elsewhere cannot lock
+    the account for everyone. ``locks`` counts the locks in a row; each lasts twice the last."""
+
+    __tablename__ = "login_locks"
+    __table_args__ = (UniqueConstraint("name", "address", name="uq_login_locks_name_address"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    name: str = Field(max_length=100, index=True)
+    address: str = Field(max_length=100)
+    failures: int = Field(default=0)
+    locks: int = Field(default=0)
+    locked_until: datetime | None = Field(default=None, sa_type=UTCDateTime)
+    updated_at: datetime = _created()
+
+
 class AuditLogRow(SQLModel, table=True):
     """One audited event: logins (ok, failed, locked) and admin/instructor actions."""
 

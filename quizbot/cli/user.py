@@ -140,6 +140,28 @@ def user_reset_password(app: App, name: str) -> None:
     click.echo(f"password of {name} changed; its sessions are closed")
 
 
+@user.command("unlock")
+@click.argument("name", required=False)
+@click.option(
+    "--local-admin",
+    is_flag=True,
+    help="Unlock local mode's admin password (QUIZBOT_ADMIN_PASSWORD).",
+)
+@click.pass_obj
+def user_unlock(app: App, name: str | None, local_admin: bool) -> None:
+    """End the login locks of an account from every address (its password stays)."""
+    from quizbot import accounts
+    from quizbot.errors import InputError
+
+    if bool(name) == local_admin:
+        raise InputError("name one account, or give --local-admin", field="name")
+    target = accounts.LOCAL_ADMIN if local_admin else str(name)
+    with database_for(app) as db:
+        cleared = accounts.unlock(db, target, actor=_actor())
+    shown = "the local admin password" if local_admin else target
+    click.echo(f"unlocked {shown} ({cleared} address(es) had failed logins)")
+
+
 @user.command("import")
 @click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--cohort", required=True, help="The cohort every account of the file joins.")

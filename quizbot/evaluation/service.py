@@ -56,7 +56,7 @@ from typing import Any, Literal
 
 from quizbot.config import Settings
 from quizbot.domain import MAX_TOKENS, RECALL_MAX_TOKENS, SDAK_MAX_TOKENS, Outcome
-from quizbot.errors import ConfigError, InputError, QuizbotError
+from quizbot.errors import ConfigError, InputError, QuizbotError, redact
 from quizbot.evaluation.permutations import MAX_PERMUTATIONS, permute
 from quizbot.evaluation.recall import parse_tiers
 from quizbot.evaluation.runner import (
@@ -662,7 +662,7 @@ async def ask_once(
     parsed, reason, outcome = await _score_once(item, completion.text, config, settings)
     return ModelAnswer(
         model=model,
-        raw=completion.text,
+        raw=redact(completion.text),  # shown at once: never with a key a provider echoed
         parsed=parsed,
         reason=reason,
         outcome=outcome if scored else None,

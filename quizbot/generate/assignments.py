@@ -32,6 +32,7 @@ from quizbot.items import AnyItem, ChoiceItem, RecallItem, StatementItem, any_it
 from quizbot.jsonl import read_objects
 from quizbot.kb.model import KnowledgeBaseData
 from quizbot.kb.registry import get_kb
+from quizbot.names import check_name
 from storage import Database
 from storage.assignments import create_assignment, find_assignment, get_assignment
 
@@ -117,6 +118,8 @@ def parse_moment(text: str, field: str) -> datetime:
 
 
 def _check_options(request: AssignmentRequest) -> None:
+    if request.cohort is not None:
+        check_name(request.cohort, field="--cohort")  # the name rule, as for every cohort
     if (
         request.opens_at is not None
         and request.closes_at is not None

@@ -12,6 +12,7 @@ from quizbot.errors import InputError, NotFoundError
 from quizbot.generate.points import candidate_points
 from quizbot.kb.model import KnowledgeBaseData, Triplet
 from quizbot.kb.registry import DEFAULT_KB, get_kb
+from quizbot.names import check_name
 from quizbot.practice.views import (
     _FORMATS,
     _RELATION_TOPICS,
@@ -57,7 +58,7 @@ def _cohort(cohort: str | None) -> str | None:
     cleaned = " ".join(unicodedata.normalize("NFKC", cohort).split())
     if len(cleaned) > MAX_NAME_LENGTH:
         raise InputError(f"the cohort name is longer than {MAX_NAME_LENGTH} characters")
-    return cleaned or None
+    return check_name(cleaned, field="cohort") if cleaned else None
 
 
 def _validate(length: int, format: str, seed: str | None) -> None:

@@ -57,6 +57,7 @@ from quizbot.kb.review import FlaggedItem, decide, review_queue
 from quizbot.monitoring.describe import describe_monitor
 from quizbot.monitoring.nights import history
 from quizbot.monitoring.scheduler import trigger_for
+from quizbot.ratelimit import RateLimitedError
 from quizbot.ui import identity
 from quizbot.ui.boundary import guarded
 from quizbot.ui.context import UiContext
@@ -85,6 +86,7 @@ __all__ = [
     "schedules_note",
 ]
 
+ADMIN_REFUSED = "**Wrong password, or locked for a while after too many wrong ones.**"
 FAILED_LOGIN_DELAY_S = 1.0  # slows down guessing; a right password is never delayed
 
 MONITOR_HEADERS = [
@@ -836,11 +838,16 @@ def build(ctx: UiContext, is_admin: gr.State, admin_only: list[Any]) -> None:
             *(gr.update(visible=admin) for _ in admin_only),
         ]
 
-    def _login(secret: str) -> list[Any]:
-        if ctx.check_admin(secret or ""):
-            return [True, "Logged in as admin.", "", *_shown_to(True)]
+    def _login(secret: str, request: gr.Request) -> list[Any]:
+        address = request.client.host if request is not None and request.client else None
+        try:
+            if ctx.check_admin(secret or "", address):
+                return [True, "Logged in as admin.", "", *_shown_to(True)]
+        except RateLimitedError as exc:
+            wait = max(1, round(exc.retry_after))
+            return [False, f"**Too many attempts; wait {wait} s.**", "", *_shown_to(False)]
         time.sleep(FAILED_LOGIN_DELAY_S)
-        return [False, "**Wrong password.**", "", *_shown_to(False)]
+        return [False, ADMIN_REFUSED, "", *_shown_to(False)]
 
     def _logout() -> list[Any]:
         cleared = ["", _frame(MONITOR_HEADERS, []), gr.Dropdown(choices=[], value=None), ""]

@@ -59,7 +59,7 @@ from quizbot.analysis.reporting import run_report
 from quizbot.analysis.sdak import ERROR_TYPES as SDAK_ERRORS
 from quizbot.analysis.sdak import METRICS as SDAK_METRICS
 from quizbot.domain import Outcome, RunStatus
-from quizbot.errors import InputError, QuizbotError
+from quizbot.errors import InputError, QuizbotError, redact
 from quizbot.evaluation import EvalSpec
 from quizbot.evaluation import start as start_run
 from quizbot.evaluation.parse import parse_sdak
@@ -328,18 +328,18 @@ def answer_table(answers: Sequence[ModelAnswer], prompt: Prompt = "standard") ->
     rows: list[list[str]] = []
     for a in answers:
         if a.error is not None:
-            rows.append([a.model, "", "", "", "error", "", a.error])
+            rows.append([a.model, "", "", "", "error", "", redact(a.error)])
             continue
         latency = "" if a.latency_ms is None else f"{a.latency_ms:.0f}"
         rows.append(
             [
                 a.model,
-                a.raw or "",
+                redact(a.raw or ""),  # a reply may echo a key: never shown as it came
                 _shown_answer(a.parsed),
                 "-" if a.outcome is None else _CORRECT_WORDS.get(a.outcome, a.outcome.value),
                 "cached" if a.cached else "live",
                 latency,
-                a.reason,
+                redact(a.reason),
             ]
         )
     return {"headers": ANSWER_HEADERS, "data": rows}
@@ -355,9 +355,9 @@ def _sdak_answer_table(answers: Sequence[ModelAnswer]) -> dict[str, Any]:
     rows: list[list[str]] = []
     for a in answers:
         if a.error is not None:
-            rows.append([a.model, "", "", a.error, "", "error", "", ""])
+            rows.append([a.model, "", "", redact(a.error), "", "error", "", ""])
             continue
-        reading = parse_sdak(a.raw)
+        reading = parse_sdak(redact(a.raw or ""))
         rows.append(
             [
                 a.model,
@@ -367,7 +367,7 @@ def _sdak_answer_table(answers: Sequence[ModelAnswer]) -> dict[str, Any]:
                 _correct_word(a),
                 "cached" if a.cached else "live",
                 "" if a.latency_ms is None else f"{a.latency_ms:.0f}",
-                a.raw or "",
+                redact(a.raw or ""),
             ]
         )
     return {"headers": SDAK_ANSWER_HEADERS, "data": rows}

@@ -568,10 +568,16 @@ def build(ctx: UiContext) -> None:
         offered = comparable_models(ctx.db)
         own = identity.scoped_cohort(ctx, request, None)  # an instructor's own cohort only
         groups = [("All students", ALL), *((c, c) for c in cohorts(ctx.db))]
+        if own == identity.NO_COHORT:  # an instructor without a cohort: no students at all
+            groups = [("No cohort (your account has none)", identity.NO_COHORT)]
+            own = None
+            shown = gr.update(choices=groups, value=identity.NO_COHORT)
+        else:
+            shown = gr.update(choices=[(own, own)], value=own) if own else gr.update(choices=groups)
         return (
             "",
             gr.update(choices=[("All knowledge bases", ALL), *((n, n) for n in kbs)]),
-            gr.update(choices=[(own, own)], value=own) if own else gr.update(choices=groups),
+            shown,
             gr.update(choices=offered, value=[m for m in (current or []) if m in offered]),
             gr.update(choices=run_choices(ctx.db, [m for m in (current or []) if m in offered])),
         )

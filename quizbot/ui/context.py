@@ -9,9 +9,9 @@ as a message (:func:`quizbot.ui.render.error_markdown`), never as a traceback.
 
 from __future__ import annotations
 
-import hmac
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from quizbot import accounts
@@ -25,6 +25,7 @@ __all__ = ["BASELINE_MODELS", "UiContext"]
 
 BASELINE_MODELS = ("baseline/always-true", "baseline/random", "baseline/majority")
 ACCOUNTS_RECHECK_S = 2.0  # how long "no accounts yet" is believed before asking again
+LOGIN_CLOCK: Callable[[], float] = time.monotonic  # the login limits' clock (tests stop it)
 
 
 class _AccountsFlag:
@@ -63,6 +64,31 @@ class _AnswerLimit:
             return self._limit
 
 
+class _LoginLimits:
+    """Login attempts' rate limits, made from the settings on first use: per client address and
+    per (username, address), each a token bucket of N at once then N per minute, before any
+    password is checked (the lockout comes after)."""
+
+    def __init__(self) -> None:
+        self._limits: tuple[RateLimit, RateLimit] | None = None
+        self._lock = threading.Lock()
+
+    def check(self, settings: Settings, address: str, name: str) -> None:
+        with self._lock:
+            if self._limits is None:
+                per_address, per_user = (
+                    settings.login_per_minute_address,
+                    settings.login_per_minute_user,
+                )
+                self._limits = (
+                    RateLimit(per_address / 60, per_address, clock=lambda: LOGIN_CLOCK()),  # noqa: PLW0108
+                    RateLimit(per_user / 60, per_user, clock=lambda: LOGIN_CLOCK()),  # noqa: PLW0108
+                )
+        by_address, by_user = self._limits
+        by_address.check(address)
+        by_user.check(f"{name.casefold()}\n{address}")
+
+
 @dataclass(frozen=True)
 class UiContext:
     """The app's shared state (one per process; per-browser state lives in ``gr.State``)."""
@@ -71,6 +97,14 @@ class UiContext:
     db: Database
     _accounts: _AccountsFlag = field(default_factory=_AccountsFlag, compare=False, repr=False)
     _answers: _AnswerLimit = field(default_factory=_AnswerLimit, compare=False, repr=False)
+    _logins: _LoginLimits = field(default_factory=_LoginLimits, compare=False, repr=False)
+
+    def check_login_rate(self, address: str, name: str) -> None:
+        """Take one login attempt of ``name`` from ``address``: raises
+        :class:`~quizbot.ratelimit.RateLimitedError` when the address
+        (QUIZBOT_LOGIN_PER_MINUTE_ADDRESS) or that name from that address
+        (QUIZBOT_LOGIN_PER_MINUTE_USER) has none left."""
+        self._logins.check(self.settings, address, name)
 
     def check_answer_rate(self, session_id: int) -> None:
         """Take one practice answer of session ``session_id`` from its rate limit
@@ -97,10 +131,22 @@ class UiContext:
         mode) or accounts (admins log in with their account)."""
         return self.settings.admin_password is not None or self.accounts_mode()
 
-    def check_admin(self, password: str) -> bool:
-        """Whether ``password`` is the admin password (constant-time comparison); never in
-        accounts mode, where admin rights come with an admin account."""
+    def check_admin(
+        self, password: str, address: str | None = None, *, audit_success: bool = True
+    ) -> bool:
+        """Whether ``password`` is the admin password (constant-time comparison), under the
+        login rate limits and the accounts' lockout for ``address``; never in accounts mode,
+        where admin rights come with an admin account. Raises
+        :class:`~quizbot.ratelimit.RateLimitedError` when the address has no attempt left."""
         secret = self.settings.admin_password
         if secret is None or not password or self.accounts_mode():
             return False
-        return hmac.compare_digest(password.encode(), secret.get_secret_value().encode())
+        where = address or "?"
+        self.check_login_rate(where, accounts.LOCAL_ADMIN)
+        return accounts.admin_password_login(
+            self.db,
+            password,
+            secret.get_secret_value(),
+            address=where,
+            audit_success=audit_success,
+        )

@@ -1,8 +1,10 @@
 """The web front door: Gradio served inside FastAPI, behind a login gate and safe headers.
 
-Every request passes :class:`GateMiddleware` first. It decides who the request is from
-(:meth:`Gate.principal`) and refuses it before any page, file, upload or Gradio API route is
-reached when nobody is:
+Every request passes :class:`GateMiddleware` first. It refuses a ``Host`` it does not answer to
+(local mode: loopback names and QUIZBOT_ALLOWED_HOSTS only, so a DNS-rebinding page reaches
+nothing) and a state-changing request from another page's ``Origin``; then it decides who the
+request is from (:meth:`Gate.principal`) and refuses it before any page, file, upload or Gradio
+API route is reached when nobody is:
 
 - **local mode** (no account, no proxy; ``quizbot serve`` refuses this mode off loopback):
   everyone is the local user, as before accounts existed;
@@ -12,8 +14,14 @@ reached when nobody is:
 - **proxy mode** (``QUIZBOT_TRUSTED_PROXY_HEADER`` and ``QUIZBOT_TRUSTED_PROXIES``): the header
   names the user, and only requests from the configured proxy addresses are accepted.
 
-Login attempts are rate-limited per client address and per username
-(:meth:`Gate.check_login_rate`, HTTP 429 with ``Retry-After``), on top of the accounts' lockout.
+In accounts and proxy mode a Gradio session hash belongs to the account that used it first
+(:class:`SessionOwners`): the hash is in every ``queue/data`` URL, so it must not work as a
+credential for anyone else.
+
+Login attempts are rate-limited per client address and per (username, address)
+(:meth:`Gate.check_login_rate`, HTTP 429 with ``Retry-After``), before the accounts' lockout per
+(username, address). The login, password-change and logout forms carry a token that must match
+the browser's ``quizbot_csrf`` cookie (SameSite=Strict), and logging out is a POST.
 ``/account`` lets a logged-in account change its own password (current password, new one twice);
 its other sessions end, this one stays.
 
@@ -25,23 +33,30 @@ no other origin; Gradio's run history (which keeps inputs and outputs in the bro
 
 from __future__ import annotations
 
+import hmac
 import html
+import ipaddress
+import json
 import logging
+import secrets
+import time
+from collections import OrderedDict
 from typing import Any
+from urllib.parse import urlsplit
 
 import anyio
 import gradio as gr
 from fastapi import APIRouter, FastAPI, Request
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
-from starlette.datastructures import MutableHeaders
+from starlette.datastructures import Headers, MutableHeaders
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from quizbot import accounts
 from quizbot.config import Settings
 from quizbot.errors import QuizbotError
-from quizbot.ratelimit import RateLimit, RateLimitedError
+from quizbot.ratelimit import RateLimitedError
 from quizbot.ui.app import build_app, launch_options
 from quizbot.ui.context import UiContext
 from quizbot.ui.metrics import METRICS_PATH, MetricsEndpoint, RequestTimer
@@ -52,6 +67,9 @@ __all__ = ["COOKIE", "SECURITY_HEADERS", "Gate", "GateMiddleware", "web_app"]
 log = logging.getLogger(__name__)
 
 COOKIE = "quizbot_session"
+CSRF_COOKIE = "quizbot_csrf"  # the login, account and logout forms' token (double submit)
+CSRF_FIELD = "csrf"
+EXPIRED = "This form has expired (or came from another page). Please try again."
 PUBLIC_PATHS = frozenset({"/login", "/logout"})
 SECURITY_HEADERS = (
     ("X-Frame-Options", "DENY"),
@@ -59,6 +77,9 @@ SECURITY_HEADERS = (
     ("X-Content-Type-Options", "nosniff"),
     ("Referrer-Policy", "same-origin"),
 )
+LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1", "::1"})
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+_DEFAULT_PORTS = {"http": "80", "https": "443", "ws": "80", "wss": "443"}
 REFUSED = "Wrong username or password, or the account is locked for a while."
 ANALYTICS_EVERY = 500  # events between two rebuilds of Gradio's monitoring summary (see web_app)
 
@@ -68,21 +89,41 @@ class Gate:
 
     def __init__(self, ctx: UiContext) -> None:
         self.ctx = ctx
-        settings = ctx.settings
-        # Login attempts: per client address (a reverse proxy is one address) and per username,
-        # each a token bucket of N at once then N per minute, on top of the accounts' lockout.
-        self.by_address = RateLimit(
-            settings.login_per_minute_address / 60, settings.login_per_minute_address
-        )
-        self.by_user = RateLimit(
-            settings.login_per_minute_user / 60, settings.login_per_minute_user
-        )
+        self.session_owners = SessionOwners()
+        self.uploads = UploadBudget(ctx.settings.upload_mb_per_hour * 1024 * 1024)
 
     def check_login_rate(self, address: str, name: str) -> None:
-        """Take one login attempt from ``address`` and from ``name``'s bucket; raises
-        :class:`RateLimitedError` when either has none left."""
-        self.by_address.check(address)
-        self.by_user.check(name.casefold())
+        """Take one login attempt of ``name`` from ``address`` (per address, and per username
+        from that address); raises :class:`RateLimitedError` when either has none left."""
+        self.ctx.check_login_rate(address, name)
+
+    def host_allowed(self, host: str) -> bool:
+        """Whether a request's ``Host`` header may be answered: a loopback name (``localhost``,
+        127.0.0.0/8, ``[::1]``) or a name of QUIZBOT_ALLOWED_HOSTS, with any port; in accounts
+        and proxy mode without QUIZBOT_ALLOWED_HOSTS, any name (a reverse proxy's)."""
+        name = _host_name(host)
+        if name in self.ctx.settings.allowed_hosts or _is_loopback(name):
+            return True
+        local = not self.ctx.settings.proxy_mode and not self.ctx.accounts_mode()
+        return bool(name) and not local and not self.ctx.settings.allowed_hosts
+
+    def origin_allowed(self, origin: str | None, host: str) -> bool:
+        """Whether a state-changing request with this ``Origin`` header may go on: none sent (not
+        a browser), the page's own origin (scheme aside: the same host and port as ``Host``),
+        or a name of QUIZBOT_ALLOWED_HOSTS. ``null`` and every other origin are refused."""
+        if origin is None:
+            return True
+        try:
+            parts = urlsplit(origin.strip())
+            port = parts.port
+        except ValueError:
+            return False
+        if parts.scheme not in _DEFAULT_PORTS or not parts.hostname:
+            return False
+        if parts.hostname.lower() in self.ctx.settings.allowed_hosts:
+            return True
+        shown = str(port) if port is not None else _DEFAULT_PORTS[parts.scheme]
+        return (parts.hostname.lower(), shown) == _host_and_port(host, shown)
 
     @property
     def db(self) -> Database:
@@ -111,6 +152,21 @@ class Gate:
         value = getattr(request.state, "quizbot_user", None)
         return value if isinstance(value, str) else None
 
+    def login_address(self, request: Request) -> str:
+        """The client address logins are throttled and locked by: the peer, or, when the peer is
+        a reverse proxy on this machine or in QUIZBOT_TRUSTED_PROXIES, the last address of its
+        ``X-Forwarded-For`` (the one that proxy saw), so that one stranger behind it cannot
+        lock an account for every other client."""
+        peer = request.client.host if request.client else "?"
+        trusted = peer in {"127.0.0.1", "::1"} or self.ctx.settings.trusted_proxy(peer)
+        forwarded = request.headers.get("x-forwarded-for", "").split(",")[-1].strip()
+        if trusted and forwarded:
+            try:
+                return str(ipaddress.ip_address(forwarded))
+            except ValueError:
+                return peer
+        return peer
+
     def secure(self, request: Request) -> bool:
         """Whether the session cookie must be Secure: HTTPS here, HTTPS at a trusted proxy or
         loopback reverse proxy (``X-Forwarded-Proto``), or QUIZBOT_SECURE_COOKIES."""
@@ -121,8 +177,153 @@ class Gate:
         return forwarded and (peer in {"127.0.0.1", "::1"} or self.ctx.settings.trusted_proxy(peer))
 
 
+class SessionOwners:
+    """Which account first used each Gradio session hash: no other account may use it.
+
+    Gradio keeps a browser's state (``gr.State``, the practice session in progress) under the
+    session hash the page made up, and the hash travels in every ``queue/data`` URL, so proxy logs
+    and browser history hold it. The gate therefore binds a hash to the account that used it
+    first and refuses it to every other account. Kept in memory, as Gradio's states are; the
+    oldest of more than :attr:`limit` hashes are forgotten (with their states long gone)."""
+
+    def __init__(self, limit: int = 200_000) -> None:
+        self.limit = limit
+        self._owners: OrderedDict[str, str] = OrderedDict()
+
+    def claim(self, session_hash: str, user: str) -> bool:
+        """Whether ``user`` may use ``session_hash``: a new hash becomes theirs."""
+        owner = self._owners.get(session_hash)
+        if owner is None:
+            self._owners[session_hash] = user
+            if len(self._owners) > self.limit:
+                self._owners.popitem(last=False)
+            return True
+        self._owners.move_to_end(session_hash)
+        return owner == user
+
+
+class UploadBudget:
+    """How many bytes each account has uploaded in the last hour (in memory): a file is refused
+    once it would take the account past QUIZBOT_UPLOAD_MB_PER_HOUR, whatever its own size."""
+
+    WINDOW_S = 3600.0
+
+    def __init__(self, bytes_per_hour: int) -> None:
+        self.bytes_per_hour = bytes_per_hour
+        self._used: dict[str, list[tuple[float, int]]] = {}
+
+    def take(self, user: str, size: int, now: float | None = None) -> float | None:
+        """Count ``size`` bytes for ``user``; None when allowed, else the seconds until enough of
+        the hour's uploads age out."""
+        now = time.monotonic() if now is None else now
+        recent = [(t, n) for t, n in self._used.get(user, []) if now - t < self.WINDOW_S]
+        used = sum(n for _, n in recent)
+        if used + size > self.bytes_per_hour:
+            self._used[user] = recent
+            freed, wait = used + size - self.bytes_per_hour, self.WINDOW_S
+            for t, n in recent:
+                freed -= n
+                if freed <= 0:
+                    wait = self.WINDOW_S - (now - t)
+                    break
+            return max(1.0, wait)
+        recent.append((now, size))
+        self._used[user] = recent
+        return None
+
+
+GRADIO_PREFIXES = ("/gradio_api/", "/queue/", "/heartbeat/", "/run/", "/api/", "/call/")
+MAX_JSON_BODY = 32 * 1024 * 1024  # a queue/join body is small; files go to /upload apart
+
+
+def _session_hashes(scope: Scope, body: bytes | None) -> set[str]:
+    """The Gradio session hashes a request names: ``?session_hash=``, ``/heartbeat/HASH`` and a
+    JSON body's ``session_hash``."""
+    found: set[str] = set()
+    query = scope.get("query_string", b"").decode("latin-1")
+    for part in query.split("&"):
+        key, _, value = part.partition("=")
+        if key == "session_hash" and value:
+            found.add(value)
+    path: str = scope.get("path", "")
+    if "/heartbeat/" in path:
+        found.add(path.rsplit("/heartbeat/", 1)[1].strip("/"))
+    if body:
+        try:
+            data = json.loads(body)
+        except (ValueError, UnicodeDecodeError):
+            data = None
+        if isinstance(data, dict) and isinstance(data.get("session_hash"), str):
+            found.add(data["session_hash"])
+    return {h for h in found if h}
+
+
+async def _read_body(receive: Receive) -> tuple[bytes, list[Message]]:
+    """The whole request body, and the messages to hand on unchanged."""
+    messages: list[Message] = []
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        messages.append(message)
+        if message["type"] != "http.request":
+            break
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size <= MAX_JSON_BODY:
+            chunks.append(chunk)
+        if not message.get("more_body", False):
+            break
+    return (b"".join(chunks) if size <= MAX_JSON_BODY else b""), messages
+
+
+def _replay(messages: list[Message], receive: Receive) -> Receive:
+    pending = list(messages)
+
+    async def _receive() -> Message:
+        if pending:
+            return pending.pop(0)
+        return await receive()
+
+    return _receive
+
+
+def _host_name(host: str) -> str:
+    """The name of a ``Host`` header, lower case, without its port and brackets."""
+    return _host_and_port(host, "")[0]
+
+
+def _host_and_port(host: str, default: str) -> tuple[str, str]:
+    """A ``Host`` header as (name, port), ``default`` when it names no port."""
+    value = host.strip().lower()
+    if value.startswith("["):
+        end = value.find("]")
+        if end < 0:
+            return "", default
+        port = value[end + 1 :].removeprefix(":")
+        return value[1:end], port or default
+    if value.count(":") == 1:
+        name, port = value.split(":")
+        return name, port or default
+    return ("", default) if ":" in value else (value, default)
+
+
+def _is_loopback(name: str) -> bool:
+    if name in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
 class GateMiddleware:
-    """Refuse what nobody may see, and add the security headers to every response."""
+    """Refuse what nobody may see, and add the security headers to every response.
+
+    First the names: a ``Host`` the gate does not answer to gets HTTP 400 (DNS rebinding: a web
+    page whose name resolves to 127.0.0.1 reaches no app), and a state-changing request (any
+    method but GET, HEAD and OPTIONS, and every WebSocket) from another page's ``Origin`` gets
+    403. Then who the request is from (:meth:`Gate.principal`)."""
 
     def __init__(self, app: ASGIApp, gate: Gate) -> None:
         self.app = app
@@ -140,6 +341,24 @@ class GateMiddleware:
                     headers[name] = value
             await send(message)
 
+        headers = Headers(scope=scope)
+        host = headers.get("host", "")
+        if not self.gate.host_allowed(host):
+            log.warning("refused a request for host %r", host[:100])
+            if scope["type"] == "websocket":
+                await send({"type": "websocket.close", "code": 1008})
+                return
+            refused = Response("Invalid host header", status_code=400, media_type="text/plain")
+            await refused(scope, receive, send_safe)
+            return
+        changes = scope["type"] == "websocket" or scope.get("method") not in SAFE_METHODS
+        if changes and not self.gate.origin_allowed(headers.get("origin"), host):
+            if scope["type"] == "websocket":
+                await send({"type": "websocket.close", "code": 1008})
+                return
+            refused = JSONResponse({"detail": "cross-origin request refused"}, status_code=403)
+            await refused(scope, receive, send_safe)
+            return
         path = scope.get("path", "")
         public_metrics = path == METRICS_PATH and self.gate.ctx.settings.metrics_public
         if path not in PUBLIC_PATHS and not public_metrics:
@@ -152,7 +371,57 @@ class GateMiddleware:
                 await _refusal(request)(scope, receive, send_safe)
                 return
             scope.setdefault("state", {})["quizbot_user"] = user
+            if user and scope.get("method") == "POST" and path.rstrip("/").endswith("/upload"):
+                refused_upload = self._upload_refusal(headers, user)
+                if refused_upload is not None:
+                    await refused_upload(scope, receive, send_safe)
+                    return
+            if user and path.startswith(GRADIO_PREFIXES):
+                receive, owned = await self._own_sessions(scope, receive, headers, user)
+                if not owned:
+                    if scope["type"] == "websocket":
+                        await send({"type": "websocket.close", "code": 1008})
+                        return
+                    refused = JSONResponse(
+                        {"detail": "this session belongs to another account"}, status_code=403
+                    )
+                    await refused(scope, receive, send_safe)
+                    return
         await self.app(scope, receive, send_safe)
+
+    def _upload_refusal(self, headers: Headers, user: str) -> Response | None:
+        """None when ``user`` may upload this body, else the refusal: no length given (411), or
+        over the account's hourly volume (429 with ``Retry-After``)."""
+        try:
+            size = int(headers.get("content-length", ""))
+        except ValueError:
+            return JSONResponse({"detail": "an upload must give its length"}, status_code=411)
+        wait = self.gate.uploads.take(user, size)
+        if wait is None:
+            return None
+        limit = self.gate.ctx.settings.upload_mb_per_hour
+        log.warning("refused an upload of %s: over %d MB this hour", user, limit)
+        return JSONResponse(
+            {"detail": f"upload limit of {limit} MB per hour reached; try again later"},
+            status_code=429,
+            headers={"Retry-After": str(round(wait))},
+        )
+
+    async def _own_sessions(
+        self, scope: Scope, receive: Receive, headers: Headers, user: str
+    ) -> tuple[Receive, bool]:
+        """Whether every Gradio session hash the request names is ``user``'s (a new one becomes
+        theirs), and the ``receive`` to pass on (a JSON body is read here and replayed)."""
+        body = None
+        json_body = "json" in headers.get("content-type", "").lower()
+        if scope["type"] == "http" and scope.get("method") == "POST" and json_body:
+            body, messages = await _read_body(receive)
+            receive = _replay(messages, receive)
+        owners = self.gate.session_owners
+        refused = [h for h in _session_hashes(scope, body) if not owners.claim(h, user)]
+        if refused:
+            log.warning("refused %s the Gradio session of another account", user)
+        return receive, not refused
 
 
 def _refusal(request: Request) -> Response:
@@ -182,6 +451,7 @@ p.message {{ color: #b91c1c; }} p.note {{ color: #555; font-size: .9em; }}
 <h1>quizbot</h1>
 {message}
 <form method="post" action="{root}/login" autocomplete="on">
+<input type="hidden" name="csrf" value="{csrf}">
 <label for="username">Username</label>
 <input id="username" name="username" autocomplete="username" required maxlength="100"
  value="{username}" {focus_user}>
@@ -208,15 +478,18 @@ not only spaces, not your username).</p>
 def _page(
     request: Request, *, message: str = "", username: str = "", change: bool = False,
     status: int = 200,
-) -> HTMLResponse:  # fmt: skip
+) -> Response:  # fmt: skip
+    token = _csrf_token(request)
     body = _PAGE.format(
+        csrf=token,
         root=html.escape(request.scope.get("root_path", "")),
         message=f'<p class="message" role="alert">{html.escape(message)}</p>' if message else "",
         username=html.escape(username),
         focus_user="" if username else "autofocus",
         change=_CHANGE.format(n=accounts.MIN_PASSWORD_LENGTH) if change else "",
     )
-    return HTMLResponse(body, status_code=status, headers={"Cache-Control": "no-store"})
+    response = HTMLResponse(body, status_code=status, headers={"Cache-Control": "no-store"})
+    return _with_csrf(request, response, token)
 
 
 _ACCOUNT = """<!doctype html>
@@ -239,6 +512,7 @@ p.message {{ color: #b91c1c; }} p.done {{ color: #15803d; }} p.note {{ color: #5
 <p class="note">Signed in as <strong>{name}</strong>. <a href="{root}/">Back to quizbot</a></p>
 {message}
 <form method="post" action="{root}/account" autocomplete="off">
+<input type="hidden" name="csrf" value="{csrf}">
 <label for="current_password">Current password</label>
 <input id="current_password" name="current_password" type="password" required maxlength="1024"
  autocomplete="current-password" autofocus>
@@ -258,20 +532,71 @@ sessions end when it changes; this one stays open.</p>
 
 def _account_page(
     request: Request, name: str, *, message: str = "", done: bool = False, status: int = 200
-) -> HTMLResponse:
+) -> Response:
     shown = ""
     if message:
         kind = "done" if done else "message"
         shown = (
             f'<p class="{kind}" role="{"status" if done else "alert"}">{html.escape(message)}</p>'
         )
+    token = _csrf_token(request)
     body = _ACCOUNT.format(
+        csrf=token,
         root=html.escape(request.scope.get("root_path", "")),
         name=html.escape(name),
         message=shown,
         n=accounts.MIN_PASSWORD_LENGTH,
     )
-    return HTMLResponse(body, status_code=status, headers={"Cache-Control": "no-store"})
+    response = HTMLResponse(body, status_code=status, headers={"Cache-Control": "no-store"})
+    return _with_csrf(request, response, token)
+
+
+_LOGOUT = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>quizbot: log out</title>
+<style>
+body {{ font-family: system-ui, sans-serif; background: #f6f7f9; margin: 0; }}
+main {{ max-width: 360px; margin: 12vh auto; background: #fff; padding: 28px 32px;
+  border-radius: 10px; box-shadow: 0 1px 4px rgba(0,0,0,.12); }}
+button {{ margin-top: 18px; width: 100%; padding: 10px; font-size: 1em; background: #f97316;
+  color: #fff; border: 0; border-radius: 6px; cursor: pointer; }}
+</style></head>
+<body><main>
+<h1>Log out of quizbot?</h1>
+<form method="post" action="{root}/logout">
+<input type="hidden" name="csrf" value="{csrf}">
+<button type="submit" autofocus>Log out</button>
+</form>
+<p><a href="{root}/">Back to quizbot</a></p>
+</main></body></html>
+"""
+
+
+def _csrf_token(request: Request) -> str:
+    """The browser's form token: its ``quizbot_csrf`` cookie when it has a well-formed one, else
+    a new random one (set by :func:`_with_csrf`)."""
+    token = request.cookies.get(CSRF_COOKIE, "")
+    ok = 20 <= len(token) <= 64 and all(c.isalnum() or c in "-_" for c in token)
+    return token if ok else secrets.token_urlsafe(24)
+
+
+def _with_csrf(request: Request, response: Response, token: str) -> Response:
+    """Set the form token's cookie when the browser does not hold it yet. Strict: no other site's
+    page sends it, so a form posted from elsewhere cannot carry a matching token."""
+    if request.cookies.get(CSRF_COOKIE) != token:
+        response.set_cookie(
+            CSRF_COOKIE, token, path="/", httponly=True, samesite="strict",
+            secure=request.url.scheme == "https",
+        )  # fmt: skip
+    return response
+
+
+def _csrf_ok(request: Request, form: Any) -> bool:
+    """Whether a posted form carries the token of the browser's ``quizbot_csrf`` cookie."""
+    cookie = request.cookies.get(CSRF_COOKIE, "")
+    sent = str(form.get(CSRF_FIELD) or "")
+    return bool(cookie) and hmac.compare_digest(cookie.encode(), sent.encode())
 
 
 def _plain(exc: QuizbotError) -> str:
@@ -294,9 +619,11 @@ def _router(gate: Gate) -> APIRouter:
         root = request.scope.get("root_path", "")
         if not gate.ctx.accounts_mode() or gate.ctx.settings.proxy_mode:
             return RedirectResponse(f"{root}/", status_code=303)
-        peer = request.client.host if request.client else "?"
+        peer = gate.login_address(request)
         form = await request.form()
         name = str(form.get("username") or "").strip()[:100]
+        if not _csrf_ok(request, form):
+            return _page(request, message=EXPIRED, username=name, status=403)
         try:
             gate.check_login_rate(peer, name)
         except RateLimitedError as exc:
@@ -354,8 +681,10 @@ def _router(gate: Gate) -> APIRouter:
         name = _own_account(request)
         if name is None:
             return JSONResponse({"detail": "no account password here"}, status_code=404)
-        peer = request.client.host if request.client else "?"
+        peer = gate.login_address(request)
         form = await request.form()
+        if not _csrf_ok(request, form):
+            return _account_page(request, name, message=EXPIRED, status=403)
         current = str(form.get("current_password") or "")
         new = str(form.get("new_password") or "")
         if new != str(form.get("new_password2") or ""):
@@ -383,8 +712,22 @@ def _router(gate: Gate) -> APIRouter:
             done=True,
         )
 
-    @router.api_route("/logout", methods=["GET", "POST"], include_in_schema=False)
+    @router.get("/logout", include_in_schema=False)
+    async def logout_page(request: Request) -> Response:
+        """Logging out is a POST with the form token: this page asks for it (a link or an
+        image elsewhere cannot log anyone out)."""
+        root = html.escape(request.scope.get("root_path", ""))
+        token = _csrf_token(request)
+        page = HTMLResponse(
+            _LOGOUT.format(root=root, csrf=token), headers={"Cache-Control": "no-store"}
+        )
+        return _with_csrf(request, page, token)
+
+    @router.post("/logout", include_in_schema=False)
     async def logout(request: Request) -> Response:
+        form = await request.form()
+        if not _csrf_ok(request, form):
+            return JSONResponse({"detail": EXPIRED}, status_code=403)
         token = request.cookies.get(COOKIE, "")
         if token:
 

@@ -15,6 +15,9 @@ logged-in account instead of the pseudonym and cohort typed in the form.
 from __future__ import annotations
 
 import inspect
+import logging
+import threading
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -28,6 +31,7 @@ from quizbot.ui.context import UiContext
 
 __all__ = [
     "LOCAL",
+    "NO_COHORT",
     "Viewer",
     "as_student",
     "current",
@@ -39,8 +43,38 @@ __all__ = [
     "tab_visibility",
 ]
 
+log = logging.getLogger(__name__)
+
 _RANK = {Role.STUDENT: 0, Role.INSTRUCTOR: 1, Role.ADMIN: 2}
 REFUSED = "Your account may not do this."
+REFUSED_BURST_S = 60.0  # refused calls of one account this close together are one burst
+REFUSED_DELAY_S = 0.25  # each refused call of a burst after the first waits this much longer
+REFUSED_MAX_DELAY_S = 2.0
+
+
+class Refusals:
+    """Refused calls per account, in bursts: the first refusal of a burst is audit-logged and
+    logged (one line, no traceback); the rest of the burst is only counted, and the count is
+    written with the next burst's first row. Each further refusal of a burst is answered a little
+    later (at most :data:`REFUSED_MAX_DELAY_S`), so hammering a handler costs the caller time."""
+
+    def __init__(self) -> None:
+        self._bursts: dict[str, tuple[float, int]] = {}  # name -> (last refusal, count)
+        self._lock = threading.Lock()
+
+    def refused(self, name: str, now: float | None = None) -> tuple[bool, int, float]:
+        """Count one refused call of ``name``: whether it starts a burst (write it down), how
+        many refusals of the previous burst went unwritten, and how long to wait."""
+        now = time.monotonic() if now is None else now
+        with self._lock:
+            last, count = self._bursts.get(name, (-1e18, 0))
+            if now - last > REFUSED_BURST_S:
+                self._bursts[name] = (now, 1)
+                if len(self._bursts) > 10_000:
+                    self._bursts = {n: v for n, v in self._bursts.items() if now - v[0] <= 60}
+                return True, max(0, count - 1), 0.0
+            self._bursts[name] = (now, count + 1)
+            return False, 0, min(REFUSED_MAX_DELAY_S, REFUSED_DELAY_S * count)
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,10 +223,11 @@ def restrict(ctx: UiContext, app: gr.Blocks, tabs: dict[Any, Role]) -> int:
     Refused calls raise :class:`gr.Error` ("Your account may not do this."); those run on page
     load (or chained after one) leave their outputs as they are. Every call a person makes (not
     page loads, not the steps chained after a call) is written to the audit log (action
-    ``ui.<tab id>``, the handler's name, whether it was allowed). Returns how many
-    handlers were guarded.
+    ``ui.<tab id>``, the handler's name, whether it was allowed); refused calls once per burst
+    (:class:`Refusals`). Returns how many handlers were guarded.
     """
     members = {tab: set(_descendants(tab)) for tab in tabs}
+    refusals = Refusals()  # this app's bursts of refused calls
     guarded = 0
     for block_fn in list(app.fns.values()):
         if block_fn.fn is None:
@@ -220,14 +255,26 @@ def restrict(ctx: UiContext, app: gr.Blocks, tabs: dict[Any, Role]) -> int:
         ) -> Any:
             viewer = current(ctx, request)
             allowed = viewer.allows(role)
-            if not viewer.local and not on_load and chained is None:  # actions and attempts
-                accounts.record_action(ctx.db, viewer.name, action, name, ok=allowed)
+            attempt = not viewer.local and not on_load and chained is None  # actions, attempts
             if allowed:
+                if attempt:
+                    accounts.record_action(ctx.db, viewer.name, action, name)
                 return None
             if on_load:
                 skipped = gr.skip()
                 return skipped if n == 1 else tuple(skipped for _ in range(n))
-            raise gr.Error(REFUSED)
+            if attempt and viewer.name:
+                first, unwritten, wait = refusals.refused(viewer.name)
+                if first:
+                    more = f"; {unwritten} more refused in the burst before" if unwritten else ""
+                    accounts.record_action(
+                        ctx.db, viewer.name, action, name, ok=False, detail=f"refused{more}"
+                    )
+                    log.warning("refused %s (%s) the call %s%s", viewer.name, viewer.role,
+                                name, more)  # fmt: skip
+                elif wait:
+                    time.sleep(wait)
+            raise gr.Error(REFUSED, print_exception=False)
 
         names, hints = _positional(block_fn.fn, len(block_fn.inputs))
         block_fn.fn = _with_request(block_fn.fn, names, hints, check)
@@ -318,12 +365,16 @@ def hide_in_accounts_mode(ctx: UiContext, *components: Any) -> None:
             component.visible = False
 
 
+NO_COHORT = "\u2060no cohort"  # what an instructor without a cohort may see: no cohort at all
+
+
 def scoped_cohort(ctx: UiContext, request: gr.Request | None, chosen: str | None) -> str | None:
-    """The cohort a comparison may cover: an instructor with a cohort sees only that one,
-    whatever the browser asked for; admins and the local user get what they chose."""
+    """The cohort a comparison may cover: an instructor sees only their account's cohort,
+    whatever the browser asked for (:data:`NO_COHORT`, matching no student, when the account
+    has none); admins and the local user get what they chose."""
     viewer = current(ctx, request)
-    if viewer.role is Role.INSTRUCTOR and viewer.cohort:
-        return viewer.cohort
+    if viewer.role is Role.INSTRUCTOR:
+        return viewer.cohort or NO_COHORT
     return chosen
 
 

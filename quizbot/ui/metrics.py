@@ -27,6 +27,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from quizbot import accounts
 from quizbot.domain import Role
 from quizbot.monitoring.metrics import REQUEST_LATENCY, registry_for, route_of
+from quizbot.ratelimit import RateLimitedError
 from quizbot.ui.context import UiContext
 
 __all__ = ["METRICS_PATH", "MetricsEndpoint", "RequestTimer", "may_read"]
@@ -73,7 +74,13 @@ def may_read(ctx: UiContext, scope: Scope) -> int:
         account = accounts.user(ctx.db, str(name))
         admin = account is not None and not account.disabled and account.role == Role.ADMIN
         return 200 if admin else 403
-    return 200 if ctx.check_admin(_presented_secret(scope)) else 401
+    client = scope.get("client")
+    address = str(client[0]) if client else None
+    try:
+        admin = ctx.check_admin(_presented_secret(scope), address, audit_success=False)
+    except RateLimitedError:
+        return 429
+    return 200 if admin else 401
 
 
 class MetricsEndpoint:
@@ -93,7 +100,9 @@ class MetricsEndpoint:
         status = await anyio.to_thread.run_sync(may_read, self.ctx, scope)
         if status != 200:
             extra = [(b"www-authenticate", b'Bearer realm="quizbot metrics"')]
-            text = b"admin access required\n" if status == 403 else b"login required\n"
+            text = {403: b"admin access required\n", 429: b"too many attempts\n"}.get(
+                status, b"login required\n"
+            )
             await _reply(send, status, text, extra if status == 401 else [])
             return
         body = await anyio.to_thread.run_sync(generate_latest, self.registry)

@@ -123,3 +123,31 @@ def test_scrub_secrets_redacts_planted_keys_once_and_only_them(
     assert "Echo: [redacted] is not valid" in after  # the text around the key is kept
     assert "Drug 3 may be used" in after  # items are untouched
     assert _scrub(db)["total"] == 0  # idempotent
+
+
+def test_a_second_scrub_changes_nothing_in_authorization_headers(db: Database) -> None:
+    """`Authorization: Bearer <token>` used to become `Authorization: [redacted] [redacted]` on
+    the second run (the word Bearer taken for a token): every run after the first changes
+    nothing."""
+    fx = make_run(db, 3)
+    record_responses(db, [answer(fx, i) for i in fx.item_ids])
+    engine = create_engine(db.url)
+    meta = MetaData()
+    meta.reflect(engine)
+    response = meta.tables["response"]
+    texts = [
+        "sent Authorization: Bearer abcdef0123456789xyz",
+        "authorization: basic dXNlcjpwYXNzd29yZA== and x-api-key: 0123456789abcdef",
+        "DATABASE_URL=postgresql//quiz:SecretPw99@db/q",
+    ]
+    with engine.begin() as conn:
+        ids = [r.id for r in conn.execute(response.select().order_by(response.c.id))]
+        for row_id, text in zip(ids, texts, strict=True):
+            conn.execute(update(response).where(response.c.id == row_id).values(raw_text=text))
+    engine.dispose()
+    first = _scrub(db)
+    assert first["total"] == 3
+    after = database_text(db.url)
+    assert "abcdef0123456789xyz" not in after and "SecretPw99" not in after
+    assert "Authorization: Bearer [redacted]" in after
+    assert _scrub(db)["total"] == 0  # (its own audit row aside, nothing changes)

@@ -132,7 +132,7 @@ def test_five_failures_lock_the_account_even_against_the_right_password(db: Data
     entries = accounts.audit_log(db, actor="alice")
     details = [e.detail for e in entries if e.action == "login"]
     assert details[0] == "" and details[1] == "locked"
-    assert sum("locked until" in d for d in details) == 1
+    assert sum("locked from this address until" in d for d in details) == 1
 
 
 def test_fewer_failures_than_the_limit_are_forgotten_after_a_good_login(db: Database) -> None:
@@ -206,3 +206,65 @@ def test_actions_are_audited_newest_first(db: Database) -> None:
     assert entries[0].address == "::1" and entries[1].detail == "40 items"
     with pytest.raises(InputError):
         accounts.record_action(db, "ins", "")
+
+
+def test_a_lock_holds_one_address_and_grows_with_each_lock_in_a_row(db: Database) -> None:
+    accounts.create_user(db, "alice", "student", PASSWORD)
+    now = datetime.now(UTC)
+    for _ in range(accounts.MAX_FAILURES):
+        accounts.login(db, "alice", "wrong password!", address="10.9.9.9", now=now)
+    # the owner elsewhere is not locked out by a stranger
+    assert accounts.login(db, "alice", PASSWORD, address="10.1.1.1", now=now).outcome == "ok"
+    assert accounts.login(db, "alice", PASSWORD, address="10.9.9.9", now=now).outcome == "refused"
+    later = now + accounts.LOCK_FOR + timedelta(seconds=1)
+    for _ in range(accounts.MAX_FAILURES):
+        accounts.login(db, "alice", "wrong password!", address="10.9.9.9", now=later)
+    # the second lock in a row lasts twice as long
+    still = later + accounts.LOCK_FOR + timedelta(seconds=1)
+    assert accounts.login(db, "alice", PASSWORD, address="10.9.9.9", now=still).outcome == (
+        "refused"
+    )
+    free = later + 2 * accounts.LOCK_FOR + timedelta(seconds=1)
+    assert accounts.login(db, "alice", PASSWORD, address="10.9.9.9", now=free).outcome == "ok"
+
+
+def test_parallel_guesses_check_no_more_passwords_than_the_limit(db: Database) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    accounts.create_user(db, "alice", "student", PASSWORD)
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        outcomes = list(
+            pool.map(
+                lambda n: accounts.login(db, "alice", f"guess {n}", address="10.3.3.3").outcome,
+                range(12),
+            )
+        )
+    assert set(outcomes) == {"refused"}
+    checked = [
+        e for e in accounts.audit_log(db, actor="alice") if e.detail.startswith("wrong password")
+    ]
+    assert len(checked) == accounts.MAX_FAILURES  # the other 7 never reached argon2
+
+
+def test_unlock_ends_every_lock_of_a_name(db: Database) -> None:
+    accounts.create_user(db, "alice", "student", PASSWORD)
+    for address in ("10.4.4.4", "10.5.5.5"):
+        for _ in range(accounts.MAX_FAILURES):
+            accounts.login(db, "alice", "wrong password!", address=address)
+    assert accounts.login(db, "alice", PASSWORD, address="10.4.4.4").outcome == "refused"
+    assert accounts.unlock(db, "alice", actor="cli:test") == 2
+    assert accounts.login(db, "alice", PASSWORD, address="10.4.4.4").outcome == "ok"
+    assert accounts.audit_log(db, limit=2)[1].action == "user.unlock"
+
+
+def test_the_local_admin_password_gets_the_same_lockout(db: Database) -> None:
+    secret = "local admin password"
+    for n in range(accounts.MAX_FAILURES):
+        assert not accounts.admin_password_login(db, f"guess {n}", secret, address="127.0.0.1")
+    # locked: the right password fails too, for a while
+    assert not accounts.admin_password_login(db, secret, secret, address="127.0.0.1")
+    later = datetime.now(UTC) + accounts.LOCK_FOR + timedelta(seconds=1)
+    assert accounts.admin_password_login(db, secret, secret, address="127.0.0.1", now=later)
+    actions = {e.detail for e in accounts.audit_log(db) if e.action == "admin.login"}
+    assert "locked" in actions
+    accounts.unlock(db, accounts.LOCAL_ADMIN)

@@ -26,6 +26,7 @@ EXPECTED_TABLES = {
     "assignment_retired_items",
     "assignments",
     "audit_log",
+    "login_locks",
     "drift_result",
     "eval_run",
     "item",

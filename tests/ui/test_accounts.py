@@ -135,11 +135,27 @@ def _http(
     return status, {k.lower(): v for k, v in head.items()}, body.decode("utf-8", "replace")
 
 
+def _csrf(app: App, jar: CookieJar) -> str:
+    """The browser's form token, fetched from the login page (as a browser gets it) if needed."""
+    found = [c.value for c in jar if c.name == "quizbot_csrf"]
+    if not found:
+        _http(f"{app.url}/logout", cookies=jar)  # a form page: sets the token's cookie
+        found = [c.value for c in jar if c.name == "quizbot_csrf"]
+    return str(found[0])
+
+
 def _login(app: App, name: str, password: str) -> tuple[int, CookieJar, str]:
     jar = CookieJar()
-    form = urllib.parse.urlencode({"username": name, "password": password}).encode()
-    status, _, body = _http(f"{app.url}/login", data=form, cookies=jar)
+    fields = {"username": name, "password": password, "csrf": _csrf(app, jar)}
+    status, _, body = _http(f"{app.url}/login", data=urllib.parse.urlencode(fields).encode(),
+                            cookies=jar)  # fmt: skip
     return status, jar, body
+
+
+def _logout(app: App, jar: CookieJar) -> int:
+    """Log out as the page's form does (a POST with the form token)."""
+    form = urllib.parse.urlencode({"csrf": _csrf(app, jar)}).encode()
+    return _http(f"{app.url}/logout", data=form, cookies=jar)[0]
 
 
 def _call_handler(
@@ -245,12 +261,15 @@ def test_each_role_sees_and_may_do_only_its_own(app: App, browser: Any) -> None:
         db.dispose()
     # logging out ends the session on the server: the old cookie opens nothing
     page.locator("#qb-logout").click()
+    page.wait_for_url("**/logout")
+    page.get_by_role("button", name="Log out").click()  # logging out is a POST
     page.get_by_label("Username").wait_for()
     old = CookieJar()
     _, jar2, _ = _login(app, "stu", USERS["stu"][1])
     for cookie in jar2:
         old.set_cookie(cookie)
-    _http(f"{app.url}/logout", cookies=jar2)
+    assert _http(f"{app.url}/logout", cookies=jar2)[0] == 200  # a GET only asks
+    assert _logout(app, jar2) == 303
     assert _http(f"{app.url}/gradio_api/info", cookies=old)[0] == 401
     page.context.close()
 
@@ -371,7 +390,7 @@ def test_repeated_failures_lock_the_account_and_the_login_page_says_nothing_more
     finally:
         db.dispose()
     assert locked is not None and locked.locked_until is not None
-    assert details[0] == "locked" and "locked until" in details[1]
+    assert details[0] == "locked" and "locked from this address until" in details[1]
 
 
 def test_an_instructor_over_their_daily_limit_is_refused(

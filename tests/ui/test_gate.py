@@ -18,7 +18,7 @@ from starlette.testclient import TestClient
 from quizbot import accounts
 from quizbot.config import load_settings
 from quizbot.domain import Role
-from quizbot.ui import gate, identity
+from quizbot.ui import context, gate, identity
 from quizbot.ui.context import UiContext
 from storage import Database
 
@@ -26,7 +26,9 @@ PASSWORD = "admin password 123"
 
 
 @pytest.fixture
-def app(db: Database, tmp_path: Path) -> Any:
+def app(db: Database, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    # the login limits' clock stands still: a slow machine refills no bucket mid-test
+    monkeypatch.setattr(context, "LOGIN_CLOCK", lambda: 1000.0)
     accounts.create_user(db, "boss", "admin", PASSWORD)
     settings = load_settings(
         home=str(tmp_path / "home"),
@@ -50,8 +52,16 @@ def _from(app: Any, address: str) -> TestClient:
     )
 
 
+def _csrf(client: TestClient) -> str:
+    """The form token of this browser (from the login page, as a browser gets it)."""
+    if "quizbot_csrf" not in client.cookies:
+        client.get("/logout")  # any form page sets it; this one in every mode
+    return str(client.cookies["quizbot_csrf"])
+
+
 def _login(client: TestClient, name: str, password: str, **extra: str) -> Any:
-    return client.post("/login", data={"username": name, "password": password, **extra})
+    form = {"username": name, "password": password, "csrf": _csrf(client), **extra}
+    return client.post("/login", data=form)
 
 
 def test_the_session_cookie_is_httponly_lax_and_secure_over_https(client: TestClient) -> None:
@@ -66,7 +76,7 @@ def test_the_session_cookie_is_httponly_lax_and_secure_over_https(client: TestCl
     assert client.get("/gradio_api/info").status_code == 200
     # Gradio's run history (inputs and outputs kept in the browser) is off
     assert client.get("/config").json()["run_history"] is False
-    out = client.get("/logout")
+    out = client.post("/logout", data={"csrf": _csrf(client)})
     assert (out.status_code, out.headers["location"]) == (303, "/login")
     assert client.get("/gradio_api/info").status_code == 401
 
@@ -100,19 +110,59 @@ def test_an_address_gets_a_limited_number_of_login_attempts(client: TestClient) 
     assert int(refused.headers["retry-after"]) >= 1
 
 
-def test_a_username_gets_a_limited_number_of_attempts_from_any_address(
+def test_a_username_gets_a_limited_number_of_attempts_from_one_address(
     app: Any, db: Database
 ) -> None:
-    codes = []
-    for n in range(6):  # each guess from a new address: only the username's bucket runs dry
-        with _from(app, f"10.0.0.{n + 1}") as other:
-            codes.append(_login(other, "boss", f"guess number {n}").status_code)
+    with _from(app, "10.0.0.1") as guesser:
+        codes = [_login(guesser, "boss", f"guess number {n}").status_code for n in range(6)]
     assert codes == [401] * 5 + [429]
     refused = [e for e in accounts.audit_log(db, actor="boss") if e.action == "login"]
     assert len(refused) == 5  # the refused sixth attempt never reached the password check
-    # another username from a fresh address is not held up by it
-    with _from(app, "10.0.1.1") as fresh:
-        assert _login(fresh, "nobody", "wrong password").status_code == 401
+    # the same name from another address is not held up by it: neither throttled nor locked
+    with _from(app, "10.0.1.1") as owner:
+        assert _login(owner, "boss", PASSWORD).status_code == 303
+
+
+def test_five_wrong_passwords_from_one_address_do_not_stop_the_right_one_from_another(
+    app: Any, db: Database
+) -> None:
+    with _from(app, "10.0.0.66") as stranger:
+        codes = [_login(stranger, "boss", f"wrong guess {n}").status_code for n in range(5)]
+        assert codes == [401] * 5
+    # locked from there, even with the right password (the rate limit aside)
+    assert accounts.login(db, "boss", PASSWORD, address="10.0.0.66").outcome == "refused"
+    with _from(app, "10.0.0.7") as owner:
+        assert _login(owner, "boss", PASSWORD).status_code == 303
+    details = [e.detail for e in accounts.audit_log(db, actor="boss") if e.action == "login"]
+    assert details[1] == "locked" and "locked from this address until" in details[2]
+    # an admin ends the lock; the right password from that address works again
+    assert accounts.unlock(db, "boss", actor="cli:test") == 1
+    assert accounts.login(db, "boss", PASSWORD, address="10.0.0.66").outcome == "ok"
+
+
+def test_login_password_change_and_logout_need_the_form_token(app: Any, db: Database) -> None:
+    with _from(app, "10.2.0.1") as browser:
+        bare = browser.post("/login", data={"username": "boss", "password": PASSWORD})
+        assert bare.status_code == 403 and "expired" in bare.text  # no token: login CSRF
+        wrong = {"username": "boss", "password": PASSWORD, "csrf": "x" * 32}
+        assert browser.post("/login", data=wrong).status_code == 403
+        assert _login(browser, "boss", PASSWORD).status_code == 303
+        form = {"current_password": PASSWORD, "new_password": "p" * 12, "new_password2": "p" * 12}
+        assert browser.post("/account", data=form).status_code == 403
+        # logging out: GET only asks; a POST without the token changes nothing
+        assert browser.get("/logout").status_code == 200
+        assert browser.get("/gradio_api/info").status_code == 200
+        assert browser.post("/logout").status_code == 403
+        assert browser.get("/gradio_api/info").status_code == 200
+        # a form posted from another site's page is refused before anything is read
+        foreign = browser.post(
+            "/logout", data={"csrf": _csrf(browser)}, headers={"Origin": "https://evil.example"}
+        )
+        assert foreign.status_code == 403
+        assert browser.get("/gradio_api/info").status_code == 200
+        assert browser.post("/logout", data={"csrf": _csrf(browser)}).status_code == 303
+        assert browser.get("/gradio_api/info").status_code == 401
+    assert accounts.user(db, "boss") is not None
 
 
 def test_a_user_changes_their_password_and_their_other_sessions_end(
@@ -129,7 +179,10 @@ def test_a_user_changes_their_password_and_their_other_sessions_end(
         assert page.status_code == 200 and "Current password" in page.text and "boss" in page.text
 
         def change(current: str, first: str, second: str) -> Any:
-            form = {"current_password": current, "new_password": first, "new_password2": second}
+            form = {
+                "current_password": current, "new_password": first, "new_password2": second,
+                "csrf": _csrf(here),
+            }  # fmt: skip
             return here.post("/account", data=form)
 
         wrong = change("not my password", new, new)
@@ -158,7 +211,9 @@ def test_a_user_changes_their_password_and_their_other_sessions_end(
 
 def test_there_is_no_password_to_change_without_an_account(db: Database, tmp_path: Path) -> None:
     settings = load_settings(home=str(tmp_path / "home"), database_url=db.url)
-    with TestClient(gate.web_app(settings, db), follow_redirects=False) as local:
+    with TestClient(
+        gate.web_app(settings, db), base_url="http://127.0.0.1", follow_redirects=False
+    ) as local:
         assert local.get("/account").status_code == 404  # local mode: no account, no password
         assert local.post("/account", data={"current_password": "x"}).status_code == 404
 
@@ -230,7 +285,9 @@ def test_an_instructor_compares_only_their_own_cohort(db: Database, tmp_path: Pa
 
     assert identity.scoped_cohort(ctx, asked_by("kim"), "year-2") == "year-1"
     assert identity.scoped_cohort(ctx, asked_by("kim"), None) == "year-1"
-    assert identity.scoped_cohort(ctx, asked_by("lee"), "year-2") == "year-2"
+    # an instructor without a cohort sees no cohort at all, whatever the browser asks for
+    assert identity.scoped_cohort(ctx, asked_by("lee"), "year-2") == identity.NO_COHORT
+    assert identity.scoped_cohort(ctx, asked_by("lee"), None) == identity.NO_COHORT
     assert identity.scoped_cohort(ctx, asked_by("boss"), None) is None
     with pytest.raises(gr.Error):  # accounts mode: no name, no answer
         identity.scoped_cohort(ctx, asked_by(""), "year-2")
@@ -258,3 +315,52 @@ def test_gradio_rebuilds_its_monitoring_summary_only_every_so_many_events(app: A
     assert queue.compute_analytics_summary(records) is first
     queue.events_recorded += 1
     assert queue.compute_analytics_summary(records)["functions"]["f"]["success_rate"] == 0.5
+
+
+def test_an_account_uploads_at_most_its_hourly_volume(db: Database, tmp_path: Path) -> None:
+    accounts.create_user(db, "boss", "admin", PASSWORD)
+    settings = load_settings(home=str(tmp_path / "home"), database_url=db.url, upload_mb_per_hour=1)
+    app = gate.web_app(settings, db)
+    blob = b"x" * 600_000  # under the per-file limit: only the hourly volume can stop it
+    with _from(app, "10.6.0.1") as client:
+        assert _login(client, "boss", PASSWORD).status_code == 303
+        first = client.post("/gradio_api/upload", files={"files": ("a.csv", blob)})
+        assert first.status_code == 200, first.text
+        second = client.post("/gradio_api/upload", files={"files": ("b.csv", blob)})
+        assert second.status_code == 429 and "per hour" in second.text
+        assert int(second.headers["retry-after"]) >= 1
+
+
+def test_local_mode_answers_loopback_names_only(db: Database, tmp_path: Path) -> None:
+    settings = load_settings(home=str(tmp_path / "home"), database_url=db.url)
+    app = gate.web_app(settings, db)
+    for base, status in (
+        ("http://127.0.0.1:7860", 200),
+        ("http://localhost:7860", 200),
+        ("http://[::1]:7860", 200),
+        ("http://rebind.evil.example:7860", 400),
+        ("http://192.168.1.5:7860", 400),
+    ):
+        with TestClient(app, base_url=base) as client:
+            assert client.get("/gradio_api/info").status_code == status, base
+    named = settings.model_copy(update={"allowed_hosts": ["quiz.lab"]})
+    with TestClient(gate.web_app(named, db), base_url="http://quiz.lab:7860") as client:
+        assert client.get("/gradio_api/info").status_code == 200
+        refused = client.post("/gradio_api/queue/join", json={}, headers={"Origin": "http://x.io"})
+        assert refused.status_code == 403
+
+
+def test_a_session_hash_is_refused_to_a_second_account(db: Database, tmp_path: Path) -> None:
+    accounts.create_user(db, "s1", "student", "first student password")
+    accounts.create_user(db, "s2", "student", "second student password")
+    app = gate.web_app(load_settings(home=str(tmp_path / "home"), database_url=db.url), db)
+    with _from(app, "10.7.0.1") as one, _from(app, "10.7.0.2") as two:
+        assert _login(one, "s1", "first student password").status_code == 303
+        assert _login(two, "s2", "second student password").status_code == 303
+        owned = one.post("/gradio_api/queue/join", json={"session_hash": "abc123def"})
+        assert owned.status_code != 403  # s1's own (Gradio answers the incomplete body)
+        joined = two.post("/gradio_api/queue/join", json={"session_hash": "abc123def"})
+        assert joined.status_code == 403  # (checked first: the streams below would stay open)
+        assert two.get("/gradio_api/heartbeat/abc123def").status_code == 403
+        data = two.get("/gradio_api/queue/data", params={"session_hash": "abc123def"})
+        assert data.status_code == 403

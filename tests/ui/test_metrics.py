@@ -131,7 +131,9 @@ def accounts_app(db: Database, tmp_path: Path) -> Any:
 
 
 def _login(client: TestClient, name: str, password: str) -> None:
-    done = client.post("/login", data={"username": name, "password": password})
+    client.get("/logout")  # a form page: the browser gets its form token
+    form = {"username": name, "password": password, "csrf": client.cookies["quizbot_csrf"]}
+    done = client.post("/login", data=form)
     assert done.status_code == 303, done.text
 
 
