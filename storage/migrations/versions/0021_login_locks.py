@@ -6,7 +6,7 @@ lock the account for everyone. ``users.failed_logins`` and ``users.locked_until`
 ``quizbot user list`` shows. Nothing stored before is changed.
 
 Revision ID: 0021
-Revises: 0019
+Revises: 0020
 Create Date: 2026-11-29
 """
 
@@ -18,7 +18,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision: str = "0021"
-down_revision: str | None = "0019"
+down_revision: str | None = "0020"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
