@@ -50,7 +50,7 @@ COMPONENTS: tuple[tuple[str, int, tuple[str, ...]], ...] = (
     ("interop", 7, ("quizbot.interop",)),
     ("ui", 8, ("quizbot.ui",)),
     ("server", 9, ("quizbot.server",)),
-    ("cli", 10, ("quizbot.cli",)),
+    ("cli", 10, ("quizbot.cli", "quizbot.__main__")),
 )
 
 # The data flow, left to right: no module of a stage may depend, even indirectly, on a later one.
