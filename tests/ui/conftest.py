@@ -31,6 +31,13 @@ STUB_MODEL = "openai/stub"
 
 pytestmark = pytest.mark.slow
 
+# The servers and CLI commands these tests start run the code of this checkout, not whichever
+# checkout the venv's `quizbot` script was installed from (an editable install of another
+# worktree would otherwise be what the browser tests test).
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    [str(ROOT), *(p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p)]
+)
+
 
 @dataclass(frozen=True)
 class Served:
