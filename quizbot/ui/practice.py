@@ -194,6 +194,9 @@ _TAILS_SHOWN = 12  # in a feedback's details
 # At phone width the settings stack above the chat: once a session starts or resumes, bring the
 # session's status line (and the chat under it) into view instead of leaving the student at the
 # bottom of the settings.
+# A new knowledge base: the topic goes back to "All topics", in the browser, at once (the
+# server only sends the KB's topics as choices; see :func:`kb_changed`).
+ALL_TOPICS_JS = f"() => {ALL_TOPICS!r}"
 SHOW_CHAT_JS = """() => {
   if (window.innerWidth < 700) {
     document.querySelector('#qb-practice-status')?.scrollIntoView({block: 'start'});
@@ -1165,15 +1168,19 @@ def end(ctx: UiContext, session_id: int | None, chat: list[Message] | None) -> t
 
 
 def kb_changed(ctx: UiContext, kb: str) -> tuple[Any, Any]:
-    """The chosen KB's topics (for the dropdown) and its licence note."""
+    """The chosen KB's topics (for the dropdown) and its licence note.
+
+    The topic's value is never sent: this runs on page load too, and a value sent then would
+    overwrite a topic the student chose while the page loaded. A change of KB puts the topic
+    back to "All topics" in the browser (:data:`ALL_TOPICS_JS`)."""
     try:
         found = practice.topics(ctx.db, kb or DEFAULT_KB)
         return (
-            gr.update(choices=topic_choices(found), value=ALL_TOPICS),
+            gr.update(choices=topic_choices(found)),
             kb_note(kb_listing(ctx.db), kb or DEFAULT_KB),
         )
     except Exception as exc:
-        return gr.update(choices=topic_choices([]), value=ALL_TOPICS), _error_text(exc)
+        return gr.update(choices=topic_choices([])), _error_text(exc)
 
 
 def show_progress(ctx: UiContext, student: str, kb: str, by: str) -> tuple[Any, ...]:
@@ -1566,7 +1573,7 @@ def build(ctx: UiContext) -> None:
         api_visibility="private",
         show_progress="minimal",
     )
-    gr.on(
+    gr.on(  # on page load and on a change of KB
         None,
         partial(kb_changed, ctx),
         [kb],
@@ -1574,6 +1581,7 @@ def build(ctx: UiContext) -> None:
         api_visibility="private",
         show_progress="minimal",
     )
+    kb.change(None, None, [topic], js=ALL_TOPICS_JS, api_visibility="private")  # in the browser
     flag_state.change(  # a new answer: a fresh flag form
         lambda: ("", ""), None, [flag_result, flag_comment], api_visibility="private"
     )

@@ -8,13 +8,18 @@ chosen, however fast they were clicked. What is stored is read from the database
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from playwright.sync_api import expect
 
 from quizbot.items import ChoiceItem
 from tests.ui.conftest import Served
+from tests.ui.events import config_of, load_handlers, wait_settled, watch
+from tests.ui.test_accounts import App, _log_in_page, app, browser
 from tests.ui.test_practice import config_text, database, session_items, stored
+
+__all__ = ["app", "browser"]  # the accounts-mode fixtures, used by name
 
 JOIN = "/gradio_api/queue/join"  # every server event a page sends is one POST here
 
@@ -133,3 +138,85 @@ def test_a_letter_clicked_twice_is_unselected_and_a_new_question_starts_with_non
     with database(served.database_url) as db:
         session_id, _ = session_items(db, student)
         assert [r.raw_text for r in stored(db, session_id)] == ["B", "C"]
+
+
+JOINS = "**/gradio_api/queue/join*"
+
+
+def set_every_input_while_the_page_loads(tab: Any, base_url: str, *, named: bool) -> None:
+    """Reload the page with its server events held at the network (so the order is certain),
+    set every input of the Practice tab and its Recall section while the load events wait
+    (the pseudonym and cohort only when ``named``: accounts mode hides them), release them,
+    wait until they and everything they started have run, then check every input held."""
+    loads = load_handlers(config_of(tab.request.get(f"{base_url}config").text()))  # as logged in
+    assert loads, "the page has load events, or this test checks nothing"
+    held: list[Any] = []
+    released = False
+
+    def hold(route: Any) -> None:  # the server events wait until the inputs are set
+        if released:
+            route.continue_()
+        else:
+            held.append(route)
+
+    watch(tab)
+    tab.route(JOINS, hold)
+    tab.reload()
+    length = tab.locator("#qb-practice-length input[type=number]")
+    length.wait_for()
+    fields = {"#qb-practice-assignment": "homework-1"}
+    if named:
+        fields |= {"#qb-practice-student": "Ina Put", "#qb-practice-cohort": "Group 3"}
+    for elem, value in fields.items():
+        tab.locator(f"{elem} textarea, {elem} input").first.fill(value)
+    tab.locator("#qb-practice-format").get_by_text("Multiple choice").click()
+    length.fill("3")
+    length.press("Enter")
+    topic = tab.locator("#qb-practice-topic input")
+    topic.fill("relation:investigated_with")
+    topic.press("Enter")
+    tab.locator("#qb-recall").get_by_text("Recall: list what you remember").first.click()
+    aspect = tab.locator("#qb-recall-aspect input")
+    aspect.fill("relation:treated_with_drug")
+    aspect.press("Enter")
+    recall_length = tab.locator("#qb-recall-length input[type=number]")
+    recall_length.fill("4")
+    recall_length.press("Enter")
+    assert len(held) >= len(loads)  # the load events did wait
+    released = True
+    for route in held:
+        route.continue_()
+    wait_settled(tab, loads)
+
+    for elem, value in fields.items():
+        expect(tab.locator(f"{elem} textarea, {elem} input").first).to_have_value(value)
+    expect(tab.locator("#qb-practice-format input[value=choice]")).to_be_checked()
+    expect(length).to_have_value("3")
+    expect(topic).to_have_value(re.compile(r"^(relation:investigated_with|Investigations \()"))
+    expect(aspect).to_have_value(re.compile(r"^(relation:treated_with_drug|Medications \()"))
+    expect(recall_length).to_have_value("4")
+    # ... and they are what Start sends: 3 multiple-choice questions on investigations.
+    tab.locator("#qb-practice-assignment textarea, #qb-practice-assignment input").first.fill("")
+    tab.locator("#qb-practice-start").click()
+    tab.locator("#qb-practice-chat").get_by_text("Question 1 of 3").first.wait_for()
+
+
+def test_inputs_set_while_the_page_loads_hold_after_its_load_events(
+    page: Any, served: Served
+) -> None:
+    """No load event overwrites what the student set (local mode: every input)."""
+    set_every_input_while_the_page_loads(page, served.url, named=True)
+    with database(served.database_url) as db:
+        _, items = session_items(db, "Ina Put")
+    assert len(items) == 3 and all(isinstance(item, ChoiceItem) for item in items)
+    assert {item.relation for item in items} == {"investigated_with"}
+
+
+def test_inputs_set_while_the_page_loads_hold_in_accounts_mode(app: App, browser: Any) -> None:
+    """The same for a student account, whose page load also shows the tabs of its role and
+    offers its active session (the recall length was once put back by a load here)."""
+    tab = _log_in_page(browser, app, "stu")
+    try:
+        set_every_input_while_the_page_loads(tab, f"{app.url}/", named=False)
+    finally:
+        tab.context.close()
