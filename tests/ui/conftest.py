@@ -21,6 +21,7 @@ import pytest
 
 from tests.helpers.net import free_port, wait_for_http
 from tests.helpers.stub import stub_server
+from tests.ui.events import wait_loaded, watch
 
 ROOT = Path(__file__).resolve().parents[2]
 QUIZBOT = str(Path(sys.executable).with_name("quizbot"))
@@ -28,6 +29,9 @@ CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = ROOT / "tests" / "artifacts"
 ADMIN_PASSWORD = "test-admin-password"
 STUB_MODEL = "openai/stub"
+# How long a served app may take to answer while its process runs: a start on two loaded cores
+# (other suites, a CPU burner) took over 90 s; a server that exits ends the wait at once.
+SERVER_START = 600.0
 
 pytestmark = pytest.mark.slow
 
@@ -83,7 +87,7 @@ def served(database_url: str, tmp_path: Path, stub_answer: str) -> Iterator[Serv
             [QUIZBOT, "serve", "--port", str(port)], cwd=ROOT, env=env, stdout=log, stderr=log
         )
         try:
-            wait_for_http(f"http://127.0.0.1:{port}/")
+            wait_for_http(f"http://127.0.0.1:{port}/", timeout=SERVER_START, process=proc)
             yield Served(f"http://127.0.0.1:{port}/", database_url, clock_file=clock)
         finally:
             proc.terminate()
@@ -108,8 +112,10 @@ def page(served: Served) -> Iterator[object]:
         context = browser.new_context(viewport={"width": 1400, "height": 1000})
         tab = context.new_page()
         tab.set_default_timeout(30_000)
+        watch(tab)
         tab.goto(served.url)
         tab.get_by_text("quizbot", exact=False).first.wait_for()
+        wait_loaded(tab, served.url)  # tests start once the page's own load events have run
         try:
             yield tab
         finally:

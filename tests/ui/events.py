@@ -89,3 +89,16 @@ def config_of(text: str) -> dict[str, Any]:
     value = json.loads(text)
     assert isinstance(value, dict)
     return value
+
+
+def wait_loaded(tab: Any, base_url: str, timeout: float = 60_000) -> None:
+    """Wait until the page's load events (and what they started) have run; needs :func:`watch`
+    before the page was opened. The config is read as the page's own session (accounts mode)."""
+    config = config_of(tab.request.get(f"{base_url.rstrip('/')}/config").text())
+    wait_settled(tab, load_handlers(config), timeout)
+
+
+def wait_layout(tab: Any) -> None:
+    """Wait until the browser has laid out and painted what changed (two animation frames),
+    e.g. after a resize, instead of sleeping."""
+    tab.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
