@@ -28,7 +28,7 @@ from storage import open_database
 from storage.sessions import find_respondent
 from tests.helpers.net import free_port, wait_for_http
 from tests.helpers.stub import stub_server
-from tests.ui.conftest import CHROMIUM, QUIZBOT, ROOT, SERVER_START, screenshot
+from tests.ui.conftest import CHROMIUM, QUIZBOT, ROOT, SERVER_START, WAIT_MS, screenshot
 from tests.ui.events import wait_loaded, watch
 
 pytestmark = pytest.mark.slow
@@ -177,7 +177,7 @@ def _call_handler(
 def _log_in_page(browser: Any, app: App, name: str) -> Any:
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
-    page.set_default_timeout(30_000)
+    page.set_default_timeout(WAIT_MS)
     watch(page)
     page.goto(f"{app.url}/")
     assert page.url.endswith("/login")  # sent to the login page

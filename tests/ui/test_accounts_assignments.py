@@ -30,7 +30,7 @@ from quizbot.ui.context import UiContext
 from storage import open_database
 from storage.assignments import list_assignments
 from tests.helpers.net import free_port, wait_for_http
-from tests.ui.conftest import CHROMIUM, QUIZBOT, ROOT, SERVER_START, screenshot
+from tests.ui.conftest import CHROMIUM, QUIZBOT, ROOT, SERVER_START, WAIT_MS, screenshot
 from tests.ui.events import wait_loaded, watch
 from tests.ui.test_accounts import App, _call_handler, _login
 
@@ -104,7 +104,7 @@ def chromium() -> Iterator[Any]:
 
 def _log_in(browser: Any, app: App, name: str) -> Any:
     page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
-    page.set_default_timeout(30_000)
+    page.set_default_timeout(WAIT_MS)
     watch(page)
     page.goto(f"{app.url}/")
     page.get_by_label("Username").fill(name)
