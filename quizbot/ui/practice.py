@@ -7,8 +7,9 @@ controls, keeps the per-browser state and renders what the service returns.
 Design
     State. The session id, the current :class:`~quizbot.practice.service.Question`, the chat
     transcript
-    and the letters selected for a multiple-choice answer live in ``gr.State``, which stays on
-    the server (per browser tab, and per ``gradio_client`` session). The browser receives only
+    live in ``gr.State``, which stays on the server (per browser tab, and per ``gradio_client``
+    session); the letters chosen for a multiple-choice answer live in the page until Submit
+    (see Answering). The browser receives only
     rendered text: a question before it is answered (the service's ``Question`` carries no label,
     key, lineage or item id), and the right answer and the explanation only after the answer is
     stored. The chat is kept in state rather than read back from the Chatbot so that the
@@ -19,9 +20,14 @@ Design
     choice gets one toggle button per option letter (most questions say "select all that
     apply", so a letter button selects rather than submits), a "Submit" button that sends the
     selected letters, and "I don't know". Only the buttons that fit the current question are
-    shown. Anything can also be typed (true/false, t/f, yes/no, letters such as "A,C", idk);
-    what the service cannot read comes back as an :class:`~quizbot.errors.InputError` whose
-    message and hint are shown in the chat, and nothing is stored.
+    shown. A letter click never reaches the server: a JavaScript handler (``fn=None``, see
+    :data:`LETTER_JS`) toggles the letter in the page's selection for the question in the
+    tab's JSON, colours the button and names the selection on Submit, so fast clicks cannot be
+    lost or reordered and queue no event; Submit sends the letters once (:data:`SUBMIT_JS`) and
+    the server reads them as it reads a typed answer. Anything can also be typed (true/false,
+    t/f, yes/no, letters such as "A,C", idk); what the service cannot read comes back as an
+    :class:`~quizbot.errors.InputError` whose message and hint are shown in the chat, and
+    nothing is stored.
 
     Feedback and summary. After each answer the chat shows, in a message of its own, whether
     it was right and the right answer, then the reason once in plain words (the service's
@@ -188,11 +194,53 @@ _TAILS_SHOWN = 12  # in a feedback's details
 # At phone width the settings stack above the chat: once a session starts or resumes, bring the
 # session's status line (and the chat under it) into view instead of leaving the student at the
 # bottom of the settings.
+# A new knowledge base: the topic goes back to "All topics", in the browser, at once (the
+# server only sends the KB's topics as choices; see :func:`kb_changed`).
+ALL_TOPICS_JS = f"() => {ALL_TOPICS!r}"
 SHOW_CHAT_JS = """() => {
   if (window.innerWidth < 700) {
     document.querySelector('#qb-practice-status')?.scrollIntoView({block: 'start'});
   }
 }"""
+
+
+# The multiple-choice selection, kept in the page (``window.qbLetters``) for the question in the
+# tab's JSON (``data.question``: session, opaque id, position): a new question starts it empty.
+# A JSON without a question (an error) keeps it. Shared by the letter buttons and Submit.
+_SELECTION_JS = """
+  const q = (typeof data === "string" ? JSON.parse(data || "null") : data)?.question;
+  const key = q ? `${q.session_id}:${q.id}:${q.position}` : null;
+  let sel = window.qbLetters;
+  if (!sel || (key !== null && sel.key !== key)) {
+    sel = window.qbLetters = {key: key ?? sel?.key ?? null, picked: []};
+  }
+"""
+# A letter button's click, in the browser only (``fn=None``): toggle the letter, colour the
+# button, name the selection on Submit (disabled while nothing is chosen). JavaScript is one
+# thread, so every click updates the selection the click before it left.
+LETTER_JS = (
+    "(data) => {"
+    + _SELECTION_JS
+    + """  const letter = "LETTER";
+  sel.picked = sel.picked.includes(letter)
+    ? sel.picked.filter((x) => x !== letter)
+    : [...sel.picked, letter].sort();
+  const n = sel.picked.length;
+  return [
+    {__type__: "update", variant: sel.picked.includes(letter) ? "primary" : "secondary"},
+    {__type__: "update", interactive: n > 0,
+     value: n ? "Submit " + sel.picked.join(", ") : "Submit"},
+  ];
+}"""
+)
+# Submit's inputs as sent: the page's selection (for the question on screen) in place of the
+# button's label, the JSON left out (the server has the question in its state).
+SUBMIT_JS = (
+    "(label, data, ...states) => {"
+    + _SELECTION_JS
+    + """  return [sel.key === key ? sel.picked.join(", ") : "", null, ...states];
+}"""
+)
 
 
 # --------------------------------------------------------------------------------------------
@@ -489,7 +537,7 @@ class Screen:
     status: str | None = None
     summary: str | None = None
     ack: str | None = None
-    keep_state: bool = False  # leave session, question and selection as they were
+    keep_state: bool = False  # leave session, question and chat as they were
     answered: Feedback | None = None  # the answer just given: its question may be flagged
     pending: bool = False  # ``question`` waits for the student's "Next" (feedback is showing)
     # The question in the session's state when the action came (the one answered, or the one
@@ -596,11 +644,11 @@ def _flag_controls(screen: Screen) -> list[Any]:
 
 def _outputs(screen: Screen) -> tuple[Any, ...]:
     """The screen as values/updates for the tab's output components, the flag form's two next
-    to last, the session's four states last."""
+    to last, the session's three states last."""
     if screen.keep_state:
-        states: list[Any] = [gr.skip(), gr.skip(), _keep(screen.chat), gr.skip()]
+        states: list[Any] = [gr.skip(), gr.skip(), _keep(screen.chat)]
     else:
-        states = [screen.session_id, screen.question, _keep(screen.chat), []]
+        states = [screen.session_id, screen.question, _keep(screen.chat)]
     return (
         screen.data,
         _keep(screen.chat),
@@ -1048,13 +1096,18 @@ def _next(
 
 def submit_selection(
     ctx: UiContext,
-    selected: list[str] | None,
+    letters: str | None,
+    data: Any,
     session_id: int | None,
     question: Question | None,
     chat: list[Message] | None,
 ) -> tuple[Any, ...]:
-    """Send the letters selected with the letter buttons as the answer."""
-    return submit(ctx, ", ".join(sorted(selected or [])), session_id, question, chat)
+    """Send the letters chosen with the letter buttons (``"A, C"``, put in by :data:`SUBMIT_JS`
+    from the page's selection) as the answer; they are read and checked like a typed answer.
+    ``data`` is the tab's JSON, which the browser needs and the server does not."""
+    del data
+    text = letters if isinstance(letters, str) else ""
+    return submit(ctx, text.removeprefix("Submit").strip(), session_id, question, chat)
 
 
 def show_next(
@@ -1083,24 +1136,6 @@ def show_next(
             status=_status(view, question.position),
             asked=question,
         )
-    )
-
-
-def toggle_letter(
-    letter: str, selected: list[str] | None, question: Question | None
-) -> tuple[Any, ...]:
-    """Select or unselect one option letter; the Submit button names the selection."""
-    chosen = set(selected or [])
-    if question is None or letter not in answer_letters(question):
-        return sorted(chosen), gr.skip(), gr.skip()
-    chosen ^= {letter}
-    picked = sorted(chosen)
-    return (
-        picked,
-        gr.update(variant="primary" if letter in chosen else "secondary"),
-        gr.update(
-            value=f"Submit {', '.join(picked)}" if picked else "Submit", interactive=bool(picked)
-        ),
     )
 
 
@@ -1137,15 +1172,19 @@ def end(ctx: UiContext, session_id: int | None, chat: list[Message] | None) -> t
 
 
 def kb_changed(ctx: UiContext, kb: str) -> tuple[Any, Any]:
-    """The chosen KB's topics (for the dropdown) and its licence note."""
+    """The chosen KB's topics (for the dropdown) and its licence note.
+
+    The topic's value is never sent: this runs on page load too, and a value sent then would
+    overwrite a topic the student chose while the page loaded. A change of KB puts the topic
+    back to "All topics" in the browser (:data:`ALL_TOPICS_JS`)."""
     try:
         found = practice.topics(ctx.db, kb or DEFAULT_KB)
         return (
-            gr.update(choices=topic_choices(found), value=ALL_TOPICS),
+            gr.update(choices=topic_choices(found)),
             kb_note(kb_listing(ctx.db), kb or DEFAULT_KB),
         )
     except Exception as exc:
-        return gr.update(choices=topic_choices([]), value=ALL_TOPICS), _error_text(exc)
+        return gr.update(choices=topic_choices([])), _error_text(exc)
 
 
 def show_progress(ctx: UiContext, student: str, kb: str, by: str) -> tuple[Any, ...]:
@@ -1407,7 +1446,6 @@ def build(ctx: UiContext) -> None:
     session_state = gr.State(None)
     question_state = gr.State(None)
     chat_state = gr.State([])
-    selected_state = gr.State([])
     flag_state = gr.State(None)  # the question just answered (its id stays on the server)
     offered_state = gr.State(None)  # the session offered for resuming (pseudonym or account)
 
@@ -1430,7 +1468,6 @@ def build(ctx: UiContext) -> None:
         session_state,
         question_state,
         chat_state,
-        selected_state,
     ]
     # The API takes the components in this order (states are not part of it), so the
     # assignment, added last, comes after the cohort there too.
@@ -1511,17 +1548,18 @@ def build(ctx: UiContext) -> None:
             show_progress="minimal",
         )
     for letter, button in zip(LETTER_BUTTONS, letter_btns, strict=True):
-        button.click(
-            partial(toggle_letter, letter),
-            [selected_state, question_state],
-            [selected_state, button, submit_btn],
+        button.click(  # in the browser only: no server event per letter
+            None,
+            [data],
+            [button, submit_btn],
+            js=LETTER_JS.replace("LETTER", letter),
             api_visibility="private",
-            show_progress="hidden",
         )
     submit_btn.click(
         partial(submit_selection, ctx),
-        [selected_state, *answer_state],
+        [submit_btn, data, *answer_state],
         screen,
+        js=SUBMIT_JS,
         api_visibility="private",
         show_progress="minimal",
     )
@@ -1539,7 +1577,7 @@ def build(ctx: UiContext) -> None:
         api_visibility="private",
         show_progress="minimal",
     )
-    gr.on(
+    gr.on(  # on page load and on a change of KB
         None,
         partial(kb_changed, ctx),
         [kb],
@@ -1547,6 +1585,7 @@ def build(ctx: UiContext) -> None:
         api_visibility="private",
         show_progress="minimal",
     )
+    kb.change(None, None, [topic], js=ALL_TOPICS_JS, api_visibility="private")  # in the browser
     flag_state.change(  # a new answer: a fresh flag form
         lambda: ("", ""), None, [flag_result, flag_comment], api_visibility="private"
     )

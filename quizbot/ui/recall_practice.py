@@ -536,13 +536,17 @@ def mark(
 
 
 def aspects_for(ctx: UiContext, kb: str) -> Any:
-    """The aspect dropdown for the chosen knowledge base."""
+    """The aspect dropdown's choices for the chosen knowledge base.
+
+    Its value is never sent: this runs when the section opens, and a value sent then would
+    overwrite an aspect the student chose meanwhile (or before closing and opening it again).
+    A change of KB puts the aspect back to "All aspects" in the browser."""
     try:
         found = practice.recall_aspects(ctx.db, kb or DEFAULT_KB)
     except Exception as exc:  # the section still works with "All aspects"
         log.warning("recall section: no aspects for %r: %s", kb, user_message(exc))
         found = []
-    return gr.update(choices=aspect_choices(found), value=ALL_ASPECTS)
+    return gr.update(choices=aspect_choices(found))
 
 
 # --------------------------------------------------------------------------------------------
@@ -667,5 +671,8 @@ def build(ctx: UiContext, *, student: Any, cohort: Any, kb: Any, assignment: Any
         [aspect],
         api_visibility="private",
         show_progress="hidden",
+    )
+    kb.change(  # a new knowledge base: "All aspects" again, in the browser
+        None, None, [aspect], js=f"() => {ALL_ASPECTS!r}", api_visibility="private"
     )
     return section

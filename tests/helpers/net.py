@@ -6,6 +6,7 @@ import socket
 import time
 import urllib.error
 import urllib.request
+from typing import Any
 
 
 def free_port() -> int:
@@ -15,11 +16,17 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def wait_for_http(url: str, timeout: float = 90.0) -> str:
-    """Poll ``url`` until it answers 200; return the body. Raises TimeoutError."""
+def wait_for_http(url: str, timeout: float = 90.0, process: Any = None) -> str:
+    """Poll ``url`` until it answers 200; return the body. Raises TimeoutError.
+
+    With ``process`` (the server's ``subprocess.Popen``) the wait ends as soon as it exits
+    (RuntimeError), so ``timeout`` can be long enough for a start on a loaded machine without
+    making a crashed server a long wait."""
     deadline = time.monotonic() + timeout
     last: Exception | None = None
     while time.monotonic() < deadline:
+        if process is not None and process.poll() is not None:
+            raise RuntimeError(f"the server exited ({process.returncode}) before {url} answered")
         try:
             with urllib.request.urlopen(url, timeout=5) as resp:
                 if resp.status == 200:

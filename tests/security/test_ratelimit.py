@@ -81,16 +81,16 @@ def test_practice_answers_beyond_the_rate_are_refused_in_the_chat_and_not_record
 
     ctx = UiContext(load_settings(answers_per_minute=2), db)
     out = ui.start(ctx, "Ada", "clinical-core", "all", "statement", 4.0, "", None)
-    session_id, question, chat = out[-4], out[-3], out[-2]
+    session_id, question, chat = out[-3], out[-2], out[-1]
     for _ in range(2):  # the burst: two answers at once are fine
         out = ui.submit(ctx, "true", session_id, question, chat)
         assert out[0]["error"] is None and out[0]["feedback"] is not None
-        out = ui.show_next(ctx, session_id, out[-3], out[-2])
-        question, chat = out[-3], out[-2]
+        out = ui.show_next(ctx, session_id, out[-2], out[-1])
+        question, chat = out[-2], out[-1]
     refused = ui.submit(ctx, "true", session_id, question, chat)
     assert "too many requests; try again in" in refused[0]["error"]
     assert "too many requests" in refused[1][-1]["content"]  # said in the chat
-    assert refused[-3] == {"__type__": "update"}  # the question stays as it was
+    assert refused[-2] == {"__type__": "update"}  # the question stays as it was
     stored = db.read(
         lambda s: s.execute(
             select(func.count()).where(col(Response.quiz_session_id) == session_id)
@@ -99,5 +99,5 @@ def test_practice_answers_beyond_the_rate_are_refused_in_the_chat_and_not_record
     assert stored == 2  # nothing recorded for the refused answer
     # another session (another student) has its own allowance
     other = ui.start(ctx, "Bea", "clinical-core", "all", "statement", 2.0, "", None)
-    answered = ui.submit(ctx, "true", other[-4], other[-3], other[-2])
+    answered = ui.submit(ctx, "true", other[-3], other[-2], other[-1])
     assert answered[0]["error"] is None

@@ -18,9 +18,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.helpers.net import free_port, wait_for_http
 from tests.helpers.stub import stub_server
+from tests.ui.events import wait_loaded, watch
 
 ROOT = Path(__file__).resolve().parents[2]
 QUIZBOT = str(Path(sys.executable).with_name("quizbot"))
@@ -28,8 +30,23 @@ CHROMIUM = "/usr/bin/chromium"
 ARTIFACTS = ROOT / "tests" / "artifacts"
 ADMIN_PASSWORD = "test-admin-password"
 STUB_MODEL = "openai/stub"
+# How long a served app may take to answer while its process runs: a start on two loaded cores
+# (other suites, a CPU burner) took over 90 s; a server that exits ends the wait at once.
+SERVER_START = 600.0
+# How long a test waits for what the app emits (an element, a text): a bound, not a speed check.
+# On two loaded cores a recall answer's first scoring (loading its tokenizer) took over 30 s,
+# beyond Playwright's 5 s for expect() and the 30 s this was.
+WAIT_MS = 120_000
 
 pytestmark = pytest.mark.slow
+expect.set_options(timeout=WAIT_MS)
+
+# The servers and CLI commands these tests start run the code of this checkout, not whichever
+# checkout the venv's `quizbot` script was installed from (an editable install of another
+# worktree would otherwise be what the browser tests test).
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    [str(ROOT), *(p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p)]
+)
 
 
 @dataclass(frozen=True)
@@ -76,7 +93,7 @@ def served(database_url: str, tmp_path: Path, stub_answer: str) -> Iterator[Serv
             [QUIZBOT, "serve", "--port", str(port)], cwd=ROOT, env=env, stdout=log, stderr=log
         )
         try:
-            wait_for_http(f"http://127.0.0.1:{port}/")
+            wait_for_http(f"http://127.0.0.1:{port}/", timeout=SERVER_START, process=proc)
             yield Served(f"http://127.0.0.1:{port}/", database_url, clock_file=clock)
         finally:
             proc.terminate()
@@ -100,9 +117,11 @@ def page(served: Served) -> Iterator[object]:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         context = browser.new_context(viewport={"width": 1400, "height": 1000})
         tab = context.new_page()
-        tab.set_default_timeout(30_000)
+        tab.set_default_timeout(WAIT_MS)
+        watch(tab)
         tab.goto(served.url)
         tab.get_by_text("quizbot", exact=False).first.wait_for()
+        wait_loaded(tab, served.url)  # tests start once the page's own load events have run
         try:
             yield tab
         finally:

@@ -28,7 +28,8 @@ from storage import open_database
 from storage.sessions import find_respondent
 from tests.helpers.net import free_port, wait_for_http
 from tests.helpers.stub import stub_server
-from tests.ui.conftest import CHROMIUM, QUIZBOT, ROOT, screenshot
+from tests.ui.conftest import CHROMIUM, QUIZBOT, ROOT, SERVER_START, WAIT_MS, screenshot
+from tests.ui.events import wait_loaded, watch
 
 pytestmark = pytest.mark.slow
 
@@ -82,7 +83,7 @@ def _serve(database_url: str, tmp_path: Path, extra: dict[str, str]) -> Iterator
         [QUIZBOT, "serve", "--port", str(port)], cwd=ROOT, env=env, stdout=log, stderr=log
     )
     try:
-        wait_for_http(f"http://127.0.0.1:{port}/login")
+        wait_for_http(f"http://127.0.0.1:{port}/login", timeout=SERVER_START, process=proc)
         yield App(f"http://127.0.0.1:{port}", database_url)
     finally:
         proc.terminate()
@@ -192,19 +193,20 @@ def _call_handler(
 def _log_in_page(browser: Any, app: App, name: str) -> Any:
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
-    page.set_default_timeout(30_000)
+    page.set_default_timeout(WAIT_MS)
+    watch(page)
     page.goto(f"{app.url}/")
     assert page.url.endswith("/login")  # sent to the login page
     page.get_by_label("Username").fill(name)
     page.get_by_label("Password").fill(USERS[name][1])
     page.get_by_role("button", name="Log in").click()
     page.locator("#qb-who").get_by_text(f"Signed in as {name}").wait_for()
+    wait_loaded(page, app.url)  # the page load shows the tabs of the role, refuses the rest
     return page
 
 
 def _visible_tabs(page: Any) -> list[str]:
     page.get_by_role("tab", name="Practice").first.wait_for()
-    page.wait_for_timeout(500)  # the page-load handler hides the tabs of other roles
     return [
         name
         for name in ("Practice", *RESTRICTED, "Status")
@@ -220,7 +222,7 @@ def test_each_role_sees_and_may_do_only_its_own(app: App, browser: Any) -> None:
     # student: practice as themselves (no pseudonym field), no model, no results of others
     page = _log_in_page(browser, app, "stu")
     assert _visible_tabs(page) == list(SEEN["student"])
-    page.wait_for_timeout(1500)  # what the page load starts for other roles is refused quietly
+    # what the page load started for other roles has run (wait_loaded) and was refused quietly
     assert page.locator("[data-testid='toast-body']").count() == 0
     assert (
         page.locator("#qb-practice-student").count() == 0
@@ -276,7 +278,6 @@ def test_each_role_sees_and_may_do_only_its_own(app: App, browser: Any) -> None:
     # instructor: asks models (in the page and by HTTP), reads results; no admin panel
     page = _log_in_page(browser, app, "ins")
     assert _visible_tabs(page) == list(SEEN["instructor"])
-    page.wait_for_timeout(1500)
     assert page.locator("[data-testid='toast-body']").count() == 0
     # an instructor with a cohort compares that cohort only (students of others stay hidden)
     page.get_by_role("tab", name="Humans vs models").click()
@@ -328,8 +329,13 @@ def test_each_role_sees_and_may_do_only_its_own(app: App, browser: Any) -> None:
 def test_anonymous_requests_are_refused_and_no_page_can_be_framed(app: App, browser: Any) -> None:
     # a page of another site framing the app gets nothing
     page = browser.new_context().new_page()
-    page.set_content(f'<iframe id="f" src="{app.url}/login" width="600" height="400"></iframe>')
-    page.wait_for_timeout(2000)
+    # "load" waits for the frame too, refused or not (the parent's load waits for its frames)
+    page.set_content(
+        f'<iframe id="f" src="{app.url}/login" width="600" height="400"></iframe>',
+        wait_until="load",
+    )
+    assert len(page.frames) == 2
+    page.frames[-1].wait_for_load_state()
     frame = page.frame_locator("#f")
     assert frame.get_by_label("Username").count() == 0
     page.context.close()

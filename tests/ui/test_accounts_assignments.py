@@ -30,7 +30,8 @@ from quizbot.ui.context import UiContext
 from storage import open_database
 from storage.assignments import list_assignments
 from tests.helpers.net import free_port, wait_for_http
-from tests.ui.conftest import CHROMIUM, QUIZBOT, ROOT, screenshot
+from tests.ui.conftest import CHROMIUM, QUIZBOT, ROOT, SERVER_START, WAIT_MS, screenshot
+from tests.ui.events import wait_loaded, watch
 from tests.ui.test_accounts import App, _call_handler, _login
 
 pytestmark = pytest.mark.slow
@@ -73,7 +74,7 @@ def school(database_url: str, tmp_path: Path) -> Iterator[App]:
         [QUIZBOT, "serve", "--port", str(port)], cwd=ROOT, env=env, stdout=log, stderr=log
     )
     try:
-        wait_for_http(f"http://127.0.0.1:{port}/login")
+        wait_for_http(f"http://127.0.0.1:{port}/login", timeout=SERVER_START, process=proc)
         yield App(f"http://127.0.0.1:{port}", database_url)
     finally:
         proc.terminate()
@@ -103,14 +104,15 @@ def chromium() -> Iterator[Any]:
 
 def _log_in(browser: Any, app: App, name: str) -> Any:
     page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
-    page.set_default_timeout(30_000)
+    page.set_default_timeout(WAIT_MS)
+    watch(page)
     page.goto(f"{app.url}/")
     page.get_by_label("Username").fill(name)
     page.get_by_label("Password").fill(USERS[name][1])
     page.get_by_role("button", name="Log in").click()
     page.locator("#qb-who").get_by_text(f"Signed in as {name}").wait_for()
     page.get_by_role("tab", name="Practice").first.wait_for()
-    page.wait_for_timeout(500)  # the page load hides the tabs of other roles
+    wait_loaded(page, app.url)  # the page load hides the tabs of other roles
     return page
 
 
@@ -202,8 +204,7 @@ def test_a_student_has_no_assignments_tab_and_is_offered_their_session_after_a_r
     chat.get_by_text("Welcome back amy").wait_for()
     page.context.close()
     # another student reloading is offered nothing (amy's session is not theirs)
-    page = _log_in(chromium, school, "zoe")
-    page.wait_for_timeout(1500)
+    page = _log_in(chromium, school, "zoe")  # the page load (offering nothing) has run
     assert not page.locator("#qb-practice-resume-text").is_visible()
     page.context.close()
     # the Assignments handlers by raw HTTP: refused by role (a name the page never offered

@@ -23,6 +23,7 @@ from quizbot.practice.service import answer, next_question
 from storage import open_database
 from storage.sessions import load_session
 from tests.ui.conftest import ARTIFACTS, QUIZBOT, Served
+from tests.ui.events import wait_layout
 
 SCREENS = Path("/work/material/screens/fair")
 # Per student, per item in the assignment's order: 1 right, 0 wrong, i "I don't know". Item 8 is
@@ -73,7 +74,7 @@ def _answers(served: Served) -> list[str]:
 
 def _shot(tab: Any, name: str, width: int) -> None:
     tab.set_viewport_size({"width": width, "height": 900})
-    tab.wait_for_timeout(300)  # let the layout settle after the resize (a screenshot, not a test)
+    wait_layout(tab)  # the layout after the resize
     for folder in (SCREENS, ARTIFACTS):
         try:
             folder.mkdir(parents=True, exist_ok=True)

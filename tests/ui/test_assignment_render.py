@@ -44,21 +44,21 @@ def sent(out: tuple[Any, ...]) -> str:
 
 def test_an_exam_sends_nothing_revealing_until_the_last_answer(ctx: UiContext) -> None:
     out = start(ctx, "Kim")
-    session_id, question = out[-4], out[-3]
+    session_id, question = out[-3], out[-2]
     assert out[0]["error"] is None and question is not None
     total = question.total
     assert "This is an exam" in out[1][0]["content"]
     for position in range(1, total + 1):
-        chat = out[-2]
-        out = ui.submit(ctx, "true", session_id, out[-3], chat)
+        chat = out[-1]
+        out = ui.submit(ctx, "true", session_id, out[-2], chat)
         if position < total:
             text = sent(out)
             assert out[0]["feedback"] is None and out[0]["summary"] is None
             assert "Correct answer" not in text and "The statement is" not in text
-            assert out[-5] is None  # nothing to flag: its key has not been seen
+            assert out[-4] is None  # nothing to flag: its key has not been seen
             assert out[1][-2]["content"].startswith(f"**Answer recorded.** Question {position}")
-            assert out[-3].position == position + 1
-    assert out[-3] is None and out[0]["summary"]["n_answered"] == total
+            assert out[-2].position == position + 1
+    assert out[-2] is None and out[0]["summary"]["n_answered"] == total
     assert "That was the last question" in out[1][-2]["content"]
     review = out[3]
     assert "Review of every question" in review
@@ -67,17 +67,17 @@ def test_an_exam_sends_nothing_revealing_until_the_last_answer(ctx: UiContext) -
 
 def test_an_exam_is_resumed_and_a_finished_one_is_not_retaken(ctx: UiContext) -> None:
     first = start(ctx, "Lou")
-    session_id = first[-4]
-    answered = ui.submit(ctx, "false", session_id, first[-3], first[-2])
+    session_id = first[-3]
+    answered = ui.submit(ctx, "false", session_id, first[-2], first[-1])
     again = start(ctx, " lou ")
-    assert again[-4] == session_id and again[-3].position == 2
+    assert again[-3] == session_id and again[-2].position == 2
     assert "Welcome back" in again[1][0]["content"]
     out = again
-    while out[-3] is not None:
-        out = ui.submit(ctx, "idk", session_id, out[-3], out[-2])
+    while out[-2] is not None:
+        out = ui.submit(ctx, "idk", session_id, out[-2], out[-1])
     assert answered[0]["feedback"] is None
     finished = start(ctx, "Lou")
-    assert finished[-4] == session_id and finished[-3] is None
+    assert finished[-3] == session_id and finished[-2] is None
     assert "already finished" in finished[1][0]["content"]
     assert "Review of every question" in finished[3]
 
@@ -86,12 +86,12 @@ def test_an_unknown_assignment_is_a_message_and_the_running_session_goes_on(
     ctx: UiContext,
 ) -> None:
     running = ui.start(ctx, "Max", "clinical-core", "all", "statement", 2)
-    session_id, chat = running[-4], running[-2]
+    session_id, chat = running[-3], running[-1]
     out = ui.start(ctx, "Max", "", "", "", 0, None, session_id, "no-such-one", chat)
     assert "There is no assignment called" in out[1][-1]["content"]
     assert out[1][: len(chat)] == chat  # the transcript is kept, the message added
     assert out[0]["error"] == "no assignment 'no-such-one'"
-    assert all(ui_skip(value) for value in (*out[-4:-2], out[-1]))
+    assert all(ui_skip(value) for value in out[-3:-1])  # session, question
 
 
 def ui_skip(value: Any) -> bool:
@@ -103,13 +103,13 @@ def test_ending_an_exam_early_shows_no_results_and_it_can_be_started_afresh(
     ctx: UiContext,
 ) -> None:
     out = start(ctx, "Ned")
-    session_id = out[-4]
-    out = ui.submit(ctx, "true", session_id, out[-3], out[-2])
-    ended = ui.end(ctx, session_id, out[-2])
+    session_id = out[-3]
+    out = ui.submit(ctx, "true", session_id, out[-2], out[-1])
+    ended = ui.end(ctx, session_id, out[-1])
     assert ended[0]["error"] is None and ended[0]["summary"] is None
     assert "Exam ended early" in ended[1][-1]["content"]
     assert "Correct answer" not in sent(ended)
-    assert ended[-4] is None and ended[-3] is None  # nothing left to answer in this tab
+    assert ended[-3] is None and ended[-2] is None  # nothing left to answer in this tab
     assert ended[3] == ""
     again = start(ctx, "Ned")
-    assert again[-4] != session_id and again[-3].position == 1
+    assert again[-3] != session_id and again[-2].position == 1

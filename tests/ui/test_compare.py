@@ -16,6 +16,7 @@ from storage import open_database
 from storage.cohorts import human_answers
 from tests.helpers.oracles import wilson as oracle_wilson
 from tests.ui.conftest import Served, screenshot
+from tests.ui.events import wait_layout
 
 if TYPE_CHECKING:
     from playwright.sync_api import Page
@@ -124,7 +125,7 @@ def test_students_and_a_model_side_by_side_with_plots_and_a_csv(
     # On a phone the chart and the heat maps stack without overlapping, and the page does not
     # scroll sideways (wide tables scroll inside their own box).
     page.set_viewport_size({"width": 390, "height": 844})
-    page.wait_for_timeout(300)  # let the layout settle after the resize
+    wait_layout(page)  # the layout after the resize
     chart_box = page.locator("#qb-compare-chart").bounding_box()
     heat_box = page.locator("#qb-compare-heatmap").bounding_box()
     assert chart_box is not None and heat_box is not None

@@ -38,6 +38,7 @@ from quizbot.practice.service import (
     TopicScore,
 )
 from quizbot.ui import practice as ui
+from quizbot.ui.app import build_app
 from quizbot.ui.context import UiContext
 from storage import Database
 from storage.models import Response
@@ -333,26 +334,39 @@ def test_the_knowledge_base_note_shows_the_licence_line_by_line() -> None:
     assert ui.kb_note(listing, "missing") == ""
 
 
-def test_letter_buttons_toggle_a_selection_and_the_submit_button_names_it() -> None:
-    q = choice_question()
-    selected, button, submit = ui.toggle_letter("C", [], q)
-    assert selected == ["C"] and button["variant"] == "primary"
-    assert submit["value"] == "Submit C" and submit["interactive"] is True
-    selected, _, submit = ui.toggle_letter("A", selected, q)
-    assert selected == ["A", "C"] and submit["value"] == "Submit A, C"
-    selected, button, submit = ui.toggle_letter("C", selected, q)
-    assert selected == ["A"] and button["variant"] == "secondary"
-    selected, _, submit = ui.toggle_letter("A", selected, q)
-    assert selected == [] and submit["interactive"] is False
-    # The "I do not know" option has no letter button; a stray click changes nothing.
-    assert ui.toggle_letter("D", ["A"], q)[0] == ["A"]
+def test_a_letter_click_runs_in_the_browser_only_and_submit_sends_the_letters(
+    db: Database,
+) -> None:
+    """Every letter button's click is JavaScript with no server function (so no event is queued
+    and no click can be lost in a round trip); Submit has a server function and JavaScript that
+    puts the page's selection in place of its label. The browser side is checked in
+    tests/ui/test_practice.py (fast clicks, no request per click)."""
+    settings = load_settings(models=["openai/stub"], database_url=db.url)
+    blocks = build_app(settings, db, UiContext(settings, db))
+    ids = {b.elem_id: b._id for b in blocks.blocks.values() if getattr(b, "elem_id", None)}
+    letters = {ids[f"qb-practice-letter-{letter}"] for letter in ui.LETTER_BUTTONS}
+    clicks = [
+        f
+        for f in blocks.fns.values()
+        if any(t[0] in letters and t[1] == "click" for t in f.targets)
+    ]
+    assert len(clicks) == len(ui.LETTER_BUTTONS)
+    assert all(f.fn is None and f.js for f in clicks)
+    for letter, f in zip(
+        ui.LETTER_BUTTONS, sorted(clicks, key=lambda f: f.targets[0][0]), strict=True
+    ):
+        assert f'"{letter}"' in f.js and f.outputs[-1]._id == ids["qb-practice-submit"]
+    (submit,) = (
+        f for f in blocks.fns.values() if (ids["qb-practice-submit"], "click") in f.targets
+    )
+    assert submit.fn is not None and submit.js == ui.SUBMIT_JS
 
 
 # --------------------------------------------------------------------------------------------
 # Handlers over a real database
 
-N_OUTPUTS = 5 + 2 + len(ui.LETTER_BUTTONS) + 5 + 2 + 4  # shown, answer controls, flag, states
-NEXT, ANSWER_BOX = -7, -9  # the Next button and the answer box among the outputs
+N_OUTPUTS = 5 + 2 + len(ui.LETTER_BUTTONS) + 5 + 2 + 3  # shown, answer controls, flag, states
+NEXT, ANSWER_BOX = -6, -8  # the Next button and the answer box among the outputs
 
 
 @pytest.fixture
@@ -376,7 +390,7 @@ def test_start_answer_and_finish_through_the_handlers(ctx: UiContext, db: Databa
     out = ui.start(ctx, "Ada", "clinical-core", "all", "statement", 2.0, "G1", None)
     assert len(out) == N_OUTPUTS
     data, chat = out[0], out[1]
-    session_id, question, chat_state = out[-4], out[-3], out[-2]
+    session_id, question, chat_state = out[-3], out[-2], out[-1]
     assert data["error"] is None and data["session"]["id"] == session_id
     assert data["question"]["id"] == question.id == f"s{session_id}q1"
     assert "label" not in data["question"] and chat == chat_state
@@ -392,12 +406,12 @@ def test_start_answer_and_finish_through_the_handlers(ctx: UiContext, db: Databa
     assert "could not read 'banana'" in out[0]["error"]
     assert out[1][-2] == {"role": "user", "content": "banana"}
     assert "**Fix:**" in out[1][-1]["content"]
-    assert all(is_skip(v) for v in (out[-4], out[-3], out[-1]))
+    assert all(is_skip(v) for v in (out[-3], out[-2]))  # session, question
     assert responses(db, session_id) == []
 
     first = items[0]
     assert isinstance(first, StatementItem)
-    out = ui.submit(ctx, "true", session_id, question, out[-2])
+    out = ui.submit(ctx, "true", session_id, question, out[-1])
     want = "correct" if first.label else "incorrect"
     assert out[0]["feedback"]["outcome"] == want
     assert out[0]["question"]["position"] == 2 and out[0]["summary"] is None
@@ -406,7 +420,7 @@ def test_start_answer_and_finish_through_the_handlers(ctx: UiContext, db: Databa
     assert "Question 2 of 2" not in json.dumps(out[1])
     assert out[NEXT]["visible"] is True and out[ANSWER_BOX]["visible"] is False
     assert out[5]["visible"] is False  # no True button while the feedback is read
-    out = ui.show_next(ctx, session_id, out[-3], out[-2])
+    out = ui.show_next(ctx, session_id, out[-2], out[-1])
     assert out[1][-1]["content"].startswith("**Question 2 of 2**")
     assert "Answer 1 of 2" in out[1][-2]["content"]  # its own bubble, before the question
     assert out[NEXT]["visible"] is False and out[ANSWER_BOX]["visible"] is True
@@ -414,10 +428,10 @@ def test_start_answer_and_finish_through_the_handlers(ctx: UiContext, db: Databa
 
     second = items[1]
     assert isinstance(second, StatementItem)
-    out = ui.submit(ctx, ui.IDK, session_id, out[-3], out[-2])
+    out = ui.submit(ctx, ui.IDK, session_id, out[-2], out[-1])
     assert out[0]["feedback"]["outcome"] == "abstained"
     assert out[0]["question"] is None and out[0]["summary"]["n_answered"] == 2
-    assert out[-3] is None  # no question left: the buttons go away
+    assert out[-2] is None  # no question left: the buttons go away
     assert "Session summary" in out[3] and "`openai/stub`" in out[3]
     stored = sorted(responses(db, session_id), key=lambda r: r.id or 0)
     assert [(r.item_id, r.raw_text, r.outcome) for r in stored] == [
@@ -425,7 +439,7 @@ def test_start_answer_and_finish_through_the_handlers(ctx: UiContext, db: Databa
         (second.id, ui.IDK, "abstained"),
     ]
 
-    late = ui.submit(ctx, "true", session_id, None, out[-2])
+    late = ui.submit(ctx, "true", session_id, None, out[-1])
     assert "over" in late[0]["error"] and len(responses(db, session_id)) == 2
 
 
@@ -444,26 +458,26 @@ def test_start_errors_are_messages_and_keep_the_running_session(ctx: UiContext) 
 
 def test_review_and_ending_early_and_progress(ctx: UiContext, db: Database) -> None:
     out = ui.start(ctx, "Bo", "clinical-core", "relation:treated_with_drug", "choice", 3)
-    session_id, question, chat = out[-4], out[-3], out[-2]
+    session_id, question, chat = out[-3], out[-2], out[-1]
     assert question.kind == "choice"
     out = ui.submit(ctx, "I don't know", session_id, question, chat)
     assert out[0]["feedback"]["outcome"] == "abstained"
-    ended = ui.end(ctx, session_id, out[-2])
+    ended = ui.end(ctx, session_id, out[-1])
     assert ended[0]["summary"]["session"]["status"] == "abandoned"
     assert "session abandoned" in ended[3]
     review = ui.start(ctx, "Bo", "clinical-core", "all", "choice", 5, review=True)
     assert review[0]["session"]["review"] is True and review[0]["session"]["total"] == 1
     shown, _, topics, sessions = ui.show_progress(ctx, "bo", ui.ALL_TOPICS, "session")
     assert "1 answer in 2 sessions" in shown
-    assert list(sessions["session"]) == [review[-4], session_id]
+    assert list(sessions["session"]) == [review[-3], session_id]
     assert "Drug treatment" in set(topics["topic"])
     missing, *_ = ui.show_progress(ctx, "nobody", ui.ALL_TOPICS, "day")
     assert "no practice sessions" in missing
 
 
 def test_starting_again_abandons_the_session_left_behind(ctx: UiContext, db: Database) -> None:
-    first = ui.start(ctx, "Cy", "clinical-core", "all", "statement", 3)[-4]
-    second = ui.start(ctx, "Cy", "clinical-core", "all", "statement", 3, None, first)[-4]
+    first = ui.start(ctx, "Cy", "clinical-core", "all", "statement", 3)[-3]
+    second = ui.start(ctx, "Cy", "clinical-core", "all", "statement", 3, None, first)[-3]
     assert second != first
     assert load_session(db, first).session.status == "abandoned"
     assert load_session(db, second).session.status == "active"
@@ -472,7 +486,7 @@ def test_starting_again_abandons_the_session_left_behind(ctx: UiContext, db: Dat
 def test_every_screen_fills_exactly_the_tabs_outputs() -> None:
     """An error keeps the state: its screen must still have one value per output, or every
     later output shifts (the letter buttons stopped working after an unreadable answer)."""
-    outputs = 5 + 2 + len(ui.LETTER_BUTTONS) + 5 + 2 + 4  # views, T/F, letters, controls, flag,
+    outputs = 5 + 2 + len(ui.LETTER_BUTTONS) + 5 + 2 + 3  # views, T/F, letters, controls, flag,
     # states
     normal = ui._outputs(ui.Screen(chat=[], data={}))
     kept = ui._outputs(ui.Screen(chat=None, data={}, keep_state=True))
@@ -483,13 +497,13 @@ def test_the_flag_form_offers_only_the_question_just_answered(ctx: UiContext, db
     """The flag box appears with feedback, holding that answer's question id on the server;
     flagging a question before it is answered is impossible through the handler too."""
     out = ui.start(ctx, "Di", "clinical-core", "all", "statement", 2)
-    box, flaggable = out[-6], out[-5]
+    box, flaggable = out[-5], out[-4]
     assert box["visible"] is False and flaggable is None
-    session_id, question, chat = out[-4], out[-3], out[-2]
+    session_id, question, chat = out[-3], out[-2], out[-1]
     refused, _ = ui.send_flag(ctx, "wrong_key", "x", session_id, None)
     assert "Answer a question first" in refused
     out = ui.submit(ctx, "true", session_id, question, chat)
-    box, flaggable = out[-6], out[-5]
+    box, flaggable = out[-5], out[-4]
     assert box["visible"] is True and flaggable == question.id
     assert "question 1" in box["label"]
     message, comment = ui.send_flag(ctx, "ambiguous", "two readings", session_id, flaggable)
@@ -500,7 +514,7 @@ def test_the_flag_form_offers_only_the_question_just_answered(ctx: UiContext, db
     again, untouched = ui.send_flag(ctx, "other", "", session_id, flaggable)
     assert "already flagged" in again and is_skip(untouched)
     # The question not yet answered cannot be flagged even if its id is sent.
-    nxt = out[-3]
+    nxt = out[-2]
     refused, _ = ui.send_flag(ctx, "other", "", session_id, nxt.id)
     assert "not been answered" in refused
     assert len(list_flags(db)) == 1
@@ -512,10 +526,10 @@ def test_a_returning_student_is_offered_their_session_and_resumes_it(
     """A reload empties the tab's state: entering the pseudonym offers the active session with
     its progress; Resume goes on at its next question; Start new ends it."""
     out = ui.start(ctx, "Ida", "clinical-core", "all", "statement", 4)
-    session_id, question, chat = out[-4], out[-3], out[-2]
+    session_id, question, chat = out[-3], out[-2], out[-1]
     for _ in range(2):
         out = ui.submit(ctx, "true", session_id, question, chat)
-        question, chat = out[-3], out[-2]
+        question, chat = out[-2], out[-1]
     # This tab runs it: nothing to offer. A fresh tab (no state): the offer.
     box, _, offered = ui.offer_resume(ctx, "Ida", session_id)
     assert box["visible"] is False and offered is None
@@ -528,14 +542,14 @@ def test_a_returning_student_is_offered_their_session_and_resumes_it(
     assert ui.offer_resume(ctx, "", None)[2] is None
 
     out = ui.resume(ctx, offered, None, [])
-    assert out[-4] == session_id and out[-3].position == 3
+    assert out[-3] == session_id and out[-2].position == 3
     assert "Welcome back Ida! You have answered 2 of 4" in out[1][0]["content"]
     assert out[1][-1]["content"].startswith("**Question 3 of 4**")
-    assert ui.after_start(ctx, offered, out[-4])[2] is None
+    assert ui.after_start(ctx, offered, out[-3])[2] is None
     assert load_session(db, session_id).session.status == "active"
 
     # Start new instead: the offered session is ended once the new one runs.
-    newer = ui.start(ctx, "Ida", "clinical-core", "all", "statement", 2)[-4]
+    newer = ui.start(ctx, "Ida", "clinical-core", "all", "statement", 2)[-3]
     box, _, cleared = ui.after_start(ctx, session_id, newer)
     assert box["visible"] is False and cleared is None
     assert load_session(db, session_id).session.status == "abandoned"
@@ -597,24 +611,25 @@ def test_skipped_controls_are_already_as_the_full_update_would_set_them(
 
     out = ui.start(ctx, "Ada", "clinical-core", "all", fmt, 6.0)
     step(out)
-    session_id, question, chat = out[-4], out[-3], out[-2]
+    session_id, question, chat = out[-3], out[-2], out[-1]
     turn = 0
     while question is not None:
         turn += 1
         letters = ui.answer_letters(question)
-        if letters:  # pick a letter first: its button turns primary, Submit names it
-            picked, button, submit = ui.toggle_letter(letters[0], [], question)
+        if letters:  # pick a letter first (in the page): its button turns primary, Submit names it
+            button = {"variant": "primary"}
+            submit = {"value": f"Submit {letters[0]}", "interactive": True}
             i = ui.LETTER_BUTTONS.index(letters[0])
             for shown in (lean, full):
                 _apply([shown[2 + i], shown[2 + len(ui.LETTER_BUTTONS)]], [button, submit])
-            out = ui.submit_selection(ctx, picked, session_id, question, chat)
+            out = ui.submit_selection(ctx, letters[0], None, session_id, question, chat)
         else:
             out = ui.submit(ctx, ("true", "false", ui.IDK)[turn % 3], session_id, question, chat)
         step(out)
-        question, chat = out[-3], out[-2]
+        question, chat = out[-2], out[-1]
         if question is not None and out[NEXT]["visible"]:
             out = ui.show_next(ctx, session_id, question, chat)
             step(out)
-            chat = out[-2]
+            chat = out[-1]
     assert lean[-2:] == [hidden, hidden]  # the session is over: End and Next gone
     assert skipped > 0  # something was left alone, or this test checks nothing

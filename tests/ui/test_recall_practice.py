@@ -59,14 +59,9 @@ def start_recall(tab: Any, student: str | None, n: int) -> None:
         tab.locator("#qb-practice-student textarea, #qb-practice-student input").first.fill(student)
     tab.locator("#qb-recall").get_by_text("Recall: list what you remember").first.click()
     length = tab.locator("#qb-recall-length input[type=number]")
-    # Typed right after the page loaded, the length can be put back to its default (5) by the
-    # page's own load (seen in CI, accounts mode); type it again until it holds.
-    for _ in range(5):
-        length.fill(str(n))
-        length.press("Enter")
-        tab.wait_for_timeout(300)
-        if length.input_value() == str(n):
-            break
+    # Typed once: no load event puts an input back (tests/ui/test_practice_inputs.py).
+    length.fill(str(n))
+    length.press("Enter")
     expect(length).to_have_value(str(n))
     tab.locator("#qb-recall-start").click()
     first = tab.locator("#qb-recall-question").get_by_text(f"Question 1 of {n}")

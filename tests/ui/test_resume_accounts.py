@@ -37,10 +37,10 @@ def _offer_on_load(app: gr.Blocks) -> Callable[..., Any]:
 
 def _session(ctx: UiContext, student: str, answered: int) -> int:
     out = ui.start(ctx, student, "clinical-core", "all", "statement", 4)
-    session_id, question, chat = out[-4], out[-3], out[-2]
+    session_id, question, chat = out[-3], out[-2], out[-1]
     for _ in range(answered):
         out = ui.submit(ctx, "true", session_id, question, chat)
-        question, chat = out[-3], out[-2]
+        question, chat = out[-2], out[-1]
     return int(session_id)
 
 
@@ -68,4 +68,4 @@ def test_the_account_is_offered_its_own_session_on_page_load(db: Database, tmp_p
     assert box["visible"] is False and offered is None
     # Resume goes on with the offered session at its next question
     out = ui.resume(ctx, offered_id := ida, None, [])
-    assert out[-4] == offered_id and out[-3].position == 3
+    assert out[-3] == offered_id and out[-2].position == 3

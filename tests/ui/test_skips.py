@@ -49,7 +49,7 @@ def test_the_app_sends_what_plain_gradio_sends_for_every_answer_and_next(
     assert isinstance(blocks, SkippingBlocks)
     fn = _answer_fn(blocks)
     out = ui.start(ctx, "Ada", "clinical-core", "all", "mixed", 4.0)
-    session_id, question, chat = out[-4], out[-3], out[-2]
+    session_id, question, chat = out[-3], out[-2], out[-1]
     screens = [out]
     while question is not None:
         out = ui.submit(ctx, "banana", session_id, question, chat)  # unreadable: state kept
@@ -58,11 +58,11 @@ def test_the_app_sends_what_plain_gradio_sends_for_every_answer_and_next(
             ctx, "A" if question.kind == "choice" else "true", session_id, question, chat
         )
         screens.append(out)
-        question, chat = out[-3], out[-2]
+        question, chat = out[-2], out[-1]
         if question is not None:
             out = ui.show_next(ctx, session_id, question, chat)
             screens.append(out)
-            chat = out[-2]
+            chat = out[-1]
     skips = 0
     for out in screens:
         sent, plain, lean, full = _both(blocks, fn, out)

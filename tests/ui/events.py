@@ -1,0 +1,104 @@
+"""What a Gradio page has asked the server and what has come back, for tests that must wait on
+the app rather than sleep.
+
+:func:`watch` installs a small wrapper of the page's ``fetch`` (before the app's scripts run):
+every ``queue/join`` (one server event: the handler's ``fn_index``, the ``event_id`` the
+server gives it) and every ``process_completed`` message of the ``queue/data`` stream are
+recorded in the page. :func:`wait_settled` then waits until given handlers have run and every
+event the page started has completed.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+_WATCH_JS = """
+(() => {
+  const joined = (window.qbJoined = {});  // event_id -> fn_index
+  const done = (window.qbDone = new Set());
+  const original = window.fetch.bind(window);
+  async function read(stream) {
+    const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
+    let rest = "";
+    for (;;) {
+      const { value, done: end } = await reader.read();
+      if (end) return;
+      rest += value;
+      const lines = rest.split("\\n");
+      rest = lines.pop();
+      for (const line of lines) {
+        if (!line.startsWith("data:")) continue;
+        try {
+          const msg = JSON.parse(line.slice(5));
+          if (msg.msg === "process_completed" && msg.event_id) done.add(msg.event_id);
+        } catch (e) {}
+      }
+    }
+  }
+  window.fetch = async (input, init) => {
+    const url = typeof input === "string" ? input : input.url ?? String(input);
+    const response = await original(input, init);
+    if (url.includes("/queue/join")) {
+      let fn = null;
+      try { fn = JSON.parse(init?.body ?? "{}").fn_index; } catch (e) {}
+      response.clone().json().then((r) => { if (r.event_id) joined[r.event_id] = fn; }, () => {});
+    } else if (url.includes("/queue/data") && response.body) {
+      const [mine, theirs] = response.body.tee();
+      read(mine);
+      return new Response(theirs, {
+        status: response.status, statusText: response.statusText, headers: response.headers,
+      });
+    }
+    return response;
+  };
+})();
+"""
+
+_SETTLED_JS = """(fns) => {
+  const joined = window.qbJoined, done = window.qbDone;
+  if (!joined) return false;
+  const ran = new Set(Object.entries(joined).filter(([id]) => done.has(id)).map(([, fn]) => fn));
+  return fns.every((fn) => ran.has(fn)) && Object.keys(joined).every((id) => done.has(id));
+}"""
+
+
+def watch(tab: Any) -> None:
+    """Record the page's server events from its next load on (call before ``goto``/``reload``)."""
+    tab.add_init_script(_WATCH_JS)
+
+
+def wait_settled(
+    tab: Any, fns: set[int] | frozenset[int] = frozenset(), timeout: float = 60_000
+) -> None:
+    """Wait until each handler in ``fns`` has run and every event the page started is done."""
+    tab.wait_for_function(_SETTLED_JS, arg=sorted(fns), timeout=timeout)
+
+
+def load_handlers(config: dict[str, Any]) -> set[int]:
+    """The ids of the handlers a page load runs on the server (JavaScript-only ones excluded)."""
+    return {
+        d["id"]
+        for d in config["dependencies"]
+        if any(t[1] == "load" for t in d["targets"]) and d.get("backend_fn", True)
+    }
+
+
+def config_of(text: str) -> dict[str, Any]:
+    """The app's config (the text of ``/config``) as a dict."""
+    value = json.loads(text)
+    assert isinstance(value, dict)
+    return value
+
+
+def wait_loaded(tab: Any, base_url: str, timeout: float = 60_000) -> None:
+    """Wait until the page's load events (and what they started) have run; needs :func:`watch`
+    before the page was opened. The config is read as the page's own session (accounts mode)."""
+    config = config_of(tab.request.get(f"{base_url.rstrip('/')}/config").text())
+    wait_settled(tab, load_handlers(config), timeout)
+
+
+def wait_layout(tab: Any) -> None:
+    """Wait until the browser has laid out and painted what changed (two animation frames),
+    e.g. after a resize, instead of sleeping."""
+    tab.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
