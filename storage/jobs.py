@@ -61,6 +61,9 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+# "Deferred 1 job" per job queued: the command's own output says what was queued.
+logging.getLogger("procrastinate.jobs").setLevel(logging.WARNING)
+logging.getLogger("procrastinate.blueprints").setLevel(logging.WARNING)
 
 EVAL_QUEUE = "eval"
 NIGHTS_QUEUE = "nights"
@@ -98,9 +101,7 @@ def _conninfo(db: Database) -> str:
 
 
 def _app(db: Database, *, pool_size: int = 2) -> App:
-    connector = PsycopgConnector(
-        conninfo=_conninfo(db), min_size=1, max_size=max(2, pool_size)
-    )
+    connector = PsycopgConnector(conninfo=_conninfo(db), min_size=1, max_size=max(2, pool_size))
     return App(connector=connector)
 
 
