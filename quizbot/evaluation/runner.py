@@ -385,11 +385,12 @@ async def execute(
     A caching provider is refused unless ``allow_cache`` (interactive batches in the app); the
     CLI and monitoring never allow it, so their runs measure the model as it answers now.
 
-    ``shard`` (a queued run, :mod:`quizbot.evaluation.queue`): ask only that shard's items,
-    while other workers ask the others. An answer stored meanwhile for the same item is kept
-    (never stored twice); an interruption leaves the run's status to the other shards; the
-    run is finished (completed, or failed with no usable answers) by the shard that stores its
-    last answer, and failed at once by a shard that finds the model cannot be used.
+    ``shard`` (a queued run, :func:`quizbot.evaluation.service.enqueue`): ask only that
+    shard's items, while other workers ask the others. An answer stored meanwhile for the same
+    item is kept (never stored twice); an interruption leaves the run's status to the other
+    shards; the run is finished (completed, or failed with no usable answers) by the shard
+    that stores its last answer, and failed at once by a shard that finds the model cannot be
+    used.
     """
     if is_caching(provider) and not allow_cache:
         raise ConfigError(
