@@ -78,7 +78,9 @@ def seconds(url: str, run_id: int) -> float:
     return (run.finished_at - run.started_at).total_seconds()
 
 
-def measure(url: str, home: Path, items: Path, latency: int, args: argparse.Namespace) -> dict:
+def measure(
+    url: str, home: Path, items: Path, latency: int, args: argparse.Namespace
+) -> dict[str, float]:
     """Items a second in-process and queued (2 workers) against a server of ``latency`` ms."""
     with stub_server("--answer", "true", "--latency-ms", str(latency)) as base:
         env = {
