@@ -404,21 +404,21 @@ async def execute(
         return RunSummary(
             run_id, config.model, run.n_items, 0, 0, run.status, run.model_reported, run.error_text
         )
-    items = load_any_items(db, run.config["item_ids"])
+    # The run's stored ids, in the items' order (load_any_items keeps it): an item's id is a
+    # content hash, computed again on every access. A shard builds only its own items.
+    item_ids: list[str] = run.config["item_ids"]
+    asked_ids = shard.item_ids(item_ids) if shard is not None else item_ids
+    items = load_any_items(db, asked_ids)
     demos = load_any_items(db, run.config.get("demo_ids", []))
     if retry_errors:
         cleared = await asyncio.to_thread(delete_error_responses, db, run_id)
         if cleared:  # a night's first run has none: say nothing then
             log.info("run %d: asking %d failed item(s) again", run_id, cleared)
     done = await asyncio.to_thread(answered_item_ids, db, run_id)
-    # The run's stored ids, in the items' order (load_any_items keeps it): an item's id is a
-    # content hash, computed again on every access.
-    item_ids: list[str] = run.config["item_ids"]
-    mine = set(shard.item_ids(item_ids)) if shard is not None else None
     todo = [
         (item_id, item)
-        for item_id, item in zip(item_ids, items, strict=True)
-        if item_id not in done and (mine is None or item_id in mine)
+        for item_id, item in zip(asked_ids, items, strict=True)
+        if item_id not in done
     ]
     evaluated = set(item_ids)
     stored_pass = run.config.get("pass")  # 1 or 2 on a two-pass assignment, else absent
@@ -574,7 +574,7 @@ async def execute(
     return RunSummary(
         run_id,
         config.model,
-        len(items),
+        len(item_ids),
         len(todo),
         errors,
         finished.status,
