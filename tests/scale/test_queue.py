@@ -140,7 +140,7 @@ def test_a_worker_killed_mid_run_loses_nothing_and_the_figures_equal_an_in_proce
     report equals an in-process run of the same items."""
     n = 2000
     items, oracle = _items(_env(database_url, tmp_path, "http://127.0.0.1:9/v1"), tmp_path, n)
-    with stub_server("--oracle", str(oracle), "--policy", "correct") as base:
+    with stub_server("--oracle", str(oracle), "--policy", "correct", "--latency-ms", "20") as base:
         env = _env(database_url, tmp_path, base)
         queued = _quizbot(
             env, "eval", "--model", MODEL, "--api-base", base, "--items", str(items),
@@ -156,12 +156,11 @@ def test_a_worker_killed_mid_run_loses_nothing_and_the_figures_equal_an_in_proce
             logs = [tmp_path / "worker-a.log", tmp_path / "worker-b.log"]
             with _workers(env, logs) as (victim, _survivor):
                 # Kill one worker while both hold a shard and the run is well under way.
+                # (A worker imports litellm on its first shard: on a loaded machine one may
+                # start long after the other, so the server's latency keeps the run going.)
                 _until(
-                    lambda: (
-                        sum(j.status == "doing" for j in shard_jobs(db, [run_id])) == 2
-                        and _stored(db, run_id)[0] >= 200
-                    ),
-                    300,
+                    lambda: sum(j.status == "doing" for j in shard_jobs(db, [run_id])) == 2,
+                    600,
                     "both workers asking",
                 )
                 victim.send_signal(signal.SIGKILL)
