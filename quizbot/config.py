@@ -268,6 +268,25 @@ class Settings(BaseSettings):
         "pages are).",
     )
 
+    queue: bool = Field(
+        default=False,
+        description="The scheduler queues each monitor night for `quizbot worker` processes "
+        "instead of running it itself (PostgreSQL only).",
+    )
+    queue_stall_seconds: float = Field(
+        default=30.0,
+        ge=0.5,
+        le=3600,
+        description="A worker silent this long is taken for dead: its jobs go back on the queue.",
+    )
+    worker_grace_seconds: float = Field(
+        default=30.0,
+        ge=0,
+        le=86_400,
+        description="On SIGTERM, how long a worker lets its running jobs finish before it puts "
+        "them back on the queue.",
+    )
+
     @field_validator("trusted_proxies", mode="before")
     @classmethod
     def _split_proxies(cls, value: Any) -> Any:

@@ -24,6 +24,7 @@ __all__ = [
     "RunFailedError",
     "SchemaError",
     "StorageError",
+    "WaitTimeoutError",
     "redact",
     "register_secret",
 ]
@@ -207,6 +208,15 @@ class InputError(QuizbotError):
         self.path = path
         self.line = line
         self.field = field
+
+
+class WaitTimeoutError(QuizbotError):
+    """Waiting for something (a queued run) took longer than the caller allowed.
+
+    Exit code 124, as ``timeout(1)`` exits: the thing waited for may still finish.
+    """
+
+    exit_code = 124
 
 
 class RunFailedError(QuizbotError):

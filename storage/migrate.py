@@ -28,6 +28,7 @@ __all__ = [
     "current_revision",
     "ensure_schema",
     "head_revision",
+    "include_name",
     "schema_status",
     "upgrade",
 ]
@@ -36,6 +37,12 @@ log = logging.getLogger(__name__)
 
 MIGRATIONS_DIR = Path(__file__).resolve().parent / "migrations"
 _LOCK_KEY = 0x71756978  # "quix": one advisory lock id for quizbot migrations
+
+
+def include_name(name: str | None, type_: str, parent_names: object) -> bool:
+    """Whether a database object is quizbot's to compare with the models: procrastinate's
+    tables (the work queue, applied from its own schema by migration 0022) are not."""
+    return not (type_ == "table" and bool(name) and str(name).startswith("procrastinate_"))
 
 
 def _config() -> Config:

@@ -765,6 +765,18 @@ def record_responses(db: Database, responses: Sequence[NewResponse]) -> list[int
         raise _integrity(exc, "an answer to this item in this run or session") from None
 
 
+def record_new_responses(db: Database, responses: Sequence[NewResponse]) -> None:
+    """Store a batch of a run's answers in one transaction, skipping any item the run already
+    has an answer for (a shard of a queued run asked again after its worker died)."""
+    if not responses:
+        return
+    rows = [r.row() for r in responses]
+    table = Response.__table__  # type: ignore[attr-defined]
+    insert = pg_insert if db.backend == "postgresql" else sqlite_insert
+    stmt = insert(table).on_conflict_do_nothing(index_elements=["run_id", "item_id"])
+    db.write(lambda session: session.execute(stmt, rows))
+
+
 class ItemRow(NamedTuple):
     """A stored item with its KB's name, as needed to rebuild it."""
 

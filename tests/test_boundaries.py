@@ -16,6 +16,8 @@ HOMES: dict[str, tuple[str, ...]] = {
     "sqlmodel": ("storage/",),
     "alembic": ("storage/",),
     "psycopg": ("storage/",),
+    # the work queue (procrastinate) lives in the database: storage/jobs.py is its one home
+    "procrastinate": ("storage/",),
     "gradio": ("quizbot/ui/",),
     # the web server: FastAPI/Starlette only where Gradio is mounted, uvicorn only to run it
     "fastapi": ("quizbot/ui/gate.py",),

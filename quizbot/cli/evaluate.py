@@ -27,7 +27,9 @@ from quizbot.domain import MAX_TOKENS, RECALL_MAX_TOKENS, SDAK_MAX_TOKENS
 from quizbot.errors import InputError, QuizbotError, RunFailedError
 
 if TYPE_CHECKING:
+    from quizbot.evaluation import EvalSpec
     from quizbot.items import AnyItem
+    from storage import Database
 
 # Young objects collected once per this many net allocations during a run (Python's default: 700).
 RUN_GC_THRESHOLD = 20_000
@@ -192,6 +194,19 @@ def _print_report(report: dict[str, Any]) -> None:
 @click.option("--name", help="A name for the run.")
 @click.option("--resume", "resume", type=int, metavar="RUN", help="Continue an interrupted run.")
 @click.option("--retry-errors", is_flag=True, help="With --resume: ask failed items again.")
+@click.option(
+    "--queue",
+    is_flag=True,
+    help="Record the run and queue it for `quizbot worker` processes instead of asking it here; "
+    "prints the run id at once (follow it with `quizbot runs wait RUN`). PostgreSQL only.",
+)
+@click.option(
+    "--shards",
+    type=click.IntRange(min=1, max=1000),
+    metavar="K",
+    help="With --queue: split the items into K jobs that workers share [default: 8; on "
+    "--resume: the run's own].",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (stdout only).")
 @click.pass_obj
 def eval_cmd(
@@ -226,9 +241,15 @@ def eval_cmd(
     name: str | None,
     resume: int | None,
     retry_errors: bool,
+    queue: bool,
+    shards: int | None,
     as_json: bool,
 ) -> None:
-    """Ask a model (or a baseline) every item and score the answers. Resumable."""
+    """Ask a model (or a baseline) every item and score the answers. Resumable.
+
+    With --queue the run is recorded and split into shards that `quizbot worker` processes
+    ask (on this machine or others reaching the same PostgreSQL database).
+    """
     from quizbot.analysis.reporting import run_report
     from quizbot.domain import RunStatus
     from quizbot.evaluation import EvalSpec, ModelOverrides, ReadyRun, RunSummary
@@ -240,7 +261,13 @@ def eval_cmd(
     overrides = ModelOverrides(
         api_base=api_base, api_key_env=api_key_env, timeout=timeout, max_concurrency=concurrency
     )
+    if shards is not None and not queue:
+        raise InputError("--shards goes with --queue")
     with database_for(app) as database:
+        if queue:
+            from storage.jobs import require_queue
+
+            require_queue(database, "eval --queue")
         if resume is not None and judge:
             raise InputError("--judge is stored with the run; --resume continues it as recorded")
         if resume is not None and (permutations != 1 or idk_both):
@@ -317,6 +344,10 @@ def eval_cmd(
                 flags_given=_flags_given() if assignment_id is not None else None,
             )
 
+            if queue:
+                _print_queued(_enqueue(database, app, spec, items, shards, repeats), as_json)
+                return
+
             async def _ready() -> list[ReadyRun]:
                 return await start_repeats(database, spec, items, repeats, settings=app.settings)
 
@@ -325,6 +356,13 @@ def eval_cmd(
                 raise InputError(
                     "--repeats goes with a new run", hint="--resume continues the whole group"
                 )
+
+            if queue:
+                from quizbot.evaluation.service import requeue
+
+                queued = requeue(database, resume, shards=shards, retry_errors=retry_errors)
+                _print_queued(queued, as_json)
+                return
 
             async def _ready() -> list[ReadyRun]:
                 return reopen_group(database, resume, settings=app.settings, overrides=overrides)
@@ -397,6 +435,41 @@ def eval_cmd(
             _print_report(report["second_pass"])
 
 
+def _enqueue(
+    database: Database,
+    app: App,
+    spec: EvalSpec,
+    items: list[AnyItem],
+    shards: int | None,
+    repeats: int,
+) -> tuple[list[int], int]:
+    """Record the run (or repeat group) and queue its shards (the one entry point's
+    :func:`~quizbot.evaluation.service.enqueue`)."""
+    from quizbot.evaluation.service import DEFAULT_SHARDS, enqueue
+
+    return asyncio.run(
+        enqueue(
+            database,
+            spec,
+            items,
+            shards=shards or DEFAULT_SHARDS,
+            repeats=repeats,
+            settings=app.settings,
+        )
+    )
+
+
+def _print_queued(queued: tuple[list[int], int], as_json: bool) -> None:
+    """What ``eval --queue`` prints: the run id (``--json``: exactly run_id, status, shards)."""
+    run_ids, shards = queued
+    if as_json:
+        emit_json({"run_id": run_ids[0], "status": "queued", "shards": shards})
+    else:
+        group = f" (and its repeats {', '.join(map(str, run_ids[1:]))})" if len(run_ids) > 1 else ""
+        click.echo(f"run {run_ids[0]}{group} queued in {shards} shard(s)")
+    click.echo(f"follow it with `quizbot runs wait {run_ids[0]}`", err=True)
+
+
 @cli.group(cls=Group)
 def runs() -> None:
     """Evaluation runs."""
@@ -411,11 +484,13 @@ def runs_list(app: App, as_json: bool) -> None:
 
     with database_for(app) as database:
         rows = list_runs(database)
+        shards = _shard_states(database, [run.id for run, _ in rows if run.id is not None])
     data: list[dict[str, Any]] = [
         {
             "run_id": run.id, "name": run.name, "model": run.model_requested,
             "model_reported": run.model_reported, "status": run.status, "n_items": run.n_items,
             "responses": n, "created_at": run.created_at.isoformat(),
+            **({"shards": shards[run.id]} if run.id in shards else {}),
         }
         for run, n in rows
     ]  # fmt: skip
@@ -425,6 +500,86 @@ def runs_list(app: App, as_json: bool) -> None:
     from quizbot.cli.text import runs_text
 
     click.echo(runs_text(data))
+
+
+def _shard_states(database: Database, run_ids: list[int]) -> dict[int, dict[str, int]]:
+    """Per queued run, how many of its shard jobs wait (``queued``), run (``running``) or gave
+    up (``failed``); finished shards leave the queue. Nothing on SQLite (no queue there)."""
+    if database.backend != "postgresql" or not run_ids:
+        return {}
+    from storage.jobs import shard_jobs
+
+    names = {"todo": "queued", "doing": "running", "failed": "failed"}
+    states: dict[int, dict[str, int]] = {}
+    for job in shard_jobs(database, run_ids):
+        if job.status in names:
+            counts = states.setdefault(job.run_id, {"queued": 0, "running": 0, "failed": 0})
+            counts[names[job.status]] += 1
+    return states
+
+
+@runs.command("wait")
+@click.argument("run_id", type=int, metavar="RUN")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="S",
+    help="Give up after S seconds (exit 124; the workers go on) [default: no limit].",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON (stdout only).")
+@click.pass_obj
+def runs_wait(app: App, run_id: int, timeout: float | None, as_json: bool) -> None:
+    """Follow a queued run (and its repeats) until it ends, then print its report.
+
+    Exits as `eval` would: 0 completed, 69 failed; 124 when --timeout ran out first.
+    """
+    import time
+
+    from quizbot.analysis.reporting import run_report
+    from quizbot.domain import RunStatus
+    from quizbot.errors import WaitTimeoutError
+    from quizbot.progress import progress_bar
+    from storage.repo import count_responses, repeat_group
+
+    deadline = None if timeout is None else time.monotonic() + timeout
+    with database_for(app) as database:
+        group = repeat_group(database, run_id)
+        total = sum(run.n_items for run in group)
+        seen = 0
+        with progress_bar(f"run {run_id}", total) as advance:
+            while True:
+                group = repeat_group(database, run_id)
+                answered = sum(count_responses(database, run_id=run.id) for run in group)
+                advance(max(0, answered - seen))
+                seen = max(seen, answered)
+                statuses = {run.status for run in group}
+                if RunStatus.FAILED in statuses or statuses == {RunStatus.COMPLETED}:
+                    break
+                if RunStatus.INTERRUPTED in statuses:
+                    raise QuizbotError(
+                        f"run {run_id} was interrupted; answers so far are stored",
+                        hint=f"continue with `quizbot eval --resume {run_id} [--queue]`",
+                    )
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise WaitTimeoutError(
+                        f"run {run_id} has not finished after {timeout:g} s "
+                        f"({answered}/{total} answers stored)",
+                        hint=f"the workers go on; wait again with `quizbot runs wait {run_id}`",
+                    )
+                time.sleep(0.25)
+        failed = next((run for run in group if run.status == RunStatus.FAILED), None)
+        shown = failed or group[0]
+        assert shown.id is not None
+        report = run_report(database, shown.id)
+    if as_json:
+        emit_json(report)
+    if failed is not None:
+        raise RunFailedError(
+            f"run {shown.id} failed: {failed.error_text}",
+            hint=f"fix the cause, then `quizbot eval --resume {shown.id} --retry-errors --queue`",
+        )
+    if not as_json:
+        _print_report(report)
 
 
 @runs.command("export")

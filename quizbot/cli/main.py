@@ -1,7 +1,7 @@
 """The ``quizbot`` console script: the root group with every command group registered.
 
 Each group lives in its own module (db, kb, generate, items, assignment, evaluate, local_model,
-monitor, serve, user) and registers itself on the root group of :mod:`quizbot.cli.base` when
+monitor, serve, user, worker) and registers itself on the root group of :mod:`quizbot.cli.base` when
 imported here.
 """
 
@@ -20,12 +20,15 @@ from quizbot.cli import (
     monitor,
     serve,
     user,
+    worker,
 )
 from quizbot.cli.base import cli
 
 __all__ = ["cli", "main"]
 
-COMMAND_MODULES = (db, kb, generate, items, assignment, evaluate, local_model, monitor, serve, user)
+COMMAND_MODULES = (
+    db, kb, generate, items, assignment, evaluate, local_model, monitor, serve, user, worker,
+)  # fmt: skip
 
 
 def main(argv: Sequence[str] | None = None) -> None:

@@ -292,11 +292,16 @@ def runs_text(runs: Sequence[Mapping[str, Any]]) -> str:
     ):  # fmt: skip
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
     for row in runs:
+        shards = row.get("shards")
+        status = row["status"]
+        if shards:  # a queued run: its shard jobs still on the queue
+            parts = [f"{n} {state}" for state, n in shards.items() if n]
+            status = f"{status} (shards: {', '.join(parts)})" if parts else status
         table.add_row(
             str(row["run_id"]),
             row.get("name") or "-",
             row["model"],
-            row["status"],
+            status,
             f"{row['responses']}/{row['n_items']}",
             str(row["created_at"])[:16].replace("T", " "),
         )

@@ -60,6 +60,7 @@ from storage.repo import (
     delete_error_responses,
     get_or_create_respondent,
     get_run,
+    record_new_responses,
     record_responses,
     update_run,
 )
@@ -68,6 +69,7 @@ __all__ = [
     "FAIL_FAST_AFTER",
     "RunConfig",
     "RunSummary",
+    "Shard",
     "build_request",
     "demonstration_pool",
     "execute",
@@ -143,6 +145,20 @@ class RunConfig:
         """Rebuild from a run's stored config."""
         fields = {k: data[k] for k in cls.__dataclass_fields__ if k in data}
         return cls(**fields)
+
+
+@dataclass(frozen=True)
+class Shard:
+    """Shard ``index`` of ``count`` of a queued run: the run's items from position
+    ``index * n // count`` up to (not including) ``(index + 1) * n // count``."""
+
+    index: int
+    count: int
+
+    def item_ids(self, item_ids: Sequence[str]) -> list[str]:
+        """This shard's part of the run's item ids (in the run's order)."""
+        n = len(item_ids)
+        return list(item_ids[self.index * n // self.count : (self.index + 1) * n // self.count])
 
 
 @dataclass(frozen=True)
@@ -362,11 +378,19 @@ async def execute(
     retry_errors: bool = False,
     progress: Progress | None = None,
     allow_cache: bool = False,
+    shard: Shard | None = None,
 ) -> RunSummary:
     """Ask every item of the run that has no stored response; store each answer as it comes.
 
     A caching provider is refused unless ``allow_cache`` (interactive batches in the app); the
     CLI and monitoring never allow it, so their runs measure the model as it answers now.
+
+    ``shard`` (a queued run, :func:`quizbot.evaluation.service.enqueue`): ask only that
+    shard's items, while other workers ask the others. An answer stored meanwhile for the same
+    item is kept (never stored twice); an interruption leaves the run's status to the other
+    shards; the run is finished (completed, or failed with no usable answers) by the shard
+    that stores its last answer, and failed at once by a shard that finds the model cannot be
+    used.
     """
     if is_caching(provider) and not allow_cache:
         raise ConfigError(
@@ -375,19 +399,25 @@ async def execute(
         )
     run = get_run(db, run_id)
     config = RunConfig.from_json(run.config)
-    items = load_any_items(db, run.config["item_ids"])
+    if shard is not None and run.status == RunStatus.FAILED:
+        await provider.aclose()  # another shard found the model unusable: nothing to ask
+        return RunSummary(
+            run_id, config.model, run.n_items, 0, 0, run.status, run.model_reported, run.error_text
+        )
+    # The run's stored ids, in the items' order (load_any_items keeps it): an item's id is a
+    # content hash, computed again on every access. A shard builds only its own items.
+    item_ids: list[str] = run.config["item_ids"]
+    asked_ids = shard.item_ids(item_ids) if shard is not None else item_ids
+    items = load_any_items(db, asked_ids)
     demos = load_any_items(db, run.config.get("demo_ids", []))
     if retry_errors:
         cleared = await asyncio.to_thread(delete_error_responses, db, run_id)
         if cleared:  # a night's first run has none: say nothing then
             log.info("run %d: asking %d failed item(s) again", run_id, cleared)
     done = await asyncio.to_thread(answered_item_ids, db, run_id)
-    # The run's stored ids, in the items' order (load_any_items keeps it): an item's id is a
-    # content hash, computed again on every access.
-    item_ids: list[str] = run.config["item_ids"]
     todo = [
         (item_id, item)
-        for item_id, item in zip(item_ids, items, strict=True)
+        for item_id, item in zip(asked_ids, items, strict=True)
         if item_id not in done
     ]
     evaluated = set(item_ids)
@@ -481,6 +511,7 @@ async def execute(
     # whatever arrived meanwhile goes in the same transaction (group commit). One thread doing
     # the writes, instead of one per response, keeps the event loop free of GIL contention.
     queue: asyncio.Queue[NewResponse | None] = asyncio.Queue()
+    store = record_new_responses if shard is not None else record_responses
 
     async def writer() -> None:
         done = False
@@ -496,7 +527,7 @@ async def execute(
                     done = True
                     break
                 batch.append(nxt)
-            await asyncio.to_thread(record_responses, db, batch)
+            await asyncio.to_thread(store, db, batch)
             if progress is not None:
                 progress(len(batch))
 
@@ -507,7 +538,8 @@ async def execute(
         await writing
     except BaseException:
         writing.cancel()
-        update_run(db, run_id, status=RunStatus.INTERRUPTED)
+        if shard is None:  # a shard is released: the run goes on in the other shards
+            update_run(db, run_id, status=RunStatus.INTERRUPTED)
         raise
     finally:
         await provider.aclose()
@@ -522,22 +554,35 @@ async def execute(
             f"stopped after {breaker.limit} {breaker.tripped.kind.replace('_', ' ')} errors "
             f"in a row; first error: {first.message}"
         )
+    elif shard is not None and not _all_answered(db, run_id, len(item_ids)):
+        return RunSummary(
+            run_id, config.model, len(todo), len(todo), errors, RunStatus.RUNNING, model_reported
+        )  # the other shards finish the run
     elif usable == 0:
         cause = breaker.first.message if breaker.first else "nothing was answered"
         error = f"no usable answers; first error: {cause}"
     status = RunStatus.FAILED if error else RunStatus.COMPLETED
+    if shard is not None and get_run(db, run_id).status == RunStatus.FAILED:
+        status, error = RunStatus.FAILED, None  # another shard failed it: failure stands
     if error:
         log.error("run %d (%s) failed: %s", run_id, config.model, error)
     finished = update_run(
         db, run_id, status=status, model_reported=model_reported, error_text=error
     )
+    if shard is not None and status == RunStatus.FAILED:
+        error = finished.error_text
     return RunSummary(
         run_id,
         config.model,
-        len(items),
+        len(item_ids),
         len(todo),
         errors,
         finished.status,
         model_reported,
         error,
     )
+
+
+def _all_answered(db: Database, run_id: int, n_items: int) -> bool:
+    """Whether every item of the run has a stored answer (the last shard finishes the run)."""
+    return count_responses(db, run_id=run_id) >= n_items

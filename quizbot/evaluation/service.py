@@ -55,7 +55,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
 from quizbot.config import Settings
-from quizbot.domain import MAX_TOKENS, RECALL_MAX_TOKENS, SDAK_MAX_TOKENS, Outcome
+from quizbot.domain import MAX_TOKENS, RECALL_MAX_TOKENS, SDAK_MAX_TOKENS, Outcome, RunStatus
 from quizbot.errors import ConfigError, InputError, QuizbotError, redact
 from quizbot.evaluation.permutations import MAX_PERMUTATIONS, permute
 from quizbot.evaluation.recall import parse_tiers
@@ -64,6 +64,7 @@ from quizbot.evaluation.runner import (
     Progress,
     RunConfig,
     RunSummary,
+    Shard,
     build_request,
     execute,
     majority_answer,
@@ -86,7 +87,7 @@ from quizbot.providers.judge import prompt_config
 from quizbot.providers.retry import call_with_retries
 from storage import Database
 from storage.assignments import assignment_by_id, assignment_runs
-from storage.repo import get_run, list_responses, repeat_group
+from storage.repo import delete_error_responses, get_run, list_responses, repeat_group, update_run
 
 __all__ = [
     "EvalSpec",
@@ -95,11 +96,14 @@ __all__ = [
     "ProviderFactory",
     "ReadyRun",
     "ask_once",
+    "enqueue",
     "evaluate",
     "prompt_style",
     "reopen",
     "reopen_group",
     "reply_tokens",
+    "requeue",
+    "run_shard",
     "start",
     "start_repeats",
     "start_second_pass",
@@ -108,6 +112,8 @@ __all__ = [
 Style = Literal["chat", "completion"]
 Wording = Literal["standard", "sdak"]
 MAX_REPEATS = 50
+MAX_SHARDS = 1000
+DEFAULT_SHARDS = 8
 
 ProviderFactory = Callable[[str, Settings | None, Mapping[str, Any]], Provider]
 """(model, settings, the run's stored config) -> provider. Tests pass scripted providers."""
@@ -669,3 +675,102 @@ async def ask_once(
         cached=completion.cached,
         latency_ms=completion.latency_ms,
     )
+
+
+def _queue_shards(db: Database, run_id: int, shards: int) -> None:
+    """Put the run's shard jobs on the queue; a run whose jobs cannot be queued is failed (it
+    would otherwise wait for ever) and the error goes up."""
+    from storage.jobs import defer_shards  # noqa: PLC0415 - procrastinate, only when queueing
+
+    try:
+        defer_shards(db, run_id, shards)
+    except Exception as exc:
+        update_run(db, run_id, status=RunStatus.FAILED, error_text=f"could not be queued: {exc}")
+        raise
+
+
+async def enqueue(
+    db: Database,
+    spec: EvalSpec,
+    items: Sequence[Item],
+    *,
+    shards: int = DEFAULT_SHARDS,
+    repeats: int = 1,
+    settings: Settings | None = None,
+    provider_factory: ProviderFactory | None = None,
+) -> tuple[list[int], int]:
+    """Record a run (or a repeat group) exactly as :func:`start_repeats` does and queue it for
+    workers instead of asking it here: its items are split into ``shards`` contiguous shards
+    (:class:`~quizbot.evaluation.runner.Shard`), one job each (:func:`run_shard`); the plan is
+    stored in the run's config under ``"queue"``. Returns the run ids and the shard count (no
+    more shards than items). PostgreSQL only (:class:`ConfigError` on SQLite, before anything
+    is recorded)."""
+    from storage.jobs import require_queue  # noqa: PLC0415 - procrastinate, only when queueing
+
+    require_queue(db, "eval --queue")
+    if not 1 <= shards <= MAX_SHARDS:
+        raise InputError(f"--shards must be 1 to {MAX_SHARDS}, got {shards}")
+    spec = replace(spec, extra={**(spec.extra or {}), "queue": {"shards": shards}})
+    ready = await start_repeats(
+        db, spec, items, repeats, settings=settings, provider_factory=provider_factory
+    )
+    for made in ready:  # built to check the model can be reached; the workers build their own
+        await made.provider.aclose()
+    count = max(1, min(shards, ready[0].n_items))  # no more shards than items
+    for made in ready:
+        _queue_shards(db, made.run_id, count)
+    return [made.run_id for made in ready], count
+
+
+def requeue(
+    db: Database, run_id: int, *, shards: int | None = None, retry_errors: bool = False
+) -> tuple[list[int], int]:
+    """Queue again every unfinished run of ``run_id``'s repeat group (``eval --resume RUN
+    --queue``): with the run's stored shard count unless ``shards`` is given, its ``error``
+    answers deleted first with ``retry_errors``. Shards already answered finish at once; a
+    shard still waiting is not queued twice. Returns the run ids and the shard count."""
+    from storage.jobs import require_queue  # noqa: PLC0415 - procrastinate, only when queueing
+
+    require_queue(db, "eval --queue")
+    group = repeat_group(db, run_id)
+    unfinished = [run for run in group if run.status != RunStatus.COMPLETED] or [
+        run for run in group if run.id == run_id
+    ]
+    plan = unfinished[0].config.get("queue") or {}
+    count = shards or int(plan.get("shards", DEFAULT_SHARDS))
+    if not 1 <= count <= MAX_SHARDS:
+        raise InputError(f"--shards must be 1 to {MAX_SHARDS}, got {count}")
+    ids: list[int] = []
+    for run in unfinished:
+        assert run.id is not None
+        if retry_errors:
+            delete_error_responses(db, run.id)
+        update_run(db, run.id, status=RunStatus.RUNNING)  # a failed run goes on: error cleared
+        _queue_shards(db, run.id, max(1, min(count, run.n_items)))
+        ids.append(run.id)
+    return ids, max(1, min(count, unfinished[0].n_items))
+
+
+async def run_shard(
+    db: Database,
+    run_id: int,
+    shard: int,
+    shards: int,
+    *,
+    settings: Settings | None = None,
+    provider_factory: ProviderFactory | None = None,
+) -> RunSummary:
+    """Ask and store one shard of a queued run (a worker's job): the run is readied as a resume
+    is (:func:`reopen`: its stored endpoint, this process's settings and keys), and only the
+    shard's items with no stored answer are asked. The shard that finishes pass 1 of a two-pass
+    assignment queues pass 2 (:func:`start_second_pass`) in as many shards."""
+    ready = reopen(db, run_id, settings=settings, provider_factory=provider_factory)
+    summary = await execute(db, run_id, ready.provider, shard=Shard(shard, shards))
+    if summary.status == RunStatus.COMPLETED:
+        follow = await start_second_pass(
+            db, run_id, settings=settings, provider_factory=provider_factory
+        )
+        if follow is not None:
+            await follow.provider.aclose()
+            _queue_shards(db, follow.run_id, max(1, min(shards, follow.n_items)))
+    return summary

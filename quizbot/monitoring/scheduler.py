@@ -12,6 +12,9 @@ one is replaced; a monitor removed from the file loses its job.
 Two schedulers on one database may both fire a job; the per-night claim in
 :mod:`quizbot.monitoring.nights` makes sure only one of them runs it.
 
+With ``QUIZBOT_QUEUE=1`` (PostgreSQL only) a job runs no night itself: it queues one job per
+model for ``quizbot worker`` processes (:mod:`quizbot.monitoring.queued`).
+
 The night a job runs for is the date of the latest scheduled time at or before now, in the
 monitor's zone (:func:`scheduled_night`): a run delayed past midnight still reports the night it
 was scheduled for.
@@ -97,6 +100,12 @@ def nightly_job(name: str, schedules_file: str | None = None) -> None:
         night = scheduled_night(spec, now)
         db = open_database(settings.effective_database_url, settings.engine_options())
         try:
+            if settings.queue:  # QUIZBOT_QUEUE=1: workers run the night, one job per model
+                from quizbot.monitoring.queued import enqueue_nights  # noqa: PLC0415
+
+                jobs = enqueue_nights(db, spec, night, path)
+                log.info("monitor %s, night %s: %d job(s) queued", name, night, len(jobs))
+                return
             for result in run_monitor(db, spec, when=night, now=now, settings=settings):
                 log.info(
                     "monitor %s, %s, night %s: %s %s",
@@ -172,6 +181,10 @@ def start(db: Database, settings: Settings) -> tuple[BackgroundScheduler, list[s
     background threads: ``quizbot serve`` keeps it beside the app, ``quizbot scheduler start``
     waits in the foreground until stopped. Stop it with :func:`stop`.
     """
+    if settings.queue:
+        from storage.jobs import require_queue  # noqa: PLC0415 - procrastinate, when queueing
+
+        require_queue(db, "QUIZBOT_QUEUE=1")
     path = schedules_path(settings)
     specs = load_monitors(path)
     sync_monitors(db, specs, path)

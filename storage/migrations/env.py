@@ -10,6 +10,7 @@ from alembic import context
 from sqlmodel import SQLModel
 
 import storage.models  # noqa: F401  (registers the tables on SQLModel.metadata)
+from storage.migrate import include_name
 
 connection = context.config.attributes.get("connection")
 if connection is None:  # pragma: no cover - only storage.migrate runs migrations
@@ -20,6 +21,7 @@ context.configure(
     target_metadata=SQLModel.metadata,
     render_as_batch=True,  # SQLite needs table rebuilds for most ALTERs
     compare_type=True,
+    include_name=include_name,  # procrastinate's tables are its own (migration 0022)
 )
 with context.begin_transaction():
     context.run_migrations()

@@ -16,6 +16,7 @@ from sqlmodel import SQLModel
 
 from quizbot.errors import SchemaError
 from storage import Database, ensure_schema, head_revision, open_database, schema_status, upgrade
+from storage.migrate import include_name
 from storage.monitoring import list_nights
 from storage.repo import count_responses, get_run, list_responses, table_counts
 
@@ -83,7 +84,9 @@ def test_second_upgrade_is_a_no_op(empty_db: Database) -> None:
 def test_migrations_produce_exactly_the_models_schema(empty_db: Database) -> None:
     upgrade(empty_db)
     with empty_db.engine.connect() as conn:
-        context = MigrationContext.configure(conn, opts={"compare_type": True})
+        context = MigrationContext.configure(
+            conn, opts={"compare_type": True, "include_name": include_name}
+        )
         assert compare_metadata(context, SQLModel.metadata) == []
 
 
@@ -262,7 +265,9 @@ def test_a_job_store_made_by_apscheduler_before_0005_is_adopted_and_its_stale_jo
     upgrade(empty_db)
     assert table_counts(empty_db)["apscheduler_jobs"] == 0
     with empty_db.engine.connect() as conn:
-        context = MigrationContext.configure(conn, opts={"compare_type": True})
+        context = MigrationContext.configure(
+            conn, opts={"compare_type": True, "include_name": include_name}
+        )
         assert compare_metadata(context, SQLModel.metadata) == []
 
 

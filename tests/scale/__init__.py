@@ -1,0 +1,1 @@
+"""Past one process: the work queue (procrastinate on PostgreSQL) and its workers."""
