@@ -239,7 +239,7 @@ def test_five_students_and_two_models_take_one_assignment(
     for model in models:
         (paired,) = [t for t in by_name[model]["tests"] if t["scope"] == "item_majority"]
         line = next(x for x in tests_text.splitlines() if x.startswith(model) and "majority" in x)
-        assert "mcnemar_exact" in line and f"\t{paired['p_value']:.4g}\t" in line, line
+        assert "McNemar's exact test" in line and f"\t{paired['p_value']:.4g}\t" in line, line
     tab.locator("#qb-assign-items-box").get_by_text("Every answer, item by item").click()
     view = tab.locator("#qb-assign-items")
     view.get_by_text("raw reply").first.wait_for()

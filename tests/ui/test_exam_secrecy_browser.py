@@ -37,6 +37,7 @@ from storage import open_database
 from storage.assignments import assignment_sessions, get_assignment
 from tests.helpers.net import free_port, wait_for_http
 from tests.ui.conftest import CHROMIUM, QUIZBOT, ROOT, screenshot
+from tests.ui.test_accounts import _csrf
 from tests.ui.test_practice import database, session_items
 
 pytestmark = pytest.mark.slow
@@ -318,7 +319,8 @@ def test_a_student_without_a_cohort_cannot_start_a_cohorts_exam(
     screenshot(page, "exam-no-cohort-refused")
     # by raw HTTP, the cohort typed in the form does not help, and the payload holds nothing
     jar = CookieJar()
-    form = urllib.parse.urlencode({"username": "nobody", "password": USERS["nobody"][1]})
+    fields = {"username": "nobody", "password": USERS["nobody"][1], "csrf": _csrf(school, jar)}
+    form = urllib.parse.urlencode(fields)
     urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar)).open(
         f"{school.url}/login", data=form.encode()
     )

@@ -41,13 +41,15 @@ def _answer(item: RecallItem) -> tuple[str, str, str]:
         and score_recall(item, t).match.entries[0].kind == "extra_truth"
     )
     kb = context.kb
+    # A reviewed false answer of this question when the KB has one, else another head's answer
+    # to the same question that the scorer knows is wrong here (another organ system's entity):
+    # the session's question is drawn at random, and not every one has a reviewed false tail.
+    reviewed = [t for h, r, t in sorted(kb.reviewed_false) if h == item.head and r == item.relation]
+    others = sorted({t.tail for t in kb.triplets if t.relation == item.relation} - gold)
     wrong = next(
         tail
-        for head, relation, tail in sorted(kb.reviewed_false)
-        if head == item.head
-        and relation == item.relation
-        and "," not in tail
-        and score_recall(item, tail).match.entries[0].kind == "known_wrong"
+        for tail in [*reviewed, *others]
+        if "," not in tail and score_recall(item, tail).match.entries[0].kind == "known_wrong"
     )
     return extra, wrong, "\n".join([item.answers[0], extra, wrong, MADE_UP])
 
