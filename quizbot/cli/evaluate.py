@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,7 +29,6 @@ from quizbot.domain import MAX_TOKENS, RECALL_MAX_TOKENS, SDAK_MAX_TOKENS
 from quizbot.errors import InputError, QuizbotError, RunFailedError
 
 if TYPE_CHECKING:
-    from quizbot.evaluation import EvalSpec
     from quizbot.items import AnyItem
     from storage import Database
 
@@ -252,9 +253,9 @@ def eval_cmd(
     """
     from quizbot.analysis.reporting import run_report
     from quizbot.domain import RunStatus
-    from quizbot.evaluation import EvalSpec, ModelOverrides, ReadyRun, RunSummary
-    from quizbot.evaluation.runner import execute
-    from quizbot.evaluation.service import reopen_group, start_repeats, start_second_pass
+    from quizbot.evaluation import EvalSpec, ModelOverrides, ReadyRun
+    from quizbot.evaluation.runner import Progress
+    from quizbot.evaluation.service import RunRequest, run
     from quizbot.generate.service import GenerateRequest, prepare
     from quizbot.progress import progress_bar
 
@@ -344,69 +345,35 @@ def eval_cmd(
                 flags_given=_flags_given() if assignment_id is not None else None,
             )
 
-            if queue:
-                _print_queued(_enqueue(database, app, spec, items, shards, repeats), as_json)
-                return
-
-            async def _ready() -> list[ReadyRun]:
-                return await start_repeats(database, spec, items, repeats, settings=app.settings)
-
+            to_run = RunRequest(spec, items, repeats=repeats, queue=queue, shards=shards)
         else:
-            if repeats != 1:
-                raise InputError(
-                    "--repeats goes with a new run", hint="--resume continues the whole group"
-                )
-
-            if queue:
-                from quizbot.evaluation.service import requeue
-
-                queued = requeue(database, resume, shards=shards, retry_errors=retry_errors)
-                _print_queued(queued, as_json)
-                return
-
-            async def _ready() -> list[ReadyRun]:
-                return reopen_group(database, resume, settings=app.settings, overrides=overrides)
-
+            to_run = RunRequest(
+                resume=resume,
+                repeats=repeats,
+                overrides=overrides,
+                retry_errors=retry_errors,
+                queue=queue,
+                shards=shards,
+            )
+        if queue:
+            queued = asyncio.run(run(database, to_run, settings=app.settings)).queued
+            assert queued is not None
+            _print_queued(queued, as_json)
+            return
         started: list[int] = []
-        second: list[RunSummary] = []
 
-        async def _execute(ready: ReadyRun) -> RunSummary:
+        @contextmanager
+        def _watch(ready: ReadyRun, second: bool) -> Iterator[Progress]:
             started.append(ready.run_id)
             prepare_process_for_run()
+            if second:
+                click.echo("second pass: a forced answer on the abstained items", err=True)
             click.echo(f"run {ready.run_id}: {ready.config.model}", err=True)
             with progress_bar(f"run {ready.run_id}", ready.n_items) as advance:
-                return await execute(
-                    database,
-                    ready.run_id,
-                    ready.provider,
-                    retry_errors=retry_errors,
-                    progress=advance,
-                )
-
-        async def _run() -> RunSummary:
-            readied = await _ready()
-            try:
-                summaries = [await _execute(readied[0])]
-                for ready in readied[1:]:  # the repeats of a group, one after the other
-                    if summaries[-1].status == RunStatus.FAILED:
-                        break  # the model cannot be used: the rest wait for --resume
-                    summaries.append(await _execute(ready))
-            finally:
-                for ready in readied[len(started) :]:  # never started: close their providers
-                    await ready.provider.aclose()
-            failed = [s for s in summaries if s.status == RunStatus.FAILED]
-            summary = failed[0] if failed else summaries[0]
-            if summary.status != RunStatus.FAILED:  # a two-pass assignment: the guesses
-                follow = await start_second_pass(
-                    database, summary.run_id, settings=app.settings, overrides=overrides
-                )
-                if follow is not None:
-                    click.echo("second pass: a forced answer on the abstained items", err=True)
-                    second.append(await _execute(follow))
-            return summary
+                yield advance
 
         try:
-            summary = asyncio.run(_run())
+            outcome = asyncio.run(run(database, to_run, settings=app.settings, watch=_watch))
         except KeyboardInterrupt:
             if not started:
                 raise
@@ -414,9 +381,11 @@ def eval_cmd(
                 f"run {started[-1]} interrupted; answers so far are stored",
                 hint=f"continue with `quizbot eval --resume {started[0]}`",
             ) from None
+        summary = outcome.summary
+        assert summary is not None
         report = run_report(database, summary.run_id)
-        if second:
-            report = {**report, "second_pass": run_report(database, second[0].run_id)}
+        if outcome.second is not None:
+            report = {**report, "second_pass": run_report(database, outcome.second.run_id)}
     if summary.status == RunStatus.FAILED:
         # The report still goes out (JSON readers see "status": "failed" and the "error"), but
         # the command fails: a run with no usable answers is never a result.
@@ -433,30 +402,6 @@ def eval_cmd(
         if "second_pass" in report:
             click.echo("second pass (forced answers on the abstained items):")
             _print_report(report["second_pass"])
-
-
-def _enqueue(
-    database: Database,
-    app: App,
-    spec: EvalSpec,
-    items: list[AnyItem],
-    shards: int | None,
-    repeats: int,
-) -> tuple[list[int], int]:
-    """Record the run (or repeat group) and queue its shards (the one entry point's
-    :func:`~quizbot.evaluation.service.enqueue`)."""
-    from quizbot.evaluation.service import DEFAULT_SHARDS, enqueue
-
-    return asyncio.run(
-        enqueue(
-            database,
-            spec,
-            items,
-            shards=shards or DEFAULT_SHARDS,
-            repeats=repeats,
-            settings=app.settings,
-        )
-    )
 
 
 def _print_queued(queued: tuple[list[int], int], as_json: bool) -> None:

@@ -12,9 +12,13 @@ decided once:
   mistyped baseline or a missing local server is a user error that leaves no pending run behind;
 * that runs never answer from a cache unless an interactive caller says so.
 
-:func:`start` records a run and returns it ready to execute; :func:`reopen` readies a stored run
-(resume, a monitor night taken over); :func:`evaluate` does both halves for a new run;
-:func:`ask_once` puts one item to one model with no run (the app's single questions).
+:func:`run` carries out a :class:`RunRequest` (a new run or repeat group, a resume, a queued
+run, a worker's shard, pass 2 of a two-pass assignment) and is the only caller of the runner:
+the CLI, the app's batches, monitors and workers build a request and call it, watching each run
+with a progress callback of their own (:data:`Watch`). Its parts: :func:`start` records a run
+and returns it ready to execute; :func:`reopen` readies a stored run (resume, a monitor night
+taken over); :func:`evaluate` is :func:`run` for one new run; :func:`ask_once` puts one item to
+one model with no run (the app's single questions).
 
 Assignments. A run made for an assignment (``EvalSpec.assignment_id``) is asked under the
 assignment's protocol (:mod:`quizbot.generate.protocol`): its answer options ("I do not know" or
@@ -51,6 +55,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import asdict, dataclass, replace
 from typing import Any, Literal
 
@@ -95,6 +100,9 @@ __all__ = [
     "ModelOverrides",
     "ProviderFactory",
     "ReadyRun",
+    "RunOutcome",
+    "RunRequest",
+    "Watch",
     "ask_once",
     "enqueue",
     "evaluate",
@@ -103,6 +111,7 @@ __all__ = [
     "reopen_group",
     "reply_tokens",
     "requeue",
+    "run",
     "run_shard",
     "start",
     "start_repeats",
@@ -572,6 +581,147 @@ async def start_second_pass(
     )
 
 
+@dataclass(frozen=True)
+class RunRequest:
+    """One evaluation to carry out, whichever front end asks for it.
+
+    A new run of ``spec`` on ``items`` (``repeats`` of it: one repeat group), or, with
+    ``resume``, the unfinished runs of that stored run's group (``overrides`` may name another
+    endpoint). ``queue``: recorded and split into ``shards`` jobs for workers instead of asked
+    here (PostgreSQL). ``shard``: a worker's job, one shard of the stored run ``resume``.
+    ``retry_errors`` asks again the items whose stored answer is an error; ``allow_cache`` lets
+    an interactive caller's provider answer from its cache; ``second_pass`` runs (or, for a
+    shard, queues) pass 2 of a two-pass assignment once pass 1 is complete.
+    """
+
+    spec: EvalSpec | None = None
+    items: Sequence[Item] = ()
+    repeats: int = 1
+    resume: int | None = None
+    overrides: ModelOverrides = ModelOverrides()
+    retry_errors: bool = False
+    allow_cache: bool = False
+    second_pass: bool = True
+    queue: bool = False
+    shards: int | None = None
+    shard: Shard | None = None
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """What :func:`run` did: the group's summary (its first failed run, else its first run) and
+    every run's, pass 2's when one ran, or, for a queued request, the run ids and shard count."""
+
+    summary: RunSummary | None
+    summaries: tuple[RunSummary, ...] = ()
+    second: RunSummary | None = None
+    queued: tuple[list[int], int] | None = None
+
+
+Watch = Callable[[ReadyRun, bool], AbstractContextManager[Progress | None]]
+"""(the run about to be asked, whether it is a second pass) -> a context giving the progress
+callback for its items (or ``None``): the CLI's progress bar, the app's ticks, a monitor noting
+its night's run."""
+
+
+def _no_watch(ready: ReadyRun, second: bool) -> AbstractContextManager[Progress | None]:
+    del ready, second
+    return nullcontext(None)
+
+
+async def run(
+    db: Database,
+    request: RunRequest,
+    *,
+    settings: Settings | None = None,
+    provider_factory: ProviderFactory | None = None,
+    watch: Watch | None = None,
+) -> RunOutcome:
+    """Carry out ``request``: the only caller of the runner (:func:`~quizbot.evaluation.runner.
+    execute`) for the CLI, the app, monitors and workers.
+
+    The runs of a group are asked one after the other; once one fails (the model cannot be
+    used) the rest wait for a resume. Providers of runs never asked are closed. A pass 1 that
+    completes is followed by its pass 2 (``request.second_pass``).
+    """
+    watch = watch or _no_watch
+    if request.queue:
+        return RunOutcome(None, queued=await _queue(db, request, settings, provider_factory))
+    if request.shard is not None:
+        return await _run_shard(db, request, settings, provider_factory)
+    readied = await _ready(db, request, settings, provider_factory)
+    asked = 0
+    summaries: list[RunSummary] = []
+    try:
+        for ready in readied:
+            if summaries and summaries[-1].status == RunStatus.FAILED:
+                break  # the model cannot be used: the rest wait for --resume
+            asked += 1
+            summaries.append(await _ask(db, ready, request, watch, second=False))
+    finally:
+        for ready in readied[asked:]:  # never asked: close their providers
+            await ready.provider.aclose()
+    failed = [s for s in summaries if s.status == RunStatus.FAILED]
+    summary = failed[0] if failed else summaries[0]
+    second = None
+    if request.second_pass and summary.status != RunStatus.FAILED:
+        follow = await start_second_pass(
+            db,
+            summary.run_id,
+            settings=settings,
+            overrides=request.overrides,
+            provider_factory=provider_factory,
+        )
+        if follow is not None:
+            second = await _ask(db, follow, request, watch, second=True)
+    return RunOutcome(summary, tuple(summaries), second)
+
+
+async def _ready(
+    db: Database,
+    request: RunRequest,
+    settings: Settings | None,
+    provider_factory: ProviderFactory | None,
+) -> list[ReadyRun]:
+    """The runs of ``request`` readied to ask: recorded (new) or reopened (resume)."""
+    if request.resume is None:
+        if request.spec is None:
+            raise InputError("nothing to run: no model and items, nor a run to resume")
+        return await start_repeats(
+            db,
+            request.spec,
+            request.items,
+            request.repeats,
+            settings=settings,
+            provider_factory=provider_factory,
+        )
+    if request.repeats != 1:
+        raise InputError("--repeats goes with a new run", hint="--resume continues the whole group")
+    return await asyncio.to_thread(
+        reopen_group,
+        db,
+        request.resume,
+        settings=settings,
+        overrides=request.overrides,
+        provider_factory=provider_factory,
+    )
+
+
+async def _ask(
+    db: Database, ready: ReadyRun, request: RunRequest, watch: Watch, *, second: bool
+) -> RunSummary:
+    """Ask one readied run, its progress shown as ``watch`` says."""
+    with watch(ready, second) as progress:
+        return await execute(
+            db,
+            ready.run_id,
+            ready.provider,
+            retry_errors=request.retry_errors,
+            progress=progress,
+            allow_cache=request.allow_cache,
+        )
+
+
 async def evaluate(
     db: Database,
     spec: EvalSpec,
@@ -582,11 +732,17 @@ async def evaluate(
     progress: Progress | None = None,
     allow_cache: bool = False,
 ) -> RunSummary:
-    """Evaluate ``spec.model`` on ``items``: record the run, ask, score and store every answer."""
-    ready = await start(db, spec, items, settings=settings, provider_factory=provider_factory)
-    return await execute(
-        db, ready.run_id, ready.provider, progress=progress, allow_cache=allow_cache
+    """Evaluate ``spec.model`` on ``items``: record the run, ask, score and store every answer
+    (:func:`run` for one new run, reporting to ``progress``)."""
+    outcome = await run(
+        db,
+        RunRequest(spec, items, allow_cache=allow_cache),
+        settings=settings,
+        provider_factory=provider_factory,
+        watch=lambda ready, second: nullcontext(progress),
     )
+    assert outcome.summary is not None
+    return outcome.summary
 
 
 @dataclass(frozen=True)
@@ -760,17 +916,61 @@ async def run_shard(
     settings: Settings | None = None,
     provider_factory: ProviderFactory | None = None,
 ) -> RunSummary:
-    """Ask and store one shard of a queued run (a worker's job): the run is readied as a resume
-    is (:func:`reopen`: its stored endpoint, this process's settings and keys), and only the
-    shard's items with no stored answer are asked. The shard that finishes pass 1 of a two-pass
-    assignment queues pass 2 (:func:`start_second_pass`) in as many shards."""
+    """Ask and store one shard of a queued run (a worker's job, :func:`run` with ``shard``)."""
+    request = RunRequest(resume=run_id, shard=Shard(shard, shards))
+    outcome = await run(db, request, settings=settings, provider_factory=provider_factory)
+    assert outcome.summary is not None
+    return outcome.summary
+
+
+async def _run_shard(
+    db: Database,
+    request: RunRequest,
+    settings: Settings | None,
+    provider_factory: ProviderFactory | None,
+) -> RunOutcome:
+    """One shard of a queued run: the run is readied as a resume is (:func:`reopen`: its stored
+    endpoint, this process's settings and keys), and only the shard's items with no stored
+    answer are asked. The shard that finishes pass 1 of a two-pass assignment queues pass 2
+    (:func:`start_second_pass`) in as many shards."""
+    assert request.shard is not None and request.resume is not None
+    run_id, shard = request.resume, request.shard
     ready = reopen(db, run_id, settings=settings, provider_factory=provider_factory)
-    summary = await execute(db, run_id, ready.provider, shard=Shard(shard, shards))
-    if summary.status == RunStatus.COMPLETED:
+    summary = await execute(
+        db, run_id, ready.provider, shard=shard, retry_errors=request.retry_errors
+    )
+    if summary.status == RunStatus.COMPLETED and request.second_pass:
         follow = await start_second_pass(
             db, run_id, settings=settings, provider_factory=provider_factory
         )
         if follow is not None:
             await follow.provider.aclose()
-            _queue_shards(db, follow.run_id, max(1, min(shards, follow.n_items)))
-    return summary
+            _queue_shards(db, follow.run_id, max(1, min(shard.count, follow.n_items)))
+    return RunOutcome(summary, (summary,))
+
+
+async def _queue(
+    db: Database,
+    request: RunRequest,
+    settings: Settings | None,
+    provider_factory: ProviderFactory | None,
+) -> tuple[list[int], int]:
+    """A queued request: a new run (group) recorded and queued (:func:`enqueue`), or a stored
+    run's unfinished group queued again (:func:`requeue`)."""
+    if request.resume is not None:
+        if request.repeats != 1:
+            raise InputError(
+                "--repeats goes with a new run", hint="--resume continues the whole group"
+            )
+        return requeue(db, request.resume, shards=request.shards, retry_errors=request.retry_errors)
+    if request.spec is None:
+        raise InputError("nothing to queue: no model and items, nor a run to resume")
+    return await enqueue(
+        db,
+        request.spec,
+        request.items,
+        shards=request.shards or DEFAULT_SHARDS,
+        repeats=request.repeats,
+        settings=settings,
+        provider_factory=provider_factory,
+    )

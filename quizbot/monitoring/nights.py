@@ -35,6 +35,7 @@ import os
 import socket
 from collections import OrderedDict
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from pathlib import Path
@@ -47,9 +48,8 @@ from quizbot.analysis.sdak import SdakAnswer
 from quizbot.config import Settings
 from quizbot.domain import Alert, NightRecord, NightStatus, Outcome, RunStatus, Severity
 from quizbot.errors import InputError, QuizbotError, RunFailedError
-from quizbot.evaluation import EvalSpec, ProviderFactory, RunSummary, reopen
-from quizbot.evaluation import start as start_run
-from quizbot.evaluation.runner import execute
+from quizbot.evaluation.runner import RunSummary
+from quizbot.evaluation.service import EvalSpec, ProviderFactory, ReadyRun, RunRequest, run
 from quizbot.generate.item_banks import item_set_items
 from quizbot.generate.points import select
 from quizbot.generate.prototypes import default_prototypes
@@ -565,9 +565,7 @@ def run_night(
 
         async def _night_run() -> RunSummary:
             if claimed_run is not None:
-                ready = reopen(
-                    db, claimed_run, settings=settings, provider_factory=provider_factory
-                )
+                request = RunRequest(resume=claimed_run, retry_errors=True)
             else:
                 items, anchor_ids = night_items(db, spec, when, settings)
                 sdak = spec.prompt == "sdak"
@@ -587,12 +585,20 @@ def run_night(
                         "monitor_format": spec.format,
                     },
                 )
-                ready = await start_run(
-                    db, run_spec, items, settings=settings, provider_factory=provider_factory
-                )
-                set_night_run(db, night_id, ready.run_id)
-            # A drift run served from a cache would be a lie: execute() refuses caching providers.
-            return await execute(db, ready.run_id, ready.provider, retry_errors=True)
+                request = RunRequest(run_spec, items, retry_errors=True)
+
+            def note_run(ready: ReadyRun, second: bool) -> AbstractContextManager[None]:
+                del second
+                if claimed_run is None:  # the night's run, recorded before it is asked
+                    set_night_run(db, night_id, ready.run_id)
+                return nullcontext(None)
+
+            # A drift run served from a cache would be a lie: run() never allows a cache here.
+            outcome = await run(
+                db, request, settings=settings, provider_factory=provider_factory, watch=note_run
+            )
+            assert outcome.summary is not None
+            return outcome.summary
 
         summary = asyncio.run(_night_run())
         run_id = summary.run_id

@@ -50,6 +50,7 @@ import functools
 import logging
 import secrets
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from typing import Any, Literal
 
@@ -61,10 +62,17 @@ from quizbot.analysis.sdak import METRICS as SDAK_METRICS
 from quizbot.domain import Outcome, RunStatus
 from quizbot.errors import InputError, QuizbotError, redact
 from quizbot.evaluation import EvalSpec
-from quizbot.evaluation import start as start_run
 from quizbot.evaluation.parse import parse_sdak
-from quizbot.evaluation.runner import execute
-from quizbot.evaluation.service import ModelAnswer, Wording, ask_once
+from quizbot.evaluation.runner import Progress
+from quizbot.evaluation.service import (
+    ModelAnswer,
+    ReadyRun,
+    RunRequest,
+    Watch,
+    Wording,
+    ask_once,
+    run,
+)
 from quizbot.generate.service import GenerateRequest, prepare
 from quizbot.generate.transforms import Polarity, Transform
 from quizbot.items import ChoiceItem, RecallItem, StatementItem, StatementSide, item_from_json
@@ -481,6 +489,17 @@ async def run_batch(
         await asyncio.to_thread(reservation.release, reservation.calls - made)
 
 
+def _batch_watch(asking: list[int], progress: Progress) -> Watch:
+    """A batch run's watch: its ticks as progress, and its run noted in ``asking`` once asked."""
+
+    def watch(ready: ReadyRun, second: bool) -> AbstractContextManager[Progress | None]:
+        del second
+        asking.append(ready.run_id)
+        return nullcontext(progress)
+
+    return watch
+
+
 async def _run_models(
     ctx: UiContext,
     chosen: list[str],
@@ -495,22 +514,30 @@ async def _run_models(
     failures: list[str] = []
     for model in chosen:
         spec = replace(batch, model=model)
+        tick_model = functools.partial(tick, model=model)
+        asking: list[int] = []  # once a run is asked, its calls are counted by the ticks
         try:
             # The entry point builds the provider before it records the run, so an unreachable
             # model leaves no empty run behind.
-            ready = await start_run(ctx.db, spec, items, settings=ctx.settings)
+            outcome = await run(
+                ctx.db,
+                RunRequest(spec, items, second_pass=False),
+                settings=ctx.settings,
+                watch=_batch_watch(asking, tick_model),
+            )
         except QuizbotError as exc:
+            if asking:
+                raise
             failures.append(f"{model}: {' '.join(str(exc).split())}")
             tick(len(items), model, made=False)  # nothing was asked: its calls are given back
             continue
-        summary = await execute(
-            ctx.db, ready.run_id, ready.provider, progress=functools.partial(tick, model=model)
-        )
+        summary = outcome.summary
+        assert summary is not None
         if summary.status == RunStatus.FAILED:
             # A failed run is never shown as a model's result, only as the reason it is missing.
             failures.append(f"{model}: run {summary.run_id} failed: {summary.error}")
             continue
-        run_ids.append(ready.run_id)
+        run_ids.append(summary.run_id)
     return run_ids, failures
 
 
