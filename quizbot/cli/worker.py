@@ -61,6 +61,10 @@ def worker_cmd(app: App, concurrency: int, queues: str) -> None:
         def on_night(monitor: str, model: str, night: str, schedules_file: str | None) -> None:
             run_queued_night(database, monitor, model, night, schedules_file, settings=settings)
 
+        # The model client (litellm, seconds to import on a busy machine) is loaded before the
+        # worker says it is ready, so its first shard starts asking at once.
+        import quizbot.providers.litellm_provider  # noqa: F401
+
         click.echo(
             f"worker taking jobs from {', '.join(options.queues)} "
             f"({concurrency} at once); SIGTERM or Ctrl-C stops it",

@@ -142,22 +142,26 @@ def test_a_worker_killed_mid_run_loses_nothing_and_the_figures_equal_an_in_proce
     items, oracle = _items(_env(database_url, tmp_path, "http://127.0.0.1:9/v1"), tmp_path, n)
     with stub_server("--oracle", str(oracle), "--policy", "correct", "--latency-ms", "20") as base:
         env = _env(database_url, tmp_path, base)
-        queued = _quizbot(
-            env, "eval", "--model", MODEL, "--api-base", base, "--items", str(items),
-            "--concurrency", "8", "--queue", "--shards", "6", "--json",
-        )  # fmt: skip
-        assert queued.returncode == 0, queued.stderr
-        answer = json.loads(queued.stdout)
-        assert answer == {"run_id": answer["run_id"], "status": "queued", "shards": 6}
-        run_id = int(answer["run_id"])
+        logs = [tmp_path / "worker-a.log", tmp_path / "worker-b.log"]
         db = open_database(database_url)
         try:
-            assert [j.status for j in shard_jobs(db, [run_id])] == ["todo"] * 6
-            logs = [tmp_path / "worker-a.log", tmp_path / "worker-b.log"]
             with _workers(env, logs) as (victim, _survivor):
+                # Both workers ready (the model client loaded) before the run is queued: on a
+                # loaded machine one may otherwise start so late that the other asks it all.
+                _until(
+                    lambda: all("worker taking jobs" in log.read_text() for log in logs),
+                    600,
+                    "both workers ready",
+                )
+                queued = _quizbot(
+                    env, "eval", "--model", MODEL, "--api-base", base, "--items", str(items),
+                    "--concurrency", "8", "--queue", "--shards", "6", "--json",
+                )  # fmt: skip
+                assert queued.returncode == 0, queued.stderr
+                answer = json.loads(queued.stdout)
+                assert answer == {"run_id": answer["run_id"], "status": "queued", "shards": 6}
+                run_id = int(answer["run_id"])
                 # Kill one worker while both hold a shard and the run is well under way.
-                # (A worker imports litellm on its first shard: on a loaded machine one may
-                # start long after the other, so the server's latency keeps the run going.)
                 _until(
                     lambda: sum(j.status == "doing" for j in shard_jobs(db, [run_id])) == 2,
                     600,
