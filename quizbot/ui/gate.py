@@ -18,7 +18,8 @@ In accounts and proxy mode a Gradio session hash belongs to the account that use
 (:class:`SessionOwners`): the hash is in every ``queue/data`` URL, so it must not work as a
 credential for anyone else.
 
-Session-hash owners, upload volumes and the login and
+``GET /healthz`` is open in every mode (a reverse proxy's health check): 200 when the database
+answers, 503 otherwise, and nothing more. Session-hash owners, upload volumes and the login and
 answer rate limits are kept in the database (:mod:`storage.shared_state`), so several replicas
 behind one proxy (``deploy/nginx.conf``) hold them together.
 
@@ -75,7 +76,8 @@ COOKIE = "quizbot_session"
 CSRF_COOKIE = "quizbot_csrf"  # the login, account and logout forms' token (double submit)
 CSRF_FIELD = "csrf"
 EXPIRED = "This form has expired (or came from another page). Please try again."
-PUBLIC_PATHS = frozenset({"/login", "/logout"})
+HEALTH_PATH = "/healthz"  # the reverse proxy's health check: open in every mode, no secret
+PUBLIC_PATHS = frozenset({"/login", "/logout", HEALTH_PATH})
 SECURITY_HEADERS = (
     ("X-Frame-Options", "DENY"),
     ("Content-Security-Policy", "frame-ancestors 'none'"),
@@ -637,6 +639,23 @@ def _plain(exc: QuizbotError) -> str:
 
 def _router(gate: Gate) -> APIRouter:
     router = APIRouter()
+
+    @router.get(HEALTH_PATH, include_in_schema=False)
+    async def health() -> Response:
+        """200 ``{"status": "ok"}`` when the database answers, else 503: for the reverse proxy
+        and monitoring in front of several replicas. Says nothing else (no URL, no version)."""
+        try:
+            await anyio.to_thread.run_sync(gate.db.ping)
+        except Exception as exc:
+            log.warning("health check: the database does not answer: %s", str(exc)[:300])
+            return JSONResponse(
+                {"status": "unavailable", "database": "down"},
+                status_code=503,
+                headers={"Cache-Control": "no-store"},
+            )
+        return JSONResponse(
+            {"status": "ok", "database": "up"}, headers={"Cache-Control": "no-store"}
+        )
 
     @router.get("/login", include_in_schema=False)
     async def login_page(request: Request) -> Response:
