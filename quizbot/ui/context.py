@@ -20,7 +20,7 @@ from quizbot.config import Settings
 from quizbot.errors import QuizbotError
 from quizbot.providers.local import LOCAL_MODEL
 from quizbot.providers.local import status as local_status
-from quizbot.ratelimit import RateLimitedError
+from quizbot.ratelimit import RateLimit, RateLimitedError
 from storage import Database, shared_state
 
 __all__ = ["BASELINE_MODELS", "SharedRateLimit", "UiContext"]
@@ -96,23 +96,23 @@ class SharedRateLimit:
 
 
 class _AnswerLimit:
-    """The practice answers' rate limit, made from the settings on first use."""
+    """The practice answers' rate limit, made from the settings on first use: in the database
+    on PostgreSQL (shared by the replicas), in memory on SQLite, where one process serves and a
+    bucket row would add a committed write (an fsync) to every answer."""
 
     def __init__(self) -> None:
-        self._limit: SharedRateLimit | None = None
+        self._limit: SharedRateLimit | RateLimit | None = None
         self._lock = threading.Lock()
 
-    def get(self, settings: Settings, db: Database) -> SharedRateLimit:
+    def get(self, settings: Settings, db: Database) -> SharedRateLimit | RateLimit:
         with self._lock:
             if self._limit is None:
                 per_minute = settings.answers_per_minute
-                self._limit = SharedRateLimit(
-                    db,
-                    "answers",
-                    per_minute / 60,
-                    per_minute,
-                    clock=lambda: ANSWER_CLOCK(),  # noqa: PLW0108
-                )
+                clock = lambda: ANSWER_CLOCK()  # noqa: E731, PLW0108 - tests replace ANSWER_CLOCK
+                if db.backend == "sqlite":
+                    self._limit = RateLimit(per_minute / 60, per_minute, clock=clock)
+                else:
+                    self._limit = SharedRateLimit(db, "answers", per_minute / 60, per_minute, clock)
             return self._limit
 
 
