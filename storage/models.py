@@ -886,3 +886,45 @@ class RecallJudgement(SQLModel, table=True):
     verdict: str = Field(max_length=10)
     reply: str = Field(default="", sa_type=Text)
     created_at: datetime = _created()
+
+
+# --------------------------------------------------------------------------------------------
+# State shared by the app's replicas (migration 0023)
+
+
+class RateBucketRow(SQLModel, table=True):
+    """One token bucket of a request-rate limit (login attempts per address and per name, answers
+    per practice session), shared by every replica of the app (0023). ``key`` starts with the
+    limit's name; ``tokens`` is what was left at ``updated_at`` (seconds since the epoch);
+    ``allowed`` is whether the last request taken was let through. A row idle for longer than
+    its limit takes to refill is swept (it holds nothing a missing row does not)."""
+
+    __tablename__ = "rate_buckets"
+
+    key: str = Field(primary_key=True, max_length=200)
+    tokens: float
+    updated_at: float = Field(index=True)
+    allowed: bool = Field(default=True)
+
+
+class GradioSessionRow(SQLModel, table=True):
+    """Which account first used a Gradio session hash (0023): no other account may use it, on
+    any replica. ``claimed_at`` is seconds since the epoch; old claims are swept."""
+
+    __tablename__ = "gradio_sessions"
+
+    session_hash: str = Field(primary_key=True, max_length=128)
+    owner: str = Field(max_length=100)
+    claimed_at: float = Field(index=True)
+
+
+class UploadUsageRow(SQLModel, table=True):
+    """One upload's size, counted against its account's hourly volume on every replica (0023);
+    rows older than the hour are swept."""
+
+    __tablename__ = "upload_usage"
+
+    id: int | None = Field(default=None, primary_key=True)
+    owner: str = Field(max_length=100, index=True)
+    size: int = Field(sa_type=BigInteger)
+    at: float

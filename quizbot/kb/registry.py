@@ -260,7 +260,10 @@ def get_kb(db: Database, name: str) -> tuple[KnowledgeBaseData, int]:
 def _stored_kb(db: Database, name: str) -> tuple[KnowledgeBaseData, int]:
     if name in BUILTINS:
         kb = load_builtin(name)
-        return kb, install(db, kb, prune=True).kb_id
+        try:
+            return kb, install(db, kb, prune=True).kb_id
+        except DuplicateError:  # another process (an app replica) installed it at this moment
+            return kb, install(db, kb, prune=True).kb_id
     try:
         row = get_knowledge_base(db, name)
     except NotFoundError:

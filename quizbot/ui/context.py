@@ -9,6 +9,7 @@ as a message (:func:`quizbot.ui.render.error_markdown`), never as a traceback.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from collections.abc import Callable
@@ -16,16 +17,21 @@ from dataclasses import dataclass, field
 
 from quizbot import accounts
 from quizbot.config import Settings
+from quizbot.errors import QuizbotError
 from quizbot.providers.local import LOCAL_MODEL
 from quizbot.providers.local import status as local_status
-from quizbot.ratelimit import RateLimit
-from storage import Database
+from quizbot.ratelimit import RateLimit, RateLimitedError
+from storage import Database, shared_state
 
-__all__ = ["BASELINE_MODELS", "UiContext"]
+__all__ = ["BASELINE_MODELS", "SharedRateLimit", "UiContext"]
+
+log = logging.getLogger(__name__)
 
 BASELINE_MODELS = ("baseline/always-true", "baseline/random", "baseline/majority")
 ACCOUNTS_RECHECK_S = 2.0  # how long "no accounts yet" is believed before asking again
-LOGIN_CLOCK: Callable[[], float] = time.monotonic  # the login limits' clock (tests stop it)
+# The limits' clocks: seconds since the epoch, the same on every replica (tests stop them).
+LOGIN_CLOCK: Callable[[], float] = time.time
+ANSWER_CLOCK: Callable[[], float] = time.time
 
 
 class _AccountsFlag:
@@ -49,40 +55,87 @@ class _AccountsFlag:
             return self._on
 
 
-class _AnswerLimit:
-    """The practice answers' rate limit, made from the settings on first use."""
+class SharedRateLimit:
+    """``burst`` requests at once, then ``rate`` per second, per key: a token bucket kept in the
+    database (:func:`storage.shared_state.take_token`), so every replica of the app takes from
+    the same bucket. Keys are prefixed with ``name``; buckets idle long enough to be full again
+    are swept at most once a minute per process."""
 
-    def __init__(self) -> None:
-        self._limit: RateLimit | None = None
+    SWEEP_EVERY_S = 60.0
+
+    def __init__(
+        self, db: Database, name: str, rate: float, burst: int, clock: Callable[[], float]
+    ) -> None:
+        if rate <= 0 or burst < 1:
+            raise ValueError("rate must be > 0 and burst >= 1")
+        self.db, self.prefix, self.rate, self.burst = db, f"{name}:", rate, burst
+        self._clock = clock
+        self._swept = -1e18
         self._lock = threading.Lock()
 
-    def get(self, settings: Settings) -> RateLimit:
+    def check(self, key: str) -> None:
+        """Take one request for ``key``; :class:`RateLimitedError` when it has none left."""
+        now = self._clock()
+        wait = shared_state.take_token(
+            self.db, self.prefix + key, rate=self.rate, burst=self.burst, now=now
+        )
+        self._sweep(now)
+        if wait is not None:
+            raise RateLimitedError(wait)
+
+    def _sweep(self, now: float) -> None:
+        with self._lock:
+            if now - self._swept < self.SWEEP_EVERY_S:
+                return
+            self._swept = now
+        refill_s = self.burst / self.rate
+        try:
+            shared_state.sweep_rate_buckets(self.db, self.prefix, older_than=now - refill_s)
+        except QuizbotError as exc:  # the next sweep tries again; the limit itself held
+            log.warning("cannot sweep the %s rate buckets: %s", self.prefix[:-1], exc)
+
+
+class _AnswerLimit:
+    """The practice answers' rate limit, made from the settings on first use: in the database
+    on PostgreSQL (shared by the replicas), in memory on SQLite, where one process serves and a
+    bucket row would add a committed write (an fsync) to every answer."""
+
+    def __init__(self) -> None:
+        self._limit: SharedRateLimit | RateLimit | None = None
+        self._lock = threading.Lock()
+
+    def get(self, settings: Settings, db: Database) -> SharedRateLimit | RateLimit:
         with self._lock:
             if self._limit is None:
                 per_minute = settings.answers_per_minute
-                self._limit = RateLimit(per_minute / 60, per_minute)
+                clock = lambda: ANSWER_CLOCK()  # noqa: E731, PLW0108 - tests replace ANSWER_CLOCK
+                if db.backend == "sqlite":
+                    self._limit = RateLimit(per_minute / 60, per_minute, clock=clock)
+                else:
+                    self._limit = SharedRateLimit(db, "answers", per_minute / 60, per_minute, clock)
             return self._limit
 
 
 class _LoginLimits:
     """Login attempts' rate limits, made from the settings on first use: per client address and
     per (username, address), each a token bucket of N at once then N per minute, before any
-    password is checked (the lockout comes after)."""
+    password is checked (the lockout comes after). Kept in the database: shared by replicas."""
 
     def __init__(self) -> None:
-        self._limits: tuple[RateLimit, RateLimit] | None = None
+        self._limits: tuple[SharedRateLimit, SharedRateLimit] | None = None
         self._lock = threading.Lock()
 
-    def check(self, settings: Settings, address: str, name: str) -> None:
+    def check(self, settings: Settings, db: Database, address: str, name: str) -> None:
         with self._lock:
             if self._limits is None:
                 per_address, per_user = (
                     settings.login_per_minute_address,
                     settings.login_per_minute_user,
                 )
+                clock = lambda: LOGIN_CLOCK()  # noqa: E731, PLW0108 - tests replace LOGIN_CLOCK
                 self._limits = (
-                    RateLimit(per_address / 60, per_address, clock=lambda: LOGIN_CLOCK()),  # noqa: PLW0108
-                    RateLimit(per_user / 60, per_user, clock=lambda: LOGIN_CLOCK()),  # noqa: PLW0108
+                    SharedRateLimit(db, "login-address", per_address / 60, per_address, clock),
+                    SharedRateLimit(db, "login-user", per_user / 60, per_user, clock),
                 )
         by_address, by_user = self._limits
         by_address.check(address)
@@ -104,13 +157,13 @@ class UiContext:
         :class:`~quizbot.ratelimit.RateLimitedError` when the address
         (QUIZBOT_LOGIN_PER_MINUTE_ADDRESS) or that name from that address
         (QUIZBOT_LOGIN_PER_MINUTE_USER) has none left."""
-        self._logins.check(self.settings, address, name)
+        self._logins.check(self.settings, self.db, address, name)
 
     def check_answer_rate(self, session_id: int) -> None:
         """Take one practice answer of session ``session_id`` from its rate limit
         (``QUIZBOT_ANSWERS_PER_MINUTE`` at once, then as many per minute); raises
         :class:`~quizbot.ratelimit.RateLimitedError` (nothing is recorded) when it has none left."""
-        self._answers.get(self.settings).check(f"session:{session_id}")
+        self._answers.get(self.settings, self.db).check(f"session:{session_id}")
 
     def accounts_mode(self) -> bool:
         """Whether logins are required: an account exists, or an authenticating proxy names

@@ -18,6 +18,11 @@ In accounts and proxy mode a Gradio session hash belongs to the account that use
 (:class:`SessionOwners`): the hash is in every ``queue/data`` URL, so it must not work as a
 credential for anyone else.
 
+``GET /healthz`` is open in every mode (a reverse proxy's health check): 200 when the database
+answers, 503 otherwise, and nothing more. Session-hash owners, upload volumes and the login and
+answer rate limits are kept in the database (:mod:`storage.shared_state`), so several replicas
+behind one proxy (``deploy/nginx.conf``) hold them together.
+
 Login attempts are rate-limited per client address and per (username, address)
 (:meth:`Gate.check_login_rate`, HTTP 429 with ``Retry-After``), before the accounts' lockout per
 (username, address). The login, password-change and logout forms carry a token that must match
@@ -39,6 +44,7 @@ import ipaddress
 import json
 import logging
 import secrets
+import threading
 import time
 from collections import OrderedDict
 from typing import Any
@@ -60,7 +66,7 @@ from quizbot.ratelimit import RateLimitedError
 from quizbot.ui.app import build_app, launch_options
 from quizbot.ui.context import UiContext
 from quizbot.ui.metrics import METRICS_PATH, MetricsEndpoint, RequestTimer
-from storage import Database
+from storage import Database, shared_state
 
 __all__ = ["COOKIE", "SECURITY_HEADERS", "Gate", "GateMiddleware", "web_app"]
 
@@ -70,7 +76,8 @@ COOKIE = "quizbot_session"
 CSRF_COOKIE = "quizbot_csrf"  # the login, account and logout forms' token (double submit)
 CSRF_FIELD = "csrf"
 EXPIRED = "This form has expired (or came from another page). Please try again."
-PUBLIC_PATHS = frozenset({"/login", "/logout"})
+HEALTH_PATH = "/healthz"  # the reverse proxy's health check: open in every mode, no secret
+PUBLIC_PATHS = frozenset({"/login", "/logout", HEALTH_PATH})
 SECURITY_HEADERS = (
     ("X-Frame-Options", "DENY"),
     ("Content-Security-Policy", "frame-ancestors 'none'"),
@@ -89,8 +96,8 @@ class Gate:
 
     def __init__(self, ctx: UiContext) -> None:
         self.ctx = ctx
-        self.session_owners = SessionOwners()
-        self.uploads = UploadBudget(ctx.settings.upload_mb_per_hour * 1024 * 1024)
+        self.session_owners = SessionOwners(ctx.db)
+        self.uploads = UploadBudget(ctx.db, ctx.settings.upload_mb_per_hour * 1024 * 1024)
 
     def check_login_rate(self, address: str, name: str) -> None:
         """Take one login attempt of ``name`` from ``address`` (per address, and per username
@@ -183,53 +190,72 @@ class SessionOwners:
     Gradio keeps a browser's state (``gr.State``, the practice session in progress) under the
     session hash the page made up, and the hash travels in every ``queue/data`` URL, so proxy logs
     and browser history hold it. The gate therefore binds a hash to the account that used it
-    first and refuses it to every other account. Kept in memory, as Gradio's states are; the
-    oldest of more than :attr:`limit` hashes are forgotten (with their states long gone)."""
+    first and refuses it to every other account, on every replica: the claim is kept in the
+    database (:func:`storage.shared_state.claim_session_hash`). An owner never changes, so each
+    process remembers the owners it has seen (at most :attr:`limit`, the oldest forgotten first)
+    and asks the database only about a hash new to it. Claims older than :attr:`KEEP_S` are swept
+    (with their Gradio states long gone)."""
 
-    def __init__(self, limit: int = 200_000) -> None:
+    KEEP_S = 7 * 24 * 3600.0
+    SWEEP_EVERY_S = 600.0
+
+    def __init__(self, db: Database, limit: int = 200_000) -> None:
+        self.db = db
         self.limit = limit
         self._owners: OrderedDict[str, str] = OrderedDict()
+        self._lock = threading.Lock()
+        self._swept = -1e18
+
+    def known(self, session_hash: str, user: str) -> bool | None:
+        """Whether ``user`` may use ``session_hash`` as far as this process knows (no database):
+        None when the hash is new to this process."""
+        with self._lock:
+            owner = self._owners.get(session_hash)
+            if owner is not None:
+                self._owners.move_to_end(session_hash)
+        return None if owner is None else owner == user
 
     def claim(self, session_hash: str, user: str) -> bool:
         """Whether ``user`` may use ``session_hash``: a new hash becomes theirs."""
-        owner = self._owners.get(session_hash)
-        if owner is None:
-            self._owners[session_hash] = user
+        seen = self.known(session_hash, user)
+        if seen is not None:
+            return seen
+        now = time.time()
+        owner = shared_state.claim_session_hash(self.db, session_hash, user, now=now)
+        with self._lock:
+            self._owners[session_hash] = owner
             if len(self._owners) > self.limit:
                 self._owners.popitem(last=False)
-            return True
-        self._owners.move_to_end(session_hash)
+            sweep = now - self._swept >= self.SWEEP_EVERY_S
+            if sweep:
+                self._swept = now
+        if sweep:
+            shared_state.sweep_session_hashes(self.db, older_than=now - self.KEEP_S)
         return owner == user
 
 
 class UploadBudget:
-    """How many bytes each account has uploaded in the last hour (in memory): a file is refused
-    once it would take the account past QUIZBOT_UPLOAD_MB_PER_HOUR, whatever its own size."""
+    """How many bytes each account has uploaded in the last hour, counted in the database (every
+    replica adds to the same hour): a file is refused once it would take the account past
+    QUIZBOT_UPLOAD_MB_PER_HOUR, whatever its own size."""
 
     WINDOW_S = 3600.0
 
-    def __init__(self, bytes_per_hour: int) -> None:
+    def __init__(self, db: Database, bytes_per_hour: int) -> None:
+        self.db = db
         self.bytes_per_hour = bytes_per_hour
-        self._used: dict[str, list[tuple[float, int]]] = {}
 
     def take(self, user: str, size: int, now: float | None = None) -> float | None:
         """Count ``size`` bytes for ``user``; None when allowed, else the seconds until enough of
         the hour's uploads age out."""
-        now = time.monotonic() if now is None else now
-        recent = [(t, n) for t, n in self._used.get(user, []) if now - t < self.WINDOW_S]
-        used = sum(n for _, n in recent)
-        if used + size > self.bytes_per_hour:
-            self._used[user] = recent
-            freed, wait = used + size - self.bytes_per_hour, self.WINDOW_S
-            for t, n in recent:
-                freed -= n
-                if freed <= 0:
-                    wait = self.WINDOW_S - (now - t)
-                    break
-            return max(1.0, wait)
-        recent.append((now, size))
-        self._used[user] = recent
-        return None
+        return shared_state.take_upload(
+            self.db,
+            user,
+            size,
+            limit=self.bytes_per_hour,
+            window=self.WINDOW_S,
+            now=time.time() if now is None else now,
+        )
 
 
 GRADIO_PREFIXES = ("/gradio_api/", "/queue/", "/heartbeat/", "/run/", "/api/", "/call/")
@@ -372,7 +398,7 @@ class GateMiddleware:
                 return
             scope.setdefault("state", {})["quizbot_user"] = user
             if user and scope.get("method") == "POST" and path.rstrip("/").endswith("/upload"):
-                refused_upload = self._upload_refusal(headers, user)
+                refused_upload = await self._upload_refusal(headers, user)
                 if refused_upload is not None:
                     await refused_upload(scope, receive, send_safe)
                     return
@@ -389,14 +415,14 @@ class GateMiddleware:
                     return
         await self.app(scope, receive, send_safe)
 
-    def _upload_refusal(self, headers: Headers, user: str) -> Response | None:
+    async def _upload_refusal(self, headers: Headers, user: str) -> Response | None:
         """None when ``user`` may upload this body, else the refusal: no length given (411), or
         over the account's hourly volume (429 with ``Retry-After``)."""
         try:
             size = int(headers.get("content-length", ""))
         except ValueError:
             return JSONResponse({"detail": "an upload must give its length"}, status_code=411)
-        wait = self.gate.uploads.take(user, size)
+        wait = await anyio.to_thread.run_sync(self.gate.uploads.take, user, size)
         if wait is None:
             return None
         limit = self.gate.ctx.settings.upload_mb_per_hour
@@ -418,7 +444,13 @@ class GateMiddleware:
             body, messages = await _read_body(receive)
             receive = _replay(messages, receive)
         owners = self.gate.session_owners
-        refused = [h for h in _session_hashes(scope, body) if not owners.claim(h, user)]
+        hashes = _session_hashes(scope, body)
+        if all(owners.known(h, user) is not None for h in hashes):  # no database needed
+            refused = [h for h in hashes if not owners.known(h, user)]
+        else:
+            refused = await anyio.to_thread.run_sync(
+                lambda: [h for h in hashes if not owners.claim(h, user)]
+            )
         if refused:
             log.warning("refused %s the Gradio session of another account", user)
         return receive, not refused
@@ -607,6 +639,23 @@ def _plain(exc: QuizbotError) -> str:
 
 def _router(gate: Gate) -> APIRouter:
     router = APIRouter()
+
+    @router.get(HEALTH_PATH, include_in_schema=False)
+    async def health() -> Response:
+        """200 ``{"status": "ok"}`` when the database answers, else 503: for the reverse proxy
+        and monitoring in front of several replicas. Says nothing else (no URL, no version)."""
+        try:
+            await anyio.to_thread.run_sync(gate.db.ping)
+        except Exception as exc:
+            log.warning("health check: the database does not answer: %s", str(exc)[:300])
+            return JSONResponse(
+                {"status": "unavailable", "database": "down"},
+                status_code=503,
+                headers={"Cache-Control": "no-store"},
+            )
+        return JSONResponse(
+            {"status": "ok", "database": "up"}, headers={"Cache-Control": "no-store"}
+        )
 
     @router.get("/login", include_in_schema=False)
     async def login_page(request: Request) -> Response:

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import threading
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy.exc import DBAPIError
@@ -280,3 +283,41 @@ def test_reinstall_updates_the_group_of_a_kept_triplet(db: Database) -> None:
     install(db, regrouped, prune=True)
     back, _ = get_kb(db, "demo")
     assert {t.group for t in back.triplets} == {"other"}
+
+
+def test_two_processes_installing_a_built_in_at_once_both_get_it(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two app replicas start together: both find clinical-core missing, one insert wins and the
+    other's fails as a duplicate (PostgreSQL; SQLite's one writer makes the second wait and see
+    the first); the loser reads the winner's KB instead of stopping."""
+    from quizbot.kb import registry
+
+    real_install = registry.install
+    both_ready = threading.Barrier(2)
+
+    def racing_install(*args: Any, **kwargs: Any) -> Any:
+        with contextlib.suppress(threading.BrokenBarrierError):
+            both_ready.wait(timeout=30)  # both look before either writes (first calls only)
+        return real_install(*args, **kwargs)
+
+    monkeypatch.setattr(registry, "install", racing_install)
+    other = Database(db.url)
+    results: list[int] = []
+    errors: list[BaseException] = []
+
+    def start(on: Database) -> None:
+        try:
+            results.append(get_kb(on, "clinical-core")[1])
+        except Exception as exc:  # collected for the assertion below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=start, args=(d,)) for d in (db, other)]
+    try:
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        other.dispose()
+    assert errors == [] and len(results) == 2 and results[0] == results[1]

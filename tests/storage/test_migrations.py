@@ -30,6 +30,7 @@ EXPECTED_TABLES = {
     "login_locks",
     "drift_result",
     "eval_run",
+    "gradio_sessions",
     "item",
     "item_flags",
     "item_set_items",
@@ -44,6 +45,7 @@ EXPECTED_TABLES = {
     "monitor_night",
     "prototype_set",
     "quiz_session",
+    "rate_buckets",
     "reason_reviews",
     "recall_judgements",
     "recall_self_grades",
@@ -53,6 +55,7 @@ EXPECTED_TABLES = {
     "retired_items",
     "review_cards",
     "review_sync",
+    "upload_usage",
     "user_sessions",
     "users",
 }

@@ -18,6 +18,7 @@ from starlette.testclient import TestClient
 from quizbot import accounts
 from quizbot.config import load_settings
 from quizbot.domain import Role
+from quizbot.errors import StorageError
 from quizbot.ui import context, gate, identity
 from quizbot.ui.context import UiContext
 from storage import Database
@@ -364,3 +365,21 @@ def test_a_session_hash_is_refused_to_a_second_account(db: Database, tmp_path: P
         assert two.get("/gradio_api/heartbeat/abc123def").status_code == 403
         data = two.get("/gradio_api/queue/data", params={"session_hash": "abc123def"})
         assert data.status_code == 403
+
+
+def test_the_health_check_is_open_and_says_only_whether_the_database_answers(
+    client: TestClient, db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert client.get("/gradio_api/info").status_code in (302, 303, 401, 403)  # accounts mode
+    ok = client.get("/healthz")
+    assert ok.status_code == 200 and ok.json() == {"status": "ok", "database": "up"}
+    assert ok.headers["cache-control"] == "no-store"
+    assert ok.headers["x-frame-options"] == "DENY"
+
+    def down() -> None:
+        raise StorageError("database postgresql://quiz:***@db/quiz: connection refused")
+
+    monkeypatch.setattr(db, "ping", down)
+    sick = client.get("/healthz")
+    assert sick.status_code == 503
+    assert sick.json() == {"status": "unavailable", "database": "down"}  # no URL, no detail
