@@ -160,3 +160,19 @@ def test_the_facts_read_from_columns_are_those_of_the_whole_item(db: Database) -
         rebuilt = item_from_row(full)
         assert review_queue._facts_of_stored(rows[item.id]) == review_queue._facts_of(rebuilt)
     assert any(review_queue._facts_of_stored(rows[i.id]) for i in items if i.kind == "choice")
+
+
+def test_after_prepare_a_start_plans_no_fact_again(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What ``quizbot serve`` computes before its first request is all a start needs of the KB."""
+    kb, _ = get_kb(db, "clinical-core")
+    assert planning.prepare(kb) == len(planning._kb_cache(kb).candidates())
+
+    def refuse(*_args: Any) -> Any:
+        raise AssertionError("a fact planned at start after prepare()")
+
+    monkeypatch.setattr(planning, "plan_for", refuse)
+    for seed in ("p1", "p2", "p3"):
+        view = start_session(db, student="prepared", length=10, seed=seed)
+        assert view.total == 10
