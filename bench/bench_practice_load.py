@@ -49,6 +49,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import itertools
 import json
 import os
 import random
@@ -119,12 +120,17 @@ def fresh_database(url: str | None, tmp: Path, keep: bool) -> Iterator[str]:
 
 
 @contextlib.contextmanager
-def served(database_url: str, home: Path) -> Iterator[tuple[str, subprocess.Popen[bytes], Path]]:
-    """`quizbot serve` on a free port over ``database_url``: (base URL, process, log file)."""
+def served(
+    database_url: str, home: Path, checkout: str | None = None
+) -> Iterator[tuple[str, subprocess.Popen[bytes], Path]]:
+    """`quizbot serve` on a free port over ``database_url``: (base URL, process, log file).
+    ``checkout``: a source tree the server imports quizbot from (``PYTHONPATH``)."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("QUIZBOT_")}
     env.pop("DATABASE_URL", None)
     env.update({"QUIZBOT_HOME": str(home), "DATABASE_URL": database_url})
+    if checkout is not None:
+        env["PYTHONPATH"] = checkout
     log_path = home / "server.log"
     home.mkdir(parents=True, exist_ok=True)
     with log_path.open("wb") as log:
@@ -525,10 +531,14 @@ def run_once(args: argparse.Namespace, url: str, tmp: Path, seeded: Any, n_befor
     load_before = _loadavg()
     with contextlib.ExitStack() as stack:
         servers = [
-            stack.enter_context(served(url, tmp / f"home-{args.replicas}-{args.students}-{k}"))
+            stack.enter_context(served(url, tmp / f"home-{args.first_student}-{k}", args.checkout))
             for k in range(args.replicas)
         ]
         bases = [base for base, _, _ in servers]
+        print(
+            f"\n=== {args.checkout or 'this environment'}, {args.replicas} replica(s), "
+            f"{args.students} students; load average {load_before}"
+        )
         print(
             f"serving on {', '.join(bases)}: {args.students} students for "
             f"{args.duration:.0f} s, thinking {low:g}-{high:g} s, sessions of "
@@ -586,6 +596,12 @@ def main() -> int:
     parser.add_argument(
         "--database-url", default=None, help="a PostgreSQL server (a fresh database is made)"
     )
+    parser.add_argument(
+        "--checkouts",
+        default=None,
+        help="source trees the servers import quizbot from, one after the other (e.g. a "
+        "checkout of main, then this one: before/after in one run over one seeding)",
+    )
     parser.add_argument("--quick", action="store_true", help="30 s over 20,000 responses")
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
     args = parser.parse_args()
@@ -597,6 +613,9 @@ def main() -> int:
     if not 0 <= low <= high:
         parser.error("--think needs MIN,MAX with 0 <= MIN <= MAX")
     args.think = (low, high)
+    checkouts: list[str | None] = (
+        [str(Path(c).resolve()) for c in args.checkouts.split(",")] if args.checkouts else [None]
+    )
     student_counts = [int(x) for x in str(args.students).split(",")]
     replica_counts = [int(x) for x in str(args.replicas).split(",")]
     if min(student_counts + replica_counts) < 1:
@@ -626,19 +645,20 @@ def main() -> int:
             # start with the same kind of history: no run finds its students' review cards
             # already built by an earlier run.
             args.first_student = 1
-            for replicas in replica_counts:
-                for students in student_counts:
-                    args.replicas, args.students = replicas, students
-                    if args.first_student + students - 1 > seeded.n_students:
-                        print(
-                            f"note: only {seeded.n_students} seeded students; students above "
-                            "that have no history"
-                        )
-                    ok = run_once(args, url, tmp, seeded, n_before) and ok
-                    args.first_student += students
-                    db = open_database(url, ensure=False)
-                    n_before = count_responses(db)
-                    db.dispose()
+            for replicas, students, checkout in itertools.product(
+                replica_counts, student_counts, checkouts
+            ):
+                args.checkout, args.replicas, args.students = checkout, replicas, students
+                if args.first_student + students - 1 > seeded.n_students:
+                    print(
+                        f"note: only {seeded.n_students} seeded students; students above "
+                        "that have no history"
+                    )
+                ok = run_once(args, url, tmp, seeded, n_before) and ok
+                args.first_student += students
+                db = open_database(url, ensure=False)
+                n_before = count_responses(db)
+                db.dispose()
     finally:
         if args.keep:
             print(f"kept {tmp}")
