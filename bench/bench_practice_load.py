@@ -49,6 +49,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import itertools
 import json
 import os
 import random
@@ -119,12 +120,17 @@ def fresh_database(url: str | None, tmp: Path, keep: bool) -> Iterator[str]:
 
 
 @contextlib.contextmanager
-def served(database_url: str, home: Path) -> Iterator[tuple[str, subprocess.Popen[bytes], Path]]:
-    """`quizbot serve` on a free port over ``database_url``: (base URL, process, log file)."""
+def served(
+    database_url: str, home: Path, checkout: str | None = None
+) -> Iterator[tuple[str, subprocess.Popen[bytes], Path]]:
+    """`quizbot serve` on a free port over ``database_url``: (base URL, process, log file).
+    ``checkout``: a source tree the server imports quizbot from (``PYTHONPATH``)."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("QUIZBOT_")}
     env.pop("DATABASE_URL", None)
     env.update({"QUIZBOT_HOME": str(home), "DATABASE_URL": database_url})
+    if checkout is not None:
+        env["PYTHONPATH"] = checkout
     log_path = home / "server.log"
     home.mkdir(parents=True, exist_ok=True)
     with log_path.open("wb") as log:
@@ -375,20 +381,25 @@ async def student_loop(
             await think()
 
 
-async def run_students(base: str, args: argparse.Namespace, tally: Tally) -> float:
-    """All students until the deadline; returns the measured wall time in seconds."""
+async def run_students(bases: list[str], args: argparse.Namespace, tally: Tally) -> float:
+    """All students until the deadline, student ``i`` on replica ``i % len(bases)`` (what a
+    proxy's sticky sessions do); returns the measured wall time in seconds."""
     limits = httpx.Limits(max_connections=4 * args.students, max_keepalive_connections=None)
     timeout = httpx.Timeout(CALL_TIMEOUT_S)
     async with httpx.AsyncClient(limits=limits, timeout=timeout) as client:
-        config = (await client.get(f"{base}/config")).json()
-        eps = endpoints(config, ("practice_start", "practice_answer"))
+        eps = [
+            endpoints(
+                (await client.get(f"{b}/config")).json(), ("practice_start", "practice_answer")
+            )
+            for b in bases
+        ]
         started = time.monotonic()
         deadline = started + args.duration
         await asyncio.gather(
             *(
                 student_loop(
-                    Student(client, base, eps),
-                    student_name(i + 1),
+                    Student(client, bases[i % len(bases)], eps[i % len(bases)]),
+                    student_name(args.first_student + i),
                     args,
                     deadline,
                     tally,
@@ -463,8 +474,8 @@ def report(
     unacked = stored - acked
     n_errors = len(tally.errors) + len(server_errors)
     print(
-        f"\n{args.students} students, {usage.wall_s:.0f} s: {len(tally.sessions):,} sessions "
-        f"started, {tally.sessions_finished:,} finished"
+        f"\n{args.students} students on {args.replicas} replica(s), {usage.wall_s:.0f} s: "
+        f"{len(tally.sessions):,} sessions started, {tally.sessions_finished:,} finished"
     )
     print(
         f"  answers acknowledged {len(acked):,} ({len(acked) / usage.wall_s:.1f}/s); stored in "
@@ -503,7 +514,7 @@ def report(
             f"{usage.server_cpu_s * 1000 / requests:.1f} ms over {requests:,} requests"
         )
     print(
-        f"load: server {usage.server_cpu_s / usage.wall_s:.2f} cores, client "
+        f"load: server(s) {usage.server_cpu_s / usage.wall_s:.2f} cores, client "
         f"{usage.client_cpu_s / usage.wall_s:.2f} cores of {cores}; load average "
         f"{usage.load_before} before, {usage.load_after} after"
     )
@@ -514,10 +525,68 @@ def _loadavg() -> str:
     return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
+def run_once(args: argparse.Namespace, url: str, tmp: Path, seeded: Any, n_before: int) -> bool:
+    """One run of ``args.students`` students on ``args.replicas`` servers; prints its figures."""
+    low, high = args.think
+    load_before = _loadavg()
+    with contextlib.ExitStack() as stack:
+        servers = [
+            stack.enter_context(served(url, tmp / f"home-{args.first_student}-{k}", args.checkout))
+            for k in range(args.replicas)
+        ]
+        bases = [base for base, _, _ in servers]
+        print(
+            f"\n=== {args.checkout or 'this environment'}, {args.replicas} replica(s), "
+            f"{args.students} students; load average {load_before}"
+        )
+        print(
+            f"serving on {', '.join(bases)}: {args.students} students for "
+            f"{args.duration:.0f} s, thinking {low:g}-{high:g} s, sessions of "
+            f"{args.length} {args.format} questions; "
+            f"student-{args.first_student:04d} on, "
+            f"{max(0, min(args.students, seeded.n_students - args.first_student + 1))} of them "
+            "returning students "
+            f"with about {seeded.n_human_answers // max(1, seeded.n_students)} answers "
+            "of history"
+        )
+        server_cpu0 = sum(cpu_seconds(proc.pid) for _, proc, _ in servers)
+        client_cpu0 = time.process_time()
+        tally = Tally()
+        wall = asyncio.run(run_students(bases, args, tally))
+        per_server = [cpu_seconds(proc.pid) for _, proc, _ in servers]
+        usage = Usage(
+            wall,
+            sum(per_server) - server_cpu0,
+            time.process_time() - client_cpu0,
+            load_before,
+            _loadavg(),
+        )
+    # The servers have stopped: whatever they acknowledged must be in the database now.
+    server_errors = [
+        line.strip()
+        for _, _, log_path in servers
+        for line in log_path.read_text(errors="replace").splitlines()
+        if "Traceback" in line or " ERROR " in line
+    ]
+    stored = stored_answers(url, tally.sessions)
+    db = open_database(url, ensure=False)
+    new_rows = count_responses(db) - n_before
+    db.dispose()
+    return report(args, tally, usage, stored, new_rows, server_errors)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--duration", type=float, default=None, help="seconds (default 300)")
-    parser.add_argument("--students", type=int, default=50)
+    parser.add_argument(
+        "--students", default="50", help="simulated students; a list (50,200) runs each in turn"
+    )
+    parser.add_argument(
+        "--replicas",
+        default="1",
+        help="`quizbot serve` processes on the one database, students split between them; "
+        "a list (1,2) runs each in turn over the same seeded database",
+    )
     parser.add_argument("--seed-responses", type=int, default=None, help="default 1,000,000")
     parser.add_argument(
         "--think", default="1,5", help="MIN,MAX seconds a student pauses before answering"
@@ -526,6 +595,12 @@ def main() -> int:
     parser.add_argument("--format", default="statement", choices=("statement", "choice", "mixed"))
     parser.add_argument(
         "--database-url", default=None, help="a PostgreSQL server (a fresh database is made)"
+    )
+    parser.add_argument(
+        "--checkouts",
+        default=None,
+        help="source trees the servers import quizbot from, one after the other (e.g. a "
+        "checkout of main, then this one: before/after in one run over one seeding)",
     )
     parser.add_argument("--quick", action="store_true", help="30 s over 20,000 responses")
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
@@ -538,6 +613,13 @@ def main() -> int:
     if not 0 <= low <= high:
         parser.error("--think needs MIN,MAX with 0 <= MIN <= MAX")
     args.think = (low, high)
+    checkouts: list[str | None] = (
+        [str(Path(c).resolve()) for c in args.checkouts.split(",")] if args.checkouts else [None]
+    )
+    student_counts = [int(x) for x in str(args.students).split(",")]
+    replica_counts = [int(x) for x in str(args.replicas).split(",")]
+    if min(student_counts + replica_counts) < 1:
+        parser.error("--students and --replicas need positive numbers")
 
     tmp = Path(tempfile.mkdtemp(prefix="quizbot-load-"))
     try:
@@ -558,37 +640,25 @@ def main() -> int:
             db.dispose()
             assert n_before == seeded.n_responses, f"{n_before:,} rows, {seeded.n_responses:,}"
 
-            load_before = _loadavg()
-            with served(url, tmp / "home") as (base, proc, log_path):
-                print(
-                    f"serving on {base} (pid {proc.pid}): {args.students} students for "
-                    f"{args.duration:.0f} s, thinking {low:g}-{high:g} s, sessions of "
-                    f"{args.length} {args.format} questions; "
-                    f"{min(args.students, seeded.n_students)} of them returning students "
-                    f"with about {seeded.n_human_answers // max(1, seeded.n_students)} answers "
-                    "of history"
-                )
-                server_cpu0, client_cpu0 = cpu_seconds(proc.pid), time.process_time()
-                tally = Tally()
-                wall = asyncio.run(run_students(base, args, tally))
-                usage = Usage(
-                    wall,
-                    cpu_seconds(proc.pid) - server_cpu0,
-                    time.process_time() - client_cpu0,
-                    load_before,
-                    _loadavg(),
-                )
-            # The server has stopped: whatever it acknowledged must be in the database now.
-            server_errors = [
-                line.strip()
-                for line in log_path.read_text(errors="replace").splitlines()
-                if "Traceback" in line or " ERROR " in line
-            ]
-            stored = stored_answers(url, tally.sessions)
-            db = open_database(url, ensure=False)
-            new_rows = count_responses(db) - n_before
-            db.dispose()
-        ok = report(args, tally, usage, stored, new_rows, server_errors)
+            ok = True
+            # Each run has students of its own (the next seeded ones), so every run's students
+            # start with the same kind of history: no run finds its students' review cards
+            # already built by an earlier run.
+            args.first_student = 1
+            for replicas, students, checkout in itertools.product(
+                replica_counts, student_counts, checkouts
+            ):
+                args.checkout, args.replicas, args.students = checkout, replicas, students
+                if args.first_student + students - 1 > seeded.n_students:
+                    print(
+                        f"note: only {seeded.n_students} seeded students; students above "
+                        "that have no history"
+                    )
+                ok = run_once(args, url, tmp, seeded, n_before) and ok
+                args.first_student += students
+                db = open_database(url, ensure=False)
+                n_before = count_responses(db)
+                db.dispose()
     finally:
         if args.keep:
             print(f"kept {tmp}")

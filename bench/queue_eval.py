@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT))
 
 from storage import open_database  # noqa: E402
 from storage.repo import get_run  # noqa: E402
-from tests.helpers.stub import stub_server  # noqa: E402
+from tests.helpers.stub import SERVER, stub_server  # noqa: E402
 
 QUIZBOT = [sys.executable, "-c", "from quizbot.cli import main; main()"]
 MODEL = "openai/bench-queue"
@@ -82,7 +82,10 @@ def measure(
     url: str, home: Path, items: Path, latency: int, args: argparse.Namespace
 ) -> dict[str, float]:
     """Items a second in-process and queued (2 workers) against a server of ``latency`` ms."""
-    with stub_server("--answer", "true", "--latency-ms", str(latency)) as base:
+    print(f"{latency} ms: load average {' '.join(Path('/proc/loadavg').read_text().split()[:3])}",
+          file=sys.stderr)  # fmt: skip
+    server = Path(args.model_server) if args.model_server else SERVER
+    with stub_server("--answer", "true", "--latency-ms", str(latency), server=server) as base:
         env = {
             **os.environ,
             "PYTHONPATH": str(ROOT),
@@ -153,7 +156,15 @@ def main() -> None:
             "QUIZBOT_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test"
         ),
     )
+    parser.add_argument(
+        "--model-server",
+        default=None,
+        help="an OpenAI-compatible stub script taking --port/--answer/--latency-ms (e.g. "
+        "../shared/tools/stub_openai.py); default tests/helpers/model_server.py",
+    )
     args = parser.parse_args()
+    load = " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    print(f"load average before: {load}", file=sys.stderr)
     with TemporaryDirectory() as tmp, fresh_database(args.postgres) as url:
         home = Path(tmp)
         env = {**os.environ, "PYTHONPATH": str(ROOT), "DATABASE_URL": url, "QUIZBOT_HOME": tmp}
@@ -164,6 +175,8 @@ def main() -> None:
         items.write_text("".join(made.read_text().splitlines(True)[: args.items]))
         started = time.monotonic()
         rows = [measure(url, home, items, latency, args) for latency in (0, 50)]
+    load = " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    print(f"load average after: {load}", file=sys.stderr)
     for row in rows:
         print(
             f"{row['latency_ms']:>3} ms server: in-process {row['in_process_items_per_s']:>7} "

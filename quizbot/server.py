@@ -13,6 +13,7 @@ import logging
 import os
 import shutil
 import socket
+import time
 from pathlib import Path
 from typing import Literal
 
@@ -108,6 +109,10 @@ def serve(settings: Settings, *, host: str | None = None, port: int | None = Non
     _check_port_free(host, port)
     kb, _kb_id = get_kb(db, DEFAULT_KB)  # the embedded KB is ready offline from the first start
     log.info("knowledge base %s %s ready", kb.name, kb.version)
+    from quizbot.practice.planning import prepare  # noqa: PLC0415 - serve only
+
+    started = time.perf_counter()  # a session start's KB work, done once before the first one
+    log.info("%d facts planned in %.1f s", prepare(kb), time.perf_counter() - started)
     # gradio takes seconds to import: only `serve` pays for it, not every CLI command.
     import uvicorn  # noqa: PLC0415
 

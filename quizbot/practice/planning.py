@@ -148,6 +148,7 @@ class _KbCache:
     def __init__(self, kb: KnowledgeBaseData) -> None:
         self.kb = kb
         self._keys: dict[tuple[str, str, str], str] = {}
+        self._digits: dict[tuple[str, str, str], bytes] = {}
         self._plans: dict[int, PointPlan] = {}  # by id() of a triplet of self.kb
         self._sampler: NegativeSampler | None = None
         self._candidates: tuple[Triplet, ...] | None = None
@@ -161,6 +162,16 @@ class _KbCache:
         if key is None:
             key = self._keys[triple] = point_id(self.kb.name, t.relation, t.head, t.tail)
         return key
+
+    def point_digits(self, t: Triplet) -> bytes:
+        """The 16 hex digits of :meth:`fact_key` as bytes, memoised: what a seeded order
+        (:func:`quizbot.generate.points.stratified`) hashes, so a start hashes each candidate
+        once (with its seed) instead of twice."""
+        triple = (t.relation, t.head, t.tail)
+        digits = self._digits.get(triple)
+        if digits is None:
+            digits = self._digits[triple] = self.fact_key(t)[4:].encode()
+        return digits
 
     def candidates(self) -> tuple[Triplet, ...]:
         """:func:`quizbot.generate.points.candidate_points` of the KB."""
@@ -231,6 +242,28 @@ def _kb_cache(kb: KnowledgeBaseData) -> _KbCache:
         while len(_BY_OBJECT) > _MAX_KB_OBJECTS:
             _BY_OBJECT.popitem(last=False)
         return entry
+
+
+def prepare(kb: KnowledgeBaseData) -> int:
+    """Compute now what every session start on ``kb`` would otherwise compute the first time:
+    the candidate facts, their point ids and each fact's plan (negative tail, sides), and a
+    statement session's generation code path. Returns how many facts were planned.
+
+    ``quizbot serve`` calls it for the default KB before taking requests: the first starts of a
+    fresh server (a replica that has just come up, every student of a class at once) otherwise
+    each paid about 0.3 s of CPU for it, and the threads serving them all waited on the plans'
+    lock. Safe to call again (a no-op once done) and from several threads.
+    """
+    cache = _kb_cache(kb)
+    pool = cache.candidates()
+    for t in pool:
+        cache.point_digits(t)
+    cache.plans(pool)
+    facts = _one_per_point(pool)[:VARIANTS_PER_FACT]
+    _statement_items(
+        kb, facts, 1, seed="prepare", cap=VARIANTS_PER_FACT, history=_History(), review=False
+    )
+    return len(pool)
 
 
 @dataclass(frozen=True)
@@ -472,7 +505,9 @@ def start_session(
     notes: list[str] = []
     if review:
         due = [t for t in pool if history.facts.get(cache.fact_key(t), _FactRecord()).needs_review]
-        facts = stratified(kb_data.name, due, f"review\x1f{session_seed}")
+        facts = stratified(
+            kb_data.name, due, f"review\x1f{session_seed}", point_digits=cache.point_digits
+        )
         if not facts:
             raise InputError(
                 "there are no mistakes to review"
@@ -480,7 +515,9 @@ def start_session(
                 hint="practise without review first, or choose another topic",
             )
     else:
-        ordered = stratified(kb_data.name, pool, f"practice\x1f{session_seed}")
+        ordered = stratified(
+            kb_data.name, pool, f"practice\x1f{session_seed}", point_digits=cache.point_digits
+        )
 
         def tier(t: Triplet) -> int:
             record = history.facts.get(cache.fact_key(t))

@@ -40,6 +40,7 @@ Design
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
@@ -52,7 +53,6 @@ from quizbot.config import clock_now, get_settings
 from quizbot.domain import Outcome, RespondentKind
 from quizbot.errors import InputError, redact
 from quizbot.generate.prototypes import default_prototypes
-from quizbot.generate.service import load_any_items
 from quizbot.items import ChoiceItem, StatementItem
 from quizbot.kb.model import KnowledgeBaseData, Triplet, point_id
 from quizbot.kb.registry import DEFAULT_KB
@@ -75,10 +75,12 @@ from quizbot.practice.views import (
 from storage import Database
 from storage.review import retired_item_ids
 from storage.review_cards import (
+    ItemFacts,
     ReviewCard,
     count_due,
     due_cards,
     get_cards,
+    item_facts,
     pending_answers,
     save_cards,
 )
@@ -110,6 +112,14 @@ def scheduler() -> Scheduler:
     """The FSRS scheduler every card uses: default parameters and 90% desired retention, no
     (re)learning steps (whole days, see the module docstring), no fuzz."""
     return Scheduler(learning_steps=(), relearning_steps=(), enable_fuzzing=False)
+
+
+@functools.cache
+def _shared_scheduler() -> Scheduler:
+    """One :func:`scheduler` per process: building one validates its parameters (about 20 us),
+    and a returning student's backfill reviews hundreds of answers. ``review_card`` copies the
+    card it is given and keeps no state, so sharing it across threads is safe."""
+    return scheduler()
 
 
 def rating_for(outcome: str, latency_ms: float | None = None) -> Rating | None:
@@ -162,6 +172,34 @@ def _facts_of(item: StatementItem | ChoiceItem) -> list[_FactRef]:
     return [r for r in refs if r.fact in known]
 
 
+def _facts_of_stored(row: ItemFacts) -> list[_FactRef]:
+    """:func:`_facts_of` of a stored item, read from its columns alone (no item rebuilt);
+    equal to ``_facts_of(item_from_row(...))`` for statements and multiple choice (tested), and
+    empty for an open recall item, which has no card."""
+    lineage = row.lineage or {}
+    if row.kind == "statement":
+        tail = lineage.get("positive_tail") or row.tail
+        return [
+            _FactRef(
+                point_id(row.kb, row.relation, row.head, tail), row.kb, row.relation, row.head, tail
+            )
+        ]
+    if row.kind != "choice":
+        return []
+    meta = lineage.get("meta", {})
+    if lineage.get("subtype", "semantic") == "frequency":
+        tails = [str(meta.get("tail", ""))]
+    else:
+        tails = [str(t) for t in meta.get("correct_tails", [])]
+    known = set(lineage.get("knowledge_point_ids", ()))
+    refs = (
+        _FactRef(point_id(row.kb, row.relation, row.head, t), row.kb, row.relation, row.head, t)
+        for t in tails
+        if t
+    )
+    return [r for r in refs if r.fact in known]
+
+
 def _utc(moment: datetime) -> datetime:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
@@ -189,7 +227,7 @@ def _review(
         if card is not None
         else Card(card_id=response_id, due=at)
     )
-    after, _log = scheduler().review_card(before, rating, review_datetime=at)
+    after, _log = _shared_scheduler().review_card(before, rating, review_datetime=at)
     reviews = card.reviews if card is not None else 0
     lapses = card.lapses if card is not None else 0
     return ReviewCard(
@@ -261,9 +299,10 @@ def sync(
         if not timed and newest == mark and still_held == set(pending.held):
             return 0  # only answers of exams still sealed: nothing to write
         wanted = [i for i in dict.fromkeys(a.item_id for _, a in timed) if i not in held_items]
-        asked = [*held_items.values(), *(load_any_items(db, wanted) if wanted else [])]
         # Open recall answers have no card: a recall question asks a whole list, not a fact.
-        refs = {i.id: _facts_of(i) for i in asked if isinstance(i, StatementItem | ChoiceItem)}
+        refs = {i.id: _facts_of(i) for i in held_items.values()}
+        if wanted:  # only the columns that name the facts, not the whole items
+            refs.update({row.id: _facts_of_stored(row) for row in item_facts(db, wanted)})
         cards = get_cards(db, respondent_id, [r.fact for rs in refs.values() for r in rs])
         changed: dict[str, ReviewCard] = {}
         n_reviews = 0

@@ -74,3 +74,17 @@ def test_a_limited_order_is_the_head_of_the_full_one(limit: int) -> None:
     pool = candidate_points(kb)
     full = stratified(kb.name, pool, "seed\x1f3")
     assert stratified(kb.name, pool, "seed\x1f3", limit=limit) == full[:limit]
+
+
+def test_an_order_from_known_point_ids_is_the_same_order() -> None:
+    """Planning passes the point ids it has cached (``point_digits``); the order must not move."""
+    from quizbot.kb.model import point_id
+
+    kb = load_clinical_core()
+    pool = candidate_points(kb)
+
+    def digits(t: Triplet) -> bytes:
+        return point_id(kb.name, t.relation, t.head, t.tail)[4:].encode()
+
+    for key in ("practice\x1fa1", "review\x1f0f3c"):
+        assert stratified(kb.name, pool, key, point_digits=digits) == stratified(kb.name, pool, key)

@@ -18,13 +18,14 @@ START_TIMEOUT = 15.0
 
 
 @contextmanager
-def stub_server(*args: str) -> Iterator[str]:
+def stub_server(*args: str, server: Path = SERVER) -> Iterator[str]:
     """Run the test model server with ``args``; yield its base URL (``http://127.0.0.1:PORT/v1``).
 
-    Raises ``RuntimeError`` with the server's stderr if it does not start.
+    ``server``: another script with the same command line and first line (benchmarks pass the
+    shared stub). Raises ``RuntimeError`` with the server's stderr if it does not start.
     """
     proc = subprocess.Popen(
-        [sys.executable, str(SERVER), "--port", "0", *args],
+        [sys.executable, str(server), "--port", "0", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
