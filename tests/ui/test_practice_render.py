@@ -40,6 +40,7 @@ from quizbot.practice.service import (
 from quizbot.ui import practice as ui
 from quizbot.ui.app import build_app
 from quizbot.ui.context import UiContext
+from quizbot.ui.practice import screen as practice_screen
 from storage import Database
 from storage.models import Response
 from storage.review import list_flags
@@ -595,7 +596,7 @@ def test_skipped_controls_are_already_as_the_full_update_would_set_them(
         screen.asked = asked
         return original(screen)
 
-    monkeypatch.setattr(ui, "_controls", both)
+    monkeypatch.setattr(practice_screen, "_controls", both)  # where _outputs looks it up
     hidden = {"visible": False}
     lean = [*_initial_controls(), dict(hidden), dict(hidden)]
     full = [*_initial_controls(), dict(hidden), dict(hidden)]

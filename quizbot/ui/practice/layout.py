@@ -1,0 +1,595 @@
+"""The Practice tab's layout and the wiring of its events."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+import gradio as gr
+
+from quizbot.domain import MAX_FLAG_COMMENT, FlagReason
+from quizbot.errors import QuizbotError
+from quizbot.kb.registry import BUILTINS, DEFAULT_KB, kb_listing
+from quizbot.practice import service as practice
+from quizbot.ui import identity, recall_practice
+from quizbot.ui.context import UiContext
+from quizbot.ui.practice.browser import ALL_TOPICS_JS, LETTER_JS, SHOW_CHAT_JS, SUBMIT_JS
+from quizbot.ui.practice.panels import (
+    kb_changed,
+    progress_view_empty,
+    refresh_due,
+    send_flag,
+    show_progress,
+)
+from quizbot.ui.practice.render import (
+    _DUE_HINT,
+    ALL_TOPICS,
+    DEFAULT_LENGTH,
+    FLAG_REASONS,
+    FORMATS,
+    IDK,
+    LETTER_BUTTONS,
+    SESSION_HEADERS,
+    TOPIC_HEADERS,
+)
+from quizbot.ui.practice.sessions import (
+    _fixed_answer,
+    after_start,
+    end,
+    offer_resume,
+    resume,
+    show_next,
+    start,
+    start_due,
+    submit,
+    submit_selection,
+)
+
+log = logging.getLogger(__name__)
+
+
+def _kb_names(ctx: UiContext) -> list[str]:
+    names = list(BUILTINS)
+    try:
+        names.extend(e.name for e in kb_listing(ctx.db) if e.name not in names)
+    except QuizbotError as exc:  # the tab still works with the built-in KBs
+        log.warning("practice tab: cannot list knowledge bases: %s", exc)
+    return names
+
+
+@dataclass
+class _Settings:
+    """The left column: who, what and how many, the resume offer and the due panel."""
+
+    student: Any
+    resume_box: Any
+    resume_text: Any
+    resume_btn: Any
+    fresh_btn: Any
+    cohort: Any
+    assignment: Any
+    kb: Any
+    kb_info: Any
+    topic: Any
+    fmt: Any
+    length: Any
+    start_btn: Any
+    review_btn: Any
+    due_text: Any
+    due_btn: Any
+
+
+@dataclass
+class _Chat:
+    """The right column: the chat, the answer controls, the flag form and the summary."""
+
+    status: Any
+    chatbot: Any
+    ack: Any
+    true_btn: Any
+    false_btn: Any
+    letter_btns: list[Any]
+    submit_btn: Any
+    idk_btn: Any
+    answer_box: Any
+    end_btn: Any
+    next_btn: Any
+    flag_box: Any
+    flag_reason: Any
+    flag_comment: Any
+    flag_btn: Any
+    flag_result: Any
+    summary: Any
+    data: Any
+
+
+@dataclass
+class _ProgressPanel:
+    """The "My progress" accordion."""
+
+    box: Any
+    kb: Any
+    by: Any
+    button: Any
+    text: Any
+    plot: Any
+    topics: Any
+    sessions: Any
+
+
+@dataclass
+class _States:
+    """What the tab keeps on the server per browser tab."""
+
+    session: Any
+    question: Any
+    chat: Any
+    flag: Any  # the question just answered (its id stays on the server)
+    offered: Any  # the session offered for resuming (pseudonym or account)
+
+    @classmethod
+    def make(cls) -> _States:
+        """The states, created inside the tab's Blocks."""
+        return cls(gr.State(None), gr.State(None), gr.State([]), gr.State(None), gr.State(None))
+
+    def answer(self) -> list[Any]:
+        """The inputs of every answering handler after the answer itself."""
+        return [self.session, self.question, self.chat]
+
+
+def build(ctx: UiContext) -> None:
+    """Lay out the tab inside the enclosing gr.Tab and wire its events."""
+    kb_names = _kb_names(ctx)
+    with gr.Row(equal_height=False):
+        settings = _settings_column(kb_names)
+        chat = _chat_column()
+    recall_practice.build(
+        ctx,
+        student=settings.student,
+        cohort=settings.cohort,
+        kb=settings.kb,
+        assignment=settings.assignment,
+    )
+    progress = _progress_panel(kb_names)
+    states = _States.make()
+    screen = [
+        chat.data,
+        chat.chatbot,
+        chat.status,
+        chat.summary,
+        chat.ack,
+        chat.true_btn,
+        chat.false_btn,
+        *chat.letter_btns,
+        chat.submit_btn,
+        chat.idk_btn,
+        chat.answer_box,
+        chat.end_btn,
+        chat.next_btn,
+        chat.flag_box,
+        states.flag,
+        states.session,
+        states.question,
+        states.chat,
+    ]
+    _wire_starts(ctx, settings, states, screen)
+    _wire_due_panel(
+        ctx,
+        settings.due_text,
+        settings.due_btn,
+        [settings.student, settings.kb],
+        [settings.length, states.session, states.chat],
+        chat.chatbot,
+        screen,
+    )
+    _wire_answers(ctx, chat, states, screen)
+    _wire_kb_and_flag(ctx, settings, chat, states)
+    gr.on(
+        [progress.button.click, progress.box.expand],
+        identity.as_student(ctx, partial(show_progress, ctx), 3, student=0),
+        [settings.student, progress.kb, progress.by],
+        [progress.text, progress.plot, progress.topics, progress.sessions],
+        api_name="practice_progress",
+    )
+
+
+def _settings_column(kb_names: list[str]) -> _Settings:
+    with gr.Column(scale=1, min_width=280):
+        gr.Markdown(
+            "Practise medical knowledge one question at a time. Use a pseudonym or code "
+            "name: it is how your answers and progress are kept."
+        )
+        student = gr.Textbox(
+            label="Pseudonym or code name",
+            placeholder="e.g. your student code",
+            max_length=practice.MAX_NAME_LENGTH,
+            elem_id="qb-practice-student",
+        )
+        with gr.Group(visible=False, elem_id="qb-practice-resume") as resume_box:
+            resume_text = gr.Markdown(elem_id="qb-practice-resume-text")
+            with gr.Row():
+                resume_btn = gr.Button("Resume", variant="primary", elem_id="qb-practice-resume-go")
+                fresh_btn = gr.Button("Start new", elem_id="qb-practice-resume-new")
+        cohort = gr.Textbox(
+            label="Cohort or group (optional)",
+            max_length=practice.MAX_NAME_LENGTH,
+            elem_id="qb-practice-cohort",
+        )
+        assignment = gr.Textbox(
+            label="Assignment (optional)",
+            info="The name your instructor gave you; it sets the questions, so the "
+            "settings below are not used.",
+            max_length=practice.MAX_NAME_LENGTH,
+            elem_id="qb-practice-assignment",
+        )
+        kb = gr.Dropdown(
+            choices=kb_names,
+            value=DEFAULT_KB,
+            label="Knowledge base",
+            info="hpo loads on first use (about 20 s)",
+            elem_id="qb-practice-kb",
+        )
+        kb_info = gr.Markdown(elem_id="qb-practice-kb-note")
+        topic = gr.Dropdown(
+            choices=[("All topics", ALL_TOPICS)],
+            value=ALL_TOPICS,
+            label="Topic",
+            allow_custom_value=True,  # choices change with the KB; the service checks
+            elem_id="qb-practice-topic",
+        )
+        fmt = gr.Radio(
+            choices=FORMATS,
+            value="statement",
+            label="Question format",
+            elem_id="qb-practice-format",
+        )
+        length = gr.Slider(
+            minimum=1,
+            maximum=practice.MAX_LENGTH,
+            step=1,
+            value=DEFAULT_LENGTH,
+            label="Number of questions",
+            elem_id="qb-practice-length",
+        )
+        with gr.Row():
+            start_btn = gr.Button("Start", variant="primary", elem_id="qb-practice-start")
+            review_btn = gr.Button("Review my mistakes", elem_id="qb-practice-review")
+        due_text, due_btn = _build_due_panel()
+    return _Settings(
+        student,
+        resume_box,
+        resume_text,
+        resume_btn,
+        fresh_btn,
+        cohort,
+        assignment,
+        kb,
+        kb_info,
+        topic,
+        fmt,
+        length,
+        start_btn,
+        review_btn,
+        due_text,
+        due_btn,
+    )
+
+
+def _chat_column() -> _Chat:
+    with gr.Column(scale=2, min_width=420):
+        status = gr.Markdown(
+            "Choose your options and press **Start**.", elem_id="qb-practice-status"
+        )
+        chatbot = gr.Chatbot(
+            label="Practice",
+            height=520,
+            feedback_options=None,
+            buttons=["copy_all"],
+            group_consecutive_messages=False,  # one bubble per question, one per feedback
+            elem_id="qb-practice-chat",
+        )
+        ack = gr.Markdown(elem_id="qb-practice-ack")
+        with gr.Row():
+            true_btn = gr.Button("True", visible=False, elem_id="qb-practice-true")
+            false_btn = gr.Button("False", visible=False, elem_id="qb-practice-false")
+            letter_btns = [
+                gr.Button(
+                    letter, visible=False, min_width=60, elem_id=f"qb-practice-letter-{letter}"
+                )
+                for letter in LETTER_BUTTONS
+            ]
+            submit_btn = gr.Button(
+                "Submit",
+                visible=False,
+                interactive=False,
+                variant="primary",
+                elem_id="qb-practice-submit",
+            )
+            idk_btn = gr.Button(IDK, visible=False, elem_id="qb-practice-idk")
+        with gr.Row():
+            answer_box = gr.Textbox(
+                show_label=False,
+                placeholder="…or type: true / false, a letter such as A or A,C, or idk; "
+                "press Enter",
+                max_length=practice.MAX_ANSWER_LENGTH,
+                visible=False,
+                scale=4,
+                elem_id="qb-practice-answer",
+            )
+            end_btn = gr.Button("End session", visible=False, scale=1, elem_id="qb-practice-end")
+            next_btn = gr.Button(
+                "Next question",
+                visible=False,
+                variant="primary",
+                scale=1,
+                elem_id="qb-practice-next",
+            )
+        with gr.Accordion(
+            "Flag this question", open=False, visible=False, elem_id="qb-practice-flag"
+        ) as flag_box:
+            flag_reason = gr.Radio(
+                choices=FLAG_REASONS,
+                value=FlagReason.WRONG_KEY.value,
+                label="What is wrong?",
+                elem_id="qb-practice-flag-reason",
+            )
+            flag_comment = gr.Textbox(
+                label="Comment (optional)",
+                max_length=MAX_FLAG_COMMENT,
+                lines=2,
+                elem_id="qb-practice-flag-comment",
+            )
+            flag_btn = gr.Button("Send flag", size="sm", elem_id="qb-practice-flag-send")
+            flag_result = gr.Markdown(elem_id="qb-practice-flag-result")
+        summary = gr.Markdown(elem_id="qb-practice-summary")
+        data = gr.JSON(visible=False, elem_id="qb-practice-data")
+    return _Chat(
+        status,
+        chatbot,
+        ack,
+        true_btn,
+        false_btn,
+        letter_btns,
+        submit_btn,
+        idk_btn,
+        answer_box,
+        end_btn,
+        next_btn,
+        flag_box,
+        flag_reason,
+        flag_comment,
+        flag_btn,
+        flag_result,
+        summary,
+        data,
+    )
+
+
+def _progress_panel(kb_names: list[str]) -> _ProgressPanel:
+    with gr.Accordion("My progress", open=False, elem_id="qb-practice-progress") as progress_box:
+        with gr.Row():
+            progress_kb = gr.Dropdown(
+                choices=[("All knowledge bases", ALL_TOPICS), *((n, n) for n in kb_names)],
+                value=ALL_TOPICS,
+                label="Knowledge base",
+            )
+            by = gr.Radio(
+                choices=[("Per day", "day"), ("Per session", "session")],
+                value="day",
+                label="Accuracy",
+            )
+            progress_btn = gr.Button("Show my progress", elem_id="qb-practice-progress-show")
+        progress_text = gr.Markdown(
+            "Enter your pseudonym above, then press **Show my progress**.",
+            elem_id="qb-practice-progress-text",
+        )
+        plot = gr.ScatterPlot(
+            progress_view_empty(),
+            x="day",
+            y="accuracy (%)",
+            color="topic",
+            y_lim=[0, 100],
+            tooltip=["topic", "accuracy (%)", "95% CI", "answered"],
+            label="Accuracy over time",
+            elem_id="qb-practice-progress-plot",
+        )
+        topic_table = gr.Dataframe(
+            headers=TOPIC_HEADERS,
+            label="Per topic (95% Wilson intervals)",
+            interactive=False,
+            elem_id="qb-practice-progress-topics",
+        )
+        session_table = gr.Dataframe(
+            headers=SESSION_HEADERS,
+            label="Sessions",
+            interactive=False,
+            elem_id="qb-practice-progress-sessions",
+        )
+
+    return _ProgressPanel(
+        progress_box,
+        progress_kb,
+        by,
+        progress_btn,
+        progress_text,
+        plot,
+        topic_table,
+        session_table,
+    )
+
+
+def _wire_starts(ctx: UiContext, s: _Settings, states: _States, screen: list[Any]) -> None:
+    """The resume offer, Start, Review my mistakes, Start new and Resume."""
+    # The API takes the components in this order (states are not part of it), so the
+    # assignment, added last, comes after the cohort there too.
+    settings = [s.student, s.kb, s.topic, s.fmt, s.length, s.cohort]
+    settings += [states.session, s.assignment, states.chat]
+    # In accounts mode the logged-in account is the student, whatever the form says.
+    identity.hide_in_accounts_mode(ctx, s.student, s.cohort)
+    as_account = partial(identity.as_student, ctx, n_inputs=len(settings), student=0, cohort=5)
+    offer = [s.resume_box, s.resume_text, states.offered]
+    gr.on(
+        [s.student.blur, s.student.submit],
+        identity.as_student(ctx, partial(offer_resume, ctx), 2, student=0),
+        [s.student, states.session],
+        offer,
+        api_visibility="private",
+        show_progress="hidden",
+    )
+    gr.on(  # accounts mode: the account's own active session is offered on page load
+        None,
+        identity.for_account(ctx, lambda name: offer_resume(ctx, name, None), len(offer)),
+        outputs=offer,
+        api_visibility="private",
+        show_progress="hidden",
+    )
+    settled = {  # after Start, Start new, Resume: the offer goes (an old one is ended)
+        "fn": partial(after_start, ctx),
+        "inputs": [states.offered, states.session],
+        "outputs": offer,
+        "api_visibility": "private",
+        "show_progress": "hidden",
+    }
+    to_chat = {"fn": None, "js": SHOW_CHAT_JS, "api_visibility": "private"}
+    s.start_btn.click(
+        as_account(partial(start, ctx)),
+        settings,
+        screen,
+        api_name="practice_start",
+        show_progress="minimal",
+    ).then(**settled).then(**to_chat)
+    s.review_btn.click(
+        as_account(partial(start, ctx, review=True)),
+        settings,
+        screen,
+        api_visibility="private",
+        show_progress="minimal",
+    ).then(**settled).then(**to_chat)
+    s.fresh_btn.click(
+        as_account(partial(start, ctx)),
+        settings,
+        screen,
+        api_visibility="private",
+        show_progress="minimal",
+    ).then(**settled).then(**to_chat)
+    s.resume_btn.click(
+        partial(resume, ctx),
+        [states.offered, states.session, states.chat],
+        screen,
+        api_visibility="private",
+        show_progress="minimal",
+    ).then(**settled).then(**to_chat)
+
+
+def _wire_answers(ctx: UiContext, c: _Chat, states: _States, screen: list[Any]) -> None:
+    """Typed answers, True/False/I don't know, the letters (in the page), Submit, End, Next."""
+    answer_state = states.answer()
+    gr.on(
+        [c.answer_box.submit],
+        partial(submit, ctx),
+        [c.answer_box, *answer_state],
+        screen,
+        api_name="practice_answer",
+        show_progress="minimal",
+    )
+    fixed: list[tuple[Any, str]] = [(c.true_btn, "True"), (c.false_btn, "False"), (c.idk_btn, IDK)]
+    for button, text in fixed:
+        button.click(
+            _fixed_answer(ctx, text),
+            answer_state,
+            screen,
+            api_visibility="private",
+            show_progress="minimal",
+        )
+    for letter, button in zip(LETTER_BUTTONS, c.letter_btns, strict=True):
+        button.click(  # in the browser only: no server event per letter
+            None,
+            [c.data],
+            [button, c.submit_btn],
+            js=LETTER_JS.replace("LETTER", letter),
+            api_visibility="private",
+        )
+    c.submit_btn.click(
+        partial(submit_selection, ctx),
+        [c.submit_btn, c.data, *answer_state],
+        screen,
+        js=SUBMIT_JS,
+        api_visibility="private",
+        show_progress="minimal",
+    )
+    c.end_btn.click(
+        partial(end, ctx),
+        [states.session, states.chat],
+        screen,
+        api_visibility="private",
+        show_progress="minimal",
+    )
+    c.next_btn.click(
+        partial(show_next, ctx),
+        answer_state,
+        screen,
+        api_visibility="private",
+        show_progress="minimal",
+    )
+
+
+def _wire_kb_and_flag(ctx: UiContext, s: _Settings, c: _Chat, states: _States) -> None:
+    """The KB's topics and notice (on page load and on a change of KB) and the flag form."""
+    gr.on(  # on page load and on a change of KB
+        None,
+        partial(kb_changed, ctx),
+        [s.kb],
+        [s.topic, s.kb_info],
+        api_visibility="private",
+        show_progress="minimal",
+    )
+    s.kb.change(None, None, [s.topic], js=ALL_TOPICS_JS, api_visibility="private")  # in the browser
+    states.flag.change(  # a new answer: a fresh flag form
+        lambda: ("", ""), None, [c.flag_result, c.flag_comment], api_visibility="private"
+    )
+    c.flag_btn.click(
+        partial(send_flag, ctx),
+        [c.flag_reason, c.flag_comment, states.session, states.flag],
+        [c.flag_result, c.flag_comment],
+        api_visibility="private",
+        show_progress="minimal",
+    )
+
+
+def _build_due_panel() -> tuple[Any, Any]:
+    with gr.Group(elem_id="qb-practice-due"):
+        text = gr.Markdown(_DUE_HINT, elem_id="qb-practice-due-text")
+        button = gr.Button(
+            "Review due facts", interactive=False, size="sm", elem_id="qb-practice-due-start"
+        )
+    return text, button
+
+
+def _wire_due_panel(
+    ctx: UiContext,
+    text: Any,
+    button: Any,
+    who: list[Any],
+    session: list[Any],
+    chatbot: Any,
+    screen: list[Any],
+) -> None:
+    """``who`` is [student, kb]; ``session`` is [length, session state, chat state]."""
+    student, kb = who
+    button.click(
+        identity.as_student(ctx, partial(start_due, ctx), len(who) + len(session), student=0),
+        [*who, *session],
+        screen,
+        api_visibility="private",
+        show_progress="minimal",
+    )
+    gr.on(
+        [student.blur, student.submit, kb.change, chatbot.change],
+        identity.as_student(ctx, partial(refresh_due, ctx), len(who), student=0),
+        who,
+        [text, button],
+        api_visibility="private",
+        show_progress="hidden",
+    )

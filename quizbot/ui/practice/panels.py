@@ -1,0 +1,139 @@
+"""The Practice tab's side panels: the KB's topics and notice, "My progress", the flag form and
+the "Due for review" panel."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import gradio as gr
+import pandas as pd
+
+from quizbot.domain import FlagReason
+from quizbot.kb.registry import DEFAULT_KB, kb_listing
+from quizbot.practice import service as practice
+from quizbot.ui import recall_practice
+from quizbot.ui.boundary import guarded
+from quizbot.ui.context import UiContext
+from quizbot.ui.practice.render import (
+    _DUE_HINT,
+    ALL_TOPICS,
+    FLAG_REASONS,
+    SESSION_HEADERS,
+    TOPIC_HEADERS,
+    _error_text,
+    due_panel_text,
+    kb_note,
+    progress_view,
+    topic_choices,
+)
+from quizbot.ui.practice.sessions import _idle
+from quizbot.ui.render import (
+    md_escape,
+    user_message,
+)
+
+
+def kb_changed(ctx: UiContext, kb: str) -> tuple[Any, Any]:
+    """The chosen KB's topics (for the dropdown) and its licence note.
+
+    The topic's value is never sent: this runs on page load too, and a value sent then would
+    overwrite a topic the student chose while the page loaded. A change of KB puts the topic
+    back to "All topics" in the browser (:data:`ALL_TOPICS_JS`)."""
+    try:
+        found = practice.topics(ctx.db, kb or DEFAULT_KB)
+        return (
+            gr.update(choices=topic_choices(found)),
+            kb_note(kb_listing(ctx.db), kb or DEFAULT_KB),
+        )
+    except Exception as exc:
+        return gr.update(choices=topic_choices([])), _error_text(exc)
+
+
+log = logging.getLogger(__name__)
+
+
+def show_progress(ctx: UiContext, student: str, kb: str, by: str) -> tuple[Any, ...]:
+    """The student's progress: overview, chart, per-topic table, sessions table."""
+    empty_plot = progress_view_empty()
+    try:
+        result = practice.progress(
+            ctx.db,
+            student or "",
+            kb=None if kb in (None, "", ALL_TOPICS) else kb,
+            by="session" if by == "session" else "day",
+            idle_timeout=_idle(ctx),
+        )
+    except Exception as exc:
+        return (
+            _error_text(exc),
+            empty_plot,
+            pd.DataFrame([], columns=TOPIC_HEADERS),
+            pd.DataFrame([], columns=SESSION_HEADERS),
+        )
+    view = progress_view(result)
+    x = "session" if result.by == "session" else "day"
+    return (
+        view.overview + _due_line(ctx, student, kb) + recall_practice.progress_text(result),
+        gr.update(value=view.plot, x=x),
+        pd.DataFrame(view.topics, columns=TOPIC_HEADERS),
+        pd.DataFrame(view.sessions, columns=SESSION_HEADERS),
+    )
+
+
+def progress_view_empty() -> pd.DataFrame:
+    """An empty chart frame (nothing to draw)."""
+    return pd.DataFrame({"day": [], "accuracy (%)": [], "topic": []})
+
+
+@guarded(2)
+def send_flag(
+    ctx: UiContext,
+    reason: str | None,
+    comment: str | None,
+    session_id: int | None,
+    answered: str | None,
+) -> tuple[Any, Any]:
+    """Flag the question just answered (never one still open) for a reviewer.
+
+    ``answered`` is the id of the question whose feedback the student has seen, kept on the
+    server; the browser sends only the reason and the comment. Returns the result message and
+    the comment box (cleared once the flag is stored).
+    """
+    if session_id is None or answered is None:
+        return "Answer a question first; you can flag it once you have seen its answer.", gr.skip()
+    stored = practice.flag(
+        ctx.db, session_id, answered, reason or FlagReason.OTHER.value, comment or ""
+    )
+    label = dict((v, k) for k, v in FLAG_REASONS).get(stored.reason, stored.reason)
+    return (
+        f"Thank you: flagged for review ({md_escape(label.lower())}). A reviewer will check it.",
+        "",
+    )
+
+
+def refresh_due(ctx: UiContext, student: str, kb: str) -> tuple[Any, Any]:
+    """The panel's text and whether its button can be pressed (the student's cards are built
+    from their answers on first use)."""
+    if not (student or "").strip():
+        return _DUE_HINT, gr.update(interactive=False)
+    try:
+        count = practice.count_due_now(ctx.db, student, kb=kb or DEFAULT_KB)
+    except Exception as exc:  # every error becomes a message, never a traceback
+        return _error_text(exc), gr.update(interactive=False)
+    return due_panel_text(count), gr.update(interactive=count > 0)
+
+
+def _due_line(ctx: UiContext, student: str, kb: str | None) -> str:
+    """The progress overview's spaced-review line (empty when it cannot be read)."""
+    try:
+        counts = practice.due_counts(
+            ctx.db, student or "", kb=None if kb in (None, "", ALL_TOPICS) else kb
+        )
+    except Exception as exc:  # the rest of the progress view still stands
+        log.warning("due counts not shown: %s", user_message(exc))
+        return ""
+    return (
+        f"\n\nDue for review: **{counts.today}** today, **{counts.week}** within a week "
+        "(spaced review)."
+    )
