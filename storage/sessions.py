@@ -58,6 +58,7 @@ __all__ = [
     "point_tails",
     "record_session_answer",
     "respondent_history",
+    "session_respondent",
     "set_respondent_cohort",
     "set_session_status",
     "stored_item_ids",
@@ -183,6 +184,18 @@ def _not_found(session_id: int) -> NotFoundError:
         f"no practice session with id {session_id}",
         hint="start a new session; a session id comes from start_session",
     )
+
+
+def session_respondent(db: Database, session_id: int) -> domain.Respondent | None:
+    """Who a session belongs to (one read, no answers); ``None`` if there is no such session."""
+
+    def _do(session: Session) -> domain.Respondent | None:
+        row = session.get(QuizSession, session_id)
+        if row is None:
+            return None
+        return to_record_or_none(domain.Respondent, session.get(Respondent, row.respondent_id))
+
+    return db.read(_do)
 
 
 def load_session(db: Database, session_id: int) -> LoadedSession:

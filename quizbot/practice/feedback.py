@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from quizbot.domain import FlagState, ItemFlag, Outcome, SessionStatus
+from quizbot.domain import FlagState, ItemFlag, Outcome, RespondentKind, SessionStatus
 from quizbot.errors import DuplicateError, InputError, NotFoundError
 from quizbot.evaluation.parse import Parsed, parse_human, score
 from quizbot.generate.choice import I_DO_NOT_KNOW
@@ -21,6 +21,7 @@ from quizbot.practice.planning import (
     _view,
 )
 from quizbot.practice.topics import (
+    _display_name,
     _topic_label,
 )
 from quizbot.practice.views import (
@@ -47,6 +48,7 @@ from storage.sessions import (
     load_session,
     point_tails,
     record_session_answer,
+    session_respondent,
     set_session_status,
 )
 
@@ -54,6 +56,18 @@ from storage.sessions import (
 def session_view(db: Database, session_id: int) -> SessionView:
     """A session's current state (to resume it); :class:`NotFoundError` if there is none."""
     return _view(load_session(db, session_id))
+
+
+def session_belongs_to(db: Database, session_id: int, student: str) -> bool:
+    """Whether practice session ``session_id`` is the human ``student``'s (the pseudonym or
+    account name as a session is started with: spacing and case do not matter). ``False`` for
+    a session that does not exist or is a model's."""
+    try:
+        key = _display_name(student).casefold()
+    except InputError:
+        return False
+    owner = session_respondent(db, session_id)
+    return owner is not None and owner.kind == RespondentKind.HUMAN.value and owner.name == key
 
 
 def end_session(db: Database, session_id: int) -> SessionView:

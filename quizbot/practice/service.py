@@ -117,6 +117,7 @@ from quizbot.practice.feedback import (
     end_session,
     flag,
     next_question,
+    session_belongs_to,
     session_view,
 )
 from quizbot.practice.planning import (
@@ -245,6 +246,7 @@ __all__ = [
     "recall_summary",
     "resumable_session",
     "second_pass_session",
+    "session_belongs_to",
     "session_view",
     "start_assignment_session",
     "start_recall_assignment",

@@ -18,7 +18,7 @@ import inspect
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,17 +26,20 @@ import gradio as gr
 
 from quizbot import accounts
 from quizbot.domain import Role
+from quizbot.practice import service as practice_service
 from quizbot.practice.seats import Sitter
 from quizbot.ui.context import UiContext
 
 __all__ = [
     "LOCAL",
+    "NOT_YOURS",
     "NO_COHORT",
     "Viewer",
     "as_student",
     "current",
     "for_account",
     "hide_in_accounts_mode",
+    "own_sessions",
     "restrict",
     "scoped_cohort",
     "sitter",
@@ -305,18 +308,32 @@ def tab_visibility(ctx: UiContext, tabs: dict[Any, Role]) -> Callable[..., Any]:
     return shown
 
 
-def as_student(
+NOT_YOURS = "This practice session belongs to another account."
+
+
+def _check_owner(ctx: UiContext, viewer: Viewer, session_id: Any) -> None:
+    """Refuse (:class:`gr.Error`) a practice session id that is not the viewer's (accounts mode;
+    the local user owns every session). ``None`` (no session yet) passes."""
+    if viewer.local or session_id is None:
+        return
+    try:
+        number = int(session_id)
+    except (TypeError, ValueError):
+        number = -1
+    if not practice_service.session_belongs_to(ctx.db, number, viewer.name or ""):
+        log.warning("refused %s the practice session %r of another account", viewer.name,
+                    session_id)  # fmt: skip
+        raise gr.Error(NOT_YOURS, print_exception=False)
+
+
+def _for_account(
     ctx: UiContext,
     fn: Callable[..., Any],
     n_inputs: int,
-    *,
-    student: int,
-    cohort: int | None = None,
+    student: int | None,
+    cohort: int | None,
+    sessions: Sequence[int],
 ) -> Callable[..., Any]:
-    """``fn`` (taking ``n_inputs`` values) with the pseudonym at index ``student`` (and the cohort
-    at ``cohort``) replaced by the logged-in account's name and cohort in accounts mode; in
-    local mode the typed values pass unchanged."""
-
     plain = inspect.Parameter.POSITIONAL_OR_KEYWORD
     # fn's own names and defaults: API clients may leave optional values out or name them
     names = _positional(fn, n_inputs)[0][:n_inputs]
@@ -325,7 +342,10 @@ def as_student(
         *values, request = args
         viewer = current(ctx, request)
         if not viewer.local:
-            values[student] = viewer.name
+            for index in sessions:
+                _check_owner(ctx, viewer, values[index] if index < len(values) else None)
+            if student is not None:
+                values[student] = viewer.name
             if cohort is not None:
                 values[cohort] = viewer.cohort or ""
         return fn(*values)
@@ -335,6 +355,33 @@ def as_student(
     handler.__annotations__ = {"qb_request": gr.Request}
     handler.__name__ = getattr(fn, "__name__", "handler")
     return handler
+
+
+def as_student(
+    ctx: UiContext,
+    fn: Callable[..., Any],
+    n_inputs: int,
+    *,
+    student: int,
+    cohort: int | None = None,
+    sessions: Sequence[int] = (),
+) -> Callable[..., Any]:
+    """``fn`` (taking ``n_inputs`` values) with the pseudonym at index ``student`` (and the cohort
+    at ``cohort``) replaced by the logged-in account's name and cohort in accounts mode; in
+    local mode the typed values pass unchanged. The practice session ids at the indexes
+    ``sessions`` (``gr.State`` values) must be the account's, as in :func:`own_sessions`."""
+    return _for_account(ctx, fn, n_inputs, student, cohort, sessions)
+
+
+def own_sessions(
+    ctx: UiContext, fn: Callable[..., Any], n_inputs: int, *, sessions: Sequence[int]
+) -> Callable[..., Any]:
+    """``fn`` (taking ``n_inputs`` values) refusing, in accounts mode, a call whose practice
+    session ids (the values at the indexes ``sessions``, kept in ``gr.State``) are not sessions
+    of the logged-in account: :class:`gr.Error` :data:`NOT_YOURS`, nothing done. A session
+    hash is bound to its account by the gate (:class:`quizbot.ui.gate.SessionOwners`); this is
+    the second lock, on the state itself. Local mode: every session is the local user's."""
+    return _for_account(ctx, fn, n_inputs, None, None, sessions)
 
 
 def for_account(

@@ -630,35 +630,37 @@ def build(ctx: UiContext, *, student: Any, cohort: Any, kb: Any, assignment: Any
     ]
     inputs = [student, kb, aspect, length, cohort, assignment, session_state]
     start_btn.click(
-        identity.as_student(ctx, partial(start, ctx), len(inputs), student=0, cohort=4),
+        identity.as_student(
+            ctx, partial(start, ctx), len(inputs), student=0, cohort=4, sessions=(6,)
+        ),
         inputs,
         screen,
         api_visibility="private",
         show_progress="minimal",
     )
     submit_btn.click(
-        partial(submit, ctx),
+        identity.own_sessions(ctx, partial(submit, ctx), 3, sessions=(1,)),
         [answer_box, session_state, question_state],
         screen,
         api_visibility="private",
         show_progress="minimal",
     )
     next_btn.click(
-        partial(show_next, ctx),
+        identity.own_sessions(ctx, partial(show_next, ctx), 1, sessions=(0,)),
         [session_state],
         screen,
         api_visibility="private",
         show_progress="minimal",
     )
     end_btn.click(
-        partial(end, ctx),
+        identity.own_sessions(ctx, partial(end, ctx), 1, sessions=(0,)),
         [session_state],
         screen,
         api_visibility="private",
         show_progress="minimal",
     )
     mark_btn.click(
-        partial(mark, ctx),
+        identity.own_sessions(ctx, partial(mark, ctx), 3, sessions=(0,)),
         [session_state, mark_entry, mark_verdict],
         [feedback, mark_status],
         api_visibility="private",

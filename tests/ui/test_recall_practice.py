@@ -9,6 +9,7 @@ entities, made-up names). What is stored is checked in the database.
 
 from __future__ import annotations
 
+import re
 import statistics
 from typing import Any
 
@@ -48,16 +49,24 @@ def f1_by_hand(named: int, unverified: int, n_gold: int) -> float:
     return 2 * precision * recall / (precision + recall) if precision + recall else 0.0
 
 
-def start_recall(tab: Any, student: str | None, n: int) -> None:
+def start_recall(tab: Any, student: str | None, n: int, aspect: str | None = None) -> None:
     """Open the Recall section, ask for ``n`` questions and wait for the first one.
 
-    ``student`` None: accounts mode (the account is the student). The length must read ``n``
-    before Start is pressed, and a start that shows no first question fails with what the
-    section shows instead (status and question text, and a screenshot in tests/artifacts).
+    ``student`` None: accounts mode (the account is the student). ``aspect`` (a relation, e.g.
+    ``"relation:has_symptom"``): questions of that aspect only, else of all aspects. The length
+    must read ``n`` before Start is pressed, and a start that shows no first question fails with
+    what the section shows instead (status and question text, and a screenshot in
+    tests/artifacts).
     """
     if student is not None:
         tab.locator("#qb-practice-student textarea, #qb-practice-student input").first.fill(student)
     tab.locator("#qb-recall").get_by_text("Recall: list what you remember").first.click()
+    if aspect is not None:  # typed: the dropdown takes a relation as it is (the service checks)
+        box = tab.locator("#qb-recall-aspect input")
+        box.fill(aspect)
+        box.press("Enter")
+        label = r"\w.* \(\d[\d,]* questions\)"  # or the choice it matched, by its label
+        expect(box).to_have_value(re.compile(rf"^({re.escape(aspect)}|{label})$"))
     length = tab.locator("#qb-recall-length input[type=number]")
     # Typed once: no load event puts an input back (tests/ui/test_practice_inputs.py).
     length.fill(str(n))

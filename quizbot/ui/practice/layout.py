@@ -428,7 +428,9 @@ def _wire_starts(ctx: UiContext, s: _Settings, states: _States, screen: list[Any
     settings += [states.session, s.assignment, states.chat]
     # In accounts mode the logged-in account is the student, whatever the form says.
     identity.hide_in_accounts_mode(ctx, s.student, s.cohort)
-    as_account = partial(identity.as_student, ctx, n_inputs=len(settings), student=0, cohort=5)
+    as_account = partial(
+        identity.as_student, ctx, n_inputs=len(settings), student=0, cohort=5, sessions=(6,)
+    )
     offer = [s.resume_box, s.resume_text, states.offered]
     gr.on(
         [s.student.blur, s.student.submit],
@@ -446,7 +448,7 @@ def _wire_starts(ctx: UiContext, s: _Settings, states: _States, screen: list[Any
         show_progress="hidden",
     )
     settled = {  # after Start, Start new, Resume: the offer goes (an old one is ended)
-        "fn": partial(after_start, ctx),
+        "fn": identity.own_sessions(ctx, partial(after_start, ctx), 2, sessions=(0, 1)),
         "inputs": [states.offered, states.session],
         "outputs": offer,
         "api_visibility": "private",
@@ -475,7 +477,7 @@ def _wire_starts(ctx: UiContext, s: _Settings, states: _States, screen: list[Any
         show_progress="minimal",
     ).then(**settled).then(**to_chat)
     s.resume_btn.click(
-        partial(resume, ctx),
+        identity.own_sessions(ctx, partial(resume, ctx), 3, sessions=(0, 1)),
         [states.offered, states.session, states.chat],
         screen,
         api_visibility="private",
@@ -488,7 +490,7 @@ def _wire_answers(ctx: UiContext, c: _Chat, states: _States, screen: list[Any]) 
     answer_state = states.answer()
     gr.on(
         [c.answer_box.submit],
-        partial(submit, ctx),
+        identity.own_sessions(ctx, partial(submit, ctx), 4, sessions=(1,)),
         [c.answer_box, *answer_state],
         screen,
         api_name="practice_answer",
@@ -497,7 +499,7 @@ def _wire_answers(ctx: UiContext, c: _Chat, states: _States, screen: list[Any]) 
     fixed: list[tuple[Any, str]] = [(c.true_btn, "True"), (c.false_btn, "False"), (c.idk_btn, IDK)]
     for button, text in fixed:
         button.click(
-            _fixed_answer(ctx, text),
+            identity.own_sessions(ctx, _fixed_answer(ctx, text), 3, sessions=(0,)),
             answer_state,
             screen,
             api_visibility="private",
@@ -512,7 +514,7 @@ def _wire_answers(ctx: UiContext, c: _Chat, states: _States, screen: list[Any]) 
             api_visibility="private",
         )
     c.submit_btn.click(
-        partial(submit_selection, ctx),
+        identity.own_sessions(ctx, partial(submit_selection, ctx), 5, sessions=(2,)),
         [c.submit_btn, c.data, *answer_state],
         screen,
         js=SUBMIT_JS,
@@ -520,14 +522,14 @@ def _wire_answers(ctx: UiContext, c: _Chat, states: _States, screen: list[Any]) 
         show_progress="minimal",
     )
     c.end_btn.click(
-        partial(end, ctx),
+        identity.own_sessions(ctx, partial(end, ctx), 2, sessions=(0,)),
         [states.session, states.chat],
         screen,
         api_visibility="private",
         show_progress="minimal",
     )
     c.next_btn.click(
-        partial(show_next, ctx),
+        identity.own_sessions(ctx, partial(show_next, ctx), 3, sessions=(0,)),
         answer_state,
         screen,
         api_visibility="private",
@@ -550,7 +552,7 @@ def _wire_kb_and_flag(ctx: UiContext, s: _Settings, c: _Chat, states: _States) -
         lambda: ("", ""), None, [c.flag_result, c.flag_comment], api_visibility="private"
     )
     c.flag_btn.click(
-        partial(send_flag, ctx),
+        identity.own_sessions(ctx, partial(send_flag, ctx), 4, sessions=(2,)),
         [c.flag_reason, c.flag_comment, states.session, states.flag],
         [c.flag_result, c.flag_comment],
         api_visibility="private",
@@ -579,7 +581,9 @@ def _wire_due_panel(
     """``who`` is [student, kb]; ``session`` is [length, session state, chat state]."""
     student, kb = who
     button.click(
-        identity.as_student(ctx, partial(start_due, ctx), len(who) + len(session), student=0),
+        identity.as_student(
+            ctx, partial(start_due, ctx), len(who) + len(session), student=0, sessions=(3,)
+        ),
         [*who, *session],
         screen,
         api_visibility="private",
