@@ -16,7 +16,7 @@ from quizbot.generate.service import load_items
 from quizbot.generate.transforms import Polarity, Transform, describe
 from quizbot.items import ChoiceItem
 from quizbot.practice import review_queue
-from quizbot.practice.planning import (
+from quizbot.practice.facts import (
     _entries,
     _view,
 )
