@@ -13,7 +13,6 @@ from quizbot.evaluation.parse import Parsed, parse_human, score
 from quizbot.generate.choice import I_DO_NOT_KNOW
 from quizbot.generate.prototypes import default_prototypes
 from quizbot.generate.service import load_items
-from quizbot.generate.transforms import Polarity, Transform, describe
 from quizbot.items import ChoiceItem
 from quizbot.practice import review_queue
 from quizbot.practice.facts import (
@@ -37,6 +36,7 @@ from quizbot.practice.views import (
     SessionView,
 )
 from quizbot.practice.windows import check_window
+from quizbot.transforms import Polarity, Transform, describe
 from storage import Database
 from storage.assignments import assignment_by_id
 from storage.practice_queries import tail_heads
