@@ -374,7 +374,7 @@ _TRUTH_REASONS = {
 
 def shortened(short: frozenset[str], long: frozenset[str]) -> bool:
     """Whether ``short`` is a shorter name of ``long``: some of its content words, at least one
-    of them specific (see :data:`~quizbot.evaluation.recall_terms.GENERIC_WORDS`)."""
+    of them specific (see :data:`~quizbot.evaluation.recall_words.GENERIC_WORDS`)."""
     return bool(short) and short < long and bool(short - folded_generic())
 
 
