@@ -39,6 +39,7 @@ from quizbot.evaluation.recall_terms import (
     folded_generic,
     folded_specimens,
     plain_words,
+    separated,
     split,
     words,
 )
@@ -170,8 +171,6 @@ class RecallContext:
     def separated_names(self) -> tuple[str, ...]:
         """Every name of the KB a list reader would cut apart ("nausea and vomiting"): kept
         whole when an answer writes it."""
-        from quizbot.evaluation.recall import separated  # noqa: PLC0415 - the reader's rule
-
         return tuple(sorted(set(separated(sorted(self._all_names)))))
 
     @functools.lru_cache(maxsize=65536)  # noqa: B019 - one context per KB, kept for the process

@@ -33,6 +33,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from collections.abc import Sequence
 
 from quizbot.evaluation.recall_abbreviations import ABBREVIATIONS, CAPITALS
 from quizbot.evaluation.recall_words import GENERIC_WORDS, SPECIMENS, STOPWORDS, WORD_FORMS
@@ -40,9 +41,17 @@ from quizbot.evaluation.recall_words import GENERIC_WORDS, SPECIMENS, STOPWORDS,
 __all__ = [
     "content",
     "plain_words",
+    "separated",
     "split",
     "words",
 ]
+
+# How a list reader (:func:`quizbot.evaluation.recall.parse_list`) cuts a line into entities.
+_SPLIT_RE = re.compile(
+    r"\s*(?:[,;/、，；]|\s&\s|\band/or\b|\bas\s+well\s+as\b|\band\b|\bor\b|\bplus\b)\s*",
+    re.IGNORECASE,
+)
+_PAREN_RE = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
 
 _SPLIT = re.compile(r"[^0-9a-z&+]+")
 _FOLD_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -192,3 +201,9 @@ def folded_specimens() -> frozenset[str]:
 def folded_generic() -> frozenset[str]:
     """:data:`GENERIC_WORDS` as :func:`words` folds them."""
     return frozenset(w for g in GENERIC_WORDS for w in words(g))
+
+
+def separated(names: Sequence[str]) -> list[str]:
+    """The names a list reader would cut apart (a separator, a parenthesis or a colon in them)."""
+    normal = [unicodedata.normalize("NFKC", p) for p in names]
+    return [p for p in normal if _SPLIT_RE.search(p) or _PAREN_RE.search(p) or ":" in p]

@@ -45,7 +45,6 @@ import pandas as pd
 from quizbot.errors import InputError, NotFoundError, QuizbotError
 from quizbot.monitoring.incidents import accept_baseline, acknowledge, resolve
 from quizbot.monitoring.nights import history, run_monitor
-from quizbot.monitoring.scheduler import schedules_path
 from quizbot.ui.boundary import guarded
 from quizbot.ui.context import UiContext
 from quizbot.ui.monitor_chart import chart_svg
@@ -68,7 +67,7 @@ from quizbot.ui.monitor_views import (
     run_results_text,
 )
 from quizbot.ui.render import md_escape, user_message
-from schedules.config import MonitorSpec, find_monitor, load_monitors
+from schedules.config import MonitorSpec, find_monitor, load_monitors, schedules_path
 from storage.incidents import list_incidents
 from storage.monitoring import list_monitors
 
