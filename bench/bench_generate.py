@@ -27,9 +27,9 @@ from orjson import OPT_SORT_KEYS, dumps  # noqa: E402
 from quizbot.generate.points import candidate_points  # noqa: E402
 from quizbot.generate.prototypes import default_prototypes  # noqa: E402
 from quizbot.generate.statements import PointPlan, plan_points, statements  # noqa: E402
-from quizbot.generate.transforms import TRANSFORMS  # noqa: E402
 from quizbot.items import StatementEncoder  # noqa: E402
 from quizbot.kb.importers import read_medlama  # noqa: E402
+from quizbot.transforms import TRANSFORMS  # noqa: E402
 
 
 def bare(plans: list[PointPlan], templates: dict[str, list[str]]) -> int:

@@ -18,8 +18,8 @@ from typing import Any, ClassVar, NamedTuple
 
 from orjson import OPT_SORT_KEYS, dumps
 
-from quizbot.generate.transforms import Polarity, Transform
 from quizbot.kb.model import point_id
+from quizbot.transforms import Polarity, Transform
 
 __all__ = [
     "GENERATOR_VERSION",

@@ -15,13 +15,16 @@ from dataclasses import asdict, dataclass
 from datetime import tzinfo
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from apscheduler.triggers.cron import CronTrigger
 
 from quizbot.errors import REDACTED, InputError, register_secret
+
+if TYPE_CHECKING:
+    from quizbot.config import Settings
 
 __all__ = [
     "DEFAULT_SCHEDULES",
@@ -30,6 +33,7 @@ __all__ = [
     "default_schedules_file",
     "find_monitor",
     "load_monitors",
+    "schedules_path",
     "shown_webhook",
 ]
 
@@ -99,6 +103,11 @@ class MonitorSpec:
 def default_schedules_file() -> Path:
     """The schedules file shipped with quizbot (``schedules/monitors.toml``)."""
     return Path(str(resources.files("schedules").joinpath(DEFAULT_SCHEDULES)))
+
+
+def schedules_path(settings: Settings) -> Path:
+    """The schedules file in force."""
+    return settings.schedules_file or default_schedules_file()
 
 
 _TABLE_RE = re.compile(r"^\s*\[")

@@ -4,13 +4,14 @@
 to one component; a component may import itself and components of a *lower* rank, never one of
 the same or a higher rank. Separately, the stages of the data flow (knowledge base -> points ->
 variants -> items -> prompts -> scores -> metrics -> drift) must not reach forward, not even
-through other modules.
+through other modules. An import counts wherever it is written (:func:`imports_of`): inside a
+function, under ``if TYPE_CHECKING:``, or as a module name in a lazy ``import_module`` map.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+from collections.abc import Container
 from functools import lru_cache
 from pathlib import Path
 
@@ -42,15 +43,16 @@ COMPONENTS: tuple[tuple[str, int, tuple[str, ...]], ...] = (
     ("kb", 3, ("quizbot.kb",)),
     ("providers", 3, ("quizbot.providers",)),
     ("spend", 4, ("quizbot.spend",)),
-    ("generate", 4, ("quizbot.generate", "quizbot.items")),
-    ("evaluation", 5, ("quizbot.evaluation",)),
-    ("analysis", 6, ("quizbot.analysis",)),
-    ("practice", 7, ("quizbot.practice",)),
-    ("monitoring", 7, ("quizbot.monitoring",)),
-    ("interop", 7, ("quizbot.interop",)),
-    ("ui", 8, ("quizbot.ui",)),
-    ("server", 9, ("quizbot.server",)),
-    ("cli", 10, ("quizbot.cli", "quizbot.__main__")),
+    ("items", 4, ("quizbot.items", "quizbot.transforms")),
+    ("generate", 5, ("quizbot.generate",)),
+    ("evaluation", 6, ("quizbot.evaluation",)),
+    ("analysis", 7, ("quizbot.analysis",)),
+    ("practice", 8, ("quizbot.practice",)),
+    ("monitoring", 8, ("quizbot.monitoring",)),
+    ("interop", 8, ("quizbot.interop",)),
+    ("ui", 9, ("quizbot.ui",)),
+    ("server", 10, ("quizbot.server",)),
+    ("cli", 11, ("quizbot.cli", "quizbot.__main__")),
 )
 
 # The data flow, left to right: no module of a stage may depend, even indirectly, on a later one.
@@ -58,7 +60,7 @@ FLOW: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("knowledge base", ("quizbot.kb.model",)),
     ("points", ("quizbot.generate.points",)),
     ("negatives", ("quizbot.generate.negatives",)),
-    ("variants", ("quizbot.generate.transforms",)),
+    ("variants", ("quizbot.transforms",)),
     ("items", ("quizbot.items",)),
     ("prompts", ("quizbot.evaluation.prompts",)),
     ("scores", ("quizbot.evaluation.parse",)),
@@ -74,30 +76,68 @@ def _module_name(path: Path) -> str:
     return ".".join(parts)
 
 
-@lru_cache(maxsize=1)
-def _graph() -> dict[str, set[str]]:
-    """Module -> the project modules it imports (at any depth of its code)."""
-    modules = {
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def imports_of(tree: ast.Module, modules: Container[str], *, runtime: bool = False) -> set[str]:
+    """The project modules ``tree`` imports, wherever the import statement is: at module level,
+    inside a function or method (a lazy import), under ``if TYPE_CHECKING:`` (left out when
+    ``runtime``: those never run), or named as a string in a module that calls
+    ``importlib.import_module`` (the PEP 562 lazy maps of ``quizbot.evaluation`` and
+    ``storage``). ``from package import submodule`` is an import of the submodule only."""
+    skipped: set[int] = set()
+    if runtime:
+        for node in ast.walk(tree):
+            if isinstance(node, ast.If) and _is_type_checking(node.test):
+                skipped.update(id(n) for part in node.body for n in ast.walk(part))
+    lazy = any(
+        isinstance(node, ast.Attribute | ast.Name)
+        and (node.attr if isinstance(node, ast.Attribute) else node.id) == "import_module"
+        for node in ast.walk(tree)
+    )
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        targets: list[str] = []
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            named = [f"{node.module}.{a.name}" for a in node.names]
+            targets = [t for t in named if t in modules]
+            if len(targets) < len(named):  # a name defined in the module itself
+                targets.append(node.module)
+        elif lazy and isinstance(node, ast.Constant) and isinstance(node.value, str):
+            targets = [node.value]
+        found.update(t for t in targets if t in modules)
+    return found
+
+
+def _modules() -> dict[str, Path]:
+    return {
         _module_name(p): p
         for package in PACKAGES
         for p in (ROOT / package).rglob("*.py")
         if "migrations" not in p.parts
     }
+
+
+@lru_cache(maxsize=2)
+def import_graph(runtime: bool = False) -> dict[str, set[str]]:
+    """Module -> the project modules it imports, at any depth of its code (:func:`imports_of`)."""
+    modules = _modules()
     graph: dict[str, set[str]] = {}
     for name, path in modules.items():
-        found: set[str] = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            targets: Iterable[str] = ()
-            if isinstance(node, ast.Import):
-                targets = [a.name for a in node.names]
-            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                targets = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
-            for target in targets:
-                if target in modules:
-                    found.add(target)
-        found.discard(name)
-        graph[name] = found
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        graph[name] = imports_of(tree, modules, runtime=runtime) - {name}
     return graph
+
+
+def _graph() -> dict[str, set[str]]:
+    return import_graph()
 
 
 def component_of(module: str) -> tuple[str, int]:
@@ -197,3 +237,57 @@ def test_the_graph_sees_real_imports() -> None:
     assert "quizbot.evaluation.runner" in graph["quizbot.evaluation.service"]
     assert "storage.engine" in graph["storage.repo"]
     assert "quizbot.domain" in graph["quizbot.evaluation.parse"]
+
+
+_SNIPPET_MODULES = {"quizbot.ui", "quizbot.ui.admin", "quizbot.evaluation.service", "storage"}
+
+
+def test_imports_inside_functions_and_methods_are_seen() -> None:
+    """A lazy import deep in a function or method counts like one at the top of the module."""
+    tree = ast.parse(
+        "def f():\n"
+        "    class C:\n"
+        "        def g(self):\n"
+        "            if True:\n"
+        "                from quizbot.ui import admin\n"
+    )
+    assert imports_of(tree, _SNIPPET_MODULES) == {"quizbot.ui.admin"}
+
+
+def test_type_checking_imports_count_for_layers_but_not_at_run_time() -> None:
+    tree = ast.parse(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n"
+        "    from quizbot.ui.admin import build\n"
+        "from storage import Database\n"
+    )
+    assert imports_of(tree, _SNIPPET_MODULES) == {"quizbot.ui.admin", "storage"}
+    assert imports_of(tree, _SNIPPET_MODULES, runtime=True) == {"storage"}
+
+
+def test_lazy_module_maps_are_seen() -> None:
+    """``importlib.import_module`` on a name from a table (PEP 562 ``__getattr__``)."""
+    tree = ast.parse(
+        "import importlib\n"
+        "_HOMES = {'evaluate': 'quizbot.evaluation.service'}\n"
+        "def __getattr__(name):\n"
+        "    return getattr(importlib.import_module(_HOMES[name]), name)\n"
+    )
+    assert imports_of(tree, _SNIPPET_MODULES) == {"quizbot.evaluation.service"}
+    without = ast.parse("_HOMES = {'evaluate': 'quizbot.evaluation.service'}\n")
+    assert imports_of(without, _SNIPPET_MODULES) == set()  # a string alone is no import
+
+
+def test_a_lazy_upward_import_is_caught() -> None:
+    """An upward import hidden inside a function fails the layer test like any other."""
+    graph = {m: set(deps) for m, deps in _graph().items()}
+    tree = ast.parse("def f():\n    from quizbot.ui.admin import build\n")
+    graph["quizbot.kb.importers"] |= imports_of(tree, set(graph))
+    assert "quizbot.kb.importers (kb) imports quizbot.ui.admin (ui)" in violations(graph)
+
+
+def test_the_graph_sees_lazy_imports_of_the_real_code() -> None:
+    graph = _graph()
+    assert "quizbot.kb.hpo" in graph["quizbot.kb.registry"]  # inside functions only
+    assert "quizbot.evaluation.service" in graph["quizbot.evaluation"]  # the PEP 562 map
+    assert "storage.engine" in graph["storage"]

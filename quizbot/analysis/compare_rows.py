@@ -15,7 +15,7 @@ from typing import Any, Literal
 from quizbot.analysis.clustered import CohortStanding
 from quizbot.analysis.compare_csv import result_csv
 from quizbot.analysis.metrics import Comparison, Proportion
-from quizbot.generate.transforms import TRANSFORMS
+from quizbot.transforms import TRANSFORMS
 
 __all__ = [
     "STUDENTS",

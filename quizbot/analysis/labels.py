@@ -1,5 +1,5 @@
 """What a run report's keys are called on screen, and how a p-value is written: one set of words
-for the command line (:mod:`quizbot.cli.text`) and the app (:mod:`quizbot.ui.admin`).
+for the command line (:mod:`quizbot.cli.text`) and the app (:mod:`quizbot.ui.admin_report`).
 
 Imports nothing heavy: the command line reads it before any analysis runs."""
 

@@ -86,8 +86,8 @@ from scipy import stats
 
 from quizbot.domain import Outcome
 from quizbot.evaluation.parse import partial_credit
-from quizbot.generate.transforms import TRANSFORMS, Transform
 from quizbot.items import ChoiceItem, StatementItem
+from quizbot.transforms import TRANSFORMS, Transform
 
 __all__ = [
     "MIN_SHARED_FOR_MCNEMAR",

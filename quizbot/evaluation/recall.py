@@ -58,7 +58,7 @@ from typing import Any, Literal, NamedTuple, cast
 from quizbot.domain import Outcome
 from quizbot.errors import ConfigError
 from quizbot.evaluation.recall_context import RecallContext, context_for, same_name, shortened
-from quizbot.evaluation.recall_terms import content, words
+from quizbot.evaluation.recall_terms import _PAREN_RE, _SPLIT_RE, content, separated, words
 from quizbot.items import RecallItem
 from quizbot.kb.knowledge import entity_key
 
@@ -167,12 +167,7 @@ _MARKER_RE = re.compile(
 )
 _BULLET_RE = re.compile(r"^\s*(?:[-*+•·▪◦‣–—]|\(?\d{1,3}[.)]|\(?[a-zA-Z][.)](?=\s))\s*")
 _EXPLANATION_RE = re.compile(r"\s+[-–—]\s+|:\s+|:$")
-_SPLIT_RE = re.compile(
-    r"\s*(?:[,;/、，；]|\s&\s|\band/or\b|\bas\s+well\s+as\b|\band\b|\bor\b|\bplus\b)\s*",
-    re.IGNORECASE,
-)
 _INLINE_NUMBER_RE = re.compile(r"(?:^|\s)(?:\(\d{1,2}\)|\d{1,2}[.)])(?=\s)")
-_PAREN_RE = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
 _LEADING_RE = re.compile(
     r"^(?:(?:and|or|also|plus|e\.?g\.?|i\.?e\.?|such\s+as|including|include|includes|like"
     r"|especially|notably|mainly|mostly|typically|usually|the|a|an)\b[\s,:]*)+",
@@ -230,12 +225,6 @@ def _entities(line: str, bullet: bool, kept: Sequence[str]) -> list[str]:
 def _key(name: str) -> str:
     """:func:`entity_key` after NFKC, as answers are read ("m²" and "m2" are one)."""
     return entity_key(unicodedata.normalize("NFKC", name))
-
-
-def separated(names: Sequence[str]) -> list[str]:
-    """The names a list reader would cut apart (a separator, a parenthesis or a colon in them)."""
-    normal = [unicodedata.normalize("NFKC", p) for p in names]
-    return [p for p in normal if _SPLIT_RE.search(p) or _PAREN_RE.search(p) or ":" in p]
 
 
 def _patterns(protect: Sequence[str]) -> list[re.Pattern[str]]:

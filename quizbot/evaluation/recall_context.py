@@ -39,6 +39,7 @@ from quizbot.evaluation.recall_terms import (
     folded_generic,
     folded_specimens,
     plain_words,
+    separated,
     split,
     words,
 )
@@ -170,8 +171,6 @@ class RecallContext:
     def separated_names(self) -> tuple[str, ...]:
         """Every name of the KB a list reader would cut apart ("nausea and vomiting"): kept
         whole when an answer writes it."""
-        from quizbot.evaluation.recall import separated  # noqa: PLC0415 - the reader's rule
-
         return tuple(sorted(set(separated(sorted(self._all_names)))))
 
     @functools.lru_cache(maxsize=65536)  # noqa: B019 - one context per KB, kept for the process
@@ -374,7 +373,7 @@ _TRUTH_REASONS = {
 
 def shortened(short: frozenset[str], long: frozenset[str]) -> bool:
     """Whether ``short`` is a shorter name of ``long``: some of its content words, at least one
-    of them specific (see :data:`~quizbot.evaluation.recall_terms.GENERIC_WORDS`)."""
+    of them specific (see :data:`~quizbot.evaluation.recall_words.GENERIC_WORDS`)."""
     return bool(short) and short < long and bool(short - folded_generic())
 
 

@@ -87,7 +87,6 @@ from typing import Any
 
 from quizbot.errors import InputError
 from quizbot.generate.service import item_rows, load_items
-from quizbot.generate.transforms import Polarity, Transform
 from quizbot.items import (
     ChoiceItem,
     StatementItem,
@@ -96,6 +95,7 @@ from quizbot.items import (
     is_idk_option,
 )
 from quizbot.jsonl import MAX_DEPTH, depth, loads, read_text
+from quizbot.transforms import Polarity, Transform
 from storage import Database
 from storage.item_sets import ItemSetInfo, create_item_set, get_item_set, list_item_sets
 

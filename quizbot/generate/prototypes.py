@@ -24,8 +24,8 @@ from importlib import resources
 from pathlib import Path
 
 from quizbot.errors import InputError
-from quizbot.generate.transforms import TRANSFORMS, Transform
 from quizbot.kb.model import Relation
+from quizbot.transforms import TRANSFORMS, Transform
 
 __all__ = [
     "PAPER_COLUMNS",

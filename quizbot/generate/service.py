@@ -37,7 +37,6 @@ from quizbot.generate.rephrase import (
     statement_key,
 )
 from quizbot.generate.statements import PointPlan, plan_for, plan_generation, statements
-from quizbot.generate.transforms import Polarity, Transform
 from quizbot.items import (
     GENERATOR_VERSION,
     AnyItem,
@@ -60,6 +59,7 @@ from quizbot.providers import (
 )
 from quizbot.providers.judge import ask_rephrase_judge
 from quizbot.providers.retry import call_with_retries
+from quizbot.transforms import Polarity, Transform
 from storage import Database
 from storage.repo import (
     ItemRow,

@@ -10,9 +10,9 @@ from typing import Any
 from quizbot.generate.candidates import DEFAULT_DIFFICULTY, Difficulty
 from quizbot.generate.negatives import NegativeSampler
 from quizbot.generate.prototypes import PrototypeSet
-from quizbot.generate.transforms import TRANSFORMS, Polarity, label_for
 from quizbot.items import StatementItem, StatementSide
 from quizbot.kb.model import KnowledgeBaseData, Triplet
+from quizbot.transforms import TRANSFORMS, Polarity, label_for
 
 __all__ = ["PointPlan", "plan_for", "plan_generation", "plan_points", "statements"]
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from quizbot.config import Settings
 from quizbot.monitoring.nights import NightResult, run_night
-from schedules.config import MonitorSpec, find_monitor, load_monitors
+from schedules.config import MonitorSpec, find_monitor, load_monitors, schedules_path
 from storage import Database
 from storage.jobs import defer_night
 
@@ -45,8 +45,6 @@ def run_queued_night(
 ) -> NightResult:
     """Run one queued monitor x model x night (a worker's job), reading the monitor's definition
     afresh from the schedules file (the one it was queued from, else the settings' own)."""
-    from quizbot.monitoring.scheduler import schedules_path  # noqa: PLC0415 - APScheduler
-
     path = Path(schedules_file) if schedules_file else schedules_path(settings)
     spec = find_monitor(load_monitors(path), monitor)
     result = run_night(db, spec, model, date.fromisoformat(night), settings=settings)

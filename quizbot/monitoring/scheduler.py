@@ -37,9 +37,9 @@ from quizbot.monitoring.nights import run_monitor, sync_monitors
 from schedules.config import (
     MonitorSpec,
     cron_trigger,
-    default_schedules_file,
     find_monitor,
     load_monitors,
+    schedules_path,
 )
 from storage import Database, open_database
 
@@ -79,11 +79,6 @@ def scheduled_night(spec: MonitorSpec, now: datetime) -> date:
         latest = fire
         fire = trigger.get_next_fire_time(fire, fire + timedelta(seconds=1))
     return (latest or now).astimezone(spec.tz).date()
-
-
-def schedules_path(settings: Settings) -> Path:
-    """The schedules file in force."""
-    return settings.schedules_file or default_schedules_file()
 
 
 def nightly_job(name: str, schedules_file: str | None = None) -> None:

@@ -39,8 +39,8 @@ from quizbot.generate.protocol import Protocol
 from quizbot.items import RecallItem
 from quizbot.kb.model import KnowledgeBaseData
 from quizbot.kb.registry import get_kb
+from quizbot.practice.facts import _entries, _view
 from quizbot.practice.feedback import _explain, _key_words, _question_id, _words, is_exam
-from quizbot.practice.planning import _entries, _view
 from quizbot.practice.review_queue import catch_up
 from quizbot.practice.seats import Sitter, check_seat
 from quizbot.practice.topics import _cohort, _display_name, _relation_label

@@ -13,10 +13,9 @@ from quizbot.evaluation.parse import Parsed, parse_human, score
 from quizbot.generate.choice import I_DO_NOT_KNOW
 from quizbot.generate.prototypes import default_prototypes
 from quizbot.generate.service import load_items
-from quizbot.generate.transforms import Polarity, Transform, describe
 from quizbot.items import ChoiceItem
 from quizbot.practice import review_queue
-from quizbot.practice.planning import (
+from quizbot.practice.facts import (
     _entries,
     _view,
 )
@@ -38,6 +37,7 @@ from quizbot.practice.views import (
     SessionView,
 )
 from quizbot.practice.windows import check_window
+from quizbot.transforms import Polarity, Transform, describe
 from storage import Database
 from storage.assignments import assignment_by_id
 from storage.practice_queries import tail_heads

@@ -70,8 +70,8 @@ from quizbot.generate.recall import RecallPlan, aspects_of, plan_recall, recall_
 from quizbot.generate.service import load_any_items, store_items
 from quizbot.items import RecallItem
 from quizbot.kb.registry import DEFAULT_KB, get_kb
+from quizbot.practice.facts import _entries, _view
 from quizbot.practice.feedback import _locate, _question_id, _time_taken
-from quizbot.practice.planning import _entries, _view
 from quizbot.practice.seats import Sitter, check_seat
 from quizbot.practice.topics import _cohort, _display_name, _load_kb, _relation_topic_label
 from quizbot.practice.views import (

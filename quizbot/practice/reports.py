@@ -17,14 +17,14 @@ from quizbot.analysis.metrics import (
 from quizbot.domain import Outcome, RespondentKind
 from quizbot.errors import InputError, NotFoundError
 from quizbot.generate.service import load_items
+from quizbot.practice.facts import (
+    _entries,
+    _view,
+)
 from quizbot.practice.feedback import (
     _key_words,
     _question_id,
     _words,
-)
-from quizbot.practice.planning import (
-    _entries,
-    _view,
 )
 from quizbot.practice.recall import is_recall_session, recall_progress
 from quizbot.practice.resume import close_idle

@@ -19,7 +19,7 @@ from datetime import datetime, timedelta
 
 from quizbot.domain import RespondentKind
 from quizbot.errors import InputError
-from quizbot.practice.planning import _view
+from quizbot.practice.facts import _view
 from quizbot.practice.topics import _display_name
 from quizbot.practice.views import IDLE_TIMEOUT, RECALL_FORMAT, SessionView
 from storage import Database

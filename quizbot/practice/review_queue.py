@@ -56,7 +56,7 @@ from quizbot.generate.prototypes import default_prototypes
 from quizbot.items import ChoiceItem, StatementItem
 from quizbot.kb.model import KnowledgeBaseData, Triplet, point_id
 from quizbot.kb.registry import DEFAULT_KB
-from quizbot.practice.planning import (
+from quizbot.practice.facts import (
     _choice_items,
     _fact_key,
     _history,

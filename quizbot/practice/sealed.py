@@ -15,7 +15,7 @@ complete:
 * pass 1 of a two-pass exam, finished with answers of "I do not know", while its second pass
   (those questions again, a guess asked for) is not finished.
 
-Readers drop the answers of sealed sessions: :func:`quizbot.practice.planning._history`
+Readers drop the answers of sealed sessions: :func:`quizbot.practice.facts._history`
 (practice planning, review mode, the spaced-review questions), :func:`quizbot.practice.reports.
 progress` and :func:`~quizbot.practice.reports.summary`, and :func:`quizbot.practice.review_queue.
 sync`, which keeps the sessions it skipped in the student's review watermark and reviews their

@@ -14,8 +14,8 @@ from datetime import datetime
 from typing import Any
 
 from quizbot.practice.assignments import second_pass_session
+from quizbot.practice.facts import _view
 from quizbot.practice.feedback import answer, first_unanswered
-from quizbot.practice.planning import _view
 from quizbot.practice.views import Feedback, Question, SessionView
 from storage import Database
 from storage.sessions import load_session

@@ -74,12 +74,12 @@ from quizbot.evaluation.service import (
     run,
 )
 from quizbot.generate.service import GenerateRequest, prepare
-from quizbot.generate.transforms import Polarity, Transform
 from quizbot.items import ChoiceItem, RecallItem, StatementItem, StatementSide, item_from_json
 from quizbot.kb.registry import BUILTINS, DEFAULT_KB, kb_listing, load_builtin
 from quizbot.providers.cache import DbCallStore
 from quizbot.spend import calls_for
 from quizbot.spend import reserve as reserve_calls
+from quizbot.transforms import Polarity, Transform
 from quizbot.ui import identity
 from quizbot.ui.boundary import guarded
 from quizbot.ui.context import UiContext

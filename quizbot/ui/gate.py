@@ -638,8 +638,16 @@ def _plain(exc: QuizbotError) -> str:
 
 
 def _router(gate: Gate) -> APIRouter:
+    """The gate's own routes: the health check, login, the account page and logout."""
     router = APIRouter()
+    _health_route(router, gate)
+    _login_routes(router, gate)
+    _account_routes(router, gate)
+    _logout_routes(router, gate)
+    return router
 
+
+def _health_route(router: APIRouter, gate: Gate) -> None:
     @router.get(HEALTH_PATH, include_in_schema=False)
     async def health() -> Response:
         """200 ``{"status": "ok"}`` when the database answers, else 503: for the reverse proxy
@@ -657,6 +665,8 @@ def _router(gate: Gate) -> APIRouter:
             {"status": "ok", "database": "up"}, headers={"Cache-Control": "no-store"}
         )
 
+
+def _login_routes(router: APIRouter, gate: Gate) -> None:
     @router.get("/login", include_in_schema=False)
     async def login_page(request: Request) -> Response:
         if not gate.ctx.accounts_mode() or gate.ctx.settings.proxy_mode:
@@ -706,6 +716,8 @@ def _router(gate: Gate) -> APIRouter:
         )
         return response
 
+
+def _account_routes(router: APIRouter, gate: Gate) -> None:
     def _own_account(request: Request) -> str | None:
         """The account name of a request that may change its password here (accounts mode,
         a session cookie; not the local user, not a proxy-named user)."""
@@ -761,6 +773,8 @@ def _router(gate: Gate) -> APIRouter:
             done=True,
         )
 
+
+def _logout_routes(router: APIRouter, gate: Gate) -> None:
     @router.get("/logout", include_in_schema=False)
     async def logout_page(request: Request) -> Response:
         """Logging out is a POST with the form token: this page asks for it (a link or an
@@ -789,8 +803,6 @@ def _router(gate: Gate) -> APIRouter:
         response = RedirectResponse(f"{root}/login", status_code=303)
         response.delete_cookie(COOKIE, path="/", httponly=True, samesite="lax")
         return response
-
-    return router
 
 
 def web_app(settings: Settings, db: Database) -> FastAPI:

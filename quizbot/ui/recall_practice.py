@@ -553,6 +553,26 @@ def aspects_for(ctx: UiContext, kb: str) -> Any:
 # Layout
 
 
+def _marks_form() -> tuple[Any, Any, Any, Any, Any]:
+    """The student's own marks on entries not in the KB's list (never scored): the group, the
+    entry, the verdict, the button and its status line."""
+    with gr.Group(visible=False, elem_id="qb-recall-marks") as marks_group:
+        with gr.Row():
+            mark_entry = gr.Dropdown(
+                choices=[],
+                label="Mark an entry not in our list",
+                elem_id="qb-recall-mark-entry",
+            )
+            mark_verdict = gr.Radio(
+                choices=[("right", "right"), ("wrong", "wrong")],
+                label="Your mark (never scored)",
+                elem_id="qb-recall-mark-verdict",
+            )
+        mark_btn = gr.Button("Save my mark", elem_id="qb-recall-mark-save")
+        mark_status = gr.Markdown(elem_id="qb-recall-mark-status")
+    return marks_group, mark_entry, mark_verdict, mark_btn, mark_status
+
+
 def build(ctx: UiContext, *, student: Any, cohort: Any, kb: Any, assignment: Any) -> Any:
     """Lay out the Recall section (inside the Practice tab) and wire it to the tab's fields."""
     with gr.Accordion("Recall: list what you remember", open=False, elem_id="qb-recall") as section:
@@ -597,20 +617,7 @@ def build(ctx: UiContext, *, student: Any, cohort: Any, kb: Any, assignment: Any
             )
             end_btn = gr.Button("End", visible=False, elem_id="qb-recall-end")
         feedback = gr.HTML(elem_id="qb-recall-feedback")
-        with gr.Group(visible=False, elem_id="qb-recall-marks") as marks_group:
-            with gr.Row():
-                mark_entry = gr.Dropdown(
-                    choices=[],
-                    label="Mark an entry not in our list",
-                    elem_id="qb-recall-mark-entry",
-                )
-                mark_verdict = gr.Radio(
-                    choices=[("right", "right"), ("wrong", "wrong")],
-                    label="Your mark (never scored)",
-                    elem_id="qb-recall-mark-verdict",
-                )
-            mark_btn = gr.Button("Save my mark", elem_id="qb-recall-mark-save")
-            mark_status = gr.Markdown(elem_id="qb-recall-mark-status")
+        marks_group, mark_entry, mark_verdict, mark_btn, mark_status = _marks_form()
         summary = gr.Markdown(elem_id="qb-recall-summary")
     session_state = gr.State(None)
     question_state = gr.State(None)

@@ -40,8 +40,8 @@ from quizbot.analysis.comparison import (
 )
 from quizbot.domain import Outcome, RespondentKind, RunStatus
 from quizbot.errors import InputError, NotFoundError
-from quizbot.generate.transforms import TRANSFORMS, Polarity, Transform, label_for
 from quizbot.items import StatementItem, StatementSide
+from quizbot.transforms import TRANSFORMS, Polarity, Transform, label_for
 from storage import Database, open_database
 from storage.models import QuizSession
 from storage.repo import (

@@ -17,8 +17,8 @@ from quizbot.analysis.metrics import (
     wilson_interval,
 )
 from quizbot.domain import Outcome
-from quizbot.generate.transforms import TRANSFORMS, Polarity, Transform, label_for
 from quizbot.items import ChoiceItem, StatementItem, StatementSide
+from quizbot.transforms import TRANSFORMS, Polarity, Transform, label_for
 from tests.helpers.oracles import benjamini_hochberg as oracle_bh
 from tests.helpers.oracles import wilson as oracle_wilson
 

@@ -12,8 +12,8 @@ import pytest
 
 from quizbot.analysis.sdak import ERROR_TYPES, SdakAnswer, sdak_metrics
 from quizbot.domain import Outcome
-from quizbot.generate.transforms import Polarity, Transform, label_for
 from quizbot.items import StatementItem, StatementSide
+from quizbot.transforms import Polarity, Transform, label_for
 from tests.helpers.oracles import wilson
 
 C, X, E = Outcome.CORRECT, Outcome.INCORRECT, Outcome.ERROR

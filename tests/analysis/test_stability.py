@@ -12,8 +12,8 @@ from quizbot.analysis.stability import Asked, stability_report
 from quizbot.analysis.sublabels import item_labels, random_chance, sub_label_report
 from quizbot.domain import Outcome
 from quizbot.evaluation.permutations import Variant
-from quizbot.generate.transforms import Polarity, Transform
 from quizbot.items import I_DO_NOT_KNOW, ChoiceItem, StatementItem, StatementSide
+from quizbot.transforms import Polarity, Transform
 from tests.helpers.oracles import wilson
 
 C, X, A, U, E = (

@@ -21,8 +21,8 @@ from quizbot.evaluation.parse import (
     parse_true_false,
     score,
 )
-from quizbot.generate.transforms import Polarity, Transform
 from quizbot.items import ChoiceItem, StatementItem, StatementSide
+from quizbot.transforms import Polarity, Transform
 
 Row = tuple[str, str | None, bool, str]
 

@@ -6,8 +6,8 @@ import pytest
 
 from quizbot.evaluation.parse import parse_sdak, parse_true_false
 from quizbot.evaluation.prompts import build_prompt
-from quizbot.generate.transforms import Polarity, Transform
 from quizbot.items import ChoiceItem, StatementItem, StatementSide
+from quizbot.transforms import Polarity, Transform
 
 FOLLOWS = [
     # (reply, verdict, reason)

@@ -82,8 +82,8 @@ def test_without_idk_both_the_run_offers_what_it_would_offer_anyway() -> None:
 
 
 def test_non_choice_items_pass_through_once() -> None:
-    from quizbot.generate.transforms import Polarity, Transform
     from quizbot.items import StatementSide
+    from quizbot.transforms import Polarity, Transform
 
     side = StatementSide("kb", "1", "r", "h", "t", Polarity.POSITIVE, "p")
     statement = StatementItem(side, Transform.NONE, True, "h r t.", "proto")

@@ -21,9 +21,9 @@ from quizbot.generate.choice import I_DO_NOT_KNOW
 from quizbot.generate.points import candidate_points
 from quizbot.generate.prototypes import default_prototypes
 from quizbot.generate.statements import plan_points, statements
-from quizbot.generate.transforms import Polarity, Transform
 from quizbot.items import ChoiceItem, StatementItem, StatementSide
 from quizbot.kb.clinical import load_clinical_core
+from quizbot.transforms import Polarity, Transform
 
 TF = "is the statement above true or false? Please answer True or False."
 TF_IDK = "is the statement above true or false? Please answer True, False or I do not know."

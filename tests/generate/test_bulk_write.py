@@ -17,9 +17,9 @@ from quizbot.generate.points import candidate_points
 from quizbot.generate.prototypes import default_prototypes
 from quizbot.generate.service import GenerateRequest, item_rows, prepare, write
 from quizbot.generate.statements import PointPlan, plan_points, statements
-from quizbot.generate.transforms import Polarity, Transform
 from quizbot.items import StatementEncoder, StatementItem, StatementSide, item_from_json
 from quizbot.kb.registry import get_kb
+from quizbot.transforms import Polarity, Transform
 from storage import Database
 from storage.models import Item
 from storage.repo import NewItem, _insert_ignore, save_items_bulk, table_counts

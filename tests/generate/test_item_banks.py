@@ -20,8 +20,8 @@ from quizbot.generate.item_banks import (
     check_set_name,
     read_item_bank,
 )
-from quizbot.generate.transforms import Transform
 from quizbot.items import ChoiceItem, StatementItem
+from quizbot.transforms import Transform
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "item_banks"
 

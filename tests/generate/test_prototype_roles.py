@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from quizbot.generate.prototypes import default_prototypes
-from quizbot.generate.transforms import TRANSFORMS
+from quizbot.transforms import TRANSFORMS
 
 POOL = default_prototypes()
 CASES = sorted((relation, t) for relation, t in POOL.prototypes)

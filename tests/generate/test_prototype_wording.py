@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 
 from quizbot.generate.prototypes import default_prototypes
-from quizbot.generate.transforms import TRANSFORMS, Polarity, Transform, label_for
 from quizbot.kb.clinical import CLINICAL_RELATIONS
 from quizbot.kb.hpo import RELATIONS as HPO_RELATIONS
+from quizbot.transforms import TRANSFORMS, Polarity, Transform, label_for
 
 POOL = default_prototypes()
 BUILT_IN = sorted({*CLINICAL_RELATIONS, *HPO_RELATIONS})

@@ -13,7 +13,7 @@ from quizbot.generate.prototypes import (
     load_pool_csv,
     load_pretex_csv,
 )
-from quizbot.generate.transforms import TRANSFORMS, Transform
+from quizbot.transforms import TRANSFORMS, Transform
 
 PAPER_FILE = (
     Path(__file__).resolve().parents[3] / "shared" / "data" / "pretexeval" / "prompts_pretex.csv"

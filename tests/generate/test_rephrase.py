@@ -27,8 +27,8 @@ from quizbot.generate.rephrase import (
     negation_cues,
     validate_rephrasing,
 )
-from quizbot.generate.transforms import TRANSFORMS, Transform
 from quizbot.generate.wording import word_forms
+from quizbot.transforms import TRANSFORMS, Transform
 
 
 class Case(NamedTuple):

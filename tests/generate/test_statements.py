@@ -6,10 +6,10 @@ from collections import Counter
 
 from quizbot.generate.prototypes import default_prototypes
 from quizbot.generate.statements import PointPlan, statements
-from quizbot.generate.transforms import TRANSFORMS, Polarity, Transform, label_for
 from quizbot.items import ChoiceItem, StatementItem, item_from_json
 from quizbot.kb.clinical import load_clinical_core
 from quizbot.kb.model import Triplet, point_id
+from quizbot.transforms import TRANSFORMS, Polarity, Transform, label_for
 
 REQUIRED = {
     "id", "kind", "kb", "relation", "head", "tail", "polarity", "transform", "label", "text",

@@ -13,9 +13,9 @@ import pytest
 
 from quizbot.errors import InputError
 from quizbot.generate.prototypes import read_prototypes
-from quizbot.generate.transforms import Transform
 from quizbot.kb.importers import read_medlama, read_triplets
 from quizbot.kb.model import KnowledgeBaseData
+from quizbot.transforms import Transform
 
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 MEDLAMA = DATA / "medlama"

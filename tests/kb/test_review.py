@@ -10,10 +10,10 @@ from quizbot.generate.choice import choice_questions
 from quizbot.generate.prototypes import default_prototypes
 from quizbot.generate.service import store_items
 from quizbot.generate.statements import plan_points, statements
-from quizbot.generate.transforms import Polarity
 from quizbot.items import ChoiceItem, StatementItem
 from quizbot.kb.registry import get_kb
 from quizbot.kb.review import decide, review_queue
+from quizbot.transforms import Polarity
 from storage import Database
 from storage.review import create_flag, list_flags, list_overrides, retired_item_ids
 

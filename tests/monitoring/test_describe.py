@@ -15,7 +15,7 @@ from quizbot.cli import cli
 from quizbot.generate.item_banks import import_item_set
 from quizbot.monitoring.describe import describe_monitor
 from quizbot.ui.admin import monitor_rows
-from quizbot.ui.monitor import describe_monitor as monitor_tab_text
+from quizbot.ui.monitor_views import describe_monitor as monitor_tab_text
 from quizbot.ui.render import md_escape
 from schedules.config import load_monitors
 from storage import Database

@@ -22,7 +22,6 @@ from scipy import stats
 from quizbot.analysis.metrics import Scored
 from quizbot.domain import Outcome, Severity
 from quizbot.errors import ConfigError, InputError
-from quizbot.generate.transforms import TRANSFORMS, Polarity, label_for
 from quizbot.monitoring.drift import (
     DEFAULT_POLICY,
     DriftPolicy,
@@ -31,6 +30,7 @@ from quizbot.monitoring.drift import (
     detect,
     night_summary,
 )
+from quizbot.transforms import TRANSFORMS, Polarity, label_for
 from tests.helpers.oracles import wilson as oracle_wilson
 
 C, X, A, E = Outcome.CORRECT, Outcome.INCORRECT, Outcome.ABSTAINED, Outcome.ERROR

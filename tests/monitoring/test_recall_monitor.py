@@ -22,7 +22,8 @@ from quizbot.errors import InputError
 from quizbot.items import RecallItem
 from quizbot.monitoring.nights import history, night_items, run_monitor
 from quizbot.providers import retry as retry_module
-from quizbot.ui.monitor import chart_svg, night_rows, overview_html, overview_rows
+from quizbot.ui.monitor_chart import chart_svg
+from quizbot.ui.monitor_views import night_rows, overview_html, overview_rows
 from schedules.config import load_monitors
 from storage import Database
 from storage.incidents import list_incidents

@@ -14,7 +14,6 @@ from scipy import stats
 from quizbot.analysis.metrics import Scored
 from quizbot.analysis.sdak import SdakAnswer
 from quizbot.domain import Outcome, Severity
-from quizbot.generate.transforms import PAIRS, Polarity
 from quizbot.items import StatementItem, StatementSide
 from quizbot.monitoring.drift import (
     DriftPolicy,
@@ -24,6 +23,7 @@ from quizbot.monitoring.drift import (
     night_summary,
     without_items,
 )
+from quizbot.transforms import PAIRS, Polarity
 
 START = datetime.date(2026, 2, 1)
 FOLLOW = {True: "Correct. Because it is so.", False: "Incorrect. Because it is not so."}

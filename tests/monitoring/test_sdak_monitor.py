@@ -23,7 +23,7 @@ from tenacity import wait_none
 
 from quizbot.monitoring.nights import history, night_items, run_monitor
 from quizbot.providers import retry as retry_module
-from quizbot.ui.monitor import describe_monitor
+from quizbot.ui.monitor_views import describe_monitor
 from schedules.config import MonitorSpec
 from storage import Database, open_database
 from storage.incidents import list_incidents

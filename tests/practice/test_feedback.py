@@ -7,7 +7,7 @@ import pytest
 from quizbot.errors import InputError
 from quizbot.generate.service import load_items
 from quizbot.items import ChoiceItem, StatementItem
-from quizbot.practice.planning import _entries
+from quizbot.practice.facts import _entries
 from quizbot.practice.service import answer, next_question, start_session
 from storage import Database
 from storage.sessions import load_session

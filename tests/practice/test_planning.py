@@ -13,7 +13,7 @@ from quizbot.generate.prototypes import default_prototypes
 from quizbot.generate.statements import plan_points, statements
 from quizbot.items import StatementItem
 from quizbot.kb.clinical import load_clinical_core
-from quizbot.practice.planning import _kb_cache, _pick_variants
+from quizbot.practice.facts import _kb_cache, _pick_variants
 from quizbot.practice.views import CANONICAL_SEED
 
 KEYS = [f"student-{n}" for n in range(40)]

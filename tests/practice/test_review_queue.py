@@ -20,7 +20,7 @@ from quizbot.generate.service import load_items
 from quizbot.items import ChoiceItem, StatementItem
 from quizbot.practice import review_queue
 from quizbot.practice.assignments import start_assignment_session
-from quizbot.practice.planning import _entries
+from quizbot.practice.facts import _entries
 from quizbot.practice.service import answer, answer_and_next, next_question, start_session
 from quizbot.practice.views import SessionView
 from storage import Database

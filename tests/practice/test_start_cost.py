@@ -21,8 +21,8 @@ from quizbot.generate.choice import choice_questions
 from quizbot.generate.service import item_from_row, load_items, store_items
 from quizbot.items import ChoiceItem, StatementItem
 from quizbot.kb.registry import get_kb
-from quizbot.practice import planning, review_queue
-from quizbot.practice.planning import _entries
+from quizbot.practice import facts, planning, review_queue
+from quizbot.practice.facts import _entries
 from quizbot.practice.service import answer, start_session
 from quizbot.practice.views import SessionView
 from storage import Database
@@ -31,7 +31,7 @@ from storage.repo import get_items
 from storage.review_cards import get_cards, item_facts, pending_answers
 from storage.sessions import load_session
 
-planning_store_items = planning.store_items
+planning_store_items = facts.store_items
 
 # What a returning student's first start runs today is 29 statements on SQLite (transactions
 # included); the bound leaves room for a statement or two more, never one per past answer.
@@ -56,7 +56,7 @@ def _statements(db: Database, monkeypatch: pytest.MonkeyPatch) -> Iterator[list[
         finally:
             paused.pop()
 
-    monkeypatch.setattr(planning, "store_items", store_items)
+    monkeypatch.setattr(facts, "store_items", store_items)
     event.listen(db.engine, "before_cursor_execute", count)
     try:
         yield seen
@@ -167,12 +167,12 @@ def test_after_prepare_a_start_plans_no_fact_again(
 ) -> None:
     """What ``quizbot serve`` computes before its first request is all a start needs of the KB."""
     kb, _ = get_kb(db, "clinical-core")
-    assert planning.prepare(kb) == len(planning._kb_cache(kb).candidates())
+    assert planning.prepare(kb) == len(facts._kb_cache(kb).candidates())
 
     def refuse(*_args: Any) -> Any:
         raise AssertionError("a fact planned at start after prepare()")
 
-    monkeypatch.setattr(planning, "plan_for", refuse)
+    monkeypatch.setattr(facts, "plan_for", refuse)
     for seed in ("p1", "p2", "p3"):
         view = start_session(db, student="prepared", length=10, seed=seed)
         assert view.total == 10

@@ -1,5 +1,5 @@
-"""The Admin tab's run report (quizbot/ui/admin.py, ``render_report``) shows what the command line
-and ``run_report`` give: runs made through the real evaluation entry point
+"""The Admin tab's run report (quizbot/ui/admin_report.py, ``render_report``) shows what the command
+line and ``run_report`` give: runs made through the real evaluation entry point
 (quizbot/evaluation/service.py) with scripted models, stored in the test database (a SQLite file
 and a PostgreSQL database: the ``db`` fixture of tests/conftest.py runs each test on both).
 Every figure on screen is read back out of the rendered Markdown tables and compared with
@@ -24,7 +24,7 @@ from quizbot.generate.service import GenerateRequest, prepare
 from quizbot.items import ChoiceItem, RecallItem, StatementItem
 from quizbot.providers import Request
 from quizbot.providers.scripted import ScriptedProvider
-from quizbot.ui.admin import render_report
+from quizbot.ui.admin_report import render_report
 from storage import Database
 from storage.repo import get_run, list_responses
 from tests.helpers.oracles import wilson

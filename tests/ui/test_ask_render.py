@@ -10,8 +10,8 @@ import pytest
 from quizbot.config import Settings
 from quizbot.domain import Outcome
 from quizbot.errors import InputError
-from quizbot.generate.transforms import Transform
 from quizbot.items import ChoiceItem
+from quizbot.transforms import Transform
 from quizbot.ui.ask import (
     ANSWER_HEADERS,
     ModelAnswer,

@@ -17,14 +17,8 @@ from quizbot.monitoring.nights import history, run_night
 from quizbot.providers import ProviderError
 from quizbot.providers.scripted import ScriptedProvider
 from quizbot.ui.context import UiContext
-from quizbot.ui.monitor import (
-    NOT_ADMIN,
-    default_model,
-    incident_action,
-    incident_rows,
-    overview_html,
-    overview_rows,
-)
+from quizbot.ui.monitor import NOT_ADMIN, incident_action
+from quizbot.ui.monitor_views import default_model, incident_rows, overview_html, overview_rows
 from schedules.config import MonitorSpec
 from storage import Database
 from storage.incidents import get_incident, list_incidents

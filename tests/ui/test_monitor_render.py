@@ -21,22 +21,20 @@ from quizbot.ui.admin import (
     check_schedules,
     import_knowledge_base,
     monitor_rows,
-    render_report,
     run_rows,
     schedules_note,
 )
+from quizbot.ui.admin_report import render_report
 from quizbot.ui.context import UiContext
-from quizbot.ui.monitor import (
-    NOT_ADMIN,
+from quizbot.ui.monitor import NOT_ADMIN, monitor_names, run_now
+from quizbot.ui.monitor_chart import chart_svg
+from quizbot.ui.monitor_views import (
     accuracy_text,
     alert_rows,
     change_rows,
-    chart_svg,
     describe_monitor,
-    monitor_names,
     night_rows,
     provider_changes,
-    run_now,
 )
 from quizbot.ui.render import md_escape
 from schedules.config import MonitorSpec, default_schedules_file

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 
 from quizbot.analysis.reasons import ReasonEntry
 from quizbot.cli import cli
-from quizbot.ui.admin import render_reason
+from quizbot.ui.admin_review import render_reason
 from storage.reasons import run_reason_reviews
 from tests.helpers.oracles import wilson
 from tests.helpers.stub import stub_server
@@ -96,7 +96,7 @@ def test_a_reason_is_shown_escaped() -> None:
 
 
 def test_the_admin_report_shows_the_sdak_part_and_the_repeats() -> None:
-    from quizbot.ui.admin import render_report
+    from quizbot.ui.admin_report import render_report
 
     report = {
         "run_id": 3, "name": None, "model": "openai/m", "model_reported": "m", "status":

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from quizbot.generate.transforms import (
+from quizbot.transforms import (
     PAIRS,
     TRANSFORMS,
     Polarity,
