@@ -118,7 +118,7 @@ def hand_cluster(model: str) -> tuple[float, float]:
 def hand_mcnemar(b01: int, b10: int) -> float:
     """Exact McNemar: two-sided binomial(b01 + b10, 1/2) tail at min(b01, b10)."""
     n = b01 + b10
-    tail = sum(math.comb(n, i) for i in range(min(b01, b10) + 1)) / 2**n
+    tail: float = sum(math.comb(n, i) for i in range(min(b01, b10) + 1)) / 2**n
     return min(1.0, 2 * tail)
 
 
@@ -401,16 +401,17 @@ def test_model_vs_students_tests_by_hand(world: World) -> None:
     }
     # Relations: the model answers 8 ("treats") and 4 ("causes") items, fewer than the 10 a
     # side needs: shown as figures, without a p-value, with the reason.
-    for model, key, k_b, n_b in (
+    for model, relation, k_b, n_b in (
         ("model/a", "treats", 8, 8),
         ("model/a", "causes", 1, 4),
         ("model/b", "treats", 4, 8),
         ("model/b", "causes", 3, 4),
     ):
-        row = rows.pop((model, "relation", key))
+        row = rows.pop((model, "relation", relation))
         assert row.comparison.p_value is None and row.p_adjusted is None
         assert "fewer than 10 answers" in row.reason
-        assert (row.comparison.n_b, row.comparison.accuracy_b) == (n_b, pytest.approx(k_b / n_b))
+        assert row.comparison.n_b == n_b
+        assert row.comparison.accuracy_b == pytest.approx(k_b / n_b)
     assert set(rows) == set(expected_raw)
     for key, p in expected_raw.items():
         assert rows[key].comparison.p_value == pytest.approx(p), key
@@ -421,7 +422,8 @@ def test_model_vs_students_tests_by_hand(world: World) -> None:
     assert majority.comparison.n_shared == 11
     overall = rows["model/a", "overall", ""]
     assert overall.comparison.test == "cluster_robust_t"
-    assert (overall.a, overall.comparison.accuracy_a) == ("students", pytest.approx(27 / 32))
+    assert overall.a == "students"
+    assert overall.comparison.accuracy_a == pytest.approx(27 / 32)
     assert overall.comparison.difference == pytest.approx(9 / 12 - 27 / 32)
     assert overall.comparison.difference == pytest.approx(hand_cluster(MA)[0])
     assert overall.direction() == "model/a lower than students by 9 points"
@@ -468,7 +470,8 @@ def test_percentiles_matched_and_pooled(world: World) -> None:
     # s3 answered only 8 items: with min_items=9 only s1 (above) and s2 (tie) count.
     strict = compare(world.db, cohort="2026", since=date(2026, 3, 1), min_items=9)
     a9 = next(p for p in strict.percentiles if p.model == "model/a")
-    assert (a9.n_students, a9.percentile) == (2, pytest.approx(25.0))
+    assert a9.n_students == 2
+    assert a9.percentile == pytest.approx(25.0)
     assert scenario.runs["a"] == a9.run_id
 
 

@@ -176,14 +176,14 @@ def test_students_and_models_on_recall_items_match_scipy(db: Database, tmp_path:
     expected: dict[tuple[str, str], tuple[float, float, tuple[float, float]]] = {}
     for label, values in model_f1.items():
         groups = [("", items), *sorted(by_aspect.items())]
-        for key, chosen in groups:
+        for aspect, chosen in groups:
             xs = [_hand_f1(s, i, index[i.id]) for s in ("s1", "s2", "s3") for i in chosen]
             ys = [values[index[i.id]] for i in chosen]
             if len(xs) < 2 or len(ys) < 2 or (len(set(xs)) == 1 and len(set(ys)) == 1):
                 continue
             scipy_result = stats.ttest_ind(ys, xs, equal_var=False)
             ci = scipy_result.confidence_interval(0.95)
-            expected[(label, key)] = (
+            expected[(label, aspect)] = (
                 float(scipy_result.statistic),
                 float(scipy_result.pvalue),
                 (float(ci.low), float(ci.high)),

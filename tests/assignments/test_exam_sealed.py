@@ -80,7 +80,7 @@ def _answer(
 
 
 def test_an_open_exam_shows_in_no_progress_review_or_due_count(
-    db: Database, clock: Callable
+    db: Database, clock: Callable[[datetime], None]
 ) -> None:
     items = _exam(db)
     view = start_assignment_session(db, assignment="final", student="Eve")
@@ -119,7 +119,7 @@ def test_an_open_exam_shows_in_no_progress_review_or_due_count(
 
 
 def test_practice_during_an_exam_still_counts_and_the_exam_waits(
-    db: Database, clock: Callable
+    db: Database, clock: Callable[[datetime], None]
 ) -> None:
     items = _exam(db)
     view = start_assignment_session(db, assignment="final", student="Fin")
@@ -138,7 +138,7 @@ def test_practice_during_an_exam_still_counts_and_the_exam_waits(
     assert asked and not asked & (set(exam_missed) - practised)
 
 
-def test_an_exam_ended_early_stays_sealed(db: Database, clock: Callable) -> None:
+def test_an_exam_ended_early_stays_sealed(db: Database, clock: Callable[[datetime], None]) -> None:
     items = _exam(db)
     view = start_assignment_session(db, assignment="final", student="Gus")
     _answer(db, view.id, items, [False, False])
@@ -152,7 +152,7 @@ def test_an_exam_ended_early_stays_sealed(db: Database, clock: Callable) -> None
 
 
 def test_a_two_pass_exam_stays_sealed_until_the_second_pass_is_done(
-    db: Database, clock: Callable
+    db: Database, clock: Callable[[datetime], None]
 ) -> None:
     items = _exam(db, two_pass=True)
     view = start_assignment_session(db, assignment="final", student="Hal")

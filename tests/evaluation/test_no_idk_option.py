@@ -107,7 +107,7 @@ def test_a_choice_shape_quizbot_did_not_write_is_a_user_error_and_leaves_no_run(
 
 
 def test_a_statement_label_must_be_a_boolean() -> None:
-    from quizbot.items import item_from_json
+    from quizbot.items import StatementItem, item_from_json
 
     statement = {
         "kind": "statement", "kb": "k", "kb_version": "1", "relation": "r", "head": "h",
@@ -116,4 +116,6 @@ def test_a_statement_label_must_be_a_boolean() -> None:
     }  # fmt: skip
     with pytest.raises(ValueError, match="label must be true or false"):
         item_from_json(statement)
-    assert item_from_json({**statement, "label": False}).label is False
+    loaded = item_from_json({**statement, "label": False})
+    assert isinstance(loaded, StatementItem)
+    assert loaded.label is False

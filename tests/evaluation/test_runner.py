@@ -49,7 +49,8 @@ def test_a_baseline_run_scores_every_item(db: Database) -> None:
     for item in items:  # "True" is right exactly when the label is true
         assert responses[item.id].outcome == ("correct" if item.label else "incorrect")
         assert responses[item.id].raw_text == "True"
-        assert responses[item.id].prompt and item.text in responses[item.id].prompt
+        prompt = responses[item.id].prompt
+        assert prompt and item.text in prompt
     report = run_report(db, run_id)
     assert report["metrics"]["average_accuracy"] == 0.5  # 8 of 16 are true for every point
     assert (

@@ -14,6 +14,7 @@ from quizbot.evaluation.prompts import (
     select_demonstrations,
 )
 from quizbot.generate.recall import aspects_of, plan_recall, recall_items
+from quizbot.items import RecallItem
 from quizbot.kb.hpo import load_hpo
 from quizbot.kb.model import KnowledgeBaseData
 from quizbot.kb.registry import load_builtin
@@ -96,12 +97,14 @@ def test_recall_prompts_in_both_styles_with_demonstrations_from_other_diseases(
     everything = list(recall_items(clinical, plan_recall(clinical)))
     same_disease = [i for i in everything if i.head == asked.head and i.id != asked.id]
     assert same_disease and select_demonstrations(asked, same_disease, k=3, seed="s") == ()
+    first = demos[0]
+    assert isinstance(first, RecallItem)
     completion = build_prompt(asked, demonstrations=demos, style="completion")
     assert completion.text.endswith(f"{asked.question}\n{RECALL_INSTRUCTION}\nAnswer:")
-    assert f"Answer: {', '.join(demos[0].answers)}" in completion.text
+    assert f"Answer: {', '.join(first.answers)}" in completion.text
     chat = build_prompt(asked, demonstrations=demos, style="chat")
     assert [m["role"] for m in chat.messages] == ["user", "assistant"] * 3 + ["user"]
-    assert chat.messages[1]["content"] == ", ".join(demos[0].answers)
+    assert chat.messages[1]["content"] == ", ".join(first.answers)
     assert chat.messages[-1]["content"] == f"{asked.question}\n{RECALL_INSTRUCTION}"
     # Items evaluated together never demonstrate one another.
     both = build_prompts(items[:2], items, k=2, seed="s", style="chat")

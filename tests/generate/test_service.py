@@ -226,7 +226,7 @@ def test_an_unreachable_rephrasing_model_falls_back_quickly(
     generation = prepare(db, request)
     write(db, generation, tmp_path / "o.jsonl")
     assert generation.rephraser is not None
-    completer = generation.rephraser.completer  # type: ignore[attr-defined]
+    completer = generation.rephraser.completer
     assert isinstance(completer, ProviderCompleter)
     assert completer._failures >= completer.give_up_after  # the breaker opened
     assert all(r["rephrase_model"] is None for r in _lines(tmp_path / "o.jsonl"))

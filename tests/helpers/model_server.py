@@ -320,8 +320,8 @@ class Handler(BaseHTTPRequestHandler):
         usage = {"prompt_tokens": _words(prompt), "completion_tokens": _words(text)}
         usage["total_tokens"] = usage["prompt_tokens"] + usage["completion_tokens"]
         if chat:
-            message = {"role": "assistant", "content": text}
-            choice: dict[str, Any] = {"index": 0, "finish_reason": "stop", "message": message}
+            reply = {"role": "assistant", "content": text}
+            choice: dict[str, Any] = {"index": 0, "finish_reason": "stop", "message": reply}
             kind = "chat.completion"
         else:
             choice = {"index": 0, "finish_reason": "stop", "text": text, "logprobs": None}
@@ -336,7 +336,7 @@ class Handler(BaseHTTPRequestHandler):
     def _answer(self, prompt: str) -> str:
         if self.server.oracle is not None:
             return self.server.oracle.answer(prompt)
-        answer = self.server.options.answer
+        answer: str = self.server.options.answer
         if answer == "random":
             with self.server.lock:
                 return self.server.random.choice(["True", "False"])
@@ -376,6 +376,7 @@ def main(argv: list[str] | None = None) -> None:
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
     host, port = server.server_address[:2]
+    assert isinstance(host, str)  # an AF_INET address: the host is text, never bytes
     print(f"listening on {host}:{port}", flush=True)
     server.serve_forever()
     server.server_close()

@@ -30,7 +30,14 @@ from quizbot.evaluation.prompts import build_prompt
 from quizbot.generate.service import load_items
 from quizbot.items import StatementItem
 from quizbot.monitoring import alerts as alerts_module
-from quizbot.monitoring.nights import history, night_items, run_monitor, run_night, tonight
+from quizbot.monitoring.nights import (
+    NightResult,
+    history,
+    night_items,
+    run_monitor,
+    run_night,
+    tonight,
+)
 from quizbot.providers import Provider, Request
 from quizbot.providers.scripted import ScriptedProvider
 from schedules.config import MonitorSpec
@@ -185,7 +192,7 @@ def hook(monkeypatch: pytest.MonkeyPatch) -> Any:
 
 def _alerting_nights(db: Database, spec: MonitorSpec) -> list[Any]:
     factory = stepping_model(db, spec, lambda _d: 0.8, lambda day: f"v-{day.day}")
-    results = []
+    results: list[NightResult] = []
     for n in (1, 2):
         results.extend(run_night(db, spec, m, _night(n), provider_factory=factory)
                        for m in spec.models)  # fmt: skip

@@ -45,10 +45,11 @@ def test_a_retired_item_is_not_asked_and_its_past_answers_leave_the_comparisons(
     db: Database,
 ) -> None:
     factory = stepping_model(db, SPEC, lambda _day: 0.8)
-    runs = []
+    runs: list[int] = []
     for n in (1, 2, 3):
         (result,) = run_monitor(db, SPEC, when=_night(n), provider_factory=factory)
         assert result.status == "completed" and "retired" not in result.message
+        assert result.run_id is not None
         runs.append(result.run_id)
     first = list_responses(db, run_id=runs[0])
     anchors = set(get_run(db, runs[0]).config["anchor_item_ids"])
@@ -68,6 +69,7 @@ def test_a_retired_item_is_not_asked_and_its_past_answers_leave_the_comparisons(
     assert tonight.status == "completed"
     assert tonight.summary["notes"] == ["6 retired items left out"]
     assert "6 retired items left out" in tonight.message
+    assert tonight.run_id is not None
     assert not {r.item_id for r in list_responses(db, run_id=tonight.run_id)} & retired
 
     # The window's baseline is computed without the retired items' past answers.

@@ -173,9 +173,9 @@ def test_a_recall_session_is_scored_by_the_models_scorer_and_stored(db: Database
     rows = session_rows(db, view.id)
     assert [r.raw_text for r in rows] == [t for t, _ in answers_given]
     for row, (text, _) in zip(rows, answers_given, strict=True):
-        item = load_any_items(db, [row.item_id])[0]
-        assert isinstance(item, RecallItem)
-        reference = score_recall(item, text)
+        loaded = load_any_items(db, [row.item_id])[0]
+        assert isinstance(loaded, RecallItem)
+        reference = score_recall(loaded, text)
         assert row.outcome == reference.outcome.value
         assert row.parsed_answer == reference.summary and row.parse_reason == reference.reason
         assert row.latency_ms is not None and 2_500 <= row.latency_ms < 60_000

@@ -24,7 +24,7 @@ from quizbot.practice.facts import _entries
 from quizbot.practice.service import answer, answer_and_next, next_question, start_session
 from quizbot.practice.views import SessionView
 from storage import Database
-from storage.review_cards import AnswerSource, get_cards, pending_answers
+from storage.review_cards import AnswerSource, Pending, get_cards, pending_answers
 from storage.sessions import load_session
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
@@ -84,7 +84,9 @@ def _respondent(db: Database, view: SessionView) -> int:
     return rid
 
 
-def test_answers_schedule_their_facts_as_fsrs_does(db: Database, clock: Callable) -> None:
+def test_answers_schedule_their_facts_as_fsrs_does(
+    db: Database, clock: Callable[[datetime], None]
+) -> None:
     view = start_session(db, student="Ana", length=2, seed="s1")
     right, wrong = _answer_all(db, view, [True, False])
     cards = get_cards(db, _respondent(db, view), [right, wrong])
@@ -103,7 +105,7 @@ def test_answers_schedule_their_facts_as_fsrs_does(db: Database, clock: Callable
 
 
 def test_a_review_session_asks_the_due_facts_and_reschedules_them(
-    db: Database, clock: Callable
+    db: Database, clock: Callable[[datetime], None]
 ) -> None:
     view = start_session(db, student="Bo", length=3, seed="s2")
     facts = _answer_all(db, view, [False, True, False])
@@ -129,7 +131,9 @@ def test_a_review_session_asks_the_due_facts_and_reschedules_them(
     assert review_queue.due_items(db, "bo", t1) == []
 
 
-def test_only_the_first_answer_of_a_day_reviews_a_fact(db: Database, clock: Callable) -> None:
+def test_only_the_first_answer_of_a_day_reviews_a_fact(
+    db: Database, clock: Callable[[datetime], None]
+) -> None:
     view = start_session(db, student="Cy", length=1, seed="s3")
     (fact,) = _answer_all(db, view, [False])
     rid = _respondent(db, view)
@@ -181,7 +185,7 @@ def test_a_session_start_builds_the_history_so_an_answer_reviews_only_itself(
 
     seen: list[list[AnswerSource]] = []  # what every sync found to review, call by call
 
-    def spy(db_: Database, respondent_id: int) -> tuple[int, list[AnswerSource]]:
+    def spy(db_: Database, respondent_id: int) -> Pending:
         found = pending_answers(db_, respondent_id)
         seen.append(found[1])
         return found
@@ -227,7 +231,7 @@ def test_an_assignment_start_builds_the_history_too(
     make_assignment(db, AssignmentRequest(name="wk", kb="clinical-core", points=2, seed="5"))
     seen: list[int] = []
 
-    def spy(db_: Database, respondent_id: int) -> tuple[int, list[AnswerSource]]:
+    def spy(db_: Database, respondent_id: int) -> Pending:
         found = pending_answers(db_, respondent_id)
         seen.append(len(found[1]))
         return found
@@ -244,7 +248,9 @@ def test_an_assignment_start_builds_the_history_too(
     assert seen == [1]  # the answer reviewed only itself
 
 
-def test_a_choice_answer_reviews_every_fact_it_keys(db: Database, clock: Callable) -> None:
+def test_a_choice_answer_reviews_every_fact_it_keys(
+    db: Database, clock: Callable[[datetime], None]
+) -> None:
     view = start_session(db, student="Eli", length=1, format="choice", seed="s5")
     (item,) = _items(db, view)
     assert isinstance(item, ChoiceItem)
@@ -254,7 +260,7 @@ def test_a_choice_answer_reviews_every_fact_it_keys(db: Database, clock: Callabl
     assert {c.due for c in cards.values()} == {_due_after((Rating.Good, T0))}
 
 
-def test_due_counts_today_and_this_week(db: Database, clock: Callable) -> None:
+def test_due_counts_today_and_this_week(db: Database, clock: Callable[[datetime], None]) -> None:
     view = start_session(db, student="Fay", length=2, seed="s6")
     right, wrong = _answer_all(db, view, [True, False])
     cards = get_cards(db, _respondent(db, view), [right, wrong])
@@ -266,7 +272,7 @@ def test_due_counts_today_and_this_week(db: Database, clock: Callable) -> None:
     assert review_queue.due_items(db, "nobody", day) == []
 
 
-def test_nothing_due_is_a_clear_error(db: Database, clock: Callable) -> None:
+def test_nothing_due_is_a_clear_error(db: Database, clock: Callable[[datetime], None]) -> None:
     view = start_session(db, student="Gus", length=1, seed="s7")
     _answer_all(db, view, [True])
     with pytest.raises(InputError, match="nothing is due for review"):

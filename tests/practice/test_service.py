@@ -431,8 +431,8 @@ def test_topics_and_progress_per_topic(db: Database) -> None:
     relations = {t.name: t.n_facts for t in listed if t.kind == "relation"}
     expected = Counter(relation for (_, relation), tails in kb_tails().items() for _ in tails)
     assert relations == dict(expected)
-    systems = {t.name: t.label for t in listed if t.kind == "system"}
-    assert systems == dict(_kb()["systems"])
+    system_labels = {t.name: t.label for t in listed if t.kind == "system"}
+    assert system_labels == dict(_kb()["systems"])
     per_system: Counter[str] = Counter()
     for disease in _kb()["diseases"]:  # a system holds its diseases' facts, not vaccines'
         per_system[disease["system"]] += sum(len(disease.get(key, [])) for key in LISTS)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+from typing import Any
 
 import pytest
 
@@ -54,7 +55,7 @@ def test_a_repeated_call_is_answered_from_the_database(db: Database) -> None:
         {"messages": ({"role": "system", "content": "Be brief."},)},
     ],
 )
-def test_anything_that_can_change_the_answer_is_in_the_key(change: dict[str, object]) -> None:
+def test_anything_that_can_change_the_answer_is_in_the_key(change: dict[str, Any]) -> None:
     assert call_key("openai/m", ASK) != call_key("openai/m", dataclasses.replace(ASK, **change))
 
 

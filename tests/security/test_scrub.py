@@ -57,11 +57,13 @@ def _plant(url: str, fx: Any) -> dict[str, int]:
                 config={"model": "openai/m", "endpoint": {"headers": [f"Bearer-ish {KEY}"]}},
             )
         )
-        monitor = conn.execute(
+        monitor_key = conn.execute(
             insert(t["monitor"]).values(
                 name="m", definition={}, enabled=True, created_at=now, updated_at=now
             )
-        ).inserted_primary_key[0]
+        ).inserted_primary_key
+        assert monitor_key is not None
+        monitor = monitor_key[0]
         conn.execute(
             insert(t["monitor_night"]).values(
                 monitor_id=monitor, model="openai/m", scheduled_date=date(2026, 1, 1),

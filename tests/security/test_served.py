@@ -105,7 +105,8 @@ def _call(url: str, api: str) -> str:
     with urllib.request.urlopen(request, timeout=60) as response:
         event = json.loads(response.read())["event_id"]
     with urllib.request.urlopen(f"{url}/gradio_api/call/{api}/{event}", timeout=60) as response:
-        return response.read().decode()
+        body: bytes = response.read()
+    return body.decode()
 
 
 def test_the_public_status_endpoint_shows_no_database_location_or_row_counts(app: App) -> None:

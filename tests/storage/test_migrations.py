@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import SQLModel
+from sqlmodel import Session, SQLModel
 
 from quizbot.errors import SchemaError
 from storage import Database, ensure_schema, head_revision, open_database, schema_status, upgrade
@@ -110,10 +111,15 @@ _V1_ROWS = [
 ]
 
 
+def _execute(statement: str) -> Callable[[Session], object]:
+    """A write that runs one SQL statement (binds it now, not when the loop has moved on)."""
+    return lambda s: s.execute(text(statement))
+
+
 def test_upgrade_from_the_previous_migration_keeps_data(empty_db: Database) -> None:
     upgrade(empty_db, "0001")
     for statement in _V1_ROWS:
-        empty_db.write(lambda s, st=statement: s.execute(text(st)))
+        empty_db.write(_execute(statement))
     upgrade(empty_db)
     assert count_responses(empty_db) == 1
     (kept,) = list_responses(empty_db, run_id=1)
@@ -154,7 +160,7 @@ def test_rules_are_enforced_after_migration(
 ) -> None:
     upgrade(empty_db, "0001")
     for row in _V1_ROWS:
-        empty_db.write(lambda s, st=row: s.execute(text(st)))
+        empty_db.write(_execute(row))
     upgrade(empty_db)
     with pytest.raises(IntegrityError):
         empty_db.write(lambda s: s.execute(text(statement)))
@@ -277,7 +283,7 @@ def test_a_job_store_made_by_apscheduler_before_0005_is_adopted_and_its_stale_jo
 def test_0006_adds_the_review_tables_and_keeps_what_was_stored(empty_db: Database) -> None:
     upgrade(empty_db, "0005")
     for statement in _V1_ROWS:
-        empty_db.write(lambda s, st=statement: s.execute(text(st)))
+        empty_db.write(_execute(statement))
     upgrade(empty_db)
     assert count_responses(empty_db) == 1
     counts = table_counts(empty_db)
@@ -299,13 +305,13 @@ def test_0006_adds_the_review_tables_and_keeps_what_was_stored(empty_db: Databas
         "CURRENT_TIMESTAMP)",
     ):
         with pytest.raises(IntegrityError):
-            empty_db.write(lambda s, st=statement: s.execute(text(st)))
+            empty_db.write(_execute(statement))
 
 
 def test_0007_adds_assignments_and_keeps_runs_and_sessions_unlinked(empty_db: Database) -> None:
     upgrade(empty_db, "0006")
     for statement in _V1_ROWS:
-        empty_db.write(lambda s, st=statement: s.execute(text(st)))
+        empty_db.write(_execute(statement))
     upgrade(empty_db)
     assert count_responses(empty_db) == 1
     counts = table_counts(empty_db)
@@ -323,7 +329,7 @@ def test_0007_adds_assignments_and_keeps_runs_and_sessions_unlinked(empty_db: Da
         "UPDATE eval_run SET assignment_id = 99",
     ):
         with pytest.raises(IntegrityError):
-            empty_db.write(lambda s, st=statement: s.execute(text(st)))
+            empty_db.write(_execute(statement))
 
 
 def test_0015_adds_repeat_groups_and_reason_reviews_and_keeps_runs_ungrouped(
@@ -331,7 +337,7 @@ def test_0015_adds_repeat_groups_and_reason_reviews_and_keeps_runs_ungrouped(
 ) -> None:
     upgrade(empty_db, "0013")
     for statement in _V1_ROWS:
-        empty_db.write(lambda s, st=statement: s.execute(text(st)))
+        empty_db.write(_execute(statement))
     upgrade(empty_db)
     assert get_run(empty_db, 1).repeat_of is None  # a run stored before 0015 is a group of one
     assert table_counts(empty_db)["reason_reviews"] == 0
@@ -347,7 +353,7 @@ def test_0015_adds_repeat_groups_and_reason_reviews_and_keeps_runs_ungrouped(
         " VALUES (99, false, 'bob', CURRENT_TIMESTAMP)",  # no such answer
     ):
         with pytest.raises(IntegrityError):
-            empty_db.write(lambda s, st=statement: s.execute(text(st)))
+            empty_db.write(_execute(statement))
 
 
 def test_0018_adds_recall_self_grades_and_judgements_and_keeps_what_was_stored(
@@ -355,7 +361,7 @@ def test_0018_adds_recall_self_grades_and_judgements_and_keeps_what_was_stored(
 ) -> None:
     upgrade(empty_db, "0015")
     for statement in _V1_ROWS:
-        empty_db.write(lambda s, st=statement: s.execute(text(st)))
+        empty_db.write(_execute(statement))
     upgrade(empty_db)
     counts = table_counts(empty_db)
     assert (counts["recall_self_grades"], counts["recall_judgements"]) == (0, 0)
@@ -387,7 +393,7 @@ def test_0018_adds_recall_self_grades_and_judgements_and_keeps_what_was_stored(
         " CURRENT_TIMESTAMP)",  # no such question
     ):
         with pytest.raises(IntegrityError):
-            empty_db.write(lambda s, st=statement: s.execute(text(st)))
+            empty_db.write(_execute(statement))
 
 
 def test_0020_adds_the_secret_seed_and_held_sessions_and_keeps_what_was_stored(
@@ -402,7 +408,7 @@ def test_0020_adds_the_secret_seed_and_held_sessions_and_keeps_what_was_stored(
         "INSERT INTO review_sync (respondent_id, last_response_id, updated_at) VALUES"
         " (1, 7, '2026-01-01 00:00:00')",
     ]:
-        empty_db.write(lambda s, st=statement: s.execute(text(st)))
+        empty_db.write(_execute(statement))
     upgrade(empty_db)
     from storage.assignments import get_assignment, secret_seed
     from storage.review_cards import pending_answers, save_cards

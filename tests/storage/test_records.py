@@ -87,7 +87,7 @@ def test_a_record_has_its_tables_columns_with_the_same_names_and_types(
     record: type[Any], table: type[SQLModel]
 ) -> None:
     assert dataclasses.is_dataclass(record)
-    params = record.__dataclass_params__
+    params = vars(record)["__dataclass_params__"]  # typeshed does not declare the attribute
     assert params.frozen
     hints = typing.get_type_hints(record)
     columns = {name: f.annotation for name, f in table.model_fields.items()}

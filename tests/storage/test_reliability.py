@@ -131,9 +131,9 @@ def test_sigkill_mid_batch_keeps_every_acknowledged_write(db: Database, database
     # Three kills on the same database, each resuming where the stored rows end.
     for round_, batch in enumerate((50, 200, 7)):
         reopened = open_database(database_url)
-        stored = answered_item_ids(reopened, fx.run_id)
+        done = answered_item_ids(reopened, fx.run_id)
         reopened.dispose()
-        start = len(stored)
+        start = len(done)
         acked |= _kill_mid_batch(database_url, fx, start, batch, acks_before_kill=3 + round_)
 
     after = open_database(database_url)  # opens cleanly, schema check passes

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session
 
 from quizbot import domain
 from quizbot.domain import MAX_FLAG_COMMENT, FlagDecision, FlagState, OverrideKind, RespondentKind
@@ -73,7 +75,7 @@ def test_a_bad_flag_is_refused_clearly_and_nothing_is_stored(
     fx = make_run(db, 1)
     values = {"reason": "other", "comment": "", **kwargs}
     with pytest.raises(InputError, match=message) as info:
-        create_flag(db, item_id=fx.item_ids[0], **values)
+        create_flag(db, item_id=fx.item_ids[0], reason=values["reason"], comment=values["comment"])
     assert info.value.field in {"reason", "comment"}
     assert list_flags(db) == []
 
@@ -163,6 +165,11 @@ def test_a_bad_override_stores_none_of_the_batch(db: Database) -> None:
     assert list_overrides(db) == []
 
 
+def _execute(statement: str) -> Callable[[Session], object]:
+    """A write that runs one SQL statement (binds it now, not when the loop has moved on)."""
+    return lambda s: s.execute(text(statement))
+
+
 def test_the_database_refuses_a_duplicate_override_and_an_unknown_kind(db: Database) -> None:
     add_overrides(db, [_override("fever")])
     insert = (
@@ -172,5 +179,5 @@ def test_the_database_refuses_a_duplicate_override_and_an_unknown_kind(db: Datab
     )
     for kind in ("true_not_negative", "maybe"):
         with pytest.raises(IntegrityError):
-            db.write(lambda s, k=kind: s.execute(text(insert.format(kind=k))))
+            db.write(_execute(insert.format(kind=kind)))
     assert table_counts(db)["kb_overrides"] == 1

@@ -14,11 +14,11 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from http.cookiejar import CookieJar
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import pytest
 
@@ -65,7 +65,7 @@ def app(database_url: str, tmp_path: Path) -> Iterator[App]:
     yield from _serve(database_url, tmp_path, {})
 
 
-def _serve(database_url: str, tmp_path: Path, extra: dict[str, str]) -> Iterator[App]:
+def _serve(database_url: str, tmp_path: Path, extra: dict[str, str]) -> Generator[App, None, None]:
     """`quizbot serve` over a database holding the three accounts, with ``extra`` settings."""
     db = open_database(database_url)
     try:
@@ -136,7 +136,14 @@ def _http(
     return status, {k.lower(): v for k, v in head.items()}, body.decode("utf-8", "replace")
 
 
-def _csrf(app: App, jar: CookieJar) -> str:
+class HasUrl(Protocol):
+    """A served app as :func:`_csrf` needs it: its address (an :class:`App` or another test's)."""
+
+    @property
+    def url(self) -> str: ...
+
+
+def _csrf(app: HasUrl, jar: CookieJar) -> str:
     """The browser's form token, fetched from the login page (as a browser gets it) if needed."""
     found = [c.value for c in jar if c.name == "quizbot_csrf"]
     if not found:

@@ -118,7 +118,8 @@ def _log_in(browser: Any, app: App, name: str) -> Any:
 
 def _tab_shown(page: Any, name: str) -> bool:
     tab = page.get_by_role("tab", name=name)
-    return tab.count() == 1 and tab.first.is_visible()
+    shown: bool = tab.count() == 1 and tab.first.is_visible()
+    return shown
 
 
 def _choose(page: Any, assignment: str) -> None:

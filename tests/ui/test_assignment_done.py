@@ -53,7 +53,7 @@ def mcnemar_p(b01: int, b10: int) -> float:
     n = b01 + b10
     if n == 0 or b01 == b10:
         return 1.0
-    tail = sum(math.comb(n, i) for i in range(min(b01, b10) + 1)) / 2**n
+    tail: float = sum(math.comb(n, i) for i in range(min(b01, b10) + 1)) / 2**n
     return min(1.0, 2 * tail)
 
 

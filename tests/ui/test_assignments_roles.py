@@ -33,6 +33,7 @@ from quizbot.practice.service import answer, next_question
 from quizbot.ui import assignments as tab
 from quizbot.ui.app import build_app
 from quizbot.ui.context import UiContext
+from quizbot.ui.monitor import NOT_ADMIN
 from storage import Database
 from storage.assignments import assignment_sessions, find_assignment, list_assignments
 from storage.review import assignment_retired
@@ -85,7 +86,7 @@ def _handler(app: gr.Blocks, elem_id: str, event: str = "click") -> Callable[...
     (target,) = [b for b in app.blocks.values() if getattr(b, "elem_id", None) == elem_id]
     for block_fn in app.fns.values():
         if (target._id, event) in [(t[0], t[1]) for t in block_fn.targets] and block_fn.fn:
-            return block_fn.fn  # type: ignore[no-any-return]
+            return block_fn.fn
     raise AssertionError(f"no {event} handler on {elem_id}")
 
 
@@ -194,13 +195,11 @@ def test_local_mode_keeps_the_admin_login(db: Database, tmp_path: Path) -> None:
     show = _handler(app, "qb-assign-show")
     make = _handler(app, "qb-assign-create")
     anyone = SimpleNamespace(username=None)
-    assert show(False, "one", anyone, anyone)[0] == tab.NOT_ADMIN
+    assert show(False, "one", anyone, anyone)[0] == NOT_ADMIN
     page, _, _ = show(True, "one", anyone, anyone)
     assert page.startswith("### one")
     form = [FORM[k] for k in ("kb", "points", "fmt", "mode")]
-    assert make(False, "x", *form, "", "", "", False, False, True, 0, anyone, anyone) == (
-        tab.NOT_ADMIN
-    )
+    assert make(False, "x", *form, "", "", "", False, False, True, 0, anyone, anyone) == (NOT_ADMIN)
     done = make(True, "two", *form, "year-2", "", "", False, False, True, 0, anyone, anyone)
     assert "for cohort year-2" in done
     assert [a.cohort for a in list_assignments(db)] == ["year-1", "year-2"]

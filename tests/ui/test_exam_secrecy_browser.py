@@ -198,7 +198,10 @@ def _show_progress(page: Any, expect: str) -> str:
         arg=[text.element_handle(), expect],
     )
     page.wait_for_timeout(500)  # the sessions table follows in the same update
-    return text.inner_text() + "\n" + page.locator("#qb-practice-progress-sessions").inner_text()
+    shown: str = (
+        text.inner_text() + "\n" + page.locator("#qb-practice-progress-sessions").inner_text()
+    )
+    return shown
 
 
 def test_during_an_exam_my_progress_and_review_show_nothing_of_it(

@@ -13,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
+from gradio.block_function import BlockFunction
 from sqlmodel import col, select
 
 from quizbot.analysis.metrics import Proportion
@@ -335,6 +336,13 @@ def test_the_knowledge_base_note_shows_the_licence_line_by_line() -> None:
     assert ui.kb_note(listing, "missing") == ""
 
 
+def _first_target(fn: BlockFunction) -> int:
+    """The id of the first component ``fn`` is bound to (every bound target has one)."""
+    target = fn.targets[0][0]
+    assert target is not None
+    return target
+
+
 def test_a_letter_click_runs_in_the_browser_only_and_submit_sends_the_letters(
     db: Database,
 ) -> None:
@@ -353,9 +361,8 @@ def test_a_letter_click_runs_in_the_browser_only_and_submit_sends_the_letters(
     ]
     assert len(clicks) == len(ui.LETTER_BUTTONS)
     assert all(f.fn is None and f.js for f in clicks)
-    for letter, f in zip(
-        ui.LETTER_BUTTONS, sorted(clicks, key=lambda f: f.targets[0][0]), strict=True
-    ):
+    for letter, f in zip(ui.LETTER_BUTTONS, sorted(clicks, key=_first_target), strict=True):
+        assert isinstance(f.js, str)
         assert f'"{letter}"' in f.js and f.outputs[-1]._id == ids["qb-practice-submit"]
     (submit,) = (
         f for f in blocks.fns.values() if (ids["qb-practice-submit"], "click") in f.targets

@@ -117,6 +117,7 @@ def _run(page: Any, served: Served, student: str, width: int) -> None:
     _keep(screenshot(tab, name))
     with database(served.database_url) as db:
         (row,) = stored(db, session_id)
+        assert row.id is not None
         assert self_grades(db, [row.id]) == {row.id: {MADE_UP: "right"}}
         assert row.parsed_answer == score_recall(item, text).summary  # the score as stored
     if width <= 400:

@@ -103,9 +103,9 @@ def test_a_student_completes_a_recall_session_and_sees_matched_missed_wrong(
         # Before the answer: no gold entity in the section (beyond the question's own words),
         # none in the app's config, no item id anywhere.
         shown = section.inner_text().casefold()
-        for gold in item.answers:
-            if gold.casefold() not in item.question.casefold():
-                assert gold.casefold() not in shown, gold
+        for answer in item.answers:
+            if answer.casefold() not in item.question.casefold():
+                assert answer.casefold() not in shown, answer
         assert item.id not in tab.content() and item.id not in config_text(served)
         gold = list(item.answers)
         if position == 1:  # the first entity and a made-up one
