@@ -19,6 +19,7 @@ from sqlalchemy import delete, event
 
 from quizbot.generate.choice import choice_questions
 from quizbot.generate.service import item_from_row, load_items, store_items
+from quizbot.generate.service import store_items as planning_store_items
 from quizbot.items import ChoiceItem, StatementItem
 from quizbot.kb.registry import get_kb
 from quizbot.practice import facts, planning, review_queue
@@ -30,8 +31,6 @@ from storage.models import ReviewCardRow, ReviewSyncRow
 from storage.repo import get_items
 from storage.review_cards import get_cards, item_facts, pending_answers
 from storage.sessions import load_session
-
-planning_store_items = facts.store_items
 
 # What a returning student's first start runs today is 29 statements on SQLite (transactions
 # included); the bound leaves room for a statement or two more, never one per past answer.

@@ -42,7 +42,7 @@ def _handler(app: gr.Blocks, elem_id: str, event: str = "click") -> Callable[...
     (target,) = [b for b in app.blocks.values() if getattr(b, "elem_id", None) == elem_id]
     for block_fn in app.fns.values():
         if (target._id, event) in [(t[0], t[1]) for t in block_fn.targets] and block_fn.fn:
-            return block_fn.fn  # type: ignore[no-any-return]
+            return block_fn.fn
     raise AssertionError(f"no {event} handler on {elem_id}")
 
 
