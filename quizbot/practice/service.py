@@ -25,9 +25,11 @@ Design
 
     Choosing facts. Candidate facts are the KB's knowledge points (within the topic, and for
     statements only relations the prototype pool covers), in a seeded order stratified by
-    relation (:func:`quizbot.generate.points.stratified`). Facts the student has never answered
-    come first, then facts answered but not mastered, and facts already mastered (every answer
-    to them correct) last, so they are asked again only when nothing else is left.
+    relation (:func:`quizbot.generate.points.stratified`), the relations of each round shuffled
+    with the session's seed so no two sessions take the topics in the same sequence. Facts the
+    student has never answered come first, then facts answered but not mastered, and facts
+    already mastered (every answer to them correct) last, so they are asked again only when
+    nothing else is left.
 
     Variants. Each fact yields 16 true/false statements (8 transforms of the fact and 8 of its
     generated false counterpart). A practice session shows the answer after every question, so
@@ -37,7 +39,8 @@ Design
     all 16, preferring ones the student was never shown; drawing the side at random matters:
     were the fact side always asked, "affirmative sentences are true" would be a pattern to
     exploit. Multiple-choice sessions
-    ask one question per (head, relation); ``mixed`` alternates the two, never asking a choice
+    ask one question per (head, relation); ``mixed`` draws the kind of each question at random
+    (seeded, half and half), never asking a choice
     question and statements about the same head and relation in one session.
 
     Review mode ("review my mistakes"). A fact needs review when the student missed it (answered
