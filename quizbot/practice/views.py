@@ -193,6 +193,9 @@ class Feedback(_Json):
     explanation: Explanation
     answered: int
     finished: bool
+    # The question as it was asked (text, options, topic): set in an exam's review
+    # (:func:`quizbot.practice.assignments.exam_review`), where each card shows it whole.
+    question: Question | None = None
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ reads, the second the chat, and what they store is read back from the database.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -641,3 +642,44 @@ def test_skipped_controls_are_already_as_the_full_update_would_set_them(
             chat = out[-1]
     assert lean[-2:] == [hidden, hidden]  # the session is over: End and Next gone
     assert skipped > 0  # something was left alone, or this test checks nothing
+
+
+def test_an_exam_review_shows_each_question_whole_with_answer_key_and_explanation() -> None:
+    long_text = (
+        "Systemic lupus erythematosus, a chronic autoimmune disease that can affect the skin, "
+        "joints, kidneys and serous membranes, commonly presents with a malar rash over the "
+        "cheeks and the bridge of the nose that spares the nasolabial folds."
+    )
+    asked = Question(
+        session_id=3,
+        id="s3q1",
+        position=1,
+        total=2,
+        kind="statement",
+        text=long_text,
+        options=None,
+        topic="Symptoms",
+        instructions="Is this statement true or false?",
+        quick_replies=["True", "False"],
+    )
+    e = explanation(negative=False, transform="none")
+    statement = dataclasses.replace(feedback("incorrect", e, "True"), total=2, question=asked)
+    choice = dataclasses.replace(
+        feedback("correct", e, "A. colchicine"),
+        question_id="s3q2",
+        position=2,
+        total=2,
+        your_answer="A",
+        question=dataclasses.replace(choice_question(), total=2),
+    )
+    review = ui.render_review([statement, choice])
+    first, second = review.split("\n\n---\n\n")
+    assert first.startswith("### Review of every question\n\n**Question 1 of 2** · *Symptoms*")
+    assert long_text in first and "…" not in review  # whole, never cut short
+    assert "✗ **Answer 1 of 2: wrong.** Your answer: True. Correct answer: **True**." in first
+    assert "Gout can affect the big toe." in first  # the explanation
+    assert first.index(long_text) < first.index("Your answer")  # the question comes first
+    assert "Which drugs treat gout? Select all that apply." in second
+    assert "**A.** colchicine\n**B.** allopurinol\n**C.** insulin" in second
+    assert "Your answer: A. Correct answer: **A. colchicine**." in second
+    assert "Type the letter." not in review  # how to answer is no part of a review

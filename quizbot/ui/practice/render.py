@@ -83,8 +83,8 @@ def answer_letters(question: Question | None) -> list[str]:
     ]
 
 
-def render_question(question: Question) -> str:
-    """A question as a chat message: position, topic, text, options and how to answer."""
+def _asked(question: Question) -> str:
+    """A question as it is asked, whole: position, topic, text and options."""
     lines = [
         f"**Question {question.position} of {question.total}** · *{md_escape(question.topic)}*",
         "",
@@ -93,8 +93,12 @@ def render_question(question: Question) -> str:
     if question.options:
         lines.append("")
         lines.extend(f"**{o.letter}.** {md_escape(o.text)}" for o in question.options)
-    lines.extend(["", f"*{md_escape(question.instructions)}*"])
     return "\n".join(lines)
+
+
+def render_question(question: Question) -> str:
+    """A question as a chat message: position, topic, text, options and how to answer."""
+    return _asked(question) + f"\n\n*{md_escape(question.instructions)}*"
 
 
 def _details(e: practice.Explanation) -> str:
@@ -152,10 +156,15 @@ def render_receipt(feedback: Feedback) -> str:
 
 
 def render_review(review: Sequence[Feedback]) -> str:
-    """An exam's review: the feedback on every question, in order, as Markdown."""
+    """An exam's review as Markdown: every question in order, whole (text and options, never
+    cut short), then the student's answer, the key and the explanation."""
     if not review:
         return ""
-    return "### Review of every question\n\n" + "\n\n---\n\n".join(map(render_feedback, review))
+    cards = [
+        (_asked(f.question) + "\n\n" if f.question is not None else "") + render_feedback(f)
+        for f in review
+    ]
+    return "### Review of every question\n\n" + "\n\n---\n\n".join(cards)
 
 
 def _comparison_text(result: practice.ModelResult) -> str:
@@ -173,8 +182,12 @@ def _preview(text: str) -> str:
     return first if len(first) <= _QUESTION_PREVIEW else first[: _QUESTION_PREVIEW - 1] + "…"
 
 
-def render_summary(summary: Summary, offered: Sequence[str] = ()) -> str:
-    """A session's results as Markdown; ``offered`` models without shared answers are named."""
+def render_summary(summary: Summary, offered: Sequence[str] = (), *, answers: bool = True) -> str:
+    """A session's results as Markdown; ``offered`` models without shared answers are named.
+
+    ``answers=False`` leaves out the table of answers (questions cut to one line), for an exam,
+    whose review (:func:`render_review`) follows with every question whole.
+    """
     s = summary.session
     ended = "finished" if s.status == "finished" else s.status
     lines = [
@@ -225,7 +238,9 @@ def render_summary(summary: Summary, offered: Sequence[str] = ()) -> str:
         lines.append(
             "\nNot evaluated on these questions yet: " + ", ".join(_code(m) for m in missing) + "."
         )
-    if summary.answers:
+    if summary.answers and not answers:
+        lines.extend(["", "Every question is reviewed below, whole, with your answer and the key."])
+    elif summary.answers:
         lines.extend(
             [
                 "",
