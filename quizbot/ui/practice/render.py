@@ -377,6 +377,29 @@ def _error_text(exc: BaseException) -> str:
 _DUE_HINT = "Enter your pseudonym to see what is due for review."
 
 
+# --------------------------------------------------------------------------------------------
+# The tab's intro and hints: local mode asks for a pseudonym, accounts mode names the account
+
+_INTRO = "Practise medical knowledge one question at a time."
+PROGRESS_HINT = "Enter your pseudonym above, then press **Show my progress**."
+PROGRESS_HINT_ACCOUNTS = "Press **Show my progress**."
+
+
+def intro_text(accounts_mode: bool, account: str | None = None) -> str:
+    """The Practice tab's intro: in local mode, ask for a pseudonym; in accounts mode, say that
+    answers are kept with the account, naming it once known (on page load, from the login)."""
+    if not accounts_mode:
+        return (
+            f"{_INTRO} Use a pseudonym or code name: it is how your answers and progress are kept."
+        )
+    if not account:
+        return f"{_INTRO} Your answers and progress are kept with your account."
+    return (
+        f"{_INTRO} Signed in as **{md_escape(account)}**: your answers and progress are kept "
+        "with your account."
+    )
+
+
 def due_panel_text(count: int) -> str:
     """The panel's text for ``count`` facts due now."""
     noun = "fact" if count == 1 else "facts"
