@@ -104,6 +104,8 @@ Design
     Spaced review. Every answer also updates the student's FSRS card for the fact it asks
     about (:mod:`quizbot.practice.review_queue`: the rating rule, one review per fact per day);
     :func:`due_items` lists the facts due, :func:`start_review_session` asks them.
+    :func:`coverage` says how much of a KB (per organ system, per relation) a student has seen
+    and how much of it is due.
 
 Every dataclass returned has ``as_json()`` giving plain JSON types (datetimes as ISO 8601).
 """
@@ -138,6 +140,7 @@ from quizbot.practice.recall import (
     start_recall_session,
 )
 from quizbot.practice.reports import (
+    coverage,
     progress,
     summary,
 )
@@ -169,6 +172,7 @@ from quizbot.practice.views import (
     MAX_LENGTH,
     MAX_NAME_LENGTH,
     AnswerRecord,
+    Coverage,
     Explanation,
     Feedback,
     Format,
@@ -190,6 +194,7 @@ from quizbot.practice.views import (
     SessionView,
     Summary,
     Topic,
+    TopicCoverage,
     TopicProgress,
     TopicScore,
 )
@@ -203,6 +208,7 @@ __all__ = [
     "MAX_NAME_LENGTH",
     "AnswerRecord",
     "AnswerStep",
+    "Coverage",
     "DueCounts",
     "DueFact",
     "Explanation",
@@ -227,6 +233,7 @@ __all__ = [
     "Sitter",
     "Summary",
     "Topic",
+    "TopicCoverage",
     "TopicProgress",
     "TopicScore",
     "answer",
@@ -234,6 +241,7 @@ __all__ = [
     "answer_recall",
     "close_idle",
     "count_due_now",
+    "coverage",
     "due_counts",
     "due_items",
     "end_session",
