@@ -348,7 +348,8 @@ def coverage(
     db: Database, student: str, *, kb: str = DEFAULT_KB, at: datetime | None = None
 ) -> Coverage:
     """How much of ``kb`` the student has seen, per organ system and per relation: the facts
-    answered at least once out of the facts practice can ask, the accuracy of the answers on
+    answered at least once (or reviewed by an answer: a multiple-choice question reviews every
+    right option's fact) out of the facts practice can ask, the accuracy of the answers on
     them, and how many are due for spaced review today and within seven days of ``at``
     (default: :func:`quizbot.practice.review_queue.now`).
 
@@ -369,16 +370,19 @@ def coverage(
     history = _history(db, respondent.id, kb_data.name)
     sync(db, respondent.id)
     moment = _utc(at or now())
-    week = due_cards(db, respondent.id, moment + timedelta(days=7), kb_name=kb_data.name)
-    due_week = {c.fact for c in week}
-    due_today = {c.fact for c in week if c.due <= _end_of_day(moment)}
+    # Every card of the KB (a century on: all of them), so a fact a multiple-choice question
+    # reviewed without being its own fact (another right option) counts as seen too.
+    cards = due_cards(db, respondent.id, moment + timedelta(days=36500), kb_name=kb_data.name)
+    carded = {c.fact for c in cards}
+    due_week = {c.fact for c in cards if c.due <= moment + timedelta(days=7)}
+    due_today = {c.fact for c in cards if c.due <= _end_of_day(moment)}
     # per topic key: seen, due today, due this week, right, answered
     counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0, 0])
     total = [0, 0, 0]
     for fact, topic_keys in keys_of.items():
         record = history.facts.get(fact)
         figures = (
-            int(record is not None and record.n_answers > 0),
+            int(fact in carded or (record is not None and record.n_answers > 0)),
             int(fact in due_today),
             int(fact in due_week),
             record.n_correct if record else 0,

@@ -21,11 +21,14 @@ from quizbot.ui.practice.panels import (
     progress_view_empty,
     refresh_due,
     send_flag,
+    show_coverage,
     show_progress,
 )
 from quizbot.ui.practice.render import (
     _DUE_HINT,
     ALL_TOPICS,
+    COVERAGE_HEADERS,
+    COVERAGE_VIEWS,
     DEFAULT_LENGTH,
     FLAG_REASONS,
     FORMATS,
@@ -121,6 +124,9 @@ class _ProgressPanel:
     plot: Any
     topics: Any
     sessions: Any
+    coverage_view: Any
+    coverage_text: Any
+    coverage: Any
 
 
 @dataclass
@@ -190,13 +196,21 @@ def build(ctx: UiContext) -> None:
     )
     _wire_answers(ctx, chat, states, screen)
     _wire_kb_and_flag(ctx, settings, chat, states)
+    coverage = {  # not part of the API: /practice_progress keeps its four outputs
+        "fn": identity.as_student(ctx, partial(show_coverage, ctx), 4, student=0),
+        "inputs": [settings.student, progress.kb, settings.kb, progress.coverage_view],
+        "outputs": [progress.coverage_text, progress.coverage],
+        "api_visibility": "private",
+        "show_progress": "hidden",
+    }
     gr.on(
         [progress.button.click, progress.box.expand],
         identity.as_student(ctx, partial(show_progress, ctx), 3, student=0),
         [settings.student, progress.kb, progress.by],
         [progress.text, progress.plot, progress.topics, progress.sessions],
         api_name="practice_progress",
-    )
+    ).then(**coverage)
+    progress.coverage_view.change(**coverage)
 
 
 def _settings_column(kb_names: list[str], accounts_mode: bool) -> _Settings:
@@ -403,6 +417,19 @@ def _progress_panel(kb_names: list[str], accounts_mode: bool) -> _ProgressPanel:
             interactive=False,
             elem_id="qb-practice-progress-topics",
         )
+        coverage_text = gr.Markdown(elem_id="qb-practice-coverage-text")
+        coverage_view = gr.Radio(
+            choices=COVERAGE_VIEWS,
+            value="system",
+            label="Coverage",
+            elem_id="qb-practice-coverage-view",
+        )
+        coverage_table = gr.Dataframe(
+            headers=COVERAGE_HEADERS,
+            label="Facts seen and due for review, weakest topics first",
+            interactive=False,
+            elem_id="qb-practice-coverage",
+        )
         session_table = gr.Dataframe(
             headers=SESSION_HEADERS,
             label="Sessions",
@@ -419,6 +446,9 @@ def _progress_panel(kb_names: list[str], accounts_mode: bool) -> _ProgressPanel:
         plot,
         topic_table,
         session_table,
+        coverage_view,
+        coverage_text,
+        coverage_table,
     )
 
 

@@ -45,7 +45,18 @@ API_OUTPUTS = (
     "knowledge-base notice: Markdown licence or acknowledgement",
     "answer box: an update (cleared, shown while a question is open)",
 )
-TOPIC_HEADERS = ["knowledge base", "topic", "period", "right / answered", "accuracy", "95% CI"]
+TOPIC_HEADERS = ["knowledge base", "kind", "topic", "right / answered", "accuracy", "95% CI"]
+COVERAGE_HEADERS = [
+    "topic",
+    "facts seen",
+    "seen (%)",
+    "due today",
+    "due this week",
+    "right / answered",
+    "accuracy",
+]
+COVERAGE_VIEWS = [("Per organ system", "system"), ("Per relation", "relation")]
+_KIND_WORDS = {"system": "organ system", "relation": "relation"}
 SESSION_HEADERS = [
     "session",
     "started (UTC)",
@@ -330,19 +341,19 @@ def progress_view(p: Progress) -> ProgressView:
                 }
             )
     plot = pd.DataFrame(plot_rows, columns=[by_what, "accuracy (%)", "topic", "answered", "95% CI"])
-    topic_rows: list[list[Any]] = []
-    for t in p.topics:
-        for period, a in [("all", t.overall)] + [(x.period, x.accuracy) for x in t.points]:
-            topic_rows.append(
-                [
-                    t.kb,
-                    t.label,
-                    period if period == "all" or p.by == "day" else f"session {period}",
-                    f"{a.k}/{a.n}",
-                    format_percent(a.value),
-                    f"{format_percent(a.low)}–{format_percent(a.high)}",
-                ]
-            )
+    # One row per topic (its figures over every period: the chart has them period by period),
+    # saying whether it is a relation or an organ system.
+    topic_rows: list[list[Any]] = [
+        [
+            t.kb,
+            _KIND_WORDS.get(t.kind, t.kind),
+            t.label,
+            f"{t.overall.k}/{t.overall.n}",
+            format_percent(t.overall.value),
+            f"{format_percent(t.overall.low)}–{format_percent(t.overall.high)}",
+        ]
+        for t in p.topics
+    ]
     session_rows: list[list[Any]] = [
         [
             s.id,
@@ -357,6 +368,38 @@ def progress_view(p: Progress) -> ProgressView:
         for s in sorted(p.sessions, key=lambda s: s.started_at, reverse=True)
     ]
     return ProgressView(overview, plot, topic_rows, session_rows)
+
+
+def _share(value: float) -> str:
+    """A share seen in percent, with a decimal below 10% (a few facts of a big KB are not 0%)."""
+    if 0 < value < 0.001:
+        return "<0.1%"
+    return f"{100 * value:.1f}%" if value < 0.1 else format_percent(value)
+
+
+def coverage_text(c: practice.Coverage) -> str:
+    """The knowledge base's coverage in one line: facts seen of all, and how many are due."""
+    share = f" ({_share(c.seen / c.n_facts)})" if c.n_facts else ""
+    return (
+        f"**Coverage of {_code(c.kb)}:** {c.seen:,} of {c.n_facts:,} facts seen{share}; "
+        f"due for review: **{c.due_now}** today, **{c.due_week}** within a week."
+    )
+
+
+def coverage_rows(c: practice.Coverage, view: str) -> list[list[Any]]:
+    """One row per organ system (``view`` "system") or per relation, weakest first."""
+    return [
+        [
+            t.label,
+            f"{t.seen:,} of {t.n_facts:,}",
+            _share(t.share_seen),
+            t.due_now,
+            t.due_week,
+            f"{t.accuracy.k}/{t.accuracy.n}",
+            format_percent(t.accuracy.value),
+        ]
+        for t in (c.systems if view == "system" else c.relations)
+    ]
 
 
 FLAG_REASONS = [
