@@ -40,7 +40,14 @@ from quizbot.items import RecallItem
 from quizbot.kb.model import KnowledgeBaseData
 from quizbot.kb.registry import get_kb
 from quizbot.practice.facts import _entries, _view
-from quizbot.practice.feedback import _explain, _key_words, _question_id, _words, is_exam
+from quizbot.practice.feedback import (
+    _explain,
+    _key_words,
+    _question,
+    _question_id,
+    _words,
+    is_exam,
+)
 from quizbot.practice.review_queue import catch_up
 from quizbot.practice.seats import Sitter, check_seat
 from quizbot.practice.topics import _cohort, _display_name, _relation_label
@@ -236,7 +243,8 @@ def second_pass_session(db: Database, first_session_id: int) -> SessionView | No
 
 
 def exam_review(db: Database, session_id: int) -> list[Feedback]:
-    """The feedback on every question of a session, in order, once all are answered.
+    """The feedback on every question of a session, in order, once all are answered, each
+    with the question as it was asked (:attr:`Feedback.question`: its whole text and options).
 
     For an exam it is the full review at the end; before the student has answered everything
     it raises :class:`InputError` (nothing is revealed). Practice sessions get it too.
@@ -279,6 +287,7 @@ def exam_review(db: Database, session_id: int) -> list[Feedback]:
                 explanation=_explain(db, loaded, item),
                 answered=len(answered),
                 finished=row.status == SessionStatus.FINISHED.value,
+                question=_question(loaded, position, item),
             )
         )
     return review

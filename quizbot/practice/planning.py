@@ -4,6 +4,7 @@ queue live in :mod:`quizbot.practice.facts`."""
 
 from __future__ import annotations
 
+import random
 import secrets
 from collections.abc import Sequence
 from datetime import datetime, timedelta
@@ -73,10 +74,42 @@ def prepare(kb: KnowledgeBaseData) -> int:
     return len(pool)
 
 
-def _interleave(a: Sequence[_Planned], b: Sequence[_Planned]) -> list[_Planned]:
-    out: list[_Planned] = []
-    for i in range(max(len(a), len(b))):
-        out.extend(x[i] for x in (a, b) if i < len(x))
+def _mix(statements: Sequence[_Planned], choices: Sequence[_Planned], seed: str) -> list[_Planned]:
+    """A mixed session's questions: each position drawn at random (seeded by the session's
+    seed) to be a statement or a choice question, with exactly as many of each as given.
+
+    Strict alternation was itself a clue (issue 29): after a true/false question the next one
+    was always multiple choice. Each kind keeps its own order (the topics' interleaving).
+    """
+    total = len(statements) + len(choices)
+    rng = random.Random(f"mix\x1f{seed}")
+    at_choice = set(rng.sample(range(total), len(choices)))
+    said, chosen = iter(statements), iter(choices)
+    return [next(chosen) if i in at_choice else next(said) for i in range(total)]
+
+
+def _interleaved(facts: Sequence[Triplet], seed: str) -> list[Triplet]:
+    """``facts`` with its topics (relations, what :func:`stratified` groups by) in a seeded
+    order of their own, round by round.
+
+    :func:`stratified` deals one fact per relation per round, always in alphabetical order, so
+    every session asked its topics in the same sequence (issue 29). Here each round's relations
+    are shuffled with the session's seed (a resume reads the stored items, so it keeps the
+    order), never putting a round's first topic right after the previous round's last. Within
+    a relation the facts keep their order.
+    """
+    queues: dict[str, list[Triplet]] = {}
+    for fact in facts:
+        queues.setdefault(fact.relation, []).append(fact)
+    rng = random.Random(f"topics\x1f{seed}")
+    out: list[Triplet] = []
+    depth = max((len(q) for q in queues.values()), default=0)
+    for i in range(depth):
+        round_ = [q[i] for q in queues.values() if i < len(q)]
+        rng.shuffle(round_)
+        if len(round_) > 1 and out and round_[0].relation == out[-1].relation:
+            round_[0], round_[1] = round_[1], round_[0]
+        out.extend(round_)
     return out
 
 
@@ -124,7 +157,7 @@ def _plan(
     said = _statement_items(
         kb, rest, length - len(chosen), seed=seed, cap=cap, history=history, review=review
     )
-    return _interleave(said, chosen)
+    return _mix(said, chosen, seed)
 
 
 def _candidates(kb: KnowledgeBaseData, topic: Topic | None) -> list[Triplet]:
@@ -183,8 +216,11 @@ def start_session(
     notes: list[str] = []
     if review:
         due = [t for t in pool if history.facts.get(cache.fact_key(t), _FactRecord()).needs_review]
-        facts = stratified(
-            kb_data.name, due, f"review\x1f{session_seed}", point_digits=cache.point_digits
+        facts = _interleaved(
+            stratified(
+                kb_data.name, due, f"review\x1f{session_seed}", point_digits=cache.point_digits
+            ),
+            session_seed,
         )
         if not facts:
             raise InputError(
@@ -193,8 +229,11 @@ def start_session(
                 hint="practise without review first, or choose another topic",
             )
     else:
-        ordered = stratified(
-            kb_data.name, pool, f"practice\x1f{session_seed}", point_digits=cache.point_digits
+        ordered = _interleaved(
+            stratified(
+                kb_data.name, pool, f"practice\x1f{session_seed}", point_digits=cache.point_digits
+            ),
+            session_seed,
         )
 
         def tier(t: Triplet) -> int:

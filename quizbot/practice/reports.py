@@ -17,8 +17,11 @@ from quizbot.analysis.metrics import (
 from quizbot.domain import Outcome, RespondentKind
 from quizbot.errors import InputError, NotFoundError
 from quizbot.generate.service import load_items
+from quizbot.kb.registry import DEFAULT_KB
 from quizbot.practice.facts import (
     _entries,
+    _history,
+    _kb_cache,
     _view,
 )
 from quizbot.practice.feedback import (
@@ -28,10 +31,14 @@ from quizbot.practice.feedback import (
 )
 from quizbot.practice.recall import is_recall_session, recall_progress
 from quizbot.practice.resume import close_idle
+from quizbot.practice.review_queue import _end_of_day, _utc, now, sync
 from quizbot.practice.sealed import is_sealed, sealed_in_history
 from quizbot.practice.topics import (
     _display_name,
+    _load_kb,
+    _topic_keys,
     _topic_label,
+    _topics,
     normalise_student,
 )
 from quizbot.practice.views import (
@@ -39,16 +46,19 @@ from quizbot.practice.views import (
     WEAKEST_COUNT,
     WEAKEST_MIN_N,
     AnswerRecord,
+    Coverage,
     Item,
     ModelResult,
     Progress,
     ProgressPoint,
     SessionInfo,
     Summary,
+    TopicCoverage,
     TopicProgress,
     TopicScore,
 )
 from storage import Database
+from storage.review_cards import due_cards
 from storage.sessions import (
     AnswerRow,
     find_respondent,
@@ -316,4 +326,93 @@ def progress(
         topics=topic_list,
         sessions=sessions,
         recall=recall_progress(db, respondent.id, kb=kb),
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Coverage
+
+
+def _weakest_first(rows: Iterable[TopicCoverage]) -> list[TopicCoverage]:
+    """Topics answered, lowest accuracy first (more answers first on a tie); then the topics
+    never answered, by label."""
+
+    def key(t: TopicCoverage) -> tuple[bool, float, int, str]:
+        value = t.accuracy.value
+        return (value is None, value or 0.0, -t.accuracy.n, t.label.casefold())
+
+    return sorted(rows, key=key)
+
+
+def coverage(
+    db: Database, student: str, *, kb: str = DEFAULT_KB, at: datetime | None = None
+) -> Coverage:
+    """How much of ``kb`` the student has seen, per organ system and per relation: the facts
+    answered at least once (or reviewed by an answer: a multiple-choice question reviews every
+    right option's fact) out of the facts practice can ask, the accuracy of the answers on
+    them, and how many are due for spaced review today and within seven days of ``at``
+    (default: :func:`quizbot.practice.review_queue.now`).
+
+    Organ systems and relations are separate lists (every fact is in one relation and at most
+    one system), each weakest first. Answers in exams still sealed count nowhere yet, as in
+    :func:`progress`. Raises :class:`NotFoundError` when the pseudonym has never practised and
+    :class:`InputError` for an unknown knowledge base.
+    """
+    respondent = find_respondent(db, RespondentKind.HUMAN, normalise_student(student))
+    if respondent is None or respondent.id is None:
+        raise NotFoundError(
+            f"no practice sessions for {_display_name(student)!r} yet",
+            hint="check the spelling of the pseudonym, or start a practice session",
+        )
+    kb_data, _ = _load_kb(db, kb)
+    cache = _kb_cache(kb_data)
+    keys_of = {cache.fact_key(t): _topic_keys(t) for t in cache.candidates()}
+    history = _history(db, respondent.id, kb_data.name)
+    sync(db, respondent.id)
+    moment = _utc(at or now())
+    # Every card of the KB (a century on: all of them), so a fact a multiple-choice question
+    # reviewed without being its own fact (another right option) counts as seen too.
+    cards = due_cards(db, respondent.id, moment + timedelta(days=36500), kb_name=kb_data.name)
+    carded = {c.fact for c in cards}
+    due_week = {c.fact for c in cards if c.due <= moment + timedelta(days=7)}
+    due_today = {c.fact for c in cards if c.due <= _end_of_day(moment)}
+    # per topic key: seen, due today, due this week, right, answered
+    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0, 0])
+    total = [0, 0, 0]
+    for fact, topic_keys in keys_of.items():
+        record = history.facts.get(fact)
+        figures = (
+            int(fact in carded or (record is not None and record.n_answers > 0)),
+            int(fact in due_today),
+            int(fact in due_week),
+            record.n_correct if record else 0,
+            record.n_answers if record else 0,
+        )
+        if not any(figures):  # most facts of a big KB: nothing to add
+            continue
+        total = [a + b for a, b in zip(total, figures[:3], strict=True)]
+        for key in topic_keys:
+            counts[key] = [a + b for a, b in zip(counts[key], figures, strict=True)]
+    rows = [
+        TopicCoverage(
+            key=t.key,
+            kind=t.kind,
+            label=t.label,
+            n_facts=t.n_facts,
+            seen=counts[t.key][0],
+            due_now=counts[t.key][1],
+            due_week=counts[t.key][2],
+            accuracy=Proportion.of(counts[t.key][3], counts[t.key][4]),
+        )
+        for t in _topics(kb_data)
+    ]
+    return Coverage(
+        student=respondent.display_name or respondent.name,
+        kb=kb_data.name,
+        n_facts=len(keys_of),
+        seen=total[0],
+        due_now=total[1],
+        due_week=total[2],
+        systems=_weakest_first(r for r in rows if r.kind == "system"),
+        relations=_weakest_first(r for r in rows if r.kind == "relation"),
     )

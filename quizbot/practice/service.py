@@ -25,9 +25,11 @@ Design
 
     Choosing facts. Candidate facts are the KB's knowledge points (within the topic, and for
     statements only relations the prototype pool covers), in a seeded order stratified by
-    relation (:func:`quizbot.generate.points.stratified`). Facts the student has never answered
-    come first, then facts answered but not mastered, and facts already mastered (every answer
-    to them correct) last, so they are asked again only when nothing else is left.
+    relation (:func:`quizbot.generate.points.stratified`), the relations of each round shuffled
+    with the session's seed so no two sessions take the topics in the same sequence. Facts the
+    student has never answered come first, then facts answered but not mastered, and facts
+    already mastered (every answer to them correct) last, so they are asked again only when
+    nothing else is left.
 
     Variants. Each fact yields 16 true/false statements (8 transforms of the fact and 8 of its
     generated false counterpart). A practice session shows the answer after every question, so
@@ -37,7 +39,8 @@ Design
     all 16, preferring ones the student was never shown; drawing the side at random matters:
     were the fact side always asked, "affirmative sentences are true" would be a pattern to
     exploit. Multiple-choice sessions
-    ask one question per (head, relation); ``mixed`` alternates the two, never asking a choice
+    ask one question per (head, relation); ``mixed`` draws the kind of each question at random
+    (seeded, half and half), never asking a choice
     question and statements about the same head and relation in one session.
 
     Review mode ("review my mistakes"). A fact needs review when the student missed it (answered
@@ -101,6 +104,8 @@ Design
     Spaced review. Every answer also updates the student's FSRS card for the fact it asks
     about (:mod:`quizbot.practice.review_queue`: the rating rule, one review per fact per day);
     :func:`due_items` lists the facts due, :func:`start_review_session` asks them.
+    :func:`coverage` says how much of a KB (per organ system, per relation) a student has seen
+    and how much of it is due.
 
 Every dataclass returned has ``as_json()`` giving plain JSON types (datetimes as ISO 8601).
 """
@@ -135,6 +140,7 @@ from quizbot.practice.recall import (
     start_recall_session,
 )
 from quizbot.practice.reports import (
+    coverage,
     progress,
     summary,
 )
@@ -166,6 +172,7 @@ from quizbot.practice.views import (
     MAX_LENGTH,
     MAX_NAME_LENGTH,
     AnswerRecord,
+    Coverage,
     Explanation,
     Feedback,
     Format,
@@ -187,6 +194,7 @@ from quizbot.practice.views import (
     SessionView,
     Summary,
     Topic,
+    TopicCoverage,
     TopicProgress,
     TopicScore,
 )
@@ -200,6 +208,7 @@ __all__ = [
     "MAX_NAME_LENGTH",
     "AnswerRecord",
     "AnswerStep",
+    "Coverage",
     "DueCounts",
     "DueFact",
     "Explanation",
@@ -224,6 +233,7 @@ __all__ = [
     "Sitter",
     "Summary",
     "Topic",
+    "TopicCoverage",
     "TopicProgress",
     "TopicScore",
     "answer",
@@ -231,6 +241,7 @@ __all__ = [
     "answer_recall",
     "close_idle",
     "count_due_now",
+    "coverage",
     "due_counts",
     "due_items",
     "end_session",

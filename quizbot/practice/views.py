@@ -193,6 +193,9 @@ class Feedback(_Json):
     explanation: Explanation
     answered: int
     finished: bool
+    # The question as it was asked (text, options, topic): set in an exam's review
+    # (:func:`quizbot.practice.assignments.exam_review`), where each card shows it whole.
+    question: Question | None = None
 
 
 @dataclass(frozen=True)
@@ -283,6 +286,40 @@ class SessionInfo(_Json):
     answered: int
     accuracy: Proportion
     sealed: bool = False  # an exam not complete yet: no accuracy, counted nowhere
+
+
+@dataclass(frozen=True)
+class TopicCoverage(_Json):
+    """How much of one topic a student has seen, how it went, and how much of it is due."""
+
+    key: str  # "relation:has_symptom" or "system:cardiovascular"
+    kind: str  # "relation" or "system"
+    label: str
+    n_facts: int  # the topic's facts practice can ask (its knowledge points)
+    seen: int  # of them, answered at least once (exams still sealed left out)
+    due_now: int  # of them, due for spaced review today (overdue included)
+    due_week: int  # of them, due within the next seven days (today's included)
+    accuracy: Proportion  # every answer on the topic's facts
+
+    @property
+    def share_seen(self) -> float:
+        """``seen / n_facts`` (0 for a topic without facts)."""
+        return self.seen / self.n_facts if self.n_facts else 0.0
+
+
+@dataclass(frozen=True)
+class Coverage(_Json):
+    """A student's coverage of a knowledge base: overall, per organ system and per relation
+    (separate views: a fact counts in one of each), each list weakest first."""
+
+    student: str
+    kb: str
+    n_facts: int
+    seen: int
+    due_now: int
+    due_week: int
+    systems: list[TopicCoverage]
+    relations: list[TopicCoverage]
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,9 @@ def test_an_exam_sends_nothing_revealing_until_the_last_answer(ctx: UiContext) -
     assert out[0]["error"] is None and question is not None
     total = question.total
     assert "This is an exam" in out[1][0]["content"]
+    asked = []
     for position in range(1, total + 1):
+        asked.append(out[-2].text)
         chat = out[-1]
         out = ui.submit(ctx, "true", session_id, out[-2], chat)
         if position < total:
@@ -63,6 +65,13 @@ def test_an_exam_sends_nothing_revealing_until_the_last_answer(ctx: UiContext) -
     review = out[3]
     assert "Review of every question" in review
     assert all(f"Answer {p} of {total}:" in review for p in range(1, total + 1))
+    # Each card shows its question whole, before the answer; no table of cut-short questions.
+    cards = review.split("Review of every question", 1)[1].split("\n\n---\n\n")
+    assert len(cards) == total
+    for position, (text, card) in enumerate(zip(asked, cards, strict=True), start=1):
+        assert f"**Question {position} of {total}**" in card
+        assert ui.md_escape(text) in card and card.index(ui.md_escape(text)) < card.index("Answer")
+    assert "**Your answers**" not in review
 
 
 def test_an_exam_is_resumed_and_a_finished_one_is_not_retaken(ctx: UiContext) -> None:

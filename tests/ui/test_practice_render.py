@@ -7,6 +7,7 @@ reads, the second the chat, and what they store is read back from the database.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Iterator
 from datetime import UTC, datetime
@@ -24,6 +25,7 @@ from quizbot.items import StatementItem
 from quizbot.kb.registry import KbListing
 from quizbot.practice.service import (
     AnswerRecord,
+    Coverage,
     Explanation,
     Feedback,
     ModelResult,
@@ -35,6 +37,7 @@ from quizbot.practice.service import (
     SessionInfo,
     SessionView,
     Summary,
+    TopicCoverage,
     TopicProgress,
     TopicScore,
 )
@@ -285,6 +288,14 @@ def test_progress_becomes_a_chart_a_per_topic_table_and_a_session_list() -> None
         overall=prop(3, 4, 0.3, 0.95),
         points=[ProgressPoint("7", prop(1, 2, 0.1, 0.9)), ProgressPoint("9", prop(2, 2, 0.34, 1))],
     )
+    bones = TopicProgress(
+        kb="clinical-core",
+        key="system:musculoskeletal",
+        kind="system",
+        label="Musculoskeletal",
+        overall=prop(1, 1, 0.21, 1),
+        points=[],
+    )
     sessions = [
         SessionInfo(7, "clinical-core", "All topics", "statement", False, "finished", T0, T0, 2, 2,
                     prop(1, 2)),
@@ -300,7 +311,7 @@ def test_progress_becomes_a_chart_a_per_topic_table_and_a_session_list() -> None
             ProgressPoint("7", prop(1, 2, 0.1, 0.9)),
             ProgressPoint("9", prop(2, 2, 0.34, 1)),
         ],
-        topics=[drugs],
+        topics=[drugs, bones],
         sessions=sessions,
     )
     view = ui.progress_view(progress)
@@ -313,10 +324,11 @@ def test_progress_becomes_a_chart_a_per_topic_table_and_a_session_list() -> None
         (9, "Drug treatment", 100.0),
     ]
     assert rows[1]["95% CI"] == "34%–100%"
+    # One row per topic (issue 29: a row per period repeated each topic; the chart has the
+    # periods), saying whether it is a relation or an organ system.
     assert view.topics == [
-        ["clinical-core", "Drug treatment", "all", "3/4", "75%", "30%–95%"],
-        ["clinical-core", "Drug treatment", "session 7", "1/2", "50%", "10%–90%"],
-        ["clinical-core", "Drug treatment", "session 9", "2/2", "100%", "34%–100%"],
+        ["clinical-core", "relation", "Drug treatment", "3/4", "75%", "30%–95%"],
+        ["clinical-core", "organ system", "Musculoskeletal", "1/1", "100%", "21%–100%"],
     ]
     assert [row[0] for row in view.sessions] == [9, 7]  # newest first
     assert view.sessions[0][1] == "2026-03-04 18:05" and view.sessions[0][4] == "choice (review)"
@@ -368,6 +380,24 @@ def test_a_letter_click_runs_in_the_browser_only_and_submit_sends_the_letters(
         f for f in blocks.fns.values() if (ids["qb-practice-submit"], "click") in f.targets
     )
     assert submit.fn is not None and submit.js == ui.SUBMIT_JS
+
+
+def test_coverage_follows_show_my_progress_and_stays_out_of_the_api(db: Database) -> None:
+    """The coverage table is filled after "Show my progress" and on a change of its view, by
+    private events: ``/practice_progress`` keeps its four outputs for API clients."""
+    settings = load_settings(models=["openai/stub"], database_url=db.url)
+    blocks = build_app(settings, db, UiContext(settings, db))
+    ids = {b.elem_id: b._id for b in blocks.blocks.values() if getattr(b, "elem_id", None)}
+    filling = [
+        f
+        for f in blocks.fns.values()
+        if any(o._id == ids["qb-practice-coverage"] for o in f.outputs)
+    ]
+    assert len(filling) == 2 and all(f.api_visibility == "private" for f in filling)
+    assert any(f.trigger_after is not None for f in filling)  # chained after the progress
+    assert any((ids["qb-practice-coverage-view"], "change") in f.targets for f in filling)
+    (api,) = (f for f in blocks.fns.values() if f.api_name == "practice_progress")
+    assert len(api.outputs) == 4
 
 
 # --------------------------------------------------------------------------------------------
@@ -481,6 +511,19 @@ def test_review_and_ending_early_and_progress(ctx: UiContext, db: Database) -> N
     assert "Drug treatment" in set(topics["topic"])
     missing, *_ = ui.show_progress(ctx, "nobody", ui.ALL_TOPICS, "day")
     assert "no practice sessions" in missing
+    # Coverage, per relation and per organ system, in the KB chosen for practice.
+    text, table = ui.show_coverage(ctx, "bo", ui.ALL_TOPICS, "clinical-core", "relation")
+    # The choice question reviewed every right option's fact: each counts as seen and is due.
+    seen = int(text.split(":** ", 1)[1].split(" of ", 1)[0])
+    assert seen >= 1 and "facts seen (<0.1%)" in text
+    assert f"due for review: **0** today, **{seen}** within a week." in text
+    assert list(table.columns) == ui.COVERAGE_HEADERS
+    assert table.iloc[0]["topic"] == "Drug treatment" and table.iloc[0]["right / answered"] == "0/1"
+    _, systems = ui.show_coverage(ctx, "bo", "clinical-core", "", "system")
+    assert "Drug treatment" not in set(systems["topic"]) and len(systems) > 1
+    assert ui.show_coverage(ctx, "nobody", ui.ALL_TOPICS, "clinical-core", "system")[0] == ""
+    failed, _ = ui.show_coverage(ctx, "bo", "no-such-kb", "", "system")
+    assert "no-such-kb" in failed and "Traceback" not in failed
 
 
 def test_starting_again_abandons_the_session_left_behind(ctx: UiContext, db: Database) -> None:
@@ -641,3 +684,75 @@ def test_skipped_controls_are_already_as_the_full_update_would_set_them(
             chat = out[-1]
     assert lean[-2:] == [hidden, hidden]  # the session is over: End and Next gone
     assert skipped > 0  # something was left alone, or this test checks nothing
+
+
+def test_an_exam_review_shows_each_question_whole_with_answer_key_and_explanation() -> None:
+    long_text = (
+        "Systemic lupus erythematosus, a chronic autoimmune disease that can affect the skin, "
+        "joints, kidneys and serous membranes, commonly presents with a malar rash over the "
+        "cheeks and the bridge of the nose that spares the nasolabial folds."
+    )
+    asked = Question(
+        session_id=3,
+        id="s3q1",
+        position=1,
+        total=2,
+        kind="statement",
+        text=long_text,
+        options=None,
+        topic="Symptoms",
+        instructions="Is this statement true or false?",
+        quick_replies=["True", "False"],
+    )
+    e = explanation(negative=False, transform="none")
+    statement = dataclasses.replace(feedback("incorrect", e, "True"), total=2, question=asked)
+    choice = dataclasses.replace(
+        feedback("correct", e, "A. colchicine"),
+        question_id="s3q2",
+        position=2,
+        total=2,
+        your_answer="A",
+        question=dataclasses.replace(choice_question(), total=2),
+    )
+    review = ui.render_review([statement, choice])
+    first, second = review.split("\n\n---\n\n")
+    assert first.startswith("### Review of every question\n\n**Question 1 of 2** · *Symptoms*")
+    assert long_text in first and "…" not in review  # whole, never cut short
+    assert "✗ **Answer 1 of 2: wrong.** Your answer: True. Correct answer: **True**." in first
+    assert "Gout can affect the big toe." in first  # the explanation
+    assert first.index(long_text) < first.index("Your answer")  # the question comes first
+    assert "Which drugs treat gout? Select all that apply." in second
+    assert "**A.** colchicine\n**B.** allopurinol\n**C.** insulin" in second
+    assert "Your answer: A. Correct answer: **A. colchicine**." in second
+    assert "Type the letter." not in review  # how to answer is no part of a review
+
+
+def test_coverage_is_a_line_for_the_kb_and_a_row_per_topic_weakest_first() -> None:
+    def topic(key: str, label: str, seen: int, n: int, k: int, answered: int) -> TopicCoverage:
+        kind = key.split(":", maxsplit=1)[0]
+        return TopicCoverage(key, kind, label, n, seen, 1, 2, prop(k, answered))
+
+    report = Coverage(
+        student="Ada",
+        kb="clinical-core",
+        n_facts=2500,
+        seen=3,
+        due_now=1,
+        due_week=2,
+        systems=[topic("system:cardiovascular", "Cardiovascular", 3, 300, 1, 3)],
+        relations=[
+            topic("relation:has_symptom", "Symptoms", 2, 1200, 0, 2),
+            topic("relation:treated_with_drug", "Drug treatment", 1, 40, 1, 1),
+        ],
+    )
+    assert ui.coverage_text(report) == (
+        "**Coverage of `clinical-core`:** 3 of 2,500 facts seen (0.1%); "
+        "due for review: **1** today, **2** within a week."
+    )
+    assert ui.coverage_rows(report, "relation") == [
+        ["Symptoms", "2 of 1,200", "0.2%", 1, 2, "0/2", "0%"],
+        ["Drug treatment", "1 of 40", "2.5%", 1, 2, "1/1", "100%"],
+    ]
+    assert ui.coverage_rows(report, "system") == [
+        ["Cardiovascular", "3 of 300", "1.0%", 1, 2, "1/3", "33%"]
+    ]

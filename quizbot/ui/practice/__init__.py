@@ -97,7 +97,10 @@ API (for ``gradio_client``; ``gr.State`` is kept per client, so one Client is on
     values of :data:`API_OUTPUTS`; the first is a JSON object with ``session``, ``question``,
     ``feedback``, ``summary`` and ``error`` (each null when it does not apply). The button
     updates are not part of the API. ``/practice_progress`` (student, kb="all", by="day")
-    returns the overview, the chart data and the two tables.
+    returns the overview, the chart data and the two tables (per topic: one row each, saying
+    whether it is a relation or an organ system; sessions). The coverage below them (facts seen
+    and due, per organ system or per relation, :func:`~quizbot.practice.service.coverage`) is
+    filled by a chained event of its own, not part of the API.
 """
 
 from __future__ import annotations
@@ -109,11 +112,13 @@ from quizbot.ui.practice.panels import (
     progress_view_empty,
     refresh_due,
     send_flag,
+    show_coverage,
     show_progress,
 )
 from quizbot.ui.practice.render import (
     ALL_TOPICS,
     API_OUTPUTS,
+    COVERAGE_HEADERS,
     FLAG_REASONS,
     IDK,
     LETTER_BUTTONS,
@@ -124,6 +129,8 @@ from quizbot.ui.practice.render import (
     ProgressView,
     _error_text,
     answer_letters,
+    coverage_rows,
+    coverage_text,
     due_panel_text,
     kb_note,
     progress_view,
@@ -153,6 +160,7 @@ __all__ = [
     "ALL_TOPICS",
     "ALL_TOPICS_JS",
     "API_OUTPUTS",
+    "COVERAGE_HEADERS",
     "FLAG_REASONS",
     "IDK",
     "LETTER_BUTTONS",
@@ -171,6 +179,8 @@ __all__ = [
     "after_start",
     "answer_letters",
     "build",
+    "coverage_rows",
+    "coverage_text",
     "due_panel_text",
     "end",
     "format_proportion",
@@ -188,6 +198,7 @@ __all__ = [
     "render_summary",
     "resume",
     "send_flag",
+    "show_coverage",
     "show_next",
     "show_progress",
     "start",

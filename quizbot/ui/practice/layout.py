@@ -21,18 +21,24 @@ from quizbot.ui.practice.panels import (
     progress_view_empty,
     refresh_due,
     send_flag,
+    show_coverage,
     show_progress,
 )
 from quizbot.ui.practice.render import (
     _DUE_HINT,
     ALL_TOPICS,
+    COVERAGE_HEADERS,
+    COVERAGE_VIEWS,
     DEFAULT_LENGTH,
     FLAG_REASONS,
     FORMATS,
     IDK,
     LETTER_BUTTONS,
+    PROGRESS_HINT,
+    PROGRESS_HINT_ACCOUNTS,
     SESSION_HEADERS,
     TOPIC_HEADERS,
+    intro_text,
 )
 from quizbot.ui.practice.sessions import (
     _fixed_answer,
@@ -63,6 +69,7 @@ def _kb_names(ctx: UiContext) -> list[str]:
 class _Settings:
     """The left column: who, what and how many, the resume offer and the due panel."""
 
+    intro: Any
     student: Any
     resume_box: Any
     resume_text: Any
@@ -117,6 +124,9 @@ class _ProgressPanel:
     plot: Any
     topics: Any
     sessions: Any
+    coverage_view: Any
+    coverage_text: Any
+    coverage: Any
 
 
 @dataclass
@@ -143,7 +153,7 @@ def build(ctx: UiContext) -> None:
     """Lay out the tab inside the enclosing gr.Tab and wire its events."""
     kb_names = _kb_names(ctx)
     with gr.Row(equal_height=False):
-        settings = _settings_column(kb_names)
+        settings = _settings_column(kb_names, ctx.accounts_mode())
         chat = _chat_column()
     recall_practice.build(
         ctx,
@@ -152,7 +162,7 @@ def build(ctx: UiContext) -> None:
         kb=settings.kb,
         assignment=settings.assignment,
     )
-    progress = _progress_panel(kb_names)
+    progress = _progress_panel(kb_names, ctx.accounts_mode())
     states = _States.make()
     screen = [
         chat.data,
@@ -186,21 +196,26 @@ def build(ctx: UiContext) -> None:
     )
     _wire_answers(ctx, chat, states, screen)
     _wire_kb_and_flag(ctx, settings, chat, states)
+    coverage = {  # not part of the API: /practice_progress keeps its four outputs
+        "fn": identity.as_student(ctx, partial(show_coverage, ctx), 4, student=0),
+        "inputs": [settings.student, progress.kb, settings.kb, progress.coverage_view],
+        "outputs": [progress.coverage_text, progress.coverage],
+        "api_visibility": "private",
+        "show_progress": "hidden",
+    }
     gr.on(
         [progress.button.click, progress.box.expand],
         identity.as_student(ctx, partial(show_progress, ctx), 3, student=0),
         [settings.student, progress.kb, progress.by],
         [progress.text, progress.plot, progress.topics, progress.sessions],
         api_name="practice_progress",
-    )
+    ).then(**coverage)
+    progress.coverage_view.change(**coverage)
 
 
-def _settings_column(kb_names: list[str]) -> _Settings:
+def _settings_column(kb_names: list[str], accounts_mode: bool) -> _Settings:
     with gr.Column(scale=1, min_width=280):
-        gr.Markdown(
-            "Practise medical knowledge one question at a time. Use a pseudonym or code "
-            "name: it is how your answers and progress are kept."
-        )
+        intro = gr.Markdown(intro_text(accounts_mode), elem_id="qb-practice-intro")
         student = gr.Textbox(
             label="Pseudonym or code name",
             placeholder="e.g. your student code",
@@ -258,6 +273,7 @@ def _settings_column(kb_names: list[str]) -> _Settings:
             review_btn = gr.Button("Review my mistakes", elem_id="qb-practice-review")
         due_text, due_btn = _build_due_panel()
     return _Settings(
+        intro,
         student,
         resume_box,
         resume_text,
@@ -367,7 +383,7 @@ def _chat_column() -> _Chat:
     )
 
 
-def _progress_panel(kb_names: list[str]) -> _ProgressPanel:
+def _progress_panel(kb_names: list[str], accounts_mode: bool) -> _ProgressPanel:
     with gr.Accordion("My progress", open=False, elem_id="qb-practice-progress") as progress_box:
         with gr.Row():
             progress_kb = gr.Dropdown(
@@ -382,7 +398,7 @@ def _progress_panel(kb_names: list[str]) -> _ProgressPanel:
             )
             progress_btn = gr.Button("Show my progress", elem_id="qb-practice-progress-show")
         progress_text = gr.Markdown(
-            "Enter your pseudonym above, then press **Show my progress**.",
+            PROGRESS_HINT_ACCOUNTS if accounts_mode else PROGRESS_HINT,
             elem_id="qb-practice-progress-text",
         )
         plot = gr.ScatterPlot(
@@ -401,6 +417,19 @@ def _progress_panel(kb_names: list[str]) -> _ProgressPanel:
             interactive=False,
             elem_id="qb-practice-progress-topics",
         )
+        coverage_text = gr.Markdown(elem_id="qb-practice-coverage-text")
+        coverage_view = gr.Radio(
+            choices=COVERAGE_VIEWS,
+            value="system",
+            label="Coverage",
+            elem_id="qb-practice-coverage-view",
+        )
+        coverage_table = gr.Dataframe(
+            headers=COVERAGE_HEADERS,
+            label="Facts seen and due for review, weakest topics first",
+            interactive=False,
+            elem_id="qb-practice-coverage",
+        )
         session_table = gr.Dataframe(
             headers=SESSION_HEADERS,
             label="Sessions",
@@ -417,6 +446,9 @@ def _progress_panel(kb_names: list[str]) -> _ProgressPanel:
         plot,
         topic_table,
         session_table,
+        coverage_view,
+        coverage_text,
+        coverage_table,
     )
 
 
@@ -437,6 +469,13 @@ def _wire_starts(ctx: UiContext, s: _Settings, states: _States, screen: list[Any
         identity.as_student(ctx, partial(offer_resume, ctx), 2, student=0),
         [s.student, states.session],
         offer,
+        api_visibility="private",
+        show_progress="hidden",
+    )
+    gr.on(  # accounts mode: the intro names the account, from the login, on page load
+        None,
+        identity.for_account(ctx, partial(intro_text, True), 1),
+        outputs=[s.intro],
         api_visibility="private",
         show_progress="hidden",
     )

@@ -10,6 +10,7 @@ import gradio as gr
 import pandas as pd
 
 from quizbot.domain import FlagReason
+from quizbot.errors import NotFoundError
 from quizbot.kb.registry import DEFAULT_KB, kb_listing
 from quizbot.practice import service as practice
 from quizbot.ui import recall_practice
@@ -18,10 +19,13 @@ from quizbot.ui.context import UiContext
 from quizbot.ui.practice.render import (
     _DUE_HINT,
     ALL_TOPICS,
+    COVERAGE_HEADERS,
     FLAG_REASONS,
     SESSION_HEADERS,
     TOPIC_HEADERS,
     _error_text,
+    coverage_rows,
+    coverage_text,
     due_panel_text,
     kb_note,
     progress_view,
@@ -79,6 +83,24 @@ def show_progress(ctx: UiContext, student: str, kb: str, by: str) -> tuple[Any, 
         pd.DataFrame(view.topics, columns=TOPIC_HEADERS),
         pd.DataFrame(view.sessions, columns=SESSION_HEADERS),
     )
+
+
+def show_coverage(
+    ctx: UiContext, student: str, progress_kb: str, kb: str, view: str
+) -> tuple[Any, Any]:
+    """The coverage line and table of "My progress": facts seen and due, per organ system or
+    per relation (``view``), weakest first. The knowledge base is the one chosen for progress,
+    or, for "All knowledge bases", the one chosen for practice."""
+    chosen = (kb or DEFAULT_KB) if progress_kb in (None, "", ALL_TOPICS) else progress_kb
+    empty = pd.DataFrame([], columns=COVERAGE_HEADERS)
+    try:
+        report = practice.coverage(ctx.db, student or "", kb=chosen)
+    except NotFoundError:  # the progress text above already says there is nothing yet
+        return "", empty
+    except Exception as exc:  # every error becomes a message, never a traceback
+        return _error_text(exc), empty
+    rows = coverage_rows(report, "system" if view == "system" else "relation")
+    return coverage_text(report), pd.DataFrame(rows, columns=COVERAGE_HEADERS)
 
 
 def progress_view_empty() -> pd.DataFrame:

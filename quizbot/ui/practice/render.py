@@ -45,7 +45,18 @@ API_OUTPUTS = (
     "knowledge-base notice: Markdown licence or acknowledgement",
     "answer box: an update (cleared, shown while a question is open)",
 )
-TOPIC_HEADERS = ["knowledge base", "topic", "period", "right / answered", "accuracy", "95% CI"]
+TOPIC_HEADERS = ["knowledge base", "kind", "topic", "right / answered", "accuracy", "95% CI"]
+COVERAGE_HEADERS = [
+    "topic",
+    "facts seen",
+    "seen (%)",
+    "due today",
+    "due this week",
+    "right / answered",
+    "accuracy",
+]
+COVERAGE_VIEWS = [("Per organ system", "system"), ("Per relation", "relation")]
+_KIND_WORDS = {"system": "organ system", "relation": "relation"}
 SESSION_HEADERS = [
     "session",
     "started (UTC)",
@@ -83,8 +94,8 @@ def answer_letters(question: Question | None) -> list[str]:
     ]
 
 
-def render_question(question: Question) -> str:
-    """A question as a chat message: position, topic, text, options and how to answer."""
+def _asked(question: Question) -> str:
+    """A question as it is asked, whole: position, topic, text and options."""
     lines = [
         f"**Question {question.position} of {question.total}** · *{md_escape(question.topic)}*",
         "",
@@ -93,8 +104,12 @@ def render_question(question: Question) -> str:
     if question.options:
         lines.append("")
         lines.extend(f"**{o.letter}.** {md_escape(o.text)}" for o in question.options)
-    lines.extend(["", f"*{md_escape(question.instructions)}*"])
     return "\n".join(lines)
+
+
+def render_question(question: Question) -> str:
+    """A question as a chat message: position, topic, text, options and how to answer."""
+    return _asked(question) + f"\n\n*{md_escape(question.instructions)}*"
 
 
 def _details(e: practice.Explanation) -> str:
@@ -152,10 +167,15 @@ def render_receipt(feedback: Feedback) -> str:
 
 
 def render_review(review: Sequence[Feedback]) -> str:
-    """An exam's review: the feedback on every question, in order, as Markdown."""
+    """An exam's review as Markdown: every question in order, whole (text and options, never
+    cut short), then the student's answer, the key and the explanation."""
     if not review:
         return ""
-    return "### Review of every question\n\n" + "\n\n---\n\n".join(map(render_feedback, review))
+    cards = [
+        (_asked(f.question) + "\n\n" if f.question is not None else "") + render_feedback(f)
+        for f in review
+    ]
+    return "### Review of every question\n\n" + "\n\n---\n\n".join(cards)
 
 
 def _comparison_text(result: practice.ModelResult) -> str:
@@ -173,8 +193,12 @@ def _preview(text: str) -> str:
     return first if len(first) <= _QUESTION_PREVIEW else first[: _QUESTION_PREVIEW - 1] + "…"
 
 
-def render_summary(summary: Summary, offered: Sequence[str] = ()) -> str:
-    """A session's results as Markdown; ``offered`` models without shared answers are named."""
+def render_summary(summary: Summary, offered: Sequence[str] = (), *, answers: bool = True) -> str:
+    """A session's results as Markdown; ``offered`` models without shared answers are named.
+
+    ``answers=False`` leaves out the table of answers (questions cut to one line), for an exam,
+    whose review (:func:`render_review`) follows with every question whole.
+    """
     s = summary.session
     ended = "finished" if s.status == "finished" else s.status
     lines = [
@@ -225,7 +249,9 @@ def render_summary(summary: Summary, offered: Sequence[str] = ()) -> str:
         lines.append(
             "\nNot evaluated on these questions yet: " + ", ".join(_code(m) for m in missing) + "."
         )
-    if summary.answers:
+    if summary.answers and not answers:
+        lines.extend(["", "Every question is reviewed below, whole, with your answer and the key."])
+    elif summary.answers:
         lines.extend(
             [
                 "",
@@ -315,19 +341,19 @@ def progress_view(p: Progress) -> ProgressView:
                 }
             )
     plot = pd.DataFrame(plot_rows, columns=[by_what, "accuracy (%)", "topic", "answered", "95% CI"])
-    topic_rows: list[list[Any]] = []
-    for t in p.topics:
-        for period, a in [("all", t.overall)] + [(x.period, x.accuracy) for x in t.points]:
-            topic_rows.append(
-                [
-                    t.kb,
-                    t.label,
-                    period if period == "all" or p.by == "day" else f"session {period}",
-                    f"{a.k}/{a.n}",
-                    format_percent(a.value),
-                    f"{format_percent(a.low)}–{format_percent(a.high)}",
-                ]
-            )
+    # One row per topic (its figures over every period: the chart has them period by period),
+    # saying whether it is a relation or an organ system.
+    topic_rows: list[list[Any]] = [
+        [
+            t.kb,
+            _KIND_WORDS.get(t.kind, t.kind),
+            t.label,
+            f"{t.overall.k}/{t.overall.n}",
+            format_percent(t.overall.value),
+            f"{format_percent(t.overall.low)}–{format_percent(t.overall.high)}",
+        ]
+        for t in p.topics
+    ]
     session_rows: list[list[Any]] = [
         [
             s.id,
@@ -342,6 +368,38 @@ def progress_view(p: Progress) -> ProgressView:
         for s in sorted(p.sessions, key=lambda s: s.started_at, reverse=True)
     ]
     return ProgressView(overview, plot, topic_rows, session_rows)
+
+
+def _share(value: float) -> str:
+    """A share seen in percent, with a decimal below 10% (a few facts of a big KB are not 0%)."""
+    if 0 < value < 0.001:
+        return "<0.1%"
+    return f"{100 * value:.1f}%" if value < 0.1 else format_percent(value)
+
+
+def coverage_text(c: practice.Coverage) -> str:
+    """The knowledge base's coverage in one line: facts seen of all, and how many are due."""
+    share = f" ({_share(c.seen / c.n_facts)})" if c.n_facts else ""
+    return (
+        f"**Coverage of {_code(c.kb)}:** {c.seen:,} of {c.n_facts:,} facts seen{share}; "
+        f"due for review: **{c.due_now}** today, **{c.due_week}** within a week."
+    )
+
+
+def coverage_rows(c: practice.Coverage, view: str) -> list[list[Any]]:
+    """One row per organ system (``view`` "system") or per relation, weakest first."""
+    return [
+        [
+            t.label,
+            f"{t.seen:,} of {t.n_facts:,}",
+            _share(t.share_seen),
+            t.due_now,
+            t.due_week,
+            f"{t.accuracy.k}/{t.accuracy.n}",
+            format_percent(t.accuracy.value),
+        ]
+        for t in (c.systems if view == "system" else c.relations)
+    ]
 
 
 FLAG_REASONS = [
@@ -360,6 +418,29 @@ def _error_text(exc: BaseException) -> str:
 # Spaced review: the "Due for review" panel, its session, the line in "My progress"
 
 _DUE_HINT = "Enter your pseudonym to see what is due for review."
+
+
+# --------------------------------------------------------------------------------------------
+# The tab's intro and hints: local mode asks for a pseudonym, accounts mode names the account
+
+_INTRO = "Practise medical knowledge one question at a time."
+PROGRESS_HINT = "Enter your pseudonym above, then press **Show my progress**."
+PROGRESS_HINT_ACCOUNTS = "Press **Show my progress**."
+
+
+def intro_text(accounts_mode: bool, account: str | None = None) -> str:
+    """The Practice tab's intro: in local mode, ask for a pseudonym; in accounts mode, say that
+    answers are kept with the account, naming it once known (on page load, from the login)."""
+    if not accounts_mode:
+        return (
+            f"{_INTRO} Use a pseudonym or code name: it is how your answers and progress are kept."
+        )
+    if not account:
+        return f"{_INTRO} Your answers and progress are kept with your account."
+    return (
+        f"{_INTRO} Signed in as **{md_escape(account)}**: your answers and progress are kept "
+        "with your account."
+    )
 
 
 def due_panel_text(count: int) -> str:

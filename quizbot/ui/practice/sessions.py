@@ -62,8 +62,9 @@ def _finish(
 ) -> Screen:
     """The screen once a session has no question left: its summary (an exam's with its review)."""
     result = practice.summary(ctx.db, session_id)
-    rendered = render_summary(result, ctx.models())
-    if result.session.mode == "exam":
+    exam = result.session.mode == "exam"
+    rendered = render_summary(result, ctx.models(), answers=not exam)
+    if exam:  # the review shows every question whole, so no table of cut-short ones before it
         review = practice.exam_review(ctx.db, session_id)
         rendered += "\n\n" + render_review(review)
         over = (
