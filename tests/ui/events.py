@@ -11,6 +11,8 @@ event the page started has completed.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 _WATCH_JS = """
@@ -102,3 +104,33 @@ def wait_layout(tab: Any) -> None:
     """Wait until the browser has laid out and painted what changed (two animation frames),
     e.g. after a resize, instead of sleeping."""
     tab.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
+
+JOINS = "**/gradio_api/queue/join*"
+
+
+@contextmanager
+def page_events_held(tab: Any, base_url: str) -> Iterator[None]:
+    """Reload ``tab`` with the page's server events held at the network, so what the test does
+    inside the block certainly comes before them; then release them and wait until they and
+    everything they started have run."""
+    loads = load_handlers(config_of(tab.request.get(f"{base_url}config").text()))
+    assert loads, "the page has load events, or this test checks nothing"
+    held: list[Any] = []
+    released = False
+
+    def hold(route: Any) -> None:  # the server events wait until the block is done
+        if released:
+            route.continue_()
+        else:
+            held.append(route)
+
+    watch(tab)
+    tab.route(JOINS, hold)
+    tab.reload()
+    yield
+    assert len(held) >= len(loads)  # the load events did wait
+    released = True
+    for route in held:
+        route.continue_()
+    wait_settled(tab, loads)

@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 
 from quizbot.items import ChoiceItem
 from tests.ui.conftest import Served
-from tests.ui.events import config_of, load_handlers, wait_settled, watch
+from tests.ui.events import page_events_held
 from tests.ui.test_accounts import App, _log_in_page, app, browser
 from tests.ui.test_practice import config_text, database, session_items, stored
 
@@ -140,53 +140,32 @@ def test_a_letter_clicked_twice_is_unselected_and_a_new_question_starts_with_non
         assert [r.raw_text for r in stored(db, session_id)] == ["B", "C"]
 
 
-JOINS = "**/gradio_api/queue/join*"
-
-
 def set_every_input_while_the_page_loads(tab: Any, base_url: str, *, named: bool) -> None:
     """Reload the page with its server events held at the network (so the order is certain),
     set every input of the Practice tab and its Recall section while the load events wait
     (the pseudonym and cohort only when ``named``: accounts mode hides them), release them,
     wait until they and everything they started have run, then check every input held."""
-    loads = load_handlers(config_of(tab.request.get(f"{base_url}config").text()))  # as logged in
-    assert loads, "the page has load events, or this test checks nothing"
-    held: list[Any] = []
-    released = False
-
-    def hold(route: Any) -> None:  # the server events wait until the inputs are set
-        if released:
-            route.continue_()
-        else:
-            held.append(route)
-
-    watch(tab)
-    tab.route(JOINS, hold)
-    tab.reload()
-    length = tab.locator("#qb-practice-length input[type=number]")
-    length.wait_for()
-    fields = {"#qb-practice-assignment": "homework-1"}
-    if named:
-        fields |= {"#qb-practice-student": "Ina Put", "#qb-practice-cohort": "Group 3"}
-    for elem, value in fields.items():
-        tab.locator(f"{elem} textarea, {elem} input").first.fill(value)
-    tab.locator("#qb-practice-format").get_by_text("Multiple choice").click()
-    length.fill("3")
-    length.press("Enter")
-    topic = tab.locator("#qb-practice-topic input")
-    topic.fill("relation:investigated_with")
-    topic.press("Enter")
-    tab.locator("#qb-recall").get_by_text("Recall: list what you remember").first.click()
-    aspect = tab.locator("#qb-recall-aspect input")
-    aspect.fill("relation:treated_with_drug")
-    aspect.press("Enter")
-    recall_length = tab.locator("#qb-recall-length input[type=number]")
-    recall_length.fill("4")
-    recall_length.press("Enter")
-    assert len(held) >= len(loads)  # the load events did wait
-    released = True
-    for route in held:
-        route.continue_()
-    wait_settled(tab, loads)
+    with page_events_held(tab, base_url):
+        length = tab.locator("#qb-practice-length input[type=number]")
+        length.wait_for()
+        fields = {"#qb-practice-assignment": "homework-1"}
+        if named:
+            fields |= {"#qb-practice-student": "Ina Put", "#qb-practice-cohort": "Group 3"}
+        for elem, value in fields.items():
+            tab.locator(f"{elem} textarea, {elem} input").first.fill(value)
+        tab.locator("#qb-practice-format").get_by_text("Multiple choice").click()
+        length.fill("3")
+        length.press("Enter")
+        topic = tab.locator("#qb-practice-topic input")
+        topic.fill("relation:investigated_with")
+        topic.press("Enter")
+        tab.locator("#qb-recall").get_by_text("Recall: list what you remember").first.click()
+        aspect = tab.locator("#qb-recall-aspect input")
+        aspect.fill("relation:treated_with_drug")
+        aspect.press("Enter")
+        recall_length = tab.locator("#qb-recall-length input[type=number]")
+        recall_length.fill("4")
+        recall_length.press("Enter")
 
     for elem, value in fields.items():
         expect(tab.locator(f"{elem} textarea, {elem} input").first).to_have_value(value)

@@ -20,7 +20,7 @@ from quizbot.cli import cli
 from quizbot.practice import service as practice
 from quizbot.ui.practice import topic_choices
 from tests.ui.conftest import Served
-from tests.ui.events import config_of, load_handlers, wait_settled, watch
+from tests.ui.events import page_events_held
 from tests.ui.test_accounts import App, _log_in_page, app, browser
 from tests.ui.test_practice import database, session_items
 
@@ -40,7 +40,6 @@ FACTS = "head,relation,tail,head_type,tail_type,group\n" + "".join(
     ]
     for s in symptoms
 )
-JOINS = "**/gradio_api/queue/join*"
 
 
 @pytest.fixture
@@ -60,33 +59,15 @@ def choose_kb_while_the_page_loads(tab: Any, base_url: str, *, named: bool) -> N
     """Reload with the page's server events held, choose :data:`KB` (and, when ``named``, a
     pseudonym: accounts mode hides it), release the events and wait until they and what they
     started have run."""
-    loads = load_handlers(config_of(tab.request.get(f"{base_url}config").text()))
-    assert loads, "the page has load events, or this test checks nothing"
-    held: list[Any] = []
-    released = False
-
-    def hold(route: Any) -> None:
-        if released:
-            route.continue_()
-        else:
-            held.append(route)
-
-    watch(tab)
-    tab.route(JOINS, hold)
-    tab.reload()
-    kb = tab.locator("#qb-practice-kb input")
-    kb.wait_for()
-    if named:
-        student = tab.locator("#qb-practice-student textarea, #qb-practice-student input")
-        student.first.fill(STUDENT)
-    kb.click()
-    tab.get_by_role("option", name=KB, exact=True).click()
-    expect(kb).to_have_value(KB)
-    assert len(held) >= len(loads)  # the load events did wait
-    released = True
-    for route in held:
-        route.continue_()
-    wait_settled(tab, loads)
+    with page_events_held(tab, base_url):
+        kb = tab.locator("#qb-practice-kb input")
+        kb.wait_for()
+        if named:
+            student = tab.locator("#qb-practice-student textarea, #qb-practice-student input")
+            student.first.fill(STUDENT)
+        kb.click()
+        tab.get_by_role("option", name=KB, exact=True).click()
+        expect(kb).to_have_value(KB)
 
 
 def check_the_chosen_kb_is_used(tab: Any, database_url: str, student: str) -> None:
