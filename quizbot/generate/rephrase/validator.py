@@ -5,7 +5,8 @@ wording. A rephrasing is only used when :func:`validate_rephrasing` accepts it; 
 prototype statement is kept. The validator is lexical, pure and deterministic, and **accepts by
 default after strict checks that catch corruptions** (issue 24: the earlier design, which enumerated
 acceptable wordings, kept only 10.5% of real faithful rephrasings). A rejection's reason starts
-with a stable category. In order:
+with a stable category. The rules that read the claim itself (negation, claim strength,
+antonyms, core predicate) are in :mod:`~quizbot.generate.rephrase.claims`. In order:
 
 * shape: one plain sentence (``empty``, ``newline``, ``instruction echo``, ``question``,
   ``multiple sentences``), not the original again (``unchanged``), 0.5x to 2.5x its length
@@ -59,6 +60,16 @@ import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from quizbot.generate.rephrase.claims import (
+    ABSOLUTE,
+    NEGATION,
+    Finding,
+    cues_in,
+    negation_change,
+    predicate_change,
+    reversal,
+    strength_change,
+)
 from quizbot.generate.rephrase.entities import TOKEN, loose_span, same_root
 from quizbot.generate.rephrase.lexicon import LAY_NAMES, QUALIFIERS, looks_medical
 from quizbot.generate.rephrase.roles import kinds_before, role_kept, role_swap
@@ -67,7 +78,6 @@ from quizbot.generate.wording import (
     FUNCTION_WORDS,
     NEUTRAL_VERBS,
     TYPE_NOUNS,
-    antonym_clash,
     entity_regex,
     families_of,
     family_allowed,
@@ -153,34 +163,6 @@ _ABBREVIATIONS = frozenset(
     ]
 )
 
-_NEGATION = re.compile(
-    r"""\b(?:
-        not | no | never | cannot | none | nobody | nothing | nowhere | neither | nor | without
-      | \w+n['’]t                                  # doesn't, can't, won't, isn't ...
-      | fail(?:s|ed|ing)?\s+to
-      | unable | impossible | incapable | inability | incapacity
-      | ineffective(?:ly|ness)? | ineffectual | inefficacious | inactive | inadequate
-      | lack(?:s|ed|ing)?
-      | absent | absence
-      | (?:free|devoid)\s+of
-      | exclud(?:e|es|ed|ing)
-      | rul(?:e|es|ed|ing)\s+out
-      | contraindicat\w* | unsuitab\w* | inappropriat\w*
-      | avoid(?:s|ed|ing)?\s+(?:taking|using|the\s+need)
-      | unrelated | unassociated | unaffected | unlikely | uninvolved | unconnected
-      | rarely | seldom | hardly | barely | scarcely
-      | non-\w+
-    )\b""",
-    re.IGNORECASE | re.VERBOSE,
-)
-# Absolutes: a word that turns the claim universal or exclusive ("always", "only", "every
-# patient"). Hedges and modals ("may", "can", "potentially") are not compared: a careful reader
-# accepts "may indicate" for "may suffer from".
-_ABSOLUTE = re.compile(
-    r"\b(?:always|never|only|all|every|everyone|must|invariably|necessarily|exclusively|solely"
-    r"|universally|guarantee[sd]?|any|should|ought)\b",
-    re.IGNORECASE,
-)
 _MASK = "\x1a"
 
 Synonyms = Mapping[str, Sequence[str]]
@@ -245,52 +227,12 @@ def _plain_mask(mask: Iterable[str]) -> dict[str, tuple[str, ...]]:
 
 
 def negation_cues(text: str, *, mask: Iterable[str] = ()) -> tuple[str, ...]:
-    """The negation cues in ``text``, lower-cased, ignoring any inside the ``mask`` entities.
-
-    "nor" only counts when no cue precedes it (so "neither ... nor" is one negation). An odd
-    count means the sentence states a negation.
+    """The negation cues in ``text``, lower-cased, ignoring any inside the ``mask`` entities
+    (see :func:`~quizbot.generate.rephrase.claims.cues_in`). An odd count means the sentence
+    states a negation.
     """
     masked, _ = _mask_entities(normalise(text), _plain_mask(mask))
-    cues: list[str] = []
-    for match in _NEGATION.finditer(masked):
-        cue = _SPACES.sub(" ", match.group(0).lower())
-        if cue == "nor" and cues:
-            continue
-        cues.append(cue)
-    return tuple(cues)
-
-
-_HEDGE = re.compile(
-    r"\b(?:can|cannot|can['’]t|could|couldn['’]t|may|might|possibl[ey]|potential(?:ly)?|perhaps|probabl[ey]|likely"
-    r"|sometimes|occasional(?:ly)?|some|several|often|usually|typically|commonly|frequently"
-    r"|generally|rarely|seldom|likelihood|chance)\b",
-    re.IGNORECASE,
-)
-
-
-_MODAL = re.compile(r"\b(?:can|could|may|might)\b", re.IGNORECASE)
-_ABILITY = re.compile(
-    r"\b(?:enabl\w*|allow\w*|able|ability|capable|capacity|help\w*|effective)\b", re.IGNORECASE
-)
-_FREQUENCY = re.compile(
-    r"\b(?:usually|occasional(?:ly)?|sometimes|often|frequent(?:ly)?|common(?:ly)?|rare(?:ly)?"
-    r"|seldom|typical(?:ly)?|generally|mostly|mainly|predominantly|regularly|invariably)\b",
-    re.IGNORECASE,
-)
-
-
-def _absolutes(masked: str) -> set[str]:
-    """The absolutes of ``masked``, lower-cased ("any" after a negation is a negative-polarity
-    item, "cannot show any sign", not the universal "any patient")."""
-    found: set[str] = set()
-    for match in _ABSOLUTE.finditer(masked):
-        word = match.group(0).lower()
-        if word == "any" and _NEGATION.search(masked[: match.start()]):
-            continue
-        if word == "should" and not masked[: match.start()].strip(" ,;:"):
-            continue  # sentence-initial "Should a patient have X, ...": a condition
-        found.add(word)
-    return found
+    return cues_in(masked)
 
 
 def _loose_quote(inner: str, quotes: set[str]) -> bool:
@@ -602,8 +544,8 @@ def _joinable(word: str, allowed: set[str]) -> bool:
     return (
         word in FUNCTION_WORDS
         or word in _STATE_WORDS
-        or bool(_NEGATION.fullmatch(word))
-        or bool(_ABSOLUTE.fullmatch(word))
+        or bool(NEGATION.fullmatch(word))
+        or bool(ABSOLUTE.fullmatch(word))
         or stem(word) in allowed
         or stem(word) in NEUTRAL_VERBS
         or stem(word) in TYPE_NOUNS
@@ -805,27 +747,31 @@ def _bare_symmetric(between: str) -> set[str] | None:
         return None
     lead = between[: between.lower().find(reading.phrase.lower())]
     if any(
-        w.lower() not in FUNCTION_WORDS and not _NEGATION.fullmatch(w) for w in _WORD.findall(lead)
+        w.lower() not in FUNCTION_WORDS and not NEGATION.fullmatch(w) for w in _WORD.findall(lead)
     ):
         return None
     return {w.lower() for w in _WORD.findall(reading.phrase)}
 
 
+def _found(finding: Finding | None) -> Verdict | None:
+    return None if finding is None else _reject(*finding)
+
+
 def _check_negation(orig: _Reading, cand: _Reading, context: _Context) -> Verdict | None:
-    orig_cues, cand_cues = negation_cues(orig.masked), negation_cues(cand.masked)
-    if len(orig_cues) % 2 != int(context.negated):
-        return _reject(
-            "negation unclear",
-            f"the original reads as {_polarity(orig_cues)} ({_cue_list(orig_cues)}) "
-            f"but negated={context.negated}",
-        )
-    if len(cand_cues) % 2 != len(orig_cues) % 2:
-        return _reject(
-            "negation flipped",
-            f"the original is {_polarity(orig_cues)} ({_cue_list(orig_cues)}), "
-            f"the candidate {_polarity(cand_cues)} ({_cue_list(cand_cues)})",
-        )
-    return None
+    return _found(negation_change(orig.masked, cand.masked, context.negated))
+
+
+def _check_absolutes(orig: _Reading, cand: _Reading, context: _Context) -> Verdict | None:
+    return _found(strength_change(orig.masked, cand.masked, context.negated))
+
+
+def _check_antonyms(orig: _Reading, cand: _Reading, _c: _Context) -> Verdict | None:
+    return _found(reversal(orig.words, cand.words))
+
+
+def _check_predicate(orig: _Reading, cand: _Reading, context: _Context) -> Verdict | None:
+    inherits = any(map(is_inheritance_mode, context.names))
+    return _found(predicate_change(orig.masked, orig.words, cand.words, inherits=inherits))
 
 
 def _check_foreign(orig: _Reading, cand: _Reading, _c: _Context) -> Verdict | None:
@@ -848,140 +794,6 @@ def _check_foreign(orig: _Reading, cand: _Reading, _c: _Context) -> Verdict | No
     return None
 
 
-def _check_absolutes(orig: _Reading, cand: _Reading, context: _Context) -> Verdict | None:
-    """An absolute the statement does not have ("always", "only", "every") makes the claim
-    universal or exclusive; a frequency word ("usually", "occasionally") where the statement has
-    none changes how often it holds; a hedge or modal ("may", "possibly") where the statement
-    has none weakens a categorical claim. A statement that already hedges may hedge otherwise ("may
-    indicate" for "may suffer from", "has the potential to" for "may be able to"), but an
-    affirmative one may not drop its "can"/"may" ("affects" for "can affect")."""
-    added = sorted(_absolutes(cand.masked) - _absolutes(orig.masked))
-    if added:
-        return _reject("claim strength changed", f"adds {', '.join(map(repr, added))}")
-    often = _FREQUENCY.search(cand.masked)
-    if often is not None and _FREQUENCY.search(orig.masked) is None:
-        return _reject("claim strength changed", f"adds a frequency ({often.group(0)!r})")
-    hedge = _HEDGE.search(cand.masked)
-    if hedge is not None and _HEDGE.search(orig.masked) is None:
-        return _reject("claim strength changed", f"hedges a categorical claim ({hedge.group(0)!r})")
-    if (
-        not context.negated
-        and _MODAL.search(orig.masked)
-        and not _HEDGE.search(cand.masked)
-        and not _ABILITY.search(cand.masked)
-    ):
-        return _reject("claim strength changed", "drops the statement's 'can'/'may'")
-    return None
-
-
-# Words that reverse or invert a claim, each with the words of the statement that make it
-# faithful: "protective against" for "prevents" is a rewording, for "is associated with" an
-# opposite; "disappearance" where the statement speaks of no such thing reverses it.
-_REVERSALS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
-    (("disappear", "vanish"), ("disappear", "vanish", "absen", "resol", "loss")),
-    (("protect",), ("prevent", "protect", "prophyla", "avert")),
-    (("susceptib", "vulnerab"), ("susceptib", "vulnerab", "risk", "predispos")),
-    (("harm", "worsen", "aggravat", "exacerbat", "deteriorat", "detriment"), ()),
-    (("resist",), ()),
-    (
-        ("relie", "allevia", "soothe", "eas"),
-        ("treat", "relie", "allevia", "cure", "therap", "manag"),
-    ),
-    (("rare", "uncommon", "infrequent", "unusual", "atypical", "seldom"), ()),
-    (("recover", "heal"), ("recover", "heal", "treat", "cure", "resol")),
-    (("opposit", "revers", "counteract", "inverse", "contrary", "antagoni"), ()),
-    (
-        ("increas", "elevat", "enhanc", "boost", "rais", "augment"),
-        ("increas", "elevat", "enhanc", "rais", "boost", "high", "more", "greater", "augment"),
-    ),
-    (
-        ("decreas", "reduc", "diminish", "declin", "lower"),
-        ("decreas", "reduc", "diminish", "lower", "less", "declin", "drop", "impair", "affect"),
-    ),
-)
-_CAUSE = ("caus", "induc", "trigger", "provok", "result", "lead")
-_REMEDY = ("treat", "prevent", "cure", "therap", "reliev", "manag", "protect", "prophyla")
-# The core predicates a careful reader never takes for one another: "used to treat" is not
-# "used to prevent", "a candidate for treatment with" is not "at risk from".
-_CORE: dict[str, tuple[str, ...]] = {
-    "treat": ("treat", "cure", "cures", "cured", "curing", "manag", "therap", "suitable drug"),
-    "prevent": ("prevent", "prophyla", "avert", "protect", "inhibit", "suppress"),
-    "cause": ("caus", "induc", "trigger", "provok", "complicat"),
-    "risk": ("risk", "predispos", "susceptib"),
-    "feature": ("feature", "present", "manifest", "sign", "symptom"),
-    "diagnose": ("diagnos", "differential"),
-    "inherit": ("inherit", "heredit", "passed"),
-}
-_CORE_NOUNS = frozenset(["treatment", "treatments", "therapy", "therapies", "management"])
-# The directional predicates a candidate may only use when the statement has them (or, for a
-# cause, says how one thing comes from another: "results from", "is produced by").
-_DIRECTIONAL = ("treat", "prevent", "cause", "inherit")
-_CAUSAL = ("result", "lead", "due", "stem", "origin", "attribut", "responsib", "produc", "caus")
-
-
-def _check_antonyms(orig: _Reading, cand: _Reading, _c: _Context) -> Verdict | None:
-    """The candidate brings in the opposite of a statement word (see
-    :func:`~quizbot.generate.wording.antonym_clash`), a word that reverses the claim where the
-    statement has nothing of the kind (``_REVERSALS``), or a cause where the statement speaks
-    of a remedy ("can cause" for "may treat")."""
-    clash = antonym_clash(orig.words, cand.words)
-    if clash is not None:
-        return _reject("antonym", f"{clash[1]!r} opposes the original's {clash[0]!r}")
-    had = orig.words
-    for word in cand.words:
-        if word in had:
-            continue
-        for brought, allowed in _REVERSALS:
-            if word.startswith(brought) and not any(w.startswith(brought + allowed) for w in had):
-                return _reject("antonym", f"{word!r} reverses the statement")
-        if (
-            word.startswith(_CAUSE)
-            and any(w.startswith(_REMEDY) for w in had)
-            and not any(w.startswith(_CAUSE) for w in had)
-        ):
-            return _reject("antonym", f"{word!r} makes a remedy a cause")
-        if (
-            word.startswith(_REMEDY)
-            and any(w.startswith(_CAUSE) for w in had)
-            and not any(w.startswith(_REMEDY) for w in had)
-        ):
-            return _reject("antonym", f"{word!r} makes a cause a remedy")
-    return None
-
-
-def _core(words: Iterable[str], *, nouns: bool = False) -> set[str]:
-    return {
-        family
-        for word in words
-        if nouns or word not in _CORE_NOUNS
-        for family, prefixes in _CORE.items()
-        if word.startswith(prefixes)
-    }
-
-
-def _check_predicate(orig: _Reading, cand: _Reading, context: _Context) -> Verdict | None:
-    """A core predicate (treat, prevent, cause, risk, feature, diagnose) the statement does not
-    have, where it has another one ("used to prevent" for "used to treat"); or, where it has
-    none, a directional one (treat, prevent, cause: "is prevented through" for "is passed down
-    through"). A noun such as "treatment" is neutral."""
-    was = _core(orig.words, nouns=True)
-    if any(map(is_inheritance_mode, context.names)):
-        was.add("inherit")  # "follows X-linked inheritance" = "is inherited in an X-linked ..."
-    if not was and any(w.startswith(_CAUSAL) for w in orig.words):
-        was = {"cause"}
-    if not was and re.search(r"\b(?:drug|medication|candidate\s+for)\b", orig.masked, re.I):
-        was = {"treat"}  # "a suitable drug to give", "a candidate for treatment with"
-    for word in cand.words:
-        added = _core([word]) - was
-        if not was:
-            added &= set(_DIRECTIONAL)
-        if added:
-            return _reject(
-                "predicate changed", f"{word!r} is not the statement's {'/'.join(sorted(was))}"
-            )
-    return None
-
-
 def _check_qualifiers(orig: _Reading, cand: _Reading, _c: _Context) -> Verdict | None:
     """A qualifier the statement does not have narrows the claim to a population, time,
     severity, route or subtype ("in the elderly", "acute gout", "for six weeks")."""
@@ -990,11 +802,3 @@ def _check_qualifiers(orig: _Reading, cand: _Reading, _c: _Context) -> Verdict |
         if word in QUALIFIERS and word not in known:
             return _reject("extra qualifier", f"{word!r} narrows the claim")
     return None
-
-
-def _polarity(cues: tuple[str, ...]) -> str:
-    return "negated" if len(cues) % 2 else "affirmative"
-
-
-def _cue_list(cues: tuple[str, ...]) -> str:
-    return ", ".join(cues) if cues else "no negation cue"
