@@ -825,11 +825,16 @@ _BE = r"\b(?:is|are|was|were|be|been|being|get|gets|got)\s+(?:(?:not|never|also|
 # (pattern, family, flip); symmetric families use flip 0. Searched together; the leftmost wins.
 _VOICE: tuple[tuple[str, str, int], ...] = (
     # treatment: the therapy is the first role
-    (_BE + r"(?:treated|managed|cured|controlled)\s+(?:with|by|using|through|via)\b", "treat", 1),
+    (
+        _BE + r"(?:treat|manag|cur|controll?)(?:ed|able)\s+(?:with|by|using|through|via)\b",
+        "treat",
+        1,
+    ),
     (r"\b(?:treatment|therapy)\s+(?:with|using|by)\b", "treat", 1),
     (r"\b(?:benefit(?:s|ed)?|respond(?:s|ed)?)\s+(?:from|to)\b", "treat", 1),
     (r"\b(?:treat(?:s|ing)?|manag(?:e|es|ing)|cur(?:e|es|ing))\b", "treat", 0),
     (r"\b(?:giv(?:e|en|ing)|administer(?:ed|ing)?|prescrib(?:e|ed|ing))\b", "treat", 0),
+    (r"\b(?:in)?effective\s+(?:for|against|in)\b", "treat", 0),
     (
         r"\b(?:treatment|therapy|management|remedy|intervention|procedure|drug|medication)"
         r"\s+(?:for|of|in)\b",
@@ -837,7 +842,11 @@ _VOICE: tuple[tuple[str, str, int], ...] = (
         0,
     ),
     # prevention: the preventive agent first
-    (_BE + r"(?:prevented|averted|protected)\s+(?:with|by|using|through|via)\b", "prevent", 1),
+    (
+        _BE + r"(?:prevent(?:ed|able)|averted|protected)\s+(?:with|by|using|through|via)\b",
+        "prevent",
+        1,
+    ),
     (r"\b(?:prevent(?:s|ing)?|protect(?:s|ing)?\s+against)\b", "prevent", 0),
     (r"\b(?:prevention|prophylaxis)\s+(?:of|against)\b", "prevent", 0),
     # causation: the cause first
@@ -877,11 +886,11 @@ _VOICE: tuple[tuple[str, str, int], ...] = (
     (
         r"\b(?:plays?|playing|has|have)\s+(?:a|an|the|no)?\s*(?:\w+\s+)?role\s+in\b"
         r"|\b(?:participat(?:e|es|ing)|tak(?:e|es|ing)\s+part)\s+in\b"
-        r"|\bcontribut(?:e|es|ing)\s+to\b",
+        r"|\bcontribut(?:e|es|ing)\s+to\b|\bfunction(?:s|ing)?\s+(?:in|within)\b",
         "affect",
         1,
     ),
-    (r"\b(?:affect(?:s|ing)?|involv(?:e|es|ing))\b", "affect", 0),
+    (r"\b(?:affect(?:s|ing)?|involv(?:e|es|ing))\b|\b(?:is|are)\s+where\b", "affect", 0),
     # time order: the earlier event first
     (r"\b(?:preced(?:e|es|ing)|(?:come|comes|occur|occurs|happen|happens)\s+before)\b", "time", 0),
     (
@@ -907,7 +916,12 @@ _VOICE: tuple[tuple[str, str, int], ...] = (
         0,
     ),
     # origin: the disease first, the cell / tissue / site it starts from second
-    (r"\borigin(?:ate|ates|ated|ating)\s+(?:in|from|within)\b", "origin", 0),
+    (
+        r"\b(?:origin(?:ate|ates|ated|ating)\s+(?:in|from|within)"
+        r"|(?:stem(?:s|med|ming)?|deriv(?:e|es|ed|ing))\s+from)\b",
+        "origin",
+        0,
+    ),
     (
         r"\b(?:(?:site|tissue|cell|organ|place|point)s?\s+of\s+)?origins?\s+(?:of|for)\b",
         "origin",

@@ -49,6 +49,7 @@ NEGATION = re.compile(
       | rul(?:e|es|ed|ing)\s+out
       | contraindicat\w* | unsuitab\w* | inappropriat\w*
       | avoid(?:s|ed|ing)?\s+(?:taking|using|the\s+need)
+      | for(?:e)?go(?:es|ing|ne)? | dispens(?:e|es|ed|ing)\s+with
       | unrelated | unassociated | unaffected | unlikely | uninvolved | unconnected
       | rarely | seldom | hardly | barely | scarcely
       | non-\w+
@@ -75,6 +76,18 @@ _HEDGE = re.compile(
 _MODAL = re.compile(r"\b(?:can|could|may|might)\b", re.IGNORECASE)
 _ABILITY = re.compile(
     r"\b(?:enabl\w*|allow\w*|able|ability|capable|capacity|help\w*|effective)\b", re.IGNORECASE
+)
+# Deontic negation: "no need to take" says the same as "can avoid taking" (permission to
+# omit), so that "can" is no hedge.
+_NO_NEED = re.compile(
+    r"\b(?:no\s+need|need\s+not|needn['’]t|(?:not|never)\s+need|unnecessary"
+    r"|not\s+(?:necessary|required|needed))\b",
+    re.IGNORECASE,
+)
+_PERMISSION = re.compile(
+    r"\b(?:can|may|could|might)\s+(?:safely\s+)?(?:avoid|forgo|forego|skip|omit|dispense\s+with"
+    r"|do\s+without|refrain\s+from)\b",
+    re.IGNORECASE,
 )
 _FREQUENCY = re.compile(
     r"\b(?:usually|occasional(?:ly)?|sometimes|often|frequent(?:ly)?|common(?:ly)?|rare(?:ly)?"
@@ -137,14 +150,17 @@ def strength_change(orig: str, cand: str, negated: bool) -> Finding | None:
     none changes how often it holds; a hedge or modal ("may", "possibly") where the statement
     has none weakens a categorical claim. A statement that already hedges may hedge otherwise ("may
     indicate" for "may suffer from", "has the potential to" for "may be able to"), but an
-    affirmative one may not drop its "can"/"may" ("affects" for "can affect")."""
+    affirmative one may not drop its "can"/"may" ("affects" for "can affect"). Where the statement
+    says there is no need to do something, "can avoid doing it" is the same permission, no hedge."""
     added = sorted(_absolutes(cand) - _absolutes(orig))
     if added:
         return ("claim strength changed", f"adds {', '.join(map(repr, added))}")
     often = _FREQUENCY.search(cand)
     if often is not None and _FREQUENCY.search(orig) is None:
         return ("claim strength changed", f"adds a frequency ({often.group(0)!r})")
-    hedge = _HEDGE.search(cand)
+    # "can avoid taking" for "has no need to take": a permission, not a hedge
+    hedged = _PERMISSION.sub(" ", cand) if _NO_NEED.search(orig) else cand
+    hedge = _HEDGE.search(hedged)
     if hedge is not None and _HEDGE.search(orig) is None:
         return ("claim strength changed", f"hedges a categorical claim ({hedge.group(0)!r})")
     if (

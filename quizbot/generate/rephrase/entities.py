@@ -14,10 +14,26 @@ TOKEN = re.compile(r"[^\W_][\w'’-]*")
 LOOSE_SLACK = 4  # words a loose mention may hold besides the entity's own
 
 
+# Words of totality a rewording swaps freely inside a name ("total vulvar amputation" for
+# "amputation of entire vulva").
+_TOTAL = frozenset(
+    ["entire", "entirely", "total", "totally", "whole", "complete", "completely", "full", "fully"]
+)
+# Endings that make a noun its adjective ("vulva" -> "vulvar", "cortex" -> "cortical" is left to
+# the six-letter rule).
+_ADJECTIVAL = ("r", "l", "ar", "al", "ic", "ous", "ary")
+
+
 def same_root(one: str, two: str) -> bool:
-    """Two lower-cased words of one root: the same stem, or the same first six letters
-    ("amputated" ~ "amputation", "morphological" ~ "morphology"); numbers must be equal."""
+    """Two lower-cased words of one root: the same stem, the same first six letters
+    ("amputated" ~ "amputation", "morphological" ~ "morphology"), a noun and its adjective
+    ("vulva" ~ "vulvar") or two words of totality ("entire" ~ "total"); numbers must be equal."""
     if one == two or stem(one) == stem(two):
+        return True
+    if one in _TOTAL and two in _TOTAL:
+        return True
+    short, long = sorted((one, two), key=len)
+    if len(short) >= 4 and long.startswith(short) and long[len(short) :] in _ADJECTIVAL:
         return True
     return len(one) >= 6 and len(two) >= 6 and one[:6] == two[:6] and not one[:1].isdigit()
 

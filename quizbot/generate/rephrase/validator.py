@@ -72,6 +72,7 @@ from quizbot.generate.rephrase.claims import (
 )
 from quizbot.generate.rephrase.entities import TOKEN, loose_span, same_root
 from quizbot.generate.rephrase.lexicon import LAY_NAMES, QUALIFIERS, looks_medical
+from quizbot.generate.rephrase.possession import possessor
 from quizbot.generate.rephrase.roles import kinds_before, role_kept, role_swap
 from quizbot.generate.wording import (
     CHANGING_HEADS,
@@ -400,6 +401,7 @@ def judge(
         _check_foreign,
         _check_negation,
         _check_roles,
+        _check_condition,
         _check_absolutes,
         _check_antonyms,
         _check_predicate,
@@ -506,6 +508,22 @@ _STATE_WORDS = frozenset(
         "avoid",
         "avoiding",
         "avert",
+        # verbs of undergoing: "a patient who experiences [Y]", "may develop [X]"
+        "experience",
+        "experiences",
+        "experiencing",
+        "develop",
+        "develops",
+        "developing",
+        "undergo",
+        "undergoes",
+        "undergoing",
+        "exhibit",
+        "exhibits",
+        "exhibiting",
+        "display",
+        "displays",
+        "displaying",
     ]
 )
 
@@ -565,6 +583,13 @@ _APPOSITION = re.compile(
 )
 
 
+def _restates(clause: str, known: set[str]) -> bool:
+    """A set-off clause of words the statement has ("Albumin, a gene product, ..."): no claim."""
+    words = [w.lower() for w in _WORD.findall(clause)]
+    content = [w for w in words if w not in FUNCTION_WORDS and w not in ("which", "who", "whose")]
+    return bool(content) and all(stem(w) in known for w in content)
+
+
 def _check_coordination(orig: _Reading, cand: _Reading, context: _Context) -> Verdict | None:
     """A new item joined to an entity ("... productive cough and haemoptysis", "tension headache
     and lupus", "..., but rheumatic fever is") is a claim about something else: the word after
@@ -573,8 +598,11 @@ def _check_coordination(orig: _Reading, cand: _Reading, context: _Context) -> Ve
     known = {stem(w) for w in TOKEN.findall(orig.text.lower())}
     for role, key, entity in zip(("head", "tail"), context.keys, context.names, strict=True):
         for _start, stop in cand.found[key]:
-            if _APPOSITION.match(cand.masked[stop:]) and not _APPOSITION.match(
-                orig.masked[orig.found[key][0][1] :]
+            clause = _APPOSITION.match(cand.masked[stop:])
+            if (
+                clause is not None
+                and not _APPOSITION.match(orig.masked[orig.found[key][0][1] :])
+                and not _restates(clause.group(0), known)
             ):
                 return _reject("extra claim", f"a clause describes the {role} {entity!r}")
             joined = _COORDINATED.match(cand.masked[stop:])
@@ -601,6 +629,11 @@ def _check_roles(orig: _Reading, cand: _Reading, context: _Context) -> Verdict |
     head, tail = context.keys
     if head == tail:
         return None
+    owners = (_owner(orig, context.keys), _owner(cand, context.keys))
+    if None not in owners:
+        if owners[0] != owners[1]:
+            return _reject("roles swapped", "the relation now belongs to the other entity")
+        return None  # "[X] is the morphology of [Y]" / "The morphology of [Y] is [X]"
     kind = role_swap(
         (_kinds(orig, head), _kinds(orig, tail)), (_kinds(cand, head), _kinds(cand, tail))
     )
@@ -642,10 +675,11 @@ def _check_roles(orig: _Reading, cand: _Reading, context: _Context) -> Verdict |
         and _patient_key(orig, orig, context) is not None
         and _CLAUSE_BREAK.search(orig.between(head, tail))
         and not _CLAUSE_BREAK.search(cand.between(head, tail))
+        and _COPULA_AFTER.match(cand.between(head, tail))
     ):
         # "In a patient with [Y], [X] is the treatment": the patient clause names [Y], the
         # predicate applies to [X]; "A patient with [Y] is the treatment for [X]" makes [Y]
-        # its subject.
+        # its subject (not "Individuals affected by [Y] exhibit [X]": the person acts).
         return _reject("roles swapped", f"{now.phrase!r} now has the patient's entity first")
     bare = None
     if (weaker or swapped) and all(
@@ -656,8 +690,8 @@ def _check_roles(orig: _Reading, cand: _Reading, context: _Context) -> Verdict |
         frame = cand.frame(this)
         if (
             frame
-            and frame == orig.frame(other)
-            and frame != orig.frame(this)
+            and _stems(frame) == _stems(orig.frame(other))
+            and _stems(frame) != _stems(orig.frame(this))
             and any(w not in FUNCTION_WORDS for w in frame)
             and not (bare and set(frame) <= bare)
         ):
@@ -666,6 +700,43 @@ def _check_roles(orig: _Reading, cand: _Reading, context: _Context) -> Verdict |
                 f"{' '.join(frame)!r} now introduces the other entity",
             )
     return None
+
+
+def _stems(words: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(stem(w) for w in words)
+
+
+_CONDITION_LEAD = re.compile(
+    r"^\s*(?:if|when|whenever|once|having|taking|in)\b"
+    r"|\b(?:patients?|individuals?|persons?|people|someone|anyone|subjects?|those)\b",
+    re.IGNORECASE,
+)
+
+
+def _condition(reading: _Reading, keys: tuple[str, str]) -> str | None:
+    """The entity of a conditional sentence's condition: the first one, when the sentence opens
+    with "If"/"When"/"Having" or a person ("A patient that has [Y] ...", "Patients with [Y]");
+    else None."""
+    first = min(keys, key=lambda key: reading.found[key][0])
+    lead = _CLAUSE_BREAK.split(reading.masked[: reading.found[first][0][0]])[0]
+    return first if _CONDITION_LEAD.search(lead) else None
+
+
+def _check_condition(orig: _Reading, cand: _Reading, context: _Context) -> Verdict | None:
+    """A conditional keeps its condition: "If a patient has lesions in [Y], then he/she suffers
+    from [X]" is the converse of "If a patient suffers from [X], then he/she has lesions in
+    [Y]", not a rewording of it."""
+    was, now = _condition(orig, context.keys), _condition(cand, context.keys)
+    if was is not None and now is not None and was != now:
+        return _reject("roles swapped", "the condition now names the other entity")
+    return None
+
+
+def _owner(reading: _Reading, keys: tuple[str, str]) -> str | None:
+    """The key of the entity owning the sentence's relational noun (see :mod:`.possession`)."""
+    spans = sorted((reading.found[key][0], key) for key in keys)
+    which = possessor(reading.masked, spans[0][0], spans[1][0])
+    return None if which is None else spans[which][1]
 
 
 # The moved entity must still be described ("[X] is the first-line treatment for ..."), not

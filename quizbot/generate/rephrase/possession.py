@@ -1,0 +1,84 @@
+"""Whose relation a sentence states: the *possessor* of a relational noun.
+
+Many statements name a relation with a noun ("morphology", "biochemical function", "cause",
+"treatment") and say whose it is. A rewording may turn the sentence around without changing
+whose relation it is, and a role swap changes exactly that:
+
+* ``[A] is (not) the [N] of [B]``: B is the possessor (copula, noun phrase, "of");
+* ``The [N] of [B] is (not) [A]`` and ``[B]'s [N] is [A]``: B, the copula inverted;
+* ``[B] has / possesses / exhibits / shows (the [N] (of)) [A]``, with any auxiliary, modal or
+  negation before the verb ("[B] does not exhibit [A] as its morphology", "[B] does not possess
+  the biochemical function of a [A]"): B, the subject of a verb of having.
+
+:func:`possessor` reads one of these shapes off the text around the two entities (blanked out
+as ``mask`` characters) and returns which entity owns the relation, or None when the sentence
+has none of these shapes. The noun phrase holds no preposition but the final "of" (so "is
+associated with the development of [B]" is not read), and nothing but the shape stands between
+the entities.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["possessor"]
+
+_ART = r"(?:(?:the|a|an|any|no|its|their)\s+)?"
+_NOUNS = r"(?:[^\W\d_][\w'’-]*\s+){1,4}?"
+_NOUNS0 = r"(?:[^\W\d_][\w'’-]*\s+){0,4}?"
+_BE = r"(?:(?:is|are|(?:may|might|can|could)\s+(?:not\s+)?be)\s+(?:not\s+)?)"
+# "[A] is not the associated morphology of [B]"
+_FORWARD = re.compile(
+    rf"^\s*{_BE}(?:one\s+of\s+)?{_ART}{_NOUNS}(?:of|in|within)\s+{_ART}$", re.IGNORECASE
+)
+# "[A] is (an abnormal cell) found in [B]": B has A
+_FOUND_IN = re.compile(
+    rf"^\s*{_BE}(?:{_ART}{_NOUNS})?(?:found|present|seen|observed|detected|encountered)"
+    rf"\s+(?:in|within)\s+{_ART}$",
+    re.IGNORECASE,
+)
+# "The morphological correlate of [B]" (at the start of its clause) + "is [A]"
+_INVERTED_LEAD = re.compile(rf"^\s*{_ART}{_NOUNS}of\s+{_ART}$", re.IGNORECASE)
+_INVERTED_BE = re.compile(rf"^\s*{_BE}{_ART}$", re.IGNORECASE)
+_GENITIVE = re.compile(rf"^['’]s?\s+{_NOUNS}{_BE}{_ART}$", re.IGNORECASE)
+# "[B] does not exhibit [A]", "[B] may have the associated disease [A]"
+_HAVE = re.compile(
+    r"^\s*(?:(?:does|do|did|may|might|can|could|will|would|also|often|not|never|\w+n['’]t)\s+)*"
+    r"(?:has|have|having|possess(?:es|ing)?|exhibit(?:s|ing)?|shows?|showing|displays?"
+    r"|displaying)\s+"
+    rf"(?:{_ART}{_NOUNS0}(?:of\s+{_ART})?)?$",
+    re.IGNORECASE,
+)
+_PREPOSITIONS = frozenset(
+    ["with", "by", "to", "in", "of", "for", "from", "on", "at", "as", "into", "within", "through"]
+)
+_ARTICLES = frozenset(["the", "a", "an", "any", "no", "its", "their"])
+_CLAUSE = re.compile(r"[,;:()\[\]]|\b(?:then|if|when|while|whereas)\b", re.IGNORECASE)
+
+
+def _plain(phrase: str) -> bool:
+    """No preposition in ``phrase`` but its final one (a noun phrase, not a verb's object)."""
+    words = [w.lower() for w in re.findall(r"[^\W\d_][\w'’-]*", phrase)]
+    while words and words[-1] in _ARTICLES:
+        words.pop()
+    return not any(w in _PREPOSITIONS for w in words[:-1])
+
+
+def possessor(masked: str, first: tuple[int, int], second: tuple[int, int]) -> int | None:
+    """Which of two entity mentions owns the relation the sentence states: 0 for the mention at
+    ``first`` (the earlier one), 1 for ``second``, None when no shape of the module docstring
+    fits. ``masked`` is the sentence with the entities blanked out; the spans are the mentions'
+    (start, stop)."""
+    between = masked[first[1] : second[0]]
+    lead = _CLAUSE.split(masked[: first[0]])[-1]
+    if _FORWARD.match(between) and _plain(between):
+        return 1
+    if _HAVE.match(between) and _plain(between):
+        return 0
+    if _FOUND_IN.match(between):
+        return 1
+    if _INVERTED_LEAD.match(lead) and _plain(lead) and _INVERTED_BE.match(between):
+        return 0
+    if _GENITIVE.match(between) and _plain(between):
+        return 0
+    return None
