@@ -858,7 +858,7 @@ _VOICE: tuple[tuple[str, str, int], ...] = (
         "cause",
         0,
     ),
-    (r"\b(?:cause|trigger)s?\s+of\b", "cause", 0),
+    (r"\b(?:cause|trigger|reason|explanation)s?\s+(?:of|for|behind)\b", "cause", 0),
     (r"\b(?:has|have|having)\s+(?:the|an?)\s+(?:\w+\s+)?effects?\b", "cause", 0),
     # presentation: the disease first
     (_BE + r"(?:characteri[sz]ed|marked|accompanied)\s+by\b", "feature", 0),
@@ -877,7 +877,7 @@ _VOICE: tuple[tuple[str, str, int], ...] = (
     (r"\b(?:characteri[sz]es?|accompan(?:y|ies))\b", "feature", 1),
     (
         r"\b(?:present(?:s|ing)?\s+with|manifest(?:s|ing)?\s+with|features?|exhibit(?:s|ing)?"
-        r"|harbou?r(?:s|ing)?|carr(?:y|ies|ying))\b",
+        r"|harbou?r(?:s|ing)?|carr(?:y|ies|ying))\b(?!\s+(?:that|which|of|in)\b)",
         "feature",
         0,
     ),
@@ -893,6 +893,8 @@ _VOICE: tuple[tuple[str, str, int], ...] = (
     (r"\b(?:affect(?:s|ing)?|involv(?:e|es|ing))\b|\b(?:is|are)\s+where\b", "affect", 0),
     # time order: the earlier event first
     (r"\b(?:preced(?:e|es|ing)|(?:come|comes|occur|occurs|happen|happens)\s+before)\b", "time", 0),
+    (_BE + r"followed\s+by\b", "time", 0),
+    (_BE + r"preceded\s+by\b", "time", 1),
     (
         r"\b(?:follow(?:s|ing)?|(?:occur|occurs|develop|develops|arise|arises|come|comes|happen"
         r"|happens)\s+after)\b",

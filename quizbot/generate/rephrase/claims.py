@@ -49,6 +49,8 @@ NEGATION = re.compile(
       | rul(?:e|es|ed|ing)\s+out
       | contraindicat\w* | unsuitab\w* | inappropriat\w*
       | avoid(?:s|ed|ing)?\s+(?:taking|using|the\s+need)
+      | (?:should|must|shall|ought\s+to|(?:advised|told|need|needs|have|has)\s+to)\s+avoid
+        (?=\s+(?:(?:the|a|an)\s+)?\x1a)   # "should avoid [drug]", not "to avoid [disease]"
       | for(?:e)?go(?:es|ing|ne)? | dispens(?:e|es|ed|ing)\s+with
       | unrelated | unassociated | unaffected | unlikely | uninvolved | unconnected
       | rarely | seldom | hardly | barely | scarcely

@@ -24,12 +24,17 @@ import re
 __all__ = ["possessor"]
 
 _ART = r"(?:(?:the|a|an|any|no|its|their)\s+)?"
-_NOUNS = r"(?:[^\W\d_][\w'’-]*\s+){1,4}?"
-_NOUNS0 = r"(?:[^\W\d_][\w'’-]*\s+){0,4}?"
+# Up to four words of a noun phrase: no negation, no adverb ("is not associated with",
+# "is morphologically associated with" are no noun phrases)
+_WORD = r"(?!(?:not|no|never)\b|\w+ly\b)[^\W\d_][\w'’-]*\s+"
+_NOUNS = rf"(?:{_WORD}){{1,4}}?"
+_NOUNS0 = rf"(?:{_WORD}){{0,4}}?"
+# "of", or a participle saying the same ("the morphology associated with [B]")
+_OF = r"(?:of|(?:associated|linked|related)\s+(?:with|to))"
 _BE = r"(?:(?:is|are|(?:may|might|can|could)\s+(?:not\s+)?be)\s+(?:not\s+)?)"
 # "[A] is not the associated morphology of [B]"
 _FORWARD = re.compile(
-    rf"^\s*{_BE}(?:one\s+of\s+)?{_ART}{_NOUNS}(?:of|in|within)\s+{_ART}$", re.IGNORECASE
+    rf"^\s*{_BE}(?:one\s+of\s+)?{_ART}{_NOUNS}(?:{_OF}|in|within)\s+{_ART}$", re.IGNORECASE
 )
 # "[A] is (an abnormal cell) found in [B]": B has A
 _FOUND_IN = re.compile(
@@ -38,13 +43,14 @@ _FOUND_IN = re.compile(
     re.IGNORECASE,
 )
 # "The morphological correlate of [B]" (at the start of its clause) + "is [A]"
-_INVERTED_LEAD = re.compile(rf"^\s*{_ART}{_NOUNS}of\s+{_ART}$", re.IGNORECASE)
+_INVERTED_LEAD = re.compile(rf"^\s*{_ART}{_NOUNS}{_OF}\s+{_ART}$", re.IGNORECASE)
 _INVERTED_BE = re.compile(rf"^\s*{_BE}{_ART}$", re.IGNORECASE)
 _GENITIVE = re.compile(rf"^['’]s?\s+{_NOUNS}{_BE}{_ART}$", re.IGNORECASE)
 # "[B] does not exhibit [A]", "[B] may have the associated disease [A]"
 _HAVE = re.compile(
     r"^\s*(?:(?:does|do|did|may|might|can|could|will|would|also|often|not|never|\w+n['’]t)\s+)*"
     r"(?:has|have|having|possess(?:es|ing)?|exhibit(?:s|ing)?|shows?|showing|displays?"
+    r"|contain(?:s|ing)?|harbou?r(?:s|ing)?|carr(?:y|ies|ying)"
     r"|displaying)\s+"
     rf"(?:{_ART}{_NOUNS0}(?:of\s+{_ART})?)?$",
     re.IGNORECASE,

@@ -402,6 +402,7 @@ def judge(
         _check_negation,
         _check_roles,
         _check_condition,
+        _check_types,
         _check_absolutes,
         _check_antonyms,
         _check_predicate,
@@ -645,10 +646,12 @@ def _check_roles(orig: _Reading, cand: _Reading, context: _Context) -> Verdict |
     was = predicate_reading(orig.between(head, tail), orig.after(head, tail))
     now = predicate_reading(cand.between(head, tail), cand.after(head, tail))
     weaker = (
-        was is not None
-        and now is not None
+        now is not None
         and now.symmetric
-        and family_allowed(now.family, {was.family})
+        and (
+            (was is not None and family_allowed(now.family, {was.family}))
+            or (was is None and owners[0] is not None)  # "[X] is the morphology of [Y]"
+        )
     )
     if weaker:
         pass  # "X is a feature of Y" -> "Y is associated with X": no roles left to swap
@@ -720,6 +723,54 @@ def _condition(reading: _Reading, keys: tuple[str, str]) -> str | None:
     first = min(keys, key=lambda key: reading.found[key][0])
     lead = _CLAUSE_BREAK.split(reading.masked[: reading.found[first][0][0]])[0]
     return first if _CONDITION_LEAD.search(lead) else None
+
+
+# Nouns that label an entity's kind when written right next to it ("the disease [X]", "[Y]
+# gene", "[Y] molecular abnormality").
+_LABELS = frozenset(
+    stem(w)
+    for w in (
+        "gene",
+        "product",
+        "protein",
+        "disease",
+        "disorder",
+        "abnormality",
+        "cell",
+        "tissue",
+        "anatomy",
+        "site",
+        "process",
+        "structure",
+        "morphology",
+        "drug",
+        "medication",
+        "finding",
+        "phenotype",
+    )
+)
+_TWO_RIGHT = re.compile(r"^ ([^\W\d_][\w'’-]*)(?: ([^\W\d_][\w'’-]*))?")
+
+
+def _near_types(reading: _Reading, key: str) -> set[str]:
+    """The labels right before the entity or right after it (past one modifier), stems."""
+    frame = reading.frame(key)
+    near = [frame[-1]] if frame else []
+    right = _TWO_RIGHT.search(reading.masked[reading.found[key][0][1] :])
+    if right is not None and right.group(1).lower() not in FUNCTION_WORDS:
+        near += [w.lower() for w in right.groups() if w]
+    return {stem(w) for w in near if stem(w) in _LABELS}
+
+
+def _check_types(orig: _Reading, cand: _Reading, context: _Context) -> Verdict | None:
+    """A type noun the statement puts next to one entity only ("the disease [X]", "[Y] gene",
+    "molecular abnormality [Y]") put next to the other one is a role swap ("the [Y]
+    molecular abnormality ... [X]")."""
+    for this, other in (context.keys, context.keys[::-1]):
+        moved = (_near_types(cand, this) & _near_types(orig, other)) - _type_nouns(orig, this)
+        if moved:
+            return _reject("roles swapped", f"{sorted(moved)[0]!r} now names the other entity")
+    return None
 
 
 def _check_condition(orig: _Reading, cand: _Reading, context: _Context) -> Verdict | None:
