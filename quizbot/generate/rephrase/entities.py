@@ -8,7 +8,14 @@ import re
 from quizbot.generate.rephrase.lexicon import looks_medical
 from quizbot.generate.wording import FUNCTION_WORDS, stem
 
-__all__ = ["TOKEN", "foreign_looking", "loose_span", "same_root", "same_root_any"]
+__all__ = [
+    "TOKEN",
+    "adjective_forms",
+    "foreign_looking",
+    "loose_span",
+    "same_root",
+    "same_root_any",
+]
 
 TOKEN = re.compile(r"[^\W_][\w'’-]*")
 LOOSE_SLACK = 4  # words a loose mention may hold besides the entity's own
@@ -36,6 +43,20 @@ def same_root(one: str, two: str) -> bool:
     if len(short) >= 4 and long.startswith(short) and long[len(short) :] in _ADJECTIVAL:
         return True
     return len(one) >= 6 and len(two) >= 6 and one[:6] == two[:6] and not one[:1].isdigit()
+
+
+# A one-word name's adjective: "fibrosis" -> "fibrotic", "apoptosis" -> "apoptotic",
+# "paralysis" -> "paralytic", "anaemia" -> "anaemic", "ischemia" -> "ischemic".
+_ADJECTIVE_OF = (("sis", "tic"), ("ia", "ic"))
+
+
+def adjective_forms(name: str) -> tuple[str, ...]:
+    """The adjective of a one-word name of at least six letters by its ending (see
+    ``_ADJECTIVE_OF``), lower-cased, or nothing."""
+    word = name.strip().lower()
+    if " " in word or len(word) < 6 or not word.isalpha():
+        return ()
+    return tuple(word[: -len(end)] + adj for end, adj in _ADJECTIVE_OF if word.endswith(end))
 
 
 def loose_span(text: str, name: str) -> tuple[int, int] | None:

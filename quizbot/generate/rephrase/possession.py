@@ -55,6 +55,12 @@ _HAVE = re.compile(
     rf"(?:{_ART}{_NOUNS0}(?:of\s+{_ART})?)?$",
     re.IGNORECASE,
 )
+# "[A] may occur in [B]": B has A
+_OCCURS_IN = re.compile(
+    r"^\s*(?:(?:may|might|can|could|does|do|not|often|also|never)\s+)*"
+    rf"(?:occurs?|appears?|arises?|develops?)\s+(?:in|within)\s+{_ART}$",
+    re.IGNORECASE,
+)
 _PREPOSITIONS = frozenset(
     ["with", "by", "to", "in", "of", "for", "from", "on", "at", "as", "into", "within", "through"]
 )
@@ -81,7 +87,7 @@ def possessor(masked: str, first: tuple[int, int], second: tuple[int, int]) -> i
         return 1
     if _HAVE.match(between) and _plain(between):
         return 0
-    if _FOUND_IN.match(between):
+    if _FOUND_IN.match(between) or _OCCURS_IN.match(between):
         return 1
     if _INVERTED_LEAD.match(lead) and _plain(lead) and _INVERTED_BE.match(between):
         return 0

@@ -70,7 +70,7 @@ from quizbot.generate.rephrase.claims import (
     reversal,
     strength_change,
 )
-from quizbot.generate.rephrase.entities import TOKEN, loose_span, same_root
+from quizbot.generate.rephrase.entities import TOKEN, adjective_forms, loose_span, same_root
 from quizbot.generate.rephrase.lexicon import LAY_NAMES, QUALIFIERS, looks_medical
 from quizbot.generate.rephrase.possession import possessor
 from quizbot.generate.rephrase.roles import kinds_before, role_kept, role_swap
@@ -184,6 +184,7 @@ def _names(entity: str, synonyms: Synonyms | None) -> tuple[str, ...]:
             others = next((v for k, v in synonyms.items() if k.casefold() == folded), ())
         names += [normalise(name) for name in others if normalise(name)]
     names += LAY_NAMES.get(entity.casefold(), ())
+    names += adjective_forms(entity)
     return tuple(dict.fromkeys(names))
 
 
