@@ -1,0 +1,268 @@
+"""General rules of the rephrasing validator added for freer real rephrasings (issue 24).
+
+Each rule is a linguistic family, not a sentence: whose relation a sentence states
+(possession), a conditional's condition, permission for "no need", entity names with totality
+words, adjectives and undergo verbs, type labels moved to the other entity, and the predicate
+phrasings added to the voice families. Every test pairs what the rule lets through with what it
+must still reject, so breaking the rule fails the test. The sentences are our own, written in the
+PretexEval prototypes' relations.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from quizbot.generate.rephrase import negation_cues, validate_rephrasing
+from quizbot.generate.rephrase.entities import adjective_forms, loose_span, same_root
+from quizbot.generate.rephrase.possession import possessor
+
+
+def _check(statement: str, candidate: str, head: str, tail: str) -> str:
+    negated = len(negation_cues(statement, mask=(head, tail))) % 2 == 1
+    verdict = validate_rephrasing(statement, candidate, head=head, tail=tail, negated=negated)
+    return verdict.category if not verdict.ok else "accepted"
+
+
+def _owner(text: str, first: str, second: str) -> int | None:
+    """:func:`possessor` on ``text`` with the two entity names blanked out."""
+    a, b = text.index(first), text.index(second)
+    masked = text.replace(first, "\x1a" * len(first)).replace(second, "\x1a" * len(second))
+    return possessor(masked, (a, a + len(first)), (b, b + len(second)))
+
+
+# -- possession ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "first", "second", "owner"),
+    [
+        (
+            "Ulceration is not the associated morphology of Peptic Ulcer",
+            "Ulceration",
+            "Peptic Ulcer",
+            1,
+        ),
+        (
+            "The morphological correlate of Peptic Ulcer is Ulceration",
+            "Peptic Ulcer",
+            "Ulceration",
+            0,
+        ),
+        (
+            "The morphology associated with Peptic Ulcer is Ulceration",
+            "Peptic Ulcer",
+            "Ulceration",
+            0,
+        ),
+        (
+            "Peptic Ulcer does not exhibit Ulceration as its morphology",
+            "Peptic Ulcer",
+            "Ulceration",
+            0,
+        ),
+        (
+            "Lactase does not possess the biochemical function of a Hydrolase",
+            "Lactase",
+            "Hydrolase",
+            0,
+        ),
+        (
+            "Atypical Cell is an abnormal cell found in Adenocarcinoma",
+            "Atypical Cell",
+            "Adenocarcinoma",
+            1,
+        ),
+        ("Jaundice may occur in Anaemia", "Jaundice", "Anaemia", 1),
+        ("Jaundice is associated with Anaemia", "Jaundice", "Anaemia", None),
+        ("Jaundice is not associated with the Anaemia", "Jaundice", "Anaemia", None),
+        ("Jaundice is morphologically associated with Anaemia", "Jaundice", "Anaemia", None),
+        ("If a patient has Jaundice, then he/she has Anaemia", "Jaundice", "Anaemia", None),
+    ],
+)
+def test_possessor_reads_whose_relation_it_is(
+    text: str, first: str, second: str, owner: int | None
+) -> None:
+    assert _owner(text, first, second) == owner
+
+
+MORPHOLOGY = (
+    "Ulceration is the associated morphology of Peptic Ulcer Disease.",
+    "Ulceration",
+    "Peptic Ulcer Disease",
+)
+
+
+def test_a_copula_turned_around_keeps_the_relation_and_a_swap_does_not() -> None:
+    statement, head, tail = MORPHOLOGY
+    for faithful in (
+        "The morphology associated with peptic ulcer disease is ulceration.",
+        "The morphological correlate of peptic ulcer disease is ulceration.",
+        "Peptic ulcer disease exhibits ulceration as its associated morphology.",
+    ):
+        assert _check(statement, faithful, head, tail) == "accepted", faithful
+    for swapped in (
+        "The morphology associated with ulceration is peptic ulcer disease.",
+        "Ulceration exhibits peptic ulcer disease as its associated morphology.",
+    ):
+        assert _check(statement, swapped, head, tail) == "roles swapped", swapped
+
+
+def test_possessing_a_function_of_keeps_the_roles() -> None:
+    statement = "Hydrolase Activity is not a biochemical function of Lactase."
+    head, tail = "Lactase", "Hydrolase Activity"
+    faithful = "Lactase does not possess the biochemical function of a hydrolase activity."
+    swapped = "Hydrolase activity does not possess the biochemical function of a lactase."
+    assert _check(statement, faithful, head, tail) == "accepted"
+    assert _check(statement, swapped, head, tail) == "roles swapped"
+
+
+# -- conditionals ----------------------------------------------------------------------------
+
+
+def test_a_conditional_keeps_its_condition() -> None:
+    statement = "If a patient suffers from Hepatoblastoma, then he/she has lesions in Liver."
+    head, tail = "Hepatoblastoma", "Liver"
+    faithful = "Patients suffering from hepatoblastoma have liver lesions."
+    converse = "If a patient has lesions in the liver, then he/she suffers from hepatoblastoma."
+    assert _check(statement, faithful, head, tail) == "accepted"
+    assert _check(statement, converse, head, tail) == "roles swapped"
+
+
+def test_a_person_who_acts_is_not_the_patient_clause_made_subject() -> None:
+    statement = "If a patient suffers from Hepatoblastoma, then he/she has lesions in Liver."
+    head, tail = "Hepatoblastoma", "Liver"
+    acting = "Individuals affected by hepatoblastoma exhibit lesions in the liver."
+    assert _check(statement, acting, head, tail) == "accepted"
+    # The rule it narrows still holds: the patient's entity made the subject of a copula.
+    statement = "In a patient with Gout, Colchicine is the first-line treatment."
+    made_subject = "A patient with gout is the first-line treatment for colchicine."
+    assert _check(statement, made_subject, "Colchicine", "Gout") == "roles swapped"
+
+
+# -- claim strength and negation -------------------------------------------------------------
+
+
+def test_can_avoid_is_the_permission_of_no_need_not_a_hedge() -> None:
+    statement = "A patient wishes to prevent Malaria has no need to take Chloroquine."
+    head, tail = "Chloroquine", "Malaria"
+    faithful = "A patient seeking to prevent malaria can avoid taking chloroquine."
+    assert _check(statement, faithful, head, tail) == "accepted"
+    categorical = "Chloroquine is not able to prevent Malaria."
+    hedged = "Chloroquine can avoid taking part in preventing malaria."
+    assert _check(categorical, hedged, head, tail) == "claim strength changed"
+
+
+def test_should_avoid_a_drug_negates_but_to_avoid_a_disease_does_not() -> None:
+    assert len(negation_cues("Patients with gout should avoid aspirin.", mask=["aspirin"])) == 1
+    assert negation_cues("A patient seeking to avoid gout takes aspirin.", mask=["gout"]) == ()
+    assert len(negation_cues("A patient may forgo taking aspirin.")) == 1
+    statement = "If a patient suffers from Hypertension, he/she should take Amlodipine."
+    flipped = "Patients with hypertension should avoid amlodipine."
+    assert _check(statement, flipped, "Amlodipine", "Hypertension") == "negation flipped"
+
+
+# -- entity names ----------------------------------------------------------------------------
+
+
+def test_totality_words_and_adjectives_inside_a_name() -> None:
+    assert same_root("entire", "total") and same_root("vulva", "vulvar")
+    assert not same_root("vulva", "vulvitis") and not same_root("entire", "partial")
+    text = "a total vulvar amputation due to trauma"
+    assert loose_span(text, "Traumatic amputation of entire vulva") is not None
+    assert (
+        loose_span("a partial vulvar amputation due to trauma", "amputation of entire vulva")
+        is None
+    )
+
+
+def test_a_one_word_name_may_be_its_adjective() -> None:
+    assert adjective_forms("Fibrosis") == ("fibrotic",)
+    assert adjective_forms("Ischaemia") == ("ischaemic",)
+    assert adjective_forms("Gout") == ()
+    statement = "The gene product P53 plays a role in biological process Apoptosis."
+    faithful = "The gene product P53 plays a role in the apoptotic biological process."
+    dropped = "The gene product P53 plays a role in a biological process."
+    assert _check(statement, faithful, "P53", "Apoptosis") == "accepted"
+    assert _check(statement, dropped, "P53", "Apoptosis") == "entity missing"
+
+
+def test_an_undergo_verb_may_stand_before_an_entity() -> None:
+    statement = "If a patient occurs Coronary Thrombosis, he/she may occur Infarction afterwards."
+    faithful = "A patient who experiences coronary thrombosis may subsequently develop infarction."
+    extended = "A patient who experiences massive coronary thrombosis may later develop infarction."
+    assert _check(statement, faithful, "Infarction", "Coronary Thrombosis") == "accepted"
+    assert _check(statement, extended, "Infarction", "Coronary Thrombosis") != "accepted"
+
+
+# -- roles -----------------------------------------------------------------------------------
+
+
+def test_a_type_label_moved_to_the_other_entity_is_a_role_swap() -> None:
+    statement = "Molecular abnormality JAK2 V617F may be associated with the disease Myelofibrosis."
+    head, tail = "Myelofibrosis", "JAK2 V617F"
+    faithful = "The JAK2 V617F molecular abnormality may be linked to myelofibrosis."
+    swapped = "The myelofibrosis molecular abnormality may be linked to JAK2 V617F."
+    assert _check(statement, faithful, head, tail) == "accepted"
+    assert _check(statement, swapped, head, tail) == "roles swapped"
+
+
+@pytest.mark.parametrize(
+    ("statement", "head", "tail", "faithful", "swapped"),
+    [
+        (
+            "Sepsis occurs after Pneumonia.",
+            "Sepsis",
+            "Pneumonia",
+            "Pneumonia is followed by sepsis.",
+            "Sepsis is followed by pneumonia.",
+        ),
+        (
+            "Sepsis occurs after Pneumonia.",
+            "Sepsis",
+            "Pneumonia",
+            "Sepsis is preceded by pneumonia.",
+            "Pneumonia is preceded by sepsis.",
+        ),
+        (
+            "Anatomy Liver is where Albumin functions.",
+            "Albumin",
+            "Liver",
+            "Albumin functions in the liver.",
+            "The liver functions in albumin.",
+        ),
+        (
+            "Chloroquine may be able to prevent Malaria.",
+            "Chloroquine",
+            "Malaria",
+            "Malaria may be preventable with chloroquine.",
+            "Chloroquine may be preventable with malaria.",
+        ),
+        (
+            "The disease Melanoma stems from the normal cell Melanocyte.",
+            "Melanoma",
+            "Melanocyte",
+            "The normal melanocyte is the cell of origin of melanoma.",
+            "The normal melanoma is the cell of origin of melanocyte.",
+        ),
+        (
+            "Hypertension cannot be treated by Tertatolol.",
+            "Tertatolol",
+            "Hypertension",
+            "Tertatolol is ineffective for hypertension.",
+            "Hypertension is ineffective for tertatolol.",
+        ),
+    ],
+)
+def test_predicate_phrasings_read_in_both_voices(
+    statement: str, head: str, tail: str, faithful: str, swapped: str
+) -> None:
+    assert _check(statement, faithful, head, tail) == "accepted"
+    assert _check(statement, swapped, head, tail) in ("roles swapped", "order swapped")
+
+
+def test_a_set_off_clause_of_the_statements_own_words_adds_no_claim() -> None:
+    statement = "The gene product Albumin has the associated anatomy Liver."
+    restated = "Albumin, a gene product, is associated with the liver."
+    added = "Albumin, a plasma protein, is associated with the liver."
+    assert _check(statement, restated, "Albumin", "Liver") == "accepted"
+    assert _check(statement, added, "Albumin", "Liver") == "extra claim"
