@@ -266,3 +266,14 @@ def test_a_set_off_clause_of_the_statements_own_words_adds_no_claim() -> None:
     added = "Albumin, a plasma protein, is associated with the liver."
     assert _check(statement, restated, "Albumin", "Liver") == "accepted"
     assert _check(statement, added, "Albumin", "Liver") == "extra claim"
+
+
+def test_the_words_before_an_entity_compare_by_stem() -> None:
+    statement = (
+        "If a patient suffers from Diabetes, then the likelihood of he/she suffering from "
+        "Retinopathy is higher."
+    )
+    faithful = "Patients suffering from diabetes are more likely to suffer from retinopathy."
+    swapped = "Patients suffering from retinopathy are more likely to suffer from diabetes."
+    assert _check(statement, faithful, "Diabetes", "Retinopathy") == "accepted"
+    assert _check(statement, swapped, "Diabetes", "Retinopathy") != "accepted"

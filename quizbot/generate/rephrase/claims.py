@@ -220,7 +220,7 @@ _DIRECTIONAL = ("treat", "prevent", "cause", "inherit")
 _CAUSAL = ("result", "lead", "due", "stem", "origin", "attribut", "responsib", "produc", "caus")
 
 
-def reversal(had: Sequence[str], words: Sequence[str]) -> Finding | None:
+def reversal(had: list[str], words: list[str]) -> Finding | None:
     """The candidate brings in the opposite of a statement word (see
     :func:`~quizbot.generate.wording.antonym_clash`), a word that reverses the claim where the
     statement has nothing of the kind (``_REVERSALS``), or a cause where the statement speaks
