@@ -277,3 +277,9 @@ def test_the_words_before_an_entity_compare_by_stem() -> None:
     swapped = "Patients suffering from retinopathy are more likely to suffer from diabetes."
     assert _check(statement, faithful, "Diabetes", "Retinopathy") == "accepted"
     assert _check(statement, swapped, "Diabetes", "Retinopathy") != "accepted"
+
+
+def test_a_condition_stated_last_is_not_read_as_the_first_entity() -> None:
+    statement = "If a patient takes Furosemide, he/she may have physiologic effect of Diuresis."
+    faithful = "Patients may experience diuresis as a physiologic effect if they take furosemide."
+    assert _check(statement, faithful, "Furosemide", "Diuresis") == "accepted"

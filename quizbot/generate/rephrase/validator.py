@@ -720,12 +720,17 @@ _CONDITION_LEAD = re.compile(
 )
 
 
+_LATE_IF = re.compile(r"\b(?:if|when|whenever|once|provided)\b", re.IGNORECASE)
+
+
 def _condition(reading: _Reading, keys: tuple[str, str]) -> str | None:
     """The entity of a conditional sentence's condition: the first one, when the sentence opens
     with "If"/"When"/"Having" or a person ("A patient that has [Y] ...", "Patients with [Y]");
     else None."""
     first = min(keys, key=lambda key: reading.found[key][0])
     lead = _CLAUSE_BREAK.split(reading.masked[: reading.found[first][0][0]])[0]
+    if _LATE_IF.search(reading.masked[reading.found[first][0][1] :]):
+        return None  # "Patients may have [X] if they take [Y]": the condition comes last
     return first if _CONDITION_LEAD.search(lead) else None
 
 
