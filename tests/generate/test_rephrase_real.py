@@ -210,10 +210,10 @@ def test_a_qualifier_or_a_coordinated_item_adds_a_claim() -> None:
 
 # The tune part's floor is its level after the general rules of tests/generate/
 # test_rephrase_general.py (72/74 faithful, 333/333 corruptions). The held-back part was measured
-# once, after the first tuning (2026-11-29): 39/49 faithful accepted (79.6%), 247/251 corruptions
-# and meaning changes rejected (98.4%); its floor guards that level and is for the lead to raise
-# after measuring it again, never by tuning on it.
-GOALS = {TUNE: (0.97, 1.0), HELD: (0.79, 0.98)}
+# after the first tuning (39/49 = 79.6%, 247/251 = 98.4%) and again after the general rules
+# (2026-11-29: 40/49 faithful accepted = 81.6%, 247/251 corruptions and meaning changes rejected =
+# 98.4%); its floor guards that level and is raised only after measuring, never by tuning on it.
+GOALS = {TUNE: (0.97, 1.0), HELD: (0.81, 0.98)}
 
 
 def _cases() -> list:  # type: ignore[type-arg]
