@@ -12,7 +12,8 @@ draws and, with ``--choice``, every distractor of the multiple-choice questions,
 each came from and the facts the KB lists for the head (so a reviewer sees what is known). A
 reviewer fills ``verdict`` with ``false`` (a safe negative), ``true`` (it is a true fact: a
 defect) or ``unsure``; a reviewer may instead list only the rows they mark, in a file of
-``row,verdict,reason`` (the fourth form reads those).
+``row,verdict,reason`` (the fourth form reads those; with several reviewers' files the
+stronger verdict of a row holds, true over unsure over false, in any order).
 
 The second form (audits r3, r6) lists, for every (head, relation) of the named relations with
 fewer than ``--min-reviewed`` same-system candidates reviewed false, the unreviewed same-system
@@ -186,8 +187,16 @@ def _read_marks(paths: list[Path]) -> dict[str, tuple[str, str]]:
                 verdict = row["verdict"].strip().lower()
                 if verdict not in {"true", "unsure", "false"}:
                     raise SystemExit(f"{path}: row {row['row']}: unknown verdict {verdict!r}")
-                marks[row["row"].strip()] = (verdict, row.get("reason", "").strip())
+                key, reason = row["row"].strip(), row.get("reason", "").strip()
+                before = marks.get(key)
+                if before is None or _STRENGTH[verdict] > _STRENGTH[before[0]]:
+                    marks[key] = (verdict, reason)  # two reviewers: the stronger verdict holds
+                elif before[0] == verdict and reason and reason not in before[1]:
+                    marks[key] = (verdict, f"{before[1]} / {reason}" if before[1] else reason)
     return marks
+
+
+_STRENGTH = {"false": 0, "unsure": 1, "true": 2}
 
 
 def _record(audit: Path, mark_files: list[Path], name: str, reviewer: str, into: Path) -> None:
