@@ -18,6 +18,7 @@ import os
 import shutil
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 
@@ -115,17 +116,17 @@ def _drop_pg_database(url: str) -> None:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-@pytest.fixture(params=BACKENDS)
-def database_url(
-    request: pytest.FixtureRequest, tmp_path: Path, _templates: _Templates
+@contextmanager
+def fresh_database(
+    backend: str, folder: Path, templates: _Templates, *, migrated: bool
 ) -> Iterator[str]:
-    """URL of a fresh database: a SQLite file, or a new PostgreSQL database. Empty, unless the
-    test also asks for ``db`` (then a copy of the migrated template, as ``db`` would make it)."""
-    migrated = "db" in request.fixturenames and "empty_db" not in request.fixturenames
-    if request.param == "sqlite":
-        path = tmp_path / "quizbot.db"
+    """A fresh database of ``backend`` ("sqlite": a file in ``folder``; "postgresql": a new
+    database, dropped after), empty or a copy of the migrated template. Skips (or, with
+    ``QUIZBOT_REQUIRE_POSTGRES``, fails) when the PostgreSQL server cannot be reached."""
+    if backend == "sqlite":
+        path = folder / "quizbot.db"
         if migrated:
-            shutil.copyfile(_templates.sqlite(), path)
+            shutil.copyfile(templates.sqlite(), path)
         yield f"sqlite:///{path}"
         return
     reason = _pg_unavailable()
@@ -133,11 +134,22 @@ def database_url(
         if REQUIRE_PG:
             pytest.fail(reason + " (QUIZBOT_REQUIRE_POSTGRES is set)")
         pytest.skip(reason)
-    url = _create_pg_database(_templates.postgresql() if migrated else None)
+    url = _create_pg_database(templates.postgresql() if migrated else None)
     try:
         yield url
     finally:
         _drop_pg_database(url)
+
+
+@pytest.fixture(params=BACKENDS)
+def database_url(
+    request: pytest.FixtureRequest, tmp_path: Path, _templates: _Templates
+) -> Iterator[str]:
+    """URL of a fresh database: a SQLite file, or a new PostgreSQL database. Empty, unless the
+    test also asks for ``db`` (then a copy of the migrated template, as ``db`` would make it)."""
+    migrated = "db" in request.fixturenames and "empty_db" not in request.fixturenames
+    with fresh_database(request.param, tmp_path, _templates, migrated=migrated) as url:
+        yield url
 
 
 @pytest.fixture

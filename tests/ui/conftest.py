@@ -13,13 +13,16 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from playwright.sync_api import expect
 
+from tests.conftest import BACKENDS, fresh_database
 from tests.helpers.net import free_port, wait_for_http
 from tests.helpers.stub import stub_server
 from tests.ui.events import wait_loaded, watch
@@ -66,12 +69,13 @@ def stub_answer() -> str:
     return "true"
 
 
-@pytest.fixture
-def served(database_url: str, tmp_path: Path, stub_answer: str) -> Iterator[Served]:
-    """`quizbot serve` on a free port over the test database, with a stub model configured."""
+@contextmanager
+def serve_app(database_url: str, folder: Path, stub_answer: str) -> Iterator[Served]:
+    """`quizbot serve` on a free port over ``database_url`` (its home, clock file and log in
+    ``folder``), with the shared stub configured as a model answering ``stub_answer``."""
     with stub_server("--answer", stub_answer) as stub:
         port = free_port()
-        clock = tmp_path / "clock"
+        clock = folder / "clock"
         clock.write_text(datetime.now(UTC).isoformat(), encoding="utf-8")
         env = {
             k: v
@@ -80,7 +84,7 @@ def served(database_url: str, tmp_path: Path, stub_answer: str) -> Iterator[Serv
         }
         env.update(
             {
-                "QUIZBOT_HOME": str(tmp_path / "home"),
+                "QUIZBOT_HOME": str(folder / "home"),
                 "DATABASE_URL": database_url,
                 "QUIZBOT_MODELS": STUB_MODEL,
                 "QUIZBOT_MODEL_SETTINGS": f'{{"openai/stub": {{"api_base": "{stub}"}}}}',
@@ -88,7 +92,7 @@ def served(database_url: str, tmp_path: Path, stub_answer: str) -> Iterator[Serv
                 "QUIZBOT_CLOCK_FILE": str(clock),
             }
         )
-        log = (tmp_path / "server.log").open("w")
+        log = (folder / "server.log").open("w")
         proc = subprocess.Popen(
             [QUIZBOT, "serve", "--port", str(port)], cwd=ROOT, env=env, stdout=log, stderr=log
         )
@@ -105,12 +109,40 @@ def served(database_url: str, tmp_path: Path, stub_answer: str) -> Iterator[Serv
 
 
 @pytest.fixture
-def page(served: Served) -> Iterator[object]:
-    """A Chromium page on the served app (skips when Chromium is not installed)."""
+def served(database_url: str, tmp_path: Path, stub_answer: str) -> Iterator[Served]:
+    """`quizbot serve` on a free port over the test database, with a stub model configured."""
+    with serve_app(database_url, tmp_path, stub_answer) as app:
+        yield app
+
+
+@pytest.fixture(scope="session", params=BACKENDS)
+def served_shared(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, _templates: Any
+) -> Iterator[Served]:
+    """One served app per database backend for a test process, shared by the tests that only
+    read the app or write what no other test reads (their own student names, their own page):
+    a server start costs seconds of CPU (gradio, scipy, the KB's plan). A test that changes
+    what others see (settings, assignments, the clock, flags, the KB) uses ``served``. The
+    stub model answers "true"; the clock file is not to be moved."""
+    folder = tmp_path_factory.mktemp(f"shared-{request.param}")
+    with (
+        fresh_database(request.param, folder, _templates, migrated=True) as url,
+        serve_app(url, folder, "true") as app,
+    ):
+        yield app
+
+
+def _browser_or_skip() -> None:
     if not Path(CHROMIUM).exists():
         if os.environ.get("QUIZBOT_REQUIRE_BROWSER") == "1":
             pytest.fail(f"{CHROMIUM} is missing (apt-get install chromium)")
         pytest.skip("Debian's chromium is not installed (.ci/run installs it)")
+
+
+@contextmanager
+def open_page(url: str) -> Iterator[Any]:
+    """A Chromium page on the app at ``url``, once the page's own load events have run."""
+    _browser_or_skip()
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
@@ -119,14 +151,28 @@ def page(served: Served) -> Iterator[object]:
         tab = context.new_page()
         tab.set_default_timeout(WAIT_MS)
         watch(tab)
-        tab.goto(served.url)
+        tab.goto(url)
         tab.get_by_text("quizbot", exact=False).first.wait_for()
-        wait_loaded(tab, served.url)  # tests start once the page's own load events have run
+        wait_loaded(tab, url)  # tests start once the page's own load events have run
         try:
             yield tab
         finally:
             context.close()
             browser.close()
+
+
+@pytest.fixture
+def page(served: Served) -> Iterator[object]:
+    """A Chromium page on the served app (skips when Chromium is not installed)."""
+    with open_page(served.url) as tab:
+        yield tab
+
+
+@pytest.fixture
+def shared_page(served_shared: Served) -> Iterator[object]:
+    """A fresh Chromium page (its own browser context) on the shared served app."""
+    with open_page(served_shared.url) as tab:
+        yield tab
 
 
 def screenshot(page: object, name: str) -> Path:

@@ -7,9 +7,10 @@ from tests.ui.conftest import Served, screenshot
 
 
 def test_every_tab_opens_and_the_status_page_reports_the_database(
-    page: object, served: Served
+    shared_page: object, served_shared: Served
 ) -> None:
-    tab = page
+    tab = shared_page
+    served = served_shared
     tabs = ("Practice", "Ask a model", "Humans vs models", "Monitor", "Assignments", "Admin")
     for name in (*tabs, "Status"):
         # Gradio draws the tabs after its scripts load: wait, then count (on a loaded machine

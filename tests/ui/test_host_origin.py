@@ -40,7 +40,10 @@ def _request(
         conn.close()
 
 
-def test_a_rebound_host_name_gets_no_app_and_loopback_names_are_served(served: Served) -> None:
+def test_a_rebound_host_name_gets_no_app_and_loopback_names_are_served(
+    served_shared: Served,
+) -> None:
+    served = served_shared
     port = urlsplit(served.url).port
     for path in ("/config", "/gradio_api/info", "/"):
         status, body = _request(served, "GET", path, {"Host": f"rebind.evil.example:{port}"})
@@ -69,7 +72,8 @@ def _join(served: Served, headers: dict[str, str]) -> int:
     )[0]
 
 
-def test_a_foreign_origin_cannot_change_anything(served: Served) -> None:
+def test_a_foreign_origin_cannot_change_anything(served_shared: Served) -> None:
+    served = served_shared
     port = urlsplit(served.url).port
     own = {"Host": f"127.0.0.1:{port}"}
     assert _join(served, {**own, "Origin": f"http://127.0.0.1:{port}"}) == 200

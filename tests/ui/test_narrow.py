@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from tests.ui.conftest import Served, screenshot
+from tests.ui.conftest import screenshot
 
 WIDTH = 390
 
@@ -34,8 +34,8 @@ def _page_width(tab: Any) -> int:
 
 
 @pytest.mark.parametrize("name", list(TABS))
-def test_each_tab_fits_a_phone(page: Any, served: Served, name: str) -> None:
-    tab = page
+def test_each_tab_fits_a_phone(shared_page: Any, name: str) -> None:
+    tab = shared_page
     # Gradio folds tabs that do not fit into a "..." menu on a phone: open the tab, then narrow
     tab.get_by_role("tab", name=name).first.click()
     tab.set_viewport_size({"width": WIDTH, "height": 844})

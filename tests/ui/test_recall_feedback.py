@@ -124,12 +124,16 @@ def _run(page: Any, served: Served, student: str, width: int) -> None:
         assert_fits(tab, width)
 
 
-def test_the_four_classes_shown_apart_and_a_self_grade_at_1280(page: Any, served: Served) -> None:
-    _run(page, served, "Clara Classes", 1280)
+def test_the_four_classes_shown_apart_and_a_self_grade_at_1280(
+    shared_page: Any, served_shared: Served
+) -> None:
+    _run(shared_page, served_shared, "Clara Classes", 1280)
 
 
-def test_the_four_classes_shown_apart_and_a_self_grade_at_390(page: Any, served: Served) -> None:
-    _run(page, served, "Phoebe Phone", 390)
+def test_the_four_classes_shown_apart_and_a_self_grade_at_390(
+    shared_page: Any, served_shared: Served
+) -> None:
+    _run(shared_page, served_shared, "Phoebe Phone", 390)
 
 
 def test_every_symptom_question_has_an_extra_and_a_wrong_entry() -> None:

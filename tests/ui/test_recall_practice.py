@@ -86,9 +86,9 @@ def start_recall(tab: Any, student: str | None, n: int, aspect: str | None = Non
 
 
 def test_a_student_completes_a_recall_session_and_sees_matched_missed_wrong(
-    page: Any, served: Served
+    shared_page: Any, served_shared: Served
 ) -> None:
-    tab = page
+    tab, served = shared_page, served_shared
     student = "Rita Recall"
     start_recall(tab, student, N)
     session_id, items = recall_items(served, student)
@@ -171,8 +171,8 @@ def test_a_student_completes_a_recall_session_and_sees_matched_missed_wrong(
         expect(progress).to_contain_text(aspect)
 
 
-def test_the_recall_section_fits_a_phone(page: Any, served: Served) -> None:
-    tab = page
+def test_the_recall_section_fits_a_phone(shared_page: Any, served_shared: Served) -> None:
+    tab, served = shared_page, served_shared
     tab.set_viewport_size({"width": 390, "height": 844})
     start_recall(tab, "Phone Recall", 1)
     _, items = recall_items(served, "Phone Recall")
