@@ -155,6 +155,12 @@ WORD_FORMS: dict[str, str] = {
     "weak": "weakness",
     "stiff": "stiffness",
     "rash": "rash",
+    # lay words for signs ("red, hot, swollen"): the sign's name
+    "red": "erythema",
+    "redness": "erythema",
+    "reddened": "erythema",
+    "reddening": "erythema",
+    "erythematous": "erythema",
     "haematuria": "haematuria",
 }
 
@@ -195,6 +201,10 @@ SPECIMENS = frozenset(
 
 STOPWORDS = frozenset(
     {
+        # the course of a finding, not what it is ("progressive visual field loss")
+        "progressive",
+        "irreversible",
+        "permanent",
         "of",
         "the",
         "a",
