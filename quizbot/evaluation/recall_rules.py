@@ -82,12 +82,15 @@ _STAGES: tuple[tuple[re.Pattern[str], tuple[float, float]], ...] = (
     (re.compile(r"\bschool[\s-]?age"), (5, 12)),
     (re.compile(r"\btoddlers?\b"), (1, 3)),
 )
-_NUMBER = r"(\d{1,3})\s*(months?|mo|years?|yrs?|y)?"
-_UNDER_RE = re.compile(r"\b(?:under|below|younger\s+than|less\s+than|up\s+to)\s+" + _NUMBER)
+_NUMBER = r"(\d{1,3})(?!\d)\s*(months?|mo|years?|yrs?|y)?"
+_UNDER_RE = re.compile(r"\b(?:under|below|younger\s+than|less\s+than|up\s+to)[\s-]+" + _NUMBER)
 _LESS_RE = re.compile(r"(?:<|≤|<=)\s*" + _NUMBER)
 _OVER_RE = re.compile(
-    r"(?:\b(?:over|above|older\s+than|more\s+than|aged)\s+|>=?\s*|≥\s*)" + _NUMBER + r"(?!\s*[-–])"
+    r"(?:\b(?:over|above|older\s+than|more\s+than|aged)[\s-]+|>=?\s*|≥\s*)"
+    + _NUMBER
+    + r"(?!\s*[-–])"
 )
+_AND_OVER_RE = re.compile(r"\b(\d{1,3})\s*(?:years?\s+)?(?:and|or)\s+(?:over|older|above)\b")
 _PLUS_RE = re.compile(r"\b(\d{1,3})\s*\+")
 _SPAN_RE = re.compile(r"\b(\d{1,3})\s*(?:-|–|to)\s*" + _NUMBER)
 _DECADE_RE = re.compile(r"\b([1-9]0)s\b")
@@ -110,7 +113,8 @@ def age_range(text: str) -> tuple[float, float] | None:
         spans.extend((0.0, _years(m.group(1), m.group(2))) for m in rule.finditer(lowered))
     for found in _OVER_RE.finditer(lowered):
         spans.append((_years(found.group(1), found.group(2)), _OLDEST))
-    spans.extend((float(m.group(1)), _OLDEST) for m in _PLUS_RE.finditer(lowered))
+    for rule in (_PLUS_RE, _AND_OVER_RE):
+        spans.extend((float(m.group(1)), _OLDEST) for m in rule.finditer(lowered))
     spans.extend((float(m.group(1)), float(m.group(1)) + 10) for m in _DECADE_RE.finditer(lowered))
     for start, end in spans:
         low, high = min(low, start), max(high, end)

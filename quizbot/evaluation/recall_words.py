@@ -54,6 +54,7 @@ WORD_FORMS: dict[str, str] = {
     "alveolar": "alveolus",
     "alveoli": "alveolus",
     "pleural": "pleura",
+    "thoracic": "thorax",
     "splenic": "spleen",
     "pancreatic": "pancreas",
     "biliary": "bile",

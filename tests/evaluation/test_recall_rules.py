@@ -108,6 +108,10 @@ AGES = ("infants", "children", "adolescents", "young adults", "middle-aged adult
         ("under 6 months", {"infants"}),
         ("older adults (over 50)", {"middle-aged adults", "older adults"}),
         ("adults aged 65+", {"older adults"}),
+        ("the under-5s", {"infants", "children"}),
+        ("people 65 and over", {"older adults"}),
+        ("aged 40-60", {"middle-aged adults"}),
+        ("in their 20s-30s", {"young adults"}),
         ("25-45 years", {"young adults"}),
         ("in their 40s and 50s", {"middle-aged adults"}),
         ("women of reproductive age", {"young adults"}),
@@ -149,6 +153,10 @@ def test_gh_is_growth_hormone() -> None:
     assert match(acromegaly, ["GH receptor antagonists"]).recalled == (
         "growth hormone receptor antagonist",
     )
+
+
+def test_thoracic_is_of_the_thorax() -> None:
+    assert set(words("ultrasound thorax")) == set(words("thoracic ultrasound"))
 
 
 def test_red_is_erythematous() -> None:
