@@ -149,6 +149,7 @@ def test_an_age_phrase_recalls_the_age_groups_of_the_question() -> None:
 
 def test_gh_is_growth_hormone() -> None:
     assert words("GH receptor antagonists") == words("growth hormone receptor antagonist")
+    assert words("UFH") == words("unfractionated heparin")
     acromegaly = item("acromegaly", "treated_with_drug_class")
     assert match(acromegaly, ["GH receptor antagonists"]).recalled == (
         "growth hormone receptor antagonist",
