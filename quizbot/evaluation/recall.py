@@ -8,8 +8,9 @@ Reading (:func:`parse_list`)
     or number (``-``, ``*``, ``•``, ``1.``, ``2)``, ``(3)``, ``a)``) and, when it was a bullet, a
     trailing explanation after " - ", " – " or ":" ("Headache - often severe"). Lines are split
     at ``,`` ``;`` ``/`` "and", "or", "as well as", "plus" and "&" (except inside a name the
-    scorer knows, e.g. a gold entity "nausea and vomiting"); parentheses are dropped
-    ("ACE inhibitors (e.g. ramipril)" is "ACE inhibitors"); each part loses leading "and", "or",
+    scorer knows, e.g. a gold entity "nausea and vomiting"); parentheses are dropped from the
+    name ("ACE inhibitors (e.g. ramipril)" is "ACE inhibitors") and kept as the entry's note
+    (:func:`parse_entries`); each part loses leading "and", "or",
     "also", "e.g.", "such as", "including", articles, and trailing "etc" and punctuation. Empty
     parts and duplicates (same :func:`~quizbot.kb.knowledge.entity_key`) go; at most 50
     entities are kept, each at most 120 characters. An answer that is only an "I do not know"
@@ -23,7 +24,12 @@ Matching (:func:`match`, synonym- and hierarchy-aware)
     ("severe headache" recalls "headache"). The first of these rules that finds a gold decides,
     so an answer naming a listed part ("bronchi") does not also recall the listed whole ("lungs").
     An answer that recalls nothing but names a broader entity of a gold (up to two levels: "eye" for
-    "retina") is *vague*: not wrong, but it recalls nothing. Every other answer is *wrong*.
+    "retina") is *vague*: not wrong, but it recalls nothing. An entry that names no gold as
+    written is read again (:mod:`quizbot.evaluation.recall_rules`): an age question's entry by the
+    ages it names ("children under 5"), then by its parentheses' parts and with them
+    ("FLOT (fluorouracil, oxaliplatin)"), then without a trailing qualifier ("IV fluids in
+    crisis"). What still names no gold is classed by the KB (true but not listed, known wrong,
+    unverified: :meth:`~quizbot.evaluation.recall_context.RecallContext.classify`).
 
 Scores (:func:`score_recall`)
     precision = (recalling + vague answers) / answers; recall = gold recalled / gold; F1 their
@@ -58,6 +64,7 @@ from typing import Any, Literal, NamedTuple, cast
 from quizbot.domain import Outcome
 from quizbot.errors import ConfigError
 from quizbot.evaluation.recall_context import RecallContext, context_for, same_name, shortened
+from quizbot.evaluation.recall_rules import ages_recalled, note_parts, without_qualifier
 from quizbot.evaluation.recall_terms import _PAREN_RE, _SPLIT_RE, content, separated, words
 from quizbot.items import RecallItem
 from quizbot.kb.knowledge import entity_key
@@ -76,6 +83,7 @@ __all__ = [
     "cosine_from_summary",
     "how_recalled",
     "match",
+    "parse_entries",
     "parse_list",
     "parse_tiers",
     "precision_of",
@@ -206,19 +214,30 @@ def _restore(part: str, kept: Sequence[str]) -> str:
     return re.sub("\x00(\\d+)\x00", lambda m: kept[int(m.group(1))], part)
 
 
-def _entities(line: str, bullet: bool, kept: Sequence[str]) -> list[str]:
-    """The entities of one line whose known names are already hidden (:func:`_protect`)."""
+_NOTE_RE = re.compile("\x01(\\d+)\x01")
+
+
+def _entities(line: str, bullet: bool, kept: Sequence[str]) -> list[tuple[str, str]]:
+    """The entities of one line whose known names are already hidden (:func:`_protect`), each
+    with the text of its parentheses (its note, "" when none)."""
     if bullet:
         head = _EXPLANATION_RE.split(line, maxsplit=1)[0]
         line = head if head.strip() else line
-    line = _PAREN_RE.sub(" ", _INLINE_NUMBER_RE.sub(", ", line))
-    found: list[str] = []
+    notes: list[str] = []
+
+    def hide(m: re.Match[str]) -> str:
+        notes.append(_restore(m.group()[1:-1], kept))
+        return f" \x01{len(notes) - 1}\x01 "
+
+    line = _PAREN_RE.sub(hide, _INLINE_NUMBER_RE.sub(", ", line))
+    found: list[tuple[str, str]] = []
     for raw in _SPLIT_RE.split(line):
-        part = _LEADING_RE.sub("", raw.strip())
+        note = ", ".join(notes[int(n)] for n in _NOTE_RE.findall(raw))
+        part = _LEADING_RE.sub("", _NOTE_RE.sub(" ", raw).strip())
         part = _TRAILING_RE.sub("", part).strip(" \"'.")
         part = _restore(part, kept)
         if part:
-            found.append(" ".join(part.split())[:_MAX_ENTITY])
+            found.append((" ".join(part.split())[:_MAX_ENTITY], " ".join(note.split())))
     return found
 
 
@@ -246,6 +265,13 @@ def parse_list(text: str, protect: Sequence[str] = ()) -> tuple[list[str], bool]
     ``protect``: names kept whole although they contain a separator (the scorer passes the gold
     entities and their synonyms, so "nausea and vomiting" stays one entity when it is one).
     """
+    entries, abstained = parse_entries(text, protect)
+    return [name for name, _note in entries], abstained
+
+
+def parse_entries(text: str, protect: Sequence[str] = ()) -> tuple[list[tuple[str, str]], bool]:
+    """As :func:`parse_list`, each entity with the text of its parentheses ("" when none):
+    ``("FLOT", "fluorouracil, oxaliplatin, docetaxel")``."""
     phrases = _patterns(protect)
     raw_lines = _lines(text)
     if not raw_lines:
@@ -263,15 +289,15 @@ def parse_list(text: str, protect: Sequence[str] = ()) -> tuple[list[str], bool]
         before, after = lines[0].split(":", 1)
         if after.strip() and len(before.split()) <= 12:
             lines = [after]
-    entities: list[str] = []
+    entities: list[tuple[str, str]] = []
     seen: set[str] = set()
     for line in lines:
         bullet = _BULLET_RE.match(line) is not None
-        for entity in _entities(_BULLET_RE.sub("", line), bullet, kept):
+        for entity, note in _entities(_BULLET_RE.sub("", line), bullet, kept):
             key = _key(entity)
             if key and key not in seen:
                 seen.add(key)
-                entities.append(entity)
+                entities.append((entity, note))
     return entities[:_MAX_ENTITIES], False
 
 
@@ -282,7 +308,18 @@ EntryKind = Literal["matched", "extra_truth", "known_wrong", "unverified"]
 ENTRY_KINDS: tuple[EntryKind, ...] = ("matched", "extra_truth", "known_wrong", "unverified")
 Verdict = Literal["correct", "incorrect"]
 HowRecalled = Literal[
-    "name", "synonym", "other wording", "specimen", "narrower", "class", "contains", "shorter"
+    "name",
+    "synonym",
+    "other wording",
+    "specimen",
+    "narrower",
+    "class",
+    "contains",
+    "shorter",
+    "whole",
+    "age",
+    "in parentheses",
+    "without its qualifier",
 ]
 _DRUG_RELATIONS = frozenset({"treated_with_drug", "treated_with_drug_class"})
 
@@ -451,6 +488,41 @@ def _recalls(
     return [], ""
 
 
+def _read_again(
+    item: RecallItem,
+    golds: Sequence[_Gold],
+    entry: str,
+    note: str,
+    context: RecallContext | None,
+) -> tuple[list[str], str, str]:
+    """:func:`_recalls`, then the second readings of :mod:`recall_rules` for an entry that names
+    no gold as written: its age span (age groups), its parenthetical note, the entry without
+    its trailing qualifier. Also returns the name the entry is classed by when nothing is
+    recalled (the entry, or the entry without its qualifier)."""
+    hits, rule = _recalls(item, golds, entry, context)
+    if item.relation == "typical_age_group":
+        ages = [g for g in ages_recalled(f"{entry} ({note})", item.answers) if g not in hits]
+        if ages:
+            return [*hits, *ages], rule if hits else "age", entry
+    if hits:
+        return hits, rule, entry
+    if note:
+        from_note: list[str] = []
+        parts = note_parts(note)
+        for part in [*parts, " ".join([entry, *parts])] if parts else ():
+            found, _ = _recalls(item, golds, part, context)
+            from_note += [g for g in found if g not in from_note]
+        if from_note:
+            return from_note, "in parentheses", entry
+    if rule == "vague":
+        return [], rule, entry
+    shorter = without_qualifier(entry)
+    if shorter is None:
+        return [], rule, entry
+    hits, rule = _recalls(item, golds, shorter, context)
+    return hits, ("without its qualifier" if hits else rule), shorter
+
+
 def verdict_key(entry: str) -> str:
     """The key a judge's (or a student's) verdict on an entry is stored under."""
     return _key(entry)
@@ -462,13 +534,16 @@ def match(
     *,
     context: RecallContext | Literal["auto"] | None = "auto",
     verdicts: Mapping[str, Verdict] | None = None,
+    notes: Mapping[str, str] | None = None,
 ) -> Match:
     """Match listed ``answers`` against ``item``'s gold list and class every entry.
 
     ``context``: the KB knowledge the entries are classed with (:mod:`recall_context`);
     ``"auto"`` takes the item's KB's (:func:`context_for`), ``None`` none (every entry that
     names no gold is then unverified). ``verdicts``: a judge's verdicts on entries, by
-    :func:`verdict_key`, applied to unverified entries only.
+    :func:`verdict_key`, applied to unverified entries only. ``notes``: the text of an
+    entry's parentheses, by entry (:func:`parse_entries`), read when the entry alone names no
+    gold (:mod:`recall_rules`).
     """
     found_context = context_for(item.kb) if context == "auto" else context
     golds = _golds(item, found_context)
@@ -476,7 +551,9 @@ def match(
     entries: list[Entry] = []
     how: dict[str, str] = {}
     for answer in answers:
-        hits, rule = _recalls(item, golds, answer, found_context)
+        hits, rule, classed_as = _read_again(
+            item, golds, answer, (notes or {}).get(answer, ""), found_context
+        )
         if hits:
             recalled.update(hits)
             how[answer] = hits[0]
@@ -486,11 +563,12 @@ def match(
             how[answer] = "vague"
             entries.append(Entry(answer, "matched", "vague"))
             continue
-        classed = (
-            found_context.classify(item.head, item.relation, answer)
-            if found_context is not None
-            else None
-        )
+        classed = None
+        if found_context is not None:
+            # The entry as written first (a reviewed-false name keeps its verdict), then the
+            # entry without its qualifier.
+            for name in dict.fromkeys((answer, classed_as)):
+                classed = classed or found_context.classify(item.head, item.relation, name)
         if classed is not None:
             kind, why = classed
             entries.append(Entry(answer, cast(EntryKind, kind), why))
@@ -691,8 +769,15 @@ def score_recall(
     found_context = context_for(item.kb) if context == "auto" else context
     if found_context is not None:
         known += found_context.separated_names
-    answers, abstained = parse_list(text or "", known)
-    found = match(item, answers, context=found_context, verdicts=verdicts)
+    listed, abstained = parse_entries(text or "", known)
+    answers = [name for name, _note in listed]
+    found = match(
+        item,
+        answers,
+        context=found_context,
+        verdicts=verdicts,
+        notes={name: note for name, note in listed if note},
+    )
     n_answers = len(answers)
     precision = precision_of(found) if n_answers else 0.0
     recall = len(found.recalled) / len(item.answers) if item.answers else 0.0

@@ -54,6 +54,7 @@ WORD_FORMS: dict[str, str] = {
     "alveolar": "alveolus",
     "alveoli": "alveolus",
     "pleural": "pleura",
+    "thoracic": "thorax",
     "splenic": "spleen",
     "pancreatic": "pancreas",
     "biliary": "bile",
@@ -155,6 +156,12 @@ WORD_FORMS: dict[str, str] = {
     "weak": "weakness",
     "stiff": "stiffness",
     "rash": "rash",
+    # lay words for signs ("red, hot, swollen"): the sign's name
+    "red": "erythema",
+    "redness": "erythema",
+    "reddened": "erythema",
+    "reddening": "erythema",
+    "erythematous": "erythema",
     "haematuria": "haematuria",
 }
 
@@ -195,6 +202,10 @@ SPECIMENS = frozenset(
 
 STOPWORDS = frozenset(
     {
+        # the course of a finding, not what it is ("progressive visual field loss")
+        "progressive",
+        "irreversible",
+        "permanent",
         "of",
         "the",
         "a",
