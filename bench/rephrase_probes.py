@@ -1,6 +1,6 @@
 """Our own probe set for the rephrasing validator: role swaps and faithful rewordings.
 
-Written before the role rules of ``quizbot.generate.rephrase.relational`` (issue 24, helper val2), in
+Written before the role rules of ``quizbot.generate.rephrase.relational`` (issue 24), in
 the 16 PretexEval relations and their prototypes (``prompts_pretex.csv``): every role swap keeps
 both entities and the predicate family and changes only who plays which role (relational nouns,
 voice with by-phrases, genitives, patient frames, relative clauses, "associated with ... as its
@@ -99,7 +99,10 @@ PROBES: list[Probe] = [
         "Myeloblast",
         "If a patient has the abnormal cell Myeloblast, then he/she may suffer from Acute myeloid"
         " leukemia.",
-        ["A patient with the abnormal cell myeloblast may be suffering from acute myeloid leukemia."],
+        [
+            "A patient with the abnormal cell myeloblast may be suffering from acute myeloid"
+            " leukemia."
+        ],
         [
             "If a patient has the abnormal cell acute myeloid leukemia, then he/she may suffer"
             " from myeloblast.",
@@ -132,8 +135,7 @@ PROBES: list[Probe] = [
             "The kidney, an anatomical site, is linked to the development of nephrolithiasis.",
         ],
         [
-            "Anatomical site nephrolithiasis is associated with the development of disease"
-            " kidney.",
+            "Anatomical site nephrolithiasis is associated with the development of disease kidney.",
             "The development of the kidney is associated with nephrolithiasis as an anatomical"
             " site.",
             "Kidney development is associated with the anatomical site nephrolithiasis.",
@@ -251,7 +253,10 @@ PROBES: list[Probe] = [
         "Obstructive sleep apnea",
         "If a patient suffers from Obesity, then the likelihood of he/she suffering from"
         " Obstructive sleep apnea is higher.",
-        ["Patients with obesity have a higher likelihood of suffering from obstructive sleep apnea."],
+        [
+            "Patients with obesity have a higher likelihood of suffering from obstructive sleep"
+            " apnea."
+        ],
         [],
     ),
     # disease_may_have_finding
@@ -366,7 +371,10 @@ PROBES: list[Probe] = [
         "Insulin",
         "If the expression level of INS decreases, it may lead to a reduction in the production or"
         " activity of Insulin.",
-        ["A decrease in the expression level of INS may lead to reduced production or activity of insulin."],
+        [
+            "A decrease in the expression level of INS may lead to reduced production or"
+            " activity of insulin."
+        ],
         [
             "If the expression level of insulin decreases, it may lead to a reduction in the"
             " production or activity of INS.",
@@ -462,7 +470,10 @@ PROBES: list[Probe] = [
         "Fibrinogen",
         "Blood coagulation",
         "Biological process Blood coagulation is associated with the gene product Fibrinogen.",
-        ["The gene product fibrinogen is associated with the biological process of blood coagulation."],
+        [
+            "The gene product fibrinogen is associated with the biological process of blood"
+            " coagulation."
+        ],
         [
             "Biological process fibrinogen is associated with the gene product blood coagulation.",
             "The gene product blood coagulation is associated with the biological process"

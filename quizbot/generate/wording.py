@@ -821,7 +821,7 @@ class PredicateReading:
     phrase: str
 
 
-_BE = r"\b(?:is|are|was|were|be|been|being|get|gets|got)\s+(?:(?:not|never|also|\w+ly)\s+)*"
+_BE = r"\b(?:is|are|was|were|be|been|being|get|gets|got)\s+(?:(?:not|never|also|often|\w+ly)\s+)*"
 # (pattern, family, flip); symmetric families use flip 0. Searched together; the leftmost wins.
 _VOICE: tuple[tuple[str, str, int], ...] = (
     # treatment: the therapy is the first role

@@ -76,12 +76,14 @@ from quizbot.generate.rephrase.claims import (
 from quizbot.generate.rephrase.entities import TOKEN, adjective_forms, loose_span, same_root
 from quizbot.generate.rephrase.lexicon import LAY_NAMES, QUALIFIERS, looks_medical
 from quizbot.generate.rephrase.possession import possessor
+from quizbot.generate.rephrase.relational import read_relation, whole_of
 from quizbot.generate.rephrase.roles import kinds_before, role_kept, role_swap
 from quizbot.generate.wording import (
     CHANGING_HEADS,
     FUNCTION_WORDS,
     NEUTRAL_VERBS,
     TYPE_NOUNS,
+    PredicateReading,
     entity_regex,
     families_of,
     family_allowed,
@@ -644,11 +646,15 @@ def _check_roles(orig: _Reading, cand: _Reading, context: _Context) -> Verdict |
     )
     if kind is not None:
         return _reject("roles swapped", f"the candidate gives the other entity the {kind} role")
-    orig_first = orig.found[head][0] < orig.found[tail][0]
-    cand_first = cand.found[head][0] < cand.found[tail][0]
+    was, orig_first = _relation(orig, context.keys)
+    now, cand_first = _relation(cand, context.keys)
     swapped = orig_first != cand_first
-    was = predicate_reading(orig.between(head, tail), orig.after(head, tail))
-    now = predicate_reading(cand.between(head, tail), cand.after(head, tail))
+    wholes = (whole_of(was, *_order(orig_first, context.keys)), owners[1])
+    wholes = (
+        (owners[0], whole_of(now, *_order(cand_first, context.keys))) if None in wholes else wholes
+    )
+    if None not in wholes and wholes[0] != wholes[1]:
+        return _reject("roles swapped", "the whole of the feature is now the other entity")
     weaker = (
         now is not None
         and now.symmetric
@@ -657,7 +663,7 @@ def _check_roles(orig: _Reading, cand: _Reading, context: _Context) -> Verdict |
             or (was is None and owners[0] is not None)  # "[X] is the morphology of [Y]"
         )
     )
-    if weaker:
+    if weaker or None not in wholes:
         pass  # "X is a feature of Y" -> "Y is associated with X": no roles left to swap
     elif was is not None and now is not None and was.family == now.family:
         if not was.symmetric and (was.flip != now.flip) != swapped:
@@ -707,6 +713,18 @@ def _check_roles(orig: _Reading, cand: _Reading, context: _Context) -> Verdict |
                 f"{' '.join(frame)!r} now introduces the other entity",
             )
     return None
+
+
+def _relation(reading: _Reading, keys: tuple[str, str]) -> tuple[PredicateReading | None, bool]:
+    """The sentence's predicate (:func:`.relational.read_relation`) and whether it reads the
+    head first."""
+    head, tail = keys
+    found, reverse = read_relation(reading.between(head, tail), reading.after(head, tail))
+    return found, (reading.found[head][0] < reading.found[tail][0]) != reverse
+
+
+def _order(head_first: bool, keys: tuple[str, str]) -> tuple[str, str]:
+    return keys if head_first else (keys[1], keys[0])
 
 
 def _stems(words: tuple[str, ...]) -> tuple[str, ...]:

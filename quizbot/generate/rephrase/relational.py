@@ -1,0 +1,131 @@
+"""The predicate that relates two entities, read through relative clauses and "as its [N]".
+
+:func:`~quizbot.generate.wording.predicate_reading` reads the words *between* two entities. A
+rewording often puts the predicate elsewhere, and then the order of the entities no longer says
+who plays which role:
+
+* a relative clause with a preposition, ``[A] is the [N] from / for / to which [B] [V]``
+  ("The kidney is the site from which nephrolithiasis arises"): read as ``[B] [V] from [A]``,
+  the entities in reverse order;
+* a relative clause with its subject inside, ``[A] is the [N] that / which [B] [V]``
+  ("Furosemide is something which diuresis can cause"): ``[B] [V] [A]``, reversed;
+* a relative clause of the first entity, ``[A] is a [N] that / which / who [V] [B]``
+  ("Granuloma is a morphology that accompanies sarcoidosis"): ``[A] [V] [B]``;
+* a reduced passive, ``[A] is the [N] [V]ed by [B]`` ("Insulin is the gene product encoded by
+  the INS gene"): ``[A] is [V]ed by [B]``;
+* ``[A] displays / has (the) features / signs / characteristics of [B]``: the feature family
+  with [A] the whole, as in "[A] presents with [B]";
+* ``[A] is associated with / has [B] as its [N]`` ("Diuresis is associated with furosemide as
+  its cause"): ``[B] is the [N] of [A]``, reversed.
+
+The origin family ("stems from", "originates in") is read as the cause family with the roles
+the other way round ("arises from" is both), so "X arises from Y" rewords "X stems from Y".
+:func:`read_relation` returns the reading and whether the entities stand reversed;
+:func:`whole_of` says which entity a feature reading makes the whole (the disease that presents
+with the finding), to compare with the owner of a relational noun (:mod:`.possession`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from quizbot.generate.wording import PredicateReading, predicate_reading
+
+__all__ = ["read_relation", "whole_of"]
+
+_BE = r"^\s*(?:(?:may|might|can|could|would|will|must|should)\s+)?(?:is|are|be|was|were)\s+"
+_NP = (
+    r"(?:not\s+)?(?:(?:one\s+of\s+)?(?:a|an|the|its|their|one|something|someone)\s+)?"
+    r"(?:[^\W\d_][\w'’-]*\s+){0,3}?"
+)
+_ART = r"(?:(?:a|an|the)\s+)?"
+# "[A] is the site from which [B] ...": the preposition goes with the verb after [B]
+_PIED_PIPED = re.compile(
+    _BE + _NP + r"(?P<prep>from|for|to|in|by|with|through|on)\s+(?:which|whom)\s+" + _ART + "$",
+    re.IGNORECASE,
+)
+# "[A] is something which [B] can cause": [B] is the subject of the clause
+_OBJECT_RELATIVE = re.compile(_BE + _NP + r"(?:that|which|whom)\s+" + _ART + "$", re.IGNORECASE)
+# "[A] is a morphology that often accompanies [B]": [A] is the subject of the clause
+_SUBJECT_RELATIVE = re.compile(_BE + _NP + r"(?:that|which|who)\s+(?P<verb>.+)$", re.IGNORECASE)
+# "[A] is the gene product encoded by [B]"
+_REDUCED = re.compile(
+    _BE + _NP + r"(?P<verb>[^\W\d_]+(?:ed|en))\s+(?P<prep>by|with)\s+" + _ART + "$", re.IGNORECASE
+)
+# the verb phrase of a relative clause after [B], up to the end of its clause
+_VERB_AFTER = re.compile(r"^\s*(?P<verb>[^,;:.()]+?)\s*(?:[,;:.()]|$)")
+# "[A] is associated with [B] as its cause", "[A] has [B] as one of its symptoms"
+_BARE = re.compile(
+    r"^\s*(?:(?:does|do|may|might|can|could|will|would|also|often|not|never)\s+)*"
+    r"(?:(?:be|is|are)\s+(?:\w+ly\s+)?(?:associated|linked|related|connected)\s+(?:with|to)"
+    r"|has|have|having)\s+" + _ART + "$",
+    re.IGNORECASE,
+)
+_AS_ITS = re.compile(
+    r"^\s*,?\s*as\s+(?:one\s+of\s+)?(?:its|their)\s+(?P<noun>(?:[^\W\d_][\w-]*\s+){0,2}?"
+    r"[^\W\d_][\w-]*)",
+    re.IGNORECASE,
+)
+
+
+# "[X] displays characteristics of [Y]": the subject has the features (the whole), like "[X]
+# presents with [Y]", not "[X] is a characteristic of [Y]"
+_HAS_FEATURES = re.compile(
+    r"^\s*(?:(?:\w+ly|often|may|might|can|could|does|do|also)\s+)*"
+    r"(?:has|have|shows?|displays?|exhibits?|presents?|demonstrates?|manifests?)\s+"
+    r"(?:[^\W\d_][\w-]*\s+){0,2}?(?:features?|signs?|characteristics?|findings?|hallmarks?)"
+    r"\s+of\s+(?:both\s+)?" + _ART + "$",
+    re.IGNORECASE,
+)
+
+
+def _normal(reading: PredicateReading | None) -> PredicateReading | None:
+    """The origin family as the cause family with the other flip ("X stems from Y" = "X
+    results from Y")."""
+    if reading is None or reading.family != "origin":
+        return reading
+    return PredicateReading("cause", 1 - reading.flip, reading.symmetric, reading.phrase)
+
+
+def _verb_after(after: str) -> str | None:
+    found = _VERB_AFTER.match(after)
+    return None if found is None else found.group("verb")
+
+
+def _relative(between: str, after: str) -> tuple[PredicateReading | None, bool] | None:
+    if _BARE.match(between) and (noun := _AS_ITS.match(after)):
+        reading = predicate_reading(f" {noun.group('noun')} of ")
+        if reading is not None and not reading.symmetric:
+            return reading, True
+    if _HAS_FEATURES.match(between):
+        return PredicateReading("feature", 0, False, between.strip()), False
+    if (found := _PIED_PIPED.match(between)) and (verb := _verb_after(after)):
+        return predicate_reading(f" {verb} {found.group('prep')} "), True
+    if _OBJECT_RELATIVE.match(between) and (verb := _verb_after(after)):
+        return predicate_reading(f" {verb} "), True
+    if found := _REDUCED.match(between):
+        return predicate_reading(f" is {found.group('verb')} {found.group('prep')} "), False
+    if found := _SUBJECT_RELATIVE.match(between):
+        return predicate_reading(f" {found.group('verb')} "), False
+    return None
+
+
+def read_relation(between: str, after: str = "") -> tuple[PredicateReading | None, bool]:
+    """The predicate relating two entities and whether it reads them in reverse order.
+
+    ``between`` is the (masked) text between the two entities, ``after`` the text after the
+    second one. Without any shape of the module docstring this is
+    :func:`~quizbot.generate.wording.predicate_reading` in the sentence's order.
+    """
+    relative = _relative(between, after)
+    if relative is not None:
+        return _normal(relative[0]), relative[1]
+    return _normal(predicate_reading(between, after)), False
+
+
+def whole_of(reading: PredicateReading | None, first: str, second: str) -> str | None:
+    """The entity a feature reading makes the whole ("[Y] is characterized by [X]": Y; "[X] is
+    found in [Y]": Y), given the entities in reading order; None for any other family."""
+    if reading is None or reading.family != "feature":
+        return None
+    return first if reading.flip == 0 else second

@@ -1,0 +1,132 @@
+"""Role rules of the rephrasing validator read through relative clauses and "as its [N]" (issue 24).
+
+Each test pairs a faithful rewording the rule lets through with the role swap it must reject,
+so breaking the rule fails one side. Sentences are our own, in the PretexEval relations.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from quizbot.generate.rephrase import negation_cues, validate_rephrasing
+from quizbot.generate.rephrase.relational import read_relation, whole_of
+
+
+def _check(statement: str, candidate: str, head: str, tail: str) -> str:
+    negated = len(negation_cues(statement, mask=(head, tail))) % 2 == 1
+    verdict = validate_rephrasing(statement, candidate, head=head, tail=tail, negated=negated)
+    return verdict.category if not verdict.ok else "accepted"
+
+
+@pytest.mark.parametrize(
+    ("between", "after", "family", "flip", "reverse"),
+    [
+        (" is the anatomic site from which ", " can arise.", "cause", 1, True),
+        (" is the condition for which ", " is given.", "treat", 0, True),
+        (" is something which ", " can cause.", "cause", 0, True),
+        (" is a morphology that often accompanies ", ".", "feature", 1, False),
+        (" is the gene product encoded by the ", " gene.", "encode", 1, False),
+        (" can be associated with ", " as its cause.", "cause", 0, True),
+        (" may be associated with ", " as one of its symptoms.", "feature", 1, True),
+        (" frequently displays characteristics of both ", ".", "feature", 0, False),
+        (" stems from the normal cell ", ".", "cause", 1, False),  # origin read as cause
+    ],
+)
+def test_read_relation_shapes(
+    between: str, after: str, family: str, flip: int, reverse: bool
+) -> None:
+    reading, reversed_ = read_relation(between, after)
+    assert reading is not None
+    assert (reading.family, reading.flip, reversed_) == (family, flip, reverse)
+
+
+def test_read_relation_plain_and_symmetric() -> None:
+    reading, reversed_ = read_relation(" is associated with ", ".")
+    assert reading is not None and reading.symmetric and not reversed_
+    assert read_relation(" is mapped to ", ".") == (None, False)
+
+
+def test_whole_of_feature_only() -> None:
+    found, _ = read_relation(" is found in ", "")
+    assert whole_of(found, "A", "B") == "B"
+    found, _ = read_relation(" is characterized by ", "")
+    assert whole_of(found, "A", "B") == "A"
+    found, _ = read_relation(" causes ", "")
+    assert whole_of(found, "A", "B") is None
+
+
+_ORIGIN = (
+    "Osteosarcoma",
+    "Bone tissue",
+    "The disease Osteosarcoma stems from the normal tissue Bone tissue.",
+)
+_TREAT = (
+    "Metformin",
+    "Type 2 diabetes mellitus",
+    "Metformin might treat Type 2 diabetes mellitus.",
+)
+_CAUSE = ("Furosemide", "Diuresis", "Diuresis can be caused by Furosemide.")
+_FINDING = ("Pneumonia", "Fever", "Pneumonia may have Fever.")
+_MORPH = ("Granuloma", "Sarcoidosis", "Granuloma is the associated morphology of Sarcoidosis.")
+_ACCOMP = (
+    "Granuloma",
+    "Sarcoidosis",
+    "Sarcoidosis is often accompanied by the morphology of Granuloma.",
+)
+_GENE = ("INS", "Insulin", "The gene INS encodes gene product Insulin.")
+
+
+@pytest.mark.parametrize(
+    ("case", "faithful", "swapped"),
+    [
+        (  # relative clause with a preposition
+            _ORIGIN,
+            "Bone tissue is the normal tissue from which osteosarcoma originates.",
+            "Osteosarcoma is the normal tissue from which bone tissue originates.",
+        ),
+        (
+            _TREAT,
+            "Type 2 diabetes mellitus might be a condition for which metformin is given.",
+            "Metformin might be the condition for which type 2 diabetes mellitus is given.",
+        ),
+        (  # origin and cause are one family
+            _ORIGIN,
+            "Osteosarcoma arises from normal bone tissue.",
+            "Bone tissue arises from the disease osteosarcoma.",
+        ),
+        (  # relative clause with its subject inside / of the first entity
+            _CAUSE,
+            "Furosemide is a drug which can cause diuresis.",
+            "Furosemide is something which diuresis can cause.",
+        ),
+        (  # "associated with ... as its [N]"
+            _CAUSE,
+            "Diuresis can be associated with furosemide as its cause.",
+            "Furosemide can be associated with diuresis as its cause.",
+        ),
+        (
+            _FINDING,
+            "Pneumonia may have fever as one of its symptoms.",
+            "Fever may be associated with pneumonia as its symptom.",
+        ),
+        (  # the owner of a relational noun is the whole of a feature reading
+            _MORPH,
+            "Sarcoidosis is morphologically characterized by granuloma.",
+            "Granuloma is morphologically characterized by sarcoidosis.",
+        ),
+        (  # "often" inside a passive
+            _ACCOMP,
+            "Granuloma is a morphology that often accompanies sarcoidosis.",
+            "The morphology of sarcoidosis often accompanies granuloma.",
+        ),
+        (  # reduced passive
+            _GENE,
+            "Insulin is the gene product encoded by the INS gene.",
+            "INS is the gene product encoded by the insulin gene.",
+        ),
+    ],
+)
+def test_roles_through_clauses(case: tuple[str, str, str], faithful: str, swapped: str) -> None:
+    head, tail, statement = case
+    assert _check(statement, faithful, head, tail) == "accepted"
+    assert _check(statement, swapped, head, tail) == "roles swapped"
