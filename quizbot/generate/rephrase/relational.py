@@ -9,8 +9,6 @@ who plays which role:
   the entities in reverse order;
 * a relative clause with its subject inside, ``[A] is the [N] that / which [B] [V]``
   ("Furosemide is something which diuresis can cause"): ``[B] [V] [A]``, reversed;
-* a relative clause of the first entity, ``[A] is a [N] that / which / who [V] [B]``
-  ("Granuloma is a morphology that accompanies sarcoidosis"): ``[A] [V] [B]``;
 * a reduced passive, ``[A] is the [N] [V]ed by [B]`` ("Insulin is the gene product encoded by
   the INS gene"): ``[A] is [V]ed by [B]``;
 * ``[A] displays / has (the) features / signs / characteristics of [B]``: the feature family
@@ -46,8 +44,6 @@ _PIED_PIPED = re.compile(
 )
 # "[A] is something which [B] can cause": [B] is the subject of the clause
 _OBJECT_RELATIVE = re.compile(_BE + _NP + r"(?:that|which|whom)\s+" + _ART + "$", re.IGNORECASE)
-# "[A] is a morphology that often accompanies [B]": [A] is the subject of the clause
-_SUBJECT_RELATIVE = re.compile(_BE + _NP + r"(?:that|which|who)\s+(?P<verb>.+)$", re.IGNORECASE)
 # "[A] is the gene product encoded by [B]"
 _REDUCED = re.compile(
     _BE + _NP + r"(?P<verb>[^\W\d_]+(?:ed|en))\s+(?P<prep>by|with)\s+" + _ART + "$", re.IGNORECASE
@@ -105,8 +101,6 @@ def _relative(between: str, after: str) -> tuple[PredicateReading | None, bool] 
         return predicate_reading(f" {verb} "), True
     if found := _REDUCED.match(between):
         return predicate_reading(f" is {found.group('verb')} {found.group('prep')} "), False
-    if found := _SUBJECT_RELATIVE.match(between):
-        return predicate_reading(f" {found.group('verb')} "), False
     return None
 
 
