@@ -64,7 +64,11 @@ def loose_span(text: str, name: str) -> tuple[int, int] | None:
     of one another ("complete traumatic amputation of a structure" for "Amputated structure,
     traumatic, complete", "binding to DNA" for "DNA Binding"): every word of the name but its
     function words, each matched once, outside the text's masked entities. None if not found."""
-    wanted = [w.lower() for w in TOKEN.findall(name) if w.lower() not in FUNCTION_WORDS]
+    # a word the name repeats may be said once ("intraductal and lobular carcinoma" for
+    # "intraductal carcinoma and lobular carcinoma")
+    wanted = list(
+        dict.fromkeys(w.lower() for w in TOKEN.findall(name) if w.lower() not in FUNCTION_WORDS)
+    )
     if len(wanted) < 2:
         return None
     tokens = [(m.start(), m.end(), m.group(0).lower()) for m in TOKEN.finditer(text)]

@@ -75,6 +75,7 @@ from quizbot.generate.rephrase.claims import (
 )
 from quizbot.generate.rephrase.entities import TOKEN, adjective_forms, loose_span, same_root
 from quizbot.generate.rephrase.lexicon import LAY_NAMES, QUALIFIERS, looks_medical
+from quizbot.generate.rephrase.names import DESCRIPTORS, name_variants
 from quizbot.generate.rephrase.possession import possessor
 from quizbot.generate.rephrase.relational import read_relation, whole_of
 from quizbot.generate.rephrase.roles import kinds_before, role_kept, role_swap
@@ -190,6 +191,7 @@ def _names(entity: str, synonyms: Synonyms | None) -> tuple[str, ...]:
         names += [normalise(name) for name in others if normalise(name)]
     names += LAY_NAMES.get(entity.casefold(), ())
     names += adjective_forms(entity)
+    names += name_variants(entity)
     return tuple(dict.fromkeys(names))
 
 
@@ -569,6 +571,7 @@ def _joinable(word: str, allowed: set[str]) -> bool:
     return (
         word in FUNCTION_WORDS
         or word in _STATE_WORDS
+        or word in DESCRIPTORS
         or bool(NEGATION.fullmatch(word))
         or bool(ABSOLUTE.fullmatch(word))
         or stem(word) in allowed
