@@ -626,11 +626,257 @@ PROBES: list[Probe] = [
     ),
 ]
 
+# A second set, written after the first rules and measured before any rule was tuned on it
+# (main: 42/48 faithful, 41/48 swaps; with the first rules 45/48 and 44/48).
+LATER: list[Probe] = [
+    (
+        "Squamous metaplasia",
+        "Barrett esophagus",
+        "Squamous metaplasia is the associated morphology of Barrett esophagus.",
+        [
+            "Barrett esophagus has squamous metaplasia as its associated morphology.",
+            "The associated morphology of Barrett esophagus is squamous metaplasia.",
+            "Barrett esophagus's associated morphology is squamous metaplasia.",
+            "In Barrett esophagus, the associated morphology is squamous metaplasia.",
+        ],
+        [
+            "Barrett esophagus is the associated morphology of squamous metaplasia.",
+            "Squamous metaplasia's associated morphology is Barrett esophagus.",
+            "In squamous metaplasia, the associated morphology is Barrett esophagus.",
+            "Squamous metaplasia has Barrett esophagus as its associated morphology.",
+        ],
+    ),
+    (
+        "Multiple myeloma",
+        "Plasma cell",
+        "Multiple myeloma has the abnormal cell Plasma cell.",
+        [
+            "Abnormal plasma cells are found in multiple myeloma.",
+            "Plasma cells are the abnormal cells detected in multiple myeloma.",
+            "Multiple myeloma is characterized by abnormal plasma cells.",
+        ],
+        [
+            "Abnormal multiple myeloma is found in plasma cells.",
+            "Plasma cells are characterized by abnormal multiple myeloma.",
+            "Plasma cell has the abnormal cell multiple myeloma.",
+        ],
+    ),
+    (
+        "Appendicitis",
+        "Vermiform appendix",
+        "The disease Appendicitis can stem from the associated anatomic site Vermiform appendix.",
+        [
+            "Appendicitis can originate in the vermiform appendix.",
+            "The vermiform appendix is the anatomic site where appendicitis can arise.",
+            "Appendicitis may arise from its associated anatomic site, the vermiform appendix.",
+        ],
+        [
+            "The vermiform appendix can originate in appendicitis.",
+            "Appendicitis is the anatomic site where the vermiform appendix can arise.",
+            "The vermiform appendix can stem from the associated anatomic site appendicitis.",
+        ],
+    ),
+    (
+        "Glioblastoma",
+        "Astrocyte",
+        "The disease Glioblastoma stems from the normal cell Astrocyte.",
+        [
+            "Glioblastoma originates from normal astrocytes.",
+            "Normal astrocytes give rise to glioblastoma.",
+            "Astrocytes are the normal cells from which glioblastoma stems.",
+        ],
+        [
+            "Astrocytes originate from glioblastoma.",
+            "Glioblastoma gives rise to normal astrocytes.",
+            "Glioblastoma is the normal cell from which astrocytes stem.",
+        ],
+    ),
+    (
+        "Huntington disease",
+        "HTT",
+        "The disease Huntington disease is mapped to gene HTT.",
+        [
+            "Huntington disease is mapped to the HTT gene.",
+            "The HTT gene is the gene to which Huntington disease has been mapped.",
+        ],
+        [
+            "The disease HTT is mapped to gene Huntington disease.",
+            "The Huntington disease gene is mapped to the disease HTT.",
+        ],
+    ),
+    (
+        "Gout",
+        "Hyperuricemia",
+        "Gout may have Hyperuricemia.",
+        [
+            "Hyperuricemia may be found in gout.",
+            "Gout may be accompanied by hyperuricemia.",
+            "Gout may present with hyperuricemia.",
+            "Patients with gout may have hyperuricemia.",
+        ],
+        [
+            "Gout may be found in hyperuricemia.",
+            "Hyperuricemia may be accompanied by gout.",
+            "Hyperuricemia may present with gout.",
+            "Patients with hyperuricemia may have gout.",
+        ],
+    ),
+    (
+        "Gout",
+        "Hyperuricemia",
+        "If a patient has Hyperuricemia, then he/she may suffer from Gout.",
+        [
+            "A patient with hyperuricemia may suffer from gout.",
+            "Hyperuricemia in a patient may indicate gout.",
+        ],
+        [
+            "A patient with gout may suffer from hyperuricemia.",
+            "Gout in a patient may indicate hyperuricemia.",
+        ],
+    ),
+    (
+        "HBB",
+        "Hemoglobin subunit beta",
+        "The gene HBB encodes gene product Hemoglobin subunit beta.",
+        [
+            "Hemoglobin subunit beta is encoded by the HBB gene.",
+            "The HBB gene codes for hemoglobin subunit beta.",
+            "Hemoglobin subunit beta is the product encoded by HBB.",
+        ],
+        [
+            "HBB is encoded by the hemoglobin subunit beta gene.",
+            "The hemoglobin subunit beta gene codes for HBB.",
+            "HBB is the product encoded by hemoglobin subunit beta.",
+        ],
+    ),
+    (
+        "Surfactant protein C",
+        "Lung",
+        "The gene product Surfactant protein C has the associated anatomy Lung.",
+        [
+            "The lung is the anatomy associated with surfactant protein C.",
+            "Surfactant protein C is associated with the lung as its anatomy.",
+        ],
+        [
+            "Surfactant protein C is the anatomy associated with the lung.",
+            "The lung is associated with surfactant protein C as its anatomy.",
+        ],
+    ),
+    (
+        "Lactase",
+        "Lactose hydrolysis",
+        "Lactase has biochemical function Lactose hydrolysis.",
+        [
+            "Lactose hydrolysis is a biochemical function of lactase.",
+            "Lactase carries out the biochemical function of lactose hydrolysis.",
+            "The biochemical function of lactase is lactose hydrolysis.",
+        ],
+        [
+            "Lactase is a biochemical function of lactose hydrolysis.",
+            "The biochemical function of lactose hydrolysis is lactase.",
+            "Lactose hydrolysis has biochemical function lactase.",
+        ],
+    ),
+    (
+        "Caspase 3",
+        "Apoptosis",
+        "The gene product Caspase 3 plays a role in biological process Apoptosis.",
+        [
+            "Caspase 3 participates in apoptosis.",
+            "Apoptosis is a biological process in which caspase 3 plays a role.",
+            "Caspase 3 is involved in the biological process of apoptosis.",
+        ],
+        [
+            "Apoptosis participates in caspase 3.",
+            "Caspase 3 is a biological process in which apoptosis plays a role.",
+            "Apoptosis is involved in the biological process of caspase 3.",
+        ],
+    ),
+    (
+        "Prednisone",
+        "Immunosuppression",
+        "Immunosuppression can be caused by Prednisone.",
+        [
+            "Prednisone can cause immunosuppression.",
+            "Prednisone can lead to immunosuppression.",
+            "Immunosuppression can result from prednisone.",
+            "Prednisone can be a cause of immunosuppression.",
+        ],
+        [
+            "Immunosuppression can cause prednisone.",
+            "Immunosuppression can lead to prednisone.",
+            "Prednisone can result from immunosuppression.",
+            "Immunosuppression can be a cause of prednisone.",
+        ],
+    ),
+    (
+        "Isoniazid",
+        "Tuberculosis",
+        "Isoniazid may be able to prevent Tuberculosis.",
+        [
+            "Tuberculosis may be prevented by isoniazid.",
+            "Isoniazid could help to prevent tuberculosis.",
+            "Tuberculosis may be preventable with isoniazid.",
+        ],
+        [
+            "Isoniazid may be prevented by tuberculosis.",
+            "Tuberculosis could help to prevent isoniazid.",
+            "Isoniazid may be preventable with tuberculosis.",
+        ],
+    ),
+    (
+        "Levothyroxine",
+        "Hypothyroidism",
+        "If a patient suffers from Hypothyroidism, he/she should take Levothyroxine.",
+        [
+            "A patient who has hypothyroidism should take levothyroxine.",
+            "Patients suffering from hypothyroidism should be given levothyroxine.",
+        ],
+        [
+            "A patient who has levothyroxine should take hypothyroidism.",
+            "Patients suffering from levothyroxine should be given hypothyroidism.",
+        ],
+    ),
+    (
+        "Levothyroxine",
+        "Hypothyroidism",
+        "Levothyroxine might treat Hypothyroidism.",
+        [
+            "Hypothyroidism might be treated with levothyroxine.",
+            "Levothyroxine may be used to treat hypothyroidism.",
+            "Levothyroxine is a possible treatment for hypothyroidism.",
+            "Hypothyroidism may respond to levothyroxine.",
+        ],
+        [
+            "Levothyroxine might be treated with hypothyroidism.",
+            "Hypothyroidism may be used to treat levothyroxine.",
+            "Hypothyroidism is a possible treatment for levothyroxine.",
+            "Levothyroxine may respond to hypothyroidism.",
+        ],
+    ),
+    (
+        "Post-herpetic neuralgia",
+        "Herpes zoster",
+        "Post-herpetic neuralgia occurs after Herpes zoster.",
+        [
+            "Herpes zoster precedes post-herpetic neuralgia.",
+            "Postherpetic neuralgia develops after herpes zoster.",
+            "Herpes zoster is followed by post-herpetic neuralgia.",
+        ],
+        [
+            "Post-herpetic neuralgia precedes herpes zoster.",
+            "Herpes zoster develops after postherpetic neuralgia.",
+            "Post-herpetic neuralgia is followed by herpes zoster.",
+        ],
+    ),
+]
 
-def cases() -> list[tuple[str, str, str, str, bool, str]]:
-    """Every probe as (statement, candidate, head, tail, negated, expect)."""
+
+def cases(probes: list[Probe] | None = None) -> list[tuple[str, str, str, str, bool, str]]:
+    """Every probe (of ``PROBES`` and ``LATER`` by default) as (statement, candidate, head,
+    tail, negated, expect)."""
     out = []
-    for head, tail, statement, faithful, swaps in PROBES:
+    for head, tail, statement, faithful, swaps in PROBES + LATER if probes is None else probes:
         negated = len(negation_cues(statement, mask=(head, tail))) % 2 == 1
         out += [(statement, c, head, tail, negated, "accept") for c in faithful]
         out += [(statement, c, head, tail, negated, "reject") for c in swaps]
@@ -642,7 +888,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     parser.add_argument("--show", action="store_true", help="list the mistakes")
     args = parser.parse_args(argv)
-    rows = cases()
+    for name, probes in (("first set", PROBES), ("later set", LATER)):
+        print(name)
+        _rates(cases(probes), show=args.show)
+    return 0
+
+
+def _rates(rows: list[tuple[str, str, str, str, bool, str]], *, show: bool) -> None:
     good = bad = good_ok = bad_ok = 0
     for statement, candidate, head, tail, negated, expect in rows:
         verdict = validate_rephrasing(statement, candidate, head=head, tail=tail, negated=negated)
@@ -652,12 +904,11 @@ def main(argv: list[str] | None = None) -> int:
         else:
             bad += 1
             bad_ok += not verdict.ok
-        if args.show and verdict.ok != (expect == "accept"):
+        if show and verdict.ok != (expect == "accept"):
             print(f"  {'REJECTED' if expect == 'accept' else 'ACCEPTED'} [{verdict.reason}]")
             print(f"    S: {statement}\n    C: {candidate}")
     print(f"faithful accepted {good_ok}/{good} = {100 * good_ok / good:.1f}%")
     print(f"role swaps rejected {bad_ok}/{bad} = {100 * bad_ok / bad:.1f}%")
-    return 0
 
 
 if __name__ == "__main__":

@@ -73,6 +73,26 @@ _ACCOMP = (
     "Sarcoidosis",
     "Sarcoidosis is often accompanied by the morphology of Granuloma.",
 )
+_APPENDIX = (
+    "Appendicitis",
+    "Vermiform appendix",
+    "The disease Appendicitis can stem from the associated anatomic site Vermiform appendix.",
+)
+_GLIOMA = (
+    "Glioblastoma",
+    "Astrocyte",
+    "The disease Glioblastoma stems from the normal cell Astrocyte.",
+)
+_BARRETT = (
+    "Squamous metaplasia",
+    "Barrett esophagus",
+    "Squamous metaplasia is the associated morphology of Barrett esophagus.",
+)
+_SPC = (
+    "Surfactant protein C",
+    "Lung",
+    "The gene product Surfactant protein C has the associated anatomy Lung.",
+)
 _GENE = ("INS", "Insulin", "The gene INS encodes gene product Insulin.")
 
 
@@ -123,6 +143,26 @@ _GENE = ("INS", "Insulin", "The gene INS encodes gene product Insulin.")
             _GENE,
             "Insulin is the gene product encoded by the INS gene.",
             "INS is the gene product encoded by the insulin gene.",
+        ),
+        (  # "where" is "in which"; "arises in" is "originates in"
+            _APPENDIX,
+            "The vermiform appendix is the anatomic site where appendicitis can arise.",
+            "Appendicitis is the anatomic site where the vermiform appendix can arise.",
+        ),
+        (  # "gives rise to" causes
+            _GLIOMA,
+            "Normal astrocytes give rise to glioblastoma.",
+            "Glioblastoma gives rise to normal astrocytes.",
+        ),
+        (  # "In [B], the [N] is [A]"
+            _BARRETT,
+            "In Barrett esophagus, the associated morphology is squamous metaplasia.",
+            "In squamous metaplasia, the associated morphology is Barrett esophagus.",
+        ),
+        (  # "[B] is associated with [A] as its [N]" with a noun of no predicate family
+            _SPC,
+            "Surfactant protein C is associated with the lung as its anatomy.",
+            "The lung is associated with surfactant protein C as its anatomy.",
         ),
     ],
 )

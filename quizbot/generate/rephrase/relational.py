@@ -7,6 +7,7 @@ who plays which role:
 * a relative clause with a preposition, ``[A] is the [N] from / for / to which [B] [V]``
   ("The kidney is the site from which nephrolithiasis arises"): read as ``[B] [V] from [A]``,
   the entities in reverse order;
+  ("where" reads as "in which", "arises in" as "originates in");
 * a relative clause with its subject inside, ``[A] is the [N] that / which [B] [V]``
   ("Furosemide is something which diuresis can cause"): ``[B] [V] [A]``, reversed;
 * a reduced passive, ``[A] is the [N] [V]ed by [B]`` ("Insulin is the gene product encoded by
@@ -16,7 +17,7 @@ who plays which role:
 * ``[A] is associated with / has [B] as its [N]`` ("Diuresis is associated with furosemide as
   its cause"): ``[B] is the [N] of [A]``, reversed.
 
-The origin family ("stems from", "originates in") is read as the cause family with the roles
+"Gives rise to" reads as "causes". The origin family ("stems from", "originates in") is read as the cause family with the roles
 the other way round ("arises from" is both), so "X arises from Y" rewords "X stems from Y".
 :func:`read_relation` returns the reading and whether the entities stand reversed;
 :func:`whole_of` says which entity a feature reading makes the whole (the disease that presents
@@ -39,8 +40,17 @@ _NP = (
 _ART = r"(?:(?:a|an|the)\s+)?"
 # "[A] is the site from which [B] ...": the preposition goes with the verb after [B]
 _PIED_PIPED = re.compile(
-    _BE + _NP + r"(?P<prep>from|for|to|in|by|with|through|on)\s+(?:which|whom)\s+" + _ART + "$",
+    _BE
+    + _NP
+    + r"(?:(?P<prep>from|for|to|in|by|with|through|on)\s+(?:which|whom)|where)\s+"
+    + _ART
+    + "$",
     re.IGNORECASE,
+)
+# Idioms read as the phrase of their family: "gives rise to" causes, "arises in" originates in
+_IDIOMS = (
+    (re.compile(r"\bg[ai]v(?:e|es|en|ing)\s+rise\s+to\b", re.IGNORECASE), "causes"),
+    (re.compile(r"\bar[io]s(?:e|es|en|ing)\s+in\b", re.IGNORECASE), "originates in"),
 )
 # "[A] is something which [B] can cause": [B] is the subject of the clause
 _OBJECT_RELATIVE = re.compile(_BE + _NP + r"(?:that|which|whom)\s+" + _ART + "$", re.IGNORECASE)
@@ -83,6 +93,12 @@ def _normal(reading: PredicateReading | None) -> PredicateReading | None:
     return PredicateReading("cause", 1 - reading.flip, reading.symmetric, reading.phrase)
 
 
+def _idioms(phrase: str) -> str:
+    for pattern, family_phrase in _IDIOMS:
+        phrase = pattern.sub(family_phrase, phrase)
+    return phrase
+
+
 def _verb_after(after: str) -> str | None:
     found = _VERB_AFTER.match(after)
     return None if found is None else found.group("verb")
@@ -96,7 +112,7 @@ def _relative(between: str, after: str) -> tuple[PredicateReading | None, bool] 
     if _HAS_FEATURES.match(between):
         return PredicateReading("feature", 0, False, between.strip()), False
     if (found := _PIED_PIPED.match(between)) and (verb := _verb_after(after)):
-        return predicate_reading(f" {verb} {found.group('prep')} "), True
+        return predicate_reading(_idioms(f" {verb} {found.group('prep') or 'in'} ")), True
     if _OBJECT_RELATIVE.match(between) and (verb := _verb_after(after)):
         return predicate_reading(f" {verb} "), True
     if found := _REDUCED.match(between):
@@ -114,7 +130,7 @@ def read_relation(between: str, after: str = "") -> tuple[PredicateReading | Non
     relative = _relative(between, after)
     if relative is not None:
         return _normal(relative[0]), relative[1]
-    return _normal(predicate_reading(between, after)), False
+    return _normal(predicate_reading(_idioms(between), after)), False
 
 
 def whole_of(reading: PredicateReading | None, first: str, second: str) -> str | None:
