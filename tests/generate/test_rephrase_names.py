@@ -151,3 +151,45 @@ def test_entity_spellings(
     head, tail, statement = case
     assert _check(statement, faithful, head, tail) == "accepted"
     assert _check(statement, changed, head, tail) == category
+
+
+_DUCTAL = (
+    "Carcinoma, Ductal, Breast",
+    "Breast",
+    "The disease Carcinoma, Ductal, Breast can stem from the associated anatomic site Breast.",
+)
+
+
+def test_name_holding_the_other_entity() -> None:
+    """The head's name holds the tail's: the head's prose form takes one mention of the tail in,
+    and the tail must still be named elsewhere."""
+    head, tail, statement = _DUCTAL
+    faithful = "Ductal carcinoma of the breast can originate in the breast, its associated site."
+    dropped = "Ductal carcinoma of the breast can originate in its associated anatomic site."
+    assert _check(statement, faithful, head, tail) == "accepted"
+    assert _check(statement, dropped, head, tail) == "entity missing"
+
+
+def test_negation_cue_is_no_antonym() -> None:
+    """ "unrelated" is a negation cue, counted by parity: it rewords "not associated" and
+    flips "associated"."""
+    head, tail = "Influenza", "Myalgia"
+    negated = "Myalgia is not associated with Influenza."
+    affirmative = "Myalgia is associated with Influenza."
+    candidate = "Myalgia is unrelated to influenza."
+    assert _check(negated, candidate, head, tail) == "accepted"
+    assert _check(affirmative, candidate, head, tail) == "negation flipped"
+
+
+def test_verb_taking_the_entity_as_object() -> None:
+    head, tail = "Catalase", "Hydrogen Peroxide Decomposition"
+    statement = (
+        "If the production of Catalase decreases, the functionality of Hydrogen Peroxide"
+        " Decomposition may decrease."
+    )
+    faithful = "A decrease in catalase production may reduce hydrogen peroxide decomposition."
+    extended = (
+        "A decrease in catalase production may reduce peroxisomal hydrogen peroxide decomposition."
+    )
+    assert _check(statement, faithful, head, tail) == "accepted"
+    assert _check(statement, extended, head, tail) == "entity extended"

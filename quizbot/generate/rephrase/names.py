@@ -15,7 +15,8 @@ a dropped or swapped entity pass:
 
 Hyphens and spaces inside a name ("cell-surface receptor", "T cell") are matched by
 :func:`~quizbot.generate.wording.entity_regex` itself. :data:`DESCRIPTORS` are words that may
-stand before an entity without making it a subtype ("the cellular Golgi apparatus").
+stand before an entity without making it a subtype ("the cellular Golgi apparatus") or take
+it as their object ("may reduce hydrolysis").
 """
 
 from __future__ import annotations
@@ -42,6 +43,21 @@ DESCRIPTORS = frozenset(
         "named",
         "termed",
         "known",
+        # verbs that take the entity as their object ("may reduce hydrolysis")
+        "reduce",
+        "reduces",
+        "decrease",
+        "decreases",
+        "lower",
+        "lowers",
+        "impair",
+        "impairs",
+        "diminish",
+        "diminishes",
+        "increase",
+        "increases",
+        "influence",
+        "influences",
     ]
 )
 

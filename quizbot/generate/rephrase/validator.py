@@ -73,7 +73,13 @@ from quizbot.generate.rephrase.claims import (
     reversal,
     strength_change,
 )
-from quizbot.generate.rephrase.entities import TOKEN, adjective_forms, loose_span, same_root
+from quizbot.generate.rephrase.entities import (
+    TOKEN,
+    adjective_forms,
+    loose_span,
+    loose_span_over,
+    same_root,
+)
 from quizbot.generate.rephrase.lexicon import LAY_NAMES, QUALIFIERS, looks_medical
 from quizbot.generate.rephrase.names import DESCRIPTORS, name_variants
 from quizbot.generate.rephrase.possession import possessor
@@ -209,6 +215,7 @@ def _mask_entities(
         key=lambda kn: -len(kn[1]),
     )
     found: dict[str, list[tuple[int, int]]] = {key: [] for key in entities}
+    plain = text
     for key, name in names:
         spans = [m.span() for m in entity_regex(name).finditer(text)]
         for start, stop in reversed(spans):
@@ -217,6 +224,11 @@ def _mask_entities(
     for key, group in entities.items():
         if not found[key]:
             span = loose_span(text, group[0])
+            others = [o for k in entities if k != key for o in found[k]]
+            if span is None and (over := loose_span_over(plain, text, group[0], others)):
+                span, taken = over  # the other entity's name inside this one's
+                for k in entities:
+                    found[k] = [o for o in found[k] if o not in taken]
             if span is not None:
                 start, stop = span
                 text = text[:start] + _MASK * (stop - start) + text[stop:]
