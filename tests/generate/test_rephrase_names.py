@@ -115,7 +115,8 @@ _HTN = ("tertatolol", "Hypertension", "tertatolol might treat Hypertension.")
         ),
         (
             _CIS,
-            "Intraductal and lobular carcinoma in situ has the breast as its associated anatomic site.",
+            "Intraductal and lobular carcinoma in situ has the breast as its associated"
+            " anatomic site.",
             "Intraductal carcinoma in situ has the breast as its associated anatomic site.",
             "entity missing",
         ),

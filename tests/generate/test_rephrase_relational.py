@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from quizbot.generate.rephrase import negation_cues, validate_rephrasing
-from quizbot.generate.rephrase.relational import read_relation, whole_of
+from quizbot.generate.rephrase.relational import owner_role, player, read_relation
 
 
 def _check(statement: str, candidate: str, head: str, tail: str) -> str:
@@ -46,13 +46,24 @@ def test_read_relation_plain_and_symmetric() -> None:
     assert read_relation(" is mapped to ", ".") == (None, False)
 
 
-def test_whole_of_feature_only() -> None:
+def test_player_by_owner_role() -> None:
     found, _ = read_relation(" is found in ", "")
-    assert whole_of(found, "A", "B") == "B"
+    assert player(found, ("A", "B"), "feature", 0) == "B"
     found, _ = read_relation(" is characterized by ", "")
-    assert whole_of(found, "A", "B") == "A"
+    assert player(found, ("A", "B"), "feature", 0) == "A"
     found, _ = read_relation(" causes ", "")
-    assert whole_of(found, "A", "B") is None
+    assert player(found, ("A", "B"), "feature", 0) is None
+    assert player(found, ("A", "B"), "cause", 1) == "B"
+    assert owner_role("\x1a has the physiologic effect of \x1a") == ("cause", 0)
+    assert owner_role("\x1a is the treatment of \x1a") == ("treat", 1)
+    assert owner_role("\x1a is the morphology of \x1a") == ("feature", 0)
+
+
+def test_idioms_read_as_their_family() -> None:
+    found, _ = read_relation(" can occur with ", ".")
+    assert found is not None and found.symmetric
+    found, _ = read_relation(" occurs prior to ", ".")
+    assert found is not None and (found.family, found.flip) == ("time", 0)
 
 
 _ORIGIN = (
@@ -93,6 +104,8 @@ _SPC = (
     "Lung",
     "The gene product Surfactant protein C has the associated anatomy Lung.",
 )
+_EFFECT = ("Atenolol", "Bradycardia", "Atenolol has physiologic effect of Bradycardia.")
+_SEPSIS = ("Sepsis", "Pneumonia", "Sepsis occurs after Pneumonia.")
 _GENE = ("INS", "Insulin", "The gene INS encodes gene product Insulin.")
 
 
@@ -163,6 +176,21 @@ _GENE = ("INS", "Insulin", "The gene INS encodes gene product Insulin.")
             _SPC,
             "Surfactant protein C is associated with the lung as its anatomy.",
             "The lung is associated with surfactant protein C as its anatomy.",
+        ),
+        (  # the owner of an "effect" is its cause
+            _EFFECT,
+            "Bradycardia is a physiologic effect produced by atenolol.",
+            "Atenolol is a physiologic effect produced by bradycardia.",
+        ),
+        (  # "one of the [N]s of" is a relational noun phrase
+            _EFFECT,
+            "Bradycardia is one of the physiologic effects of atenolol.",
+            "Atenolol is one of the physiologic effects of bradycardia.",
+        ),
+        (  # "prior to" is "before"
+            _SEPSIS,
+            "Pneumonia occurs prior to sepsis.",
+            "Sepsis occurs prior to pneumonia.",
         ),
     ],
 )

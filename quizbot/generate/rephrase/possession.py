@@ -82,6 +82,7 @@ _CLAUSE = re.compile(r"[,;:()\[\]]|\b(?:then|if|when|while|whereas)\b", re.IGNOR
 
 def _plain(phrase: str) -> bool:
     """No preposition in ``phrase`` but its final one (a noun phrase, not a verb's object)."""
+    phrase = re.sub(r"\bone\s+of\b", " ", phrase, flags=re.IGNORECASE)  # "one of the effects of"
     words = [w.lower() for w in re.findall(r"[^\W\d_][\w'’-]*", phrase)]
     while words and words[-1] in _ARTICLES:
         words.pop()

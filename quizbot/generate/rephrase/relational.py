@@ -6,8 +6,7 @@ who plays which role:
 
 * a relative clause with a preposition, ``[A] is the [N] from / for / to which [B] [V]``
   ("The kidney is the site from which nephrolithiasis arises"): read as ``[B] [V] from [A]``,
-  the entities in reverse order;
-  ("where" reads as "in which", "arises in" as "originates in");
+  the entities in reverse order ("where" reads as "in which", "arises in" as "originates in");
 * a relative clause with its subject inside, ``[A] is the [N] that / which [B] [V]``
   ("Furosemide is something which diuresis can cause"): ``[B] [V] [A]``, reversed;
 * a reduced passive, ``[A] is the [N] [V]ed by [B]`` ("Insulin is the gene product encoded by
@@ -17,11 +16,13 @@ who plays which role:
 * ``[A] is associated with / has [B] as its [N]`` ("Diuresis is associated with furosemide as
   its cause"): ``[B] is the [N] of [A]``, reversed.
 
-"Gives rise to" reads as "causes". The origin family ("stems from", "originates in") is read as the cause family with the roles
-the other way round ("arises from" is both), so "X arises from Y" rewords "X stems from Y".
+"Gives rise to" reads as "causes". The origin family ("stems from", "originates in") is read as
+the cause family with the roles the other way round ("arises from" is both), so "X arises from
+Y" rewords "X stems from Y".
 :func:`read_relation` returns the reading and whether the entities stand reversed;
-:func:`whole_of` says which entity a feature reading makes the whole (the disease that presents
-with the finding), to compare with the owner of a relational noun (:mod:`.possession`).
+:func:`player` says which entity plays the role that the owner of a relational noun
+(:mod:`.possession`) plays (:func:`owner_role`: the owner of an "effect" causes it, the owner of
+a "morphology" is the whole that presents with it), to compare the two sentences.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ import re
 
 from quizbot.generate.wording import PredicateReading, predicate_reading
 
-__all__ = ["read_relation", "whole_of"]
+__all__ = ["owner_role", "player", "read_relation"]
 
 _BE = r"^\s*(?:(?:may|might|can|could|would|will|must|should)\s+)?(?:is|are|be|was|were)\s+"
 _NP = (
@@ -51,6 +52,19 @@ _PIED_PIPED = re.compile(
 _IDIOMS = (
     (re.compile(r"\bg[ai]v(?:e|es|en|ing)\s+rise\s+to\b", re.IGNORECASE), "causes"),
     (re.compile(r"\bar[io]s(?:e|es|en|ing)\s+in\b", re.IGNORECASE), "originates in"),
+    (re.compile(r"\bprior\s+to\b", re.IGNORECASE), "before"),
+    (
+        re.compile(r"\b(?:co-?)?occur(?:s|red|ring)?\s+(?:together\s+)?with\b", re.IGNORECASE),
+        "associated with",
+    ),
+)
+# The role the owner of a relational noun plays in a family: the owner of an "effect" or a
+# "complication" causes it, the owner of a "cause" or an "origin" is caused, the owner of a
+# "treatment" is treated; otherwise (morphology, finding, abnormal cell, symptom) it is the whole.
+_OWNED = (
+    (re.compile(r"\b(?:effects?|complications?|consequences?)\b", re.IGNORECASE), "cause", 0),
+    (re.compile(r"\b(?:causes?|origins?)\b", re.IGNORECASE), "cause", 1),
+    (re.compile(r"\b(?:treatments?|therap(?:y|ies)|remed(?:y|ies))\b", re.IGNORECASE), "treat", 1),
 )
 # "[A] is something which [B] can cause": [B] is the subject of the clause
 _OBJECT_RELATIVE = re.compile(_BE + _NP + r"(?:that|which|whom)\s+" + _ART + "$", re.IGNORECASE)
@@ -133,9 +147,21 @@ def read_relation(between: str, after: str = "") -> tuple[PredicateReading | Non
     return _normal(predicate_reading(_idioms(between), after)), False
 
 
-def whole_of(reading: PredicateReading | None, first: str, second: str) -> str | None:
-    """The entity a feature reading makes the whole ("[Y] is characterized by [X]": Y; "[X] is
-    found in [Y]": Y), given the entities in reading order; None for any other family."""
-    if reading is None or reading.family != "feature":
+def owner_role(masked: str) -> tuple[str, int]:
+    """The family and role the owner of the sentence's relational noun plays (``_OWNED``;
+    the whole of the feature family by default)."""
+    for pattern, family, role in _OWNED:
+        if pattern.search(masked):
+            return family, role
+    return "feature", 0
+
+
+def player(
+    reading: PredicateReading | None, order: tuple[str, str], family: str, role: int
+) -> str | None:
+    """The entity that plays ``role`` of ``family`` in ``reading``, the entities given in
+    reading order ("[X] is found in [Y]": Y is the whole of the feature family); None when the
+    reading is of another family."""
+    if reading is None or reading.family != family:
         return None
-    return first if reading.flip == 0 else second
+    return order[0] if reading.flip == role else order[1]

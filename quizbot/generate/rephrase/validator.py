@@ -83,7 +83,7 @@ from quizbot.generate.rephrase.entities import (
 from quizbot.generate.rephrase.lexicon import LAY_NAMES, QUALIFIERS, looks_medical
 from quizbot.generate.rephrase.names import DESCRIPTORS, name_variants
 from quizbot.generate.rephrase.possession import possessor
-from quizbot.generate.rephrase.relational import read_relation, whole_of
+from quizbot.generate.rephrase.relational import owner_role, player, read_relation
 from quizbot.generate.rephrase.roles import kinds_before, role_kept, role_swap
 from quizbot.generate.wording import (
     CHANGING_HEADS,
@@ -664,12 +664,12 @@ def _check_roles(orig: _Reading, cand: _Reading, context: _Context) -> Verdict |
     was, orig_first = _relation(orig, context.keys)
     now, cand_first = _relation(cand, context.keys)
     swapped = orig_first != cand_first
-    wholes = (whole_of(was, *_order(orig_first, context.keys)), owners[1])
-    wholes = (
-        (owners[0], whole_of(now, *_order(cand_first, context.keys))) if None in wholes else wholes
-    )
+    wholes = (player(was, _order(orig_first, context.keys), *owner_role(cand.masked)), owners[1])
+    if None in wholes:
+        role = owner_role(orig.masked)
+        wholes = (owners[0], player(now, _order(cand_first, context.keys), *role))
     if None not in wholes and wholes[0] != wholes[1]:
-        return _reject("roles swapped", "the whole of the feature is now the other entity")
+        return _reject("roles swapped", "the owner's role is now the other entity's")
     weaker = (
         now is not None
         and now.symmetric
