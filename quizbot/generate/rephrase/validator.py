@@ -16,7 +16,9 @@ antonyms, core predicate) are in :mod:`~quizbot.generate.rephrase.claims`. In or
   (:data:`~quizbot.generate.rephrase.lexicon.LAY_NAMES`), or with the name's words reordered and
   inflected within a few words ("complete traumatic amputation of a structure" for "Amputated
   structure, traumatic, complete"; "binding to DNA" for "DNA Binding") when no capitalised or
-  medical-looking word stands among them;
+  medical-looking word stands among them, or in a thesaurus name's prose form
+  (:mod:`~quizbot.generate.rephrase.names`: "Acute myeloid leukaemia" for "Leukemia, Myeloid,
+  Acute");
 * ``foreign entity``: a medical term (organ, disease noun, medical ending, or a capitalised word
   inside the sentence) the statement does not have: a swapped tail;
 * ``negation flipped`` / ``negation unclear``: the parity of negation cues (:func:`negation_cues`,
@@ -27,8 +29,11 @@ antonyms, core predicate) are in :mod:`~quizbot.generate.rephrase.claims`. In or
   gives only the other one ("Administration of [disease]"); the relation of a relational noun
   now belongs to the other entity (:mod:`~quizbot.generate.rephrase.possession`: "[X] is the
   morphology of [Y]" = "The morphology of [Y] is [X]" = "[Y] has [X] as its morphology"); a
-  conditional's condition names the other entity (the converse); a type label ("the disease",
-  "molecular abnormality") moved to the other entity; or head and tail changed places with
+  conditional's condition names the other entity (the converse); the predicate read through a
+  relative clause, a reduced passive or "as its [N]", or the role of a relational noun's owner,
+  gives the other entity the role (:mod:`~quizbot.generate.rephrase.relational`); a type
+  label ("the disease", "molecular abnormality") moved to the other entity; or head and tail
+  changed places with
   a predicate family read in both whose voice did not flip accordingly; or changed places with
   no evidence at all that the roles were kept;
 * ``claim strength changed``: an absolute ("always", "only", "should"), a frequency word
@@ -48,8 +53,10 @@ antonyms, core predicate) are in :mod:`~quizbot.generate.rephrase.claims`. In or
 
 Measured (2026-11-29) on the PretexEval authors' rephrasings (``bench/rephrase_validator.py``,
 split by head): tune part 72/74 faithful accepted (97.3%), 333/333 corruptions rejected (100%);
-held-back part 40/49 (81.6%) and 247/251 (98.4%). On the hand-written rewordings (``bench/bench_validator.py``):
-99.2% / 99.0% (tuned file), 97.2% / 92.3% (held out).
+held-back part before the third round 40/49 (81.6%) and 247/251 (98.4%). Our own probes
+(``bench/rephrase_probes.py``): 95/95 and 109/109 (first set), 48/48 and 48/48 (second set). On
+the hand-written rewordings (``bench/bench_validator.py``): 99.2% / 99.0% (tuned file),
+97.2% / 92.3% (held out).
 
 Residual risks: a claim added in words the lists do not know ("a lower mortality after",
 "regulated by") passes; a role swap with no telling words around the entities and the same order
