@@ -198,3 +198,61 @@ def test_roles_through_clauses(case: tuple[str, str, str], faithful: str, swappe
     head, tail, statement = case
     assert _check(statement, faithful, head, tail) == "accepted"
     assert _check(statement, swapped, head, tail) == "roles swapped"
+
+
+_BURKITT = (
+    "Burkitt Lymphoma",
+    "MYC Gene Translocation",
+    "Molecular abnormality MYC Gene Translocation is not associated with the disease Burkitt"
+    " Lymphoma.",
+)
+_KELOID = ("Keloid", "Scar", "Keloid is the associated morphology of Scar.")
+_CYP = (
+    "CYP2D6",
+    "Cytochrome P450 2D6",
+    "The gene CYP2D6 encodes gene product Cytochrome P450 2D6.",
+)
+_GOLGI = (
+    "Golgi Apparatus",
+    "Ubiquitin Carboxyl-Terminal Hydrolase 32",
+    "Anatomy Golgi Apparatus is not where Ubiquitin Carboxyl-Terminal Hydrolase 32 functions.",
+)
+
+
+@pytest.mark.parametrize(
+    ("case", "faithful", "swapped"),
+    [
+        (  # a label as the complement ("[X] is not a molecular abnormality ...")
+            _BURKITT,
+            "The MYC gene translocation is not a molecular abnormality associated with Burkitt"
+            " lymphoma.",
+            "Burkitt lymphoma is not a molecular abnormality associated with the MYC gene"
+            " translocation.",
+        ),
+        (  # "the morphology of [Y]" relates [Y], it does not label it
+            _KELOID,
+            "Scar is associated with keloid morphology.",
+            "Keloid is associated with scar morphology.",
+        ),
+        (  # "the gene product [Y]" labels [Y] a product, not a gene
+            _CYP,
+            "Cytochrome P450 2D6 is produced from the CYP2D6 gene.",
+            "CYP2D6 is produced from the cytochrome P450 2D6 gene.",
+        ),
+    ],
+)
+def test_type_labels(case: tuple[str, str, str], faithful: str, swapped: str) -> None:
+    head, tail, statement = case
+    assert _check(statement, faithful, head, tail) == "accepted"
+    assert _check(statement, swapped, head, tail) == "roles swapped"
+
+
+def test_label_of_the_next_entity_is_no_complement() -> None:
+    """ "[X] is not the Anatomy [Y]": "Anatomy" labels [Y], not [X]."""
+    tail, head, statement = _GOLGI
+    candidate = (
+        "The site of action of Ubiquitin Carboxyl-Terminal Hydrolase 32 is not the Anatomy Golgi"
+        " Apparatus."
+    )
+    assert _check(statement, candidate, head, tail) == "accepted"
+    assert _check(statement, candidate.replace("the Anatomy", "the"), head, tail) == "accepted"

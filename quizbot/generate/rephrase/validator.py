@@ -33,9 +33,8 @@ antonyms, core predicate) are in :mod:`~quizbot.generate.rephrase.claims`. In or
   relative clause, a reduced passive or "as its [N]", or the role of a relational noun's owner,
   gives the other entity the role (:mod:`~quizbot.generate.rephrase.relational`); a type
   label ("the disease", "molecular abnormality") moved to the other entity; or head and tail
-  changed places with
-  a predicate family read in both whose voice did not flip accordingly; or changed places with
-  no evidence at all that the roles were kept;
+  changed places with a predicate family read in both whose voice did not flip accordingly; or
+  changed places with no evidence at all that the roles were kept;
 * ``claim strength changed``: an absolute ("always", "only", "should"), a frequency word
   ("usually") or, in a statement without any, a hedge ("may") is brought in; an affirmative
   statement drops its "can"/"may". Hedges that keep the claim pass ("may indicate" for "may
@@ -808,6 +807,10 @@ def _near_types(reading: _Reading, key: str) -> set[str]:
     right = _TWO_RIGHT.search(reading.masked[reading.found[key][0][1] :])
     if right is not None and right.group(1).lower() not in FUNCTION_WORDS:
         near += [w.lower() for w in right.groups() if w]
+    complement = _COMPLEMENT.match(reading.masked[reading.found[key][0][1] :])
+    if complement is not None:  # "[X] is (not) a molecular abnormality ..."
+        words = [w.lower() for w in complement.groups() if w]
+        near += words[1:] if words == ["gene", "product"] else words
     return {stem(w) for w in near if stem(w) in _LABELS}
 
 
@@ -888,8 +891,12 @@ def _anchored_to_patient(orig: _Reading, cand: _Reading, context: _Context) -> b
 
 
 _RIGHT_WORD = re.compile(r"^ ([^\W\d_][\w'’-]*)")
+# "[X] is (not) a molecular abnormality": the complement's first two words, unless they label
+# the entity that follows ("is not the anatomy [Y]")
 _COMPLEMENT = re.compile(
-    r"^\s*(?:is|are)\s+(?:not\s+)?(?:(?:a|an|the)\s+)?([^\W\d_][\w'’-]*)", re.I
+    r"^\s*(?:is|are)\s+(?:not\s+)?(?:(?:a|an|the)\s+)?"
+    r"([^\W\d_][\w'’-]*+)(?:\s+([^\W\d_][\w'’-]*+))?(?!\s*\x1a)",
+    re.I,
 )
 
 
@@ -898,12 +905,16 @@ def _type_nouns(reading: _Reading, key: str) -> set[str]:
     gene HTT"), right after it ("the HTT gene") or as its complement ("HTT is a gene")."""
     stop = reading.found[key][0][1]
     near = list(reading.frame(key))
+    if near and near[-1] in ("of", "for", "with", "in", "to", "by", "from"):
+        near = []  # "the morphology of [Y]" relates [Y], it does not label it
     for found in (
         _RIGHT_WORD.search(reading.masked[stop:]),
         _COMPLEMENT.match(reading.masked[stop:]),
     ):
         if found is not None:
-            near.append(found.group(1).lower())
+            near += [w.lower() for w in found.groups() if w]
+    if near[:2] == ["gene", "product"]:
+        near = near[1:]  # "the gene product [X]" is a product, not a gene
     return {stem(w) for w in near if stem(w) in TYPE_NOUNS}
 
 
