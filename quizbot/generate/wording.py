@@ -64,6 +64,7 @@ _LATIN = (
     ("ae", "a"),
     ("i", "us"),
     ("a", "um"),
+    ("a", "on"),  # ganglia, mitochondria
 )
 _SIBILANT_ES = re.compile(r"(?:s|x|z|ch|sh)es$")
 
@@ -148,9 +149,10 @@ def entity_regex(name: str) -> re.Pattern[str]:
     for word in words:
         if word.lower() in _ARTICLES:
             continue  # an article inside the name: optional, like everywhere else
-        core = re.escape(word) if not word.isalpha() else _word_pattern(word)
-        parts.append(core)
-    body = (r"\s+" + _OPTIONAL_ARTICLE).join(parts)
+        pieces = re.split(r"(?<=\w)-(?=\w)", word)  # "T-Cell" = "T cell" = "TCell"
+        cores = [re.escape(p) if not p.isalpha() else _word_pattern(p) for p in pieces]
+        parts.append(r"(?:-|\s+)?".join(cores))
+    body = (r"(?:-|\s+" + _OPTIONAL_ARTICLE + ")").join(parts)  # "cell-surface receptor"
     last = words[-1].lower()
     if len(parts) > 1 and last == "inheritance":
         # "autosomal recessive inheritance" = "an autosomal recessive manner / pattern (of
@@ -821,7 +823,7 @@ class PredicateReading:
     phrase: str
 
 
-_BE = r"\b(?:is|are|was|were|be|been|being|get|gets|got)\s+(?:(?:not|never|also|\w+ly)\s+)*"
+_BE = r"\b(?:is|are|was|were|be|been|being|get|gets|got)\s+(?:(?:not|never|also|often|\w+ly)\s+)*"
 # (pattern, family, flip); symmetric families use flip 0. Searched together; the leftmost wins.
 _VOICE: tuple[tuple[str, str, int], ...] = (
     # treatment: the therapy is the first role

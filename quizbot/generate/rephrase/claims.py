@@ -225,7 +225,8 @@ def reversal(had: list[str], words: list[str]) -> Finding | None:
     :func:`~quizbot.generate.wording.antonym_clash`), a word that reverses the claim where the
     statement has nothing of the kind (``_REVERSALS``), or a cause where the statement speaks
     of a remedy ("can cause" for "may treat")."""
-    clash = antonym_clash(had, words)
+    # a negation cue ("unrelated", "absent") counts by parity, not as an opposite
+    clash = antonym_clash(had, [w for w in words if not NEGATION.fullmatch(w)])
     if clash is not None:
         return ("antonym", f"{clash[1]!r} opposes the original's {clash[0]!r}")
     for word in words:

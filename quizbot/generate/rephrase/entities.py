@@ -13,6 +13,7 @@ __all__ = [
     "adjective_forms",
     "foreign_looking",
     "loose_span",
+    "loose_span_over",
     "same_root",
     "same_root_any",
 ]
@@ -64,7 +65,11 @@ def loose_span(text: str, name: str) -> tuple[int, int] | None:
     of one another ("complete traumatic amputation of a structure" for "Amputated structure,
     traumatic, complete", "binding to DNA" for "DNA Binding"): every word of the name but its
     function words, each matched once, outside the text's masked entities. None if not found."""
-    wanted = [w.lower() for w in TOKEN.findall(name) if w.lower() not in FUNCTION_WORDS]
+    # a word the name repeats may be said once ("intraductal and lobular carcinoma" for
+    # "intraductal carcinoma and lobular carcinoma")
+    wanted = list(
+        dict.fromkeys(w.lower() for w in TOKEN.findall(name) if w.lower() not in FUNCTION_WORDS)
+    )
     if len(wanted) < 2:
         return None
     tokens = [(m.start(), m.end(), m.group(0).lower()) for m in TOKEN.finditer(text)]
@@ -107,3 +112,24 @@ def foreign_looking(word: str, initial: str) -> bool:
 def same_root_any(words: list[str], word: str) -> bool:
     """Whether ``word`` is of the root of any of ``words``."""
     return any(same_root(w, word) for w in words)
+
+
+def loose_span_over(
+    text: str, masked: str, name: str, others: list[tuple[int, int]]
+) -> tuple[tuple[int, int], list[tuple[int, int]]] | None:
+    """:func:`loose_span` for a name that holds another entity's name ("ductal carcinoma of the
+    breast" for "Carcinoma, Ductal, Breast" beside the entity "Breast"): the mentions in
+    ``others`` (spans in ``text``, blanked out in ``masked``) whose words all belong to ``name``
+    are read again, and the span is returned with the mentions it took in. None if not found."""
+    words = [w.lower() for w in TOKEN.findall(name)]
+    opened = masked
+    for start, stop in others:
+        mention = [w.lower() for w in TOKEN.findall(text[start:stop])]
+        if mention and all(same_root_any(words, w) for w in mention):
+            opened = opened[:start] + text[start:stop] + opened[stop:]
+    if opened == masked:
+        return None
+    span = loose_span(opened, name)
+    if span is None:
+        return None
+    return span, [o for o in others if span[0] <= o[0] and o[1] <= span[1]]

@@ -6,6 +6,8 @@ whose relation it is, and a role swap changes exactly that:
 
 * ``[A] is (not) the [N] of [B]``: B is the possessor (copula, noun phrase, "of");
 * ``The [N] of [B] is (not) [A]`` and ``[B]'s [N] is [A]``: B, the copula inverted;
+* ``In [B], the [N] is [A]``: B, set before the clause;
+* ``[B] is associated with [A] as its [N]``: B, the owner of "its";
 * ``[B] has / possesses / exhibits / shows (the [N] (of)) [A]``, with any auxiliary, modal or
   negation before the verb ("[B] does not exhibit [A] as its morphology", "[B] does not possess
   the biochemical function of a [A]"): B, the subject of a verb of having.
@@ -61,6 +63,16 @@ _OCCURS_IN = re.compile(
     rf"(?:occurs?|appears?|arises?|develops?)\s+(?:in|within)\s+{_ART}$",
     re.IGNORECASE,
 )
+# "In [B], the associated morphology is [A]": B, set before the clause
+_IN_LEAD = re.compile(rf"^\s*(?:in|for)\s+{_ART}$", re.IGNORECASE)
+_IN_BETWEEN = re.compile(rf"^\s*,\s*{_ART}{_NOUNS}{_BE}{_ART}$", re.IGNORECASE)
+# "[B] is associated with [A] as its anatomy": B, the owner of "its"
+_ASSOCIATED = re.compile(
+    r"^\s*(?:(?:may|might|can|could|does|do|not|also)\s+)*(?:be|is|are)\s+(?:not\s+)?(?:\w+ly\s+)?"
+    rf"(?:associated|linked|related|connected)\s+(?:with|to)\s+{_ART}$",
+    re.IGNORECASE,
+)
+_AS_ITS = re.compile(r"^\s*,?\s*as\s+(?:one\s+of\s+)?(?:its|their)\b", re.IGNORECASE)
 _PREPOSITIONS = frozenset(
     ["with", "by", "to", "in", "of", "for", "from", "on", "at", "as", "into", "within", "through"]
 )
@@ -70,6 +82,7 @@ _CLAUSE = re.compile(r"[,;:()\[\]]|\b(?:then|if|when|while|whereas)\b", re.IGNOR
 
 def _plain(phrase: str) -> bool:
     """No preposition in ``phrase`` but its final one (a noun phrase, not a verb's object)."""
+    phrase = re.sub(r"\bone\s+of\b", " ", phrase, flags=re.IGNORECASE)  # "one of the effects of"
     words = [w.lower() for w in re.findall(r"[^\W\d_][\w'’-]*", phrase)]
     while words and words[-1] in _ARTICLES:
         words.pop()
@@ -92,5 +105,9 @@ def possessor(masked: str, first: tuple[int, int], second: tuple[int, int]) -> i
     if _INVERTED_LEAD.match(lead) and _plain(lead) and _INVERTED_BE.match(between):
         return 0
     if _GENITIVE.match(between) and _plain(between):
+        return 0
+    if _IN_LEAD.match(masked[: first[0]]) and _IN_BETWEEN.match(between) and _plain(between):
+        return 0
+    if _ASSOCIATED.match(between) and _AS_ITS.match(masked[second[1] :]):
         return 0
     return None

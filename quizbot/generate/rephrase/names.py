@@ -1,0 +1,133 @@
+"""Other spellings of one entity name that a rephrasing may use, for the rephrasing validator.
+
+A knowledge base writes names as a thesaurus does ("Leukemia, Myeloid, Acute", "Pneumonia, NOS",
+"Postpartum Hemorrhage", "Type 2 diabetes mellitus"); a rewording writes them as prose. Every
+variant here names the same entity, so adding it to the names the validator looks for never lets
+a dropped or swapped entity pass:
+
+* a comma-inverted name in prose order: "Leukemia, Myeloid, Acute" -> "Acute Myeloid Leukemia";
+* a thesaurus qualifier dropped: ", NOS", "unspecified", a semantic tag "(disorder)",
+  "(finding)" or a one-letter tag "[D]";
+* British and American spelling: "haemorrhage" / "hemorrhage", "oesophagus", "tumour",
+  "leukaemia", "diarrhoea", "-ise" / "-ize";
+* a prefix set off by a hyphen: "post-partum" / "postpartum", "non-small cell";
+* a type number in Roman or Arabic figures: "type 2" / "type II" (1 to 4 only).
+
+Hyphens and spaces inside a name ("cell-surface receptor", "T cell") are matched by
+:func:`~quizbot.generate.wording.entity_regex` itself. :data:`DESCRIPTORS` are words that may
+stand before an entity without making it a subtype ("the cellular Golgi apparatus") or take
+it as their object ("may reduce hydrolysis").
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["DESCRIPTORS", "name_variants"]
+
+# Words a rewording may put right before an entity that say what kind of thing it is, not which
+# subtype ("the human gene product", "the biological process of hydrolysis").
+DESCRIPTORS = frozenset(
+    [
+        "human",
+        "cellular",
+        "biological",
+        "biochemical",
+        "molecular",
+        "anatomical",
+        "anatomic",
+        "physiological",
+        "physiologic",
+        "so-called",
+        "called",
+        "named",
+        "termed",
+        "known",
+        # verbs that take the entity as their object ("may reduce hydrolysis")
+        "reduce",
+        "reduces",
+        "decrease",
+        "decreases",
+        "lower",
+        "lowers",
+        "impair",
+        "impairs",
+        "diminish",
+        "diminishes",
+        "increase",
+        "increases",
+        "influence",
+        "influences",
+    ]
+)
+
+_QUALIFIER = re.compile(
+    r"(?:\s*,\s*|\s+)(?:NOS|not\s+otherwise\s+specified|unspecified|\[[A-Z]\]"
+    r"|\((?:disorder|finding|disease|morphologic\s+abnormality|body\s+structure|substance"
+    r"|procedure|situation|event|qualifier\s+value)\))\s*$",
+    re.IGNORECASE,
+)
+# (American, British) spellings of word parts, applied both ways in one pass
+_SPELLINGS = (
+    ("emia", "aemia"),
+    ("hem", "haem"),
+    ("edem", "oedem"),
+    ("esoph", "oesoph"),
+    ("estr", "oestr"),
+    ("pedi", "paedi"),
+    ("tumor", "tumour"),
+    ("fet", "foet"),
+    ("celiac", "coeliac"),
+    ("rrhea", "rrhoea"),
+    ("anes", "anaes"),
+    ("ize", "ise"),
+    ("yze", "yse"),
+)
+_TO_UK = re.compile("|".join(us for us, _ in _SPELLINGS), re.IGNORECASE)
+_TO_US = re.compile("|".join(uk for _, uk in _SPELLINGS), re.IGNORECASE)
+_UK = {us: uk for us, uk in _SPELLINGS}
+_US = {uk: us for us, uk in _SPELLINGS}
+_ROMAN = {"1": "I", "2": "II", "3": "III", "4": "IV"}
+_ARABIC = {v: k for k, v in _ROMAN.items()}
+_NUMBER = re.compile(r"(?<![\w-])(?:[1-4]|I{1,3}|IV)(?![\w-])")
+
+
+_PREFIX = re.compile(
+    r"(?<![\w-])(post|pre|peri|anti|intra|extra|sub|supra|inter|trans|non)(?=[a-z]{4,}\b)",
+    re.IGNORECASE,
+)
+
+
+def _uninverted(name: str) -> str | None:
+    """ "Leukemia, Myeloid, Acute" -> "Acute Myeloid Leukemia" (None without a comma)."""
+    parts = [p.strip() for p in name.split(",") if p.strip()]
+    return " ".join(reversed(parts)) if len(parts) > 1 else None
+
+
+def _respelled(name: str, pattern: re.Pattern[str], table: dict[str, str]) -> str:
+    return pattern.sub(lambda m: table[m.group(0).lower()], name)
+
+
+def _renumbered(name: str) -> str:
+    def swap(match: re.Match[str]) -> str:
+        word = match.group(0)
+        return _ROMAN.get(word) or _ARABIC.get(word, word)
+
+    return _NUMBER.sub(swap, name)
+
+
+def name_variants(name: str) -> tuple[str, ...]:
+    """Other ways to write ``name`` (see the module docstring), ``name`` itself left out."""
+    bases = [name]
+    plain = _QUALIFIER.sub("", name).strip()
+    if plain and plain != name:
+        bases.append(plain)
+    for base in list(bases):
+        if (prose := _uninverted(base)) is not None:
+            bases.append(prose)
+    found: list[str] = []
+    for base in bases:
+        for spelled in (base, _respelled(base, _TO_UK, _UK), _respelled(base, _TO_US, _US)):
+            # "post-partum" is matched with or without the hyphen
+            found += [spelled, _renumbered(spelled), _PREFIX.sub(r"\1-", spelled)]
+    return tuple(v for v in dict.fromkeys(found) if v and v.casefold() != name.casefold())
