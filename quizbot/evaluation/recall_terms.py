@@ -9,7 +9,8 @@ function folds the gold list, the KB's lexicon and the answer, so a rule applies
 alike. In order:
 
 1. NFKC, case folded, accents dropped; everything but letters, digits, ``&`` and ``+`` separates
-   words (a hyphen too: "anti-CCP" is "anti ccp");
+   words (a hyphen too: "anti-CCP" is "anti ccp"), except after a bound prefix, which joins its
+   stem ("trans-sphenoidal" is "transsphenoidal", "pre-eclampsia" is "preeclampsia");
 2. :data:`ABBREVIATIONS` are spelled out, longest first ("ct kub" before "ct"; "u&e" as
    "urea and electrolytes"); only whole words, so "pe" never touches "pelvis";
 3. each word: a plain plural dropped (as :func:`quizbot.kb.knowledge.entity_key` does for a
@@ -95,10 +96,20 @@ def _capitals(name: str) -> frozenset[str]:
     )
 
 
+# A bound prefix joined by a hyphen is one word with its stem, written either way:
+# "trans-sphenoidal" is "transsphenoidal", "pre-eclampsia" "preeclampsia" (and never "eclampsia"),
+# "post-herpetic" "postherpetic". "anti-" and "non-" stay apart ("anti-CCP" is "anti ccp").
+_BOUND_PREFIX = re.compile(
+    r"\b(trans|mid|post|pre|intra|extra|peri|sub|supra|infra|inter|para|retro|hyper|hypo|endo"
+    r"|epi|neo|poly|pseudo)-(?=[a-z])"
+)
+
+
 def split(name: str) -> tuple[str, ...]:
     """``name``'s words as typed: case and accents folded, a possessive and a plain plural
-    dropped, nothing spelled out (what :func:`words` starts from)."""
-    return tuple(_plural(w) for w in _SPLIT.split(_ascii(name)) if w)
+    dropped, a bound prefix joined to its stem, nothing spelled out (what :func:`words` starts
+    from)."""
+    return tuple(_plural(w) for w in _SPLIT.split(_BOUND_PREFIX.sub(r"\1", _ascii(name))) if w)
 
 
 def _plural(word: str) -> str:

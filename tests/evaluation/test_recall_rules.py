@@ -198,3 +198,14 @@ def test_the_r10_gold_additions_are_recalled() -> None:
     assert "finger clubbing" in match(ipf, ["clubbing"]).recalled
     uc = item("ulcerative colitis", "has_complication")
     assert match(uc, ["PSC"]).recalled == ("primary sclerosing cholangitis",)
+
+
+def test_a_bound_prefix_joins_its_stem_whether_written_with_a_hyphen_or_not() -> None:
+    assert words("trans-sphenoidal surgery") == words("transsphenoidal surgery")
+    assert words("pre-eclampsia") == words("preeclampsia")
+    assert words("pre-eclampsia") != words("eclampsia")
+    assert words("anti-CCP") == words("anti CCP")  # anti- stays apart
+    acromegaly = item("acromegaly", "treated_with_procedure")
+    assert "transsphenoidal pituitary surgery" in acromegaly.answers
+    recalled = score_recall(acromegaly, "trans-sphenoidal surgery").match.recalled
+    assert recalled == ("transsphenoidal pituitary surgery",)
