@@ -10,6 +10,7 @@ with the role check) is checked against the contract.
 
 from __future__ import annotations
 
+import inspect
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -154,7 +155,7 @@ def test_restrict_wrapped_exactly_the_handlers_that_need_a_role(app: gr.Blocks) 
     for key, block_fn in app.fns.items():
         area = wiring.area_of(key)
         if block_fn.fn is not None and area is not None and area.role is not None:
-            assert "qb_request" in block_fn.fn.__signature__.parameters
+            assert "qb_request" in inspect.signature(block_fn.fn).parameters
 
 
 def _members(block: Any) -> Iterator[int]:
