@@ -28,7 +28,7 @@ import re
 import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from functools import lru_cache
 from pathlib import Path
 from typing import Literal
@@ -36,6 +36,7 @@ from typing import Literal
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
+from quizbot import clock
 from quizbot.domain import AuditEntry, Role, UserAccount
 from quizbot.errors import InputError, NotFoundError
 from quizbot.names import check_name as check_given_name
@@ -99,7 +100,7 @@ def _dummy_hash() -> str:
 
 
 def _now() -> datetime:
-    return datetime.now(UTC)
+    return clock.now()
 
 
 def check_name(name: str) -> str:

@@ -11,7 +11,6 @@ import ipaddress
 import json
 import os
 import re
-from datetime import UTC, datetime
 from fnmatch import fnmatchcase
 from functools import lru_cache
 from pathlib import Path
@@ -229,11 +228,6 @@ class Settings(BaseSettings):
         ge=1,
         le=100_000,
         description="Practice answers one student (or local session) may submit per minute.",
-    )
-    clock_file: Path | None = Field(
-        default=None,
-        description="Tests and demos: a file holding the ISO 8601 UTC time the review queue "
-        "takes as now (read on every use); unset, the real clock.",
     )
     trusted_proxy_header: str | None = Field(
         default=None,
@@ -559,24 +553,3 @@ def get_settings() -> Settings:
 def _masked(match: re.Match[str]) -> str:
     password = match.group(1)
     return match.group(0).replace(password, "***") if password else match.group(0)
-
-
-def clock_now(settings: Settings) -> datetime:
-    """Now, as quizbot's clock-dependent parts take it (spaced review, the daily model-call
-    count): the real clock, or the time written in ``QUIZBOT_CLOCK_FILE`` (UTC when it names no
-    zone), so a test or a demo moves them all at once. An unreadable file is a
-    :class:`ConfigError`."""
-    path = settings.clock_file
-    if path is None:
-        return datetime.now(UTC)
-    try:
-        moment = datetime.fromisoformat(path.read_text(encoding="utf-8").strip())
-    except (OSError, ValueError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) else "not an ISO 8601 time"
-        raise ConfigError(
-            f"QUIZBOT_CLOCK_FILE={path}: cannot read the time in it ({reason})",
-            hint="write a time such as 2026-11-24T12:00:00+00:00 into it, or unset it",
-        ) from None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC)

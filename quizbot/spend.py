@@ -26,8 +26,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date
 
+from quizbot import clock
 from quizbot.accounts import record_action
-from quizbot.config import Settings, clock_now
+from quizbot.config import Settings
 from quizbot.domain import Role
 from quizbot.errors import QuizbotError
 from storage import Database
@@ -70,9 +71,9 @@ def limits_for(settings: Settings, role: Role | None) -> Limits:
 
 
 def today(settings: Settings) -> date:
-    """The UTC day calls are counted on (:func:`quizbot.config.clock_now`: the real clock, or
-    ``QUIZBOT_CLOCK_FILE``'s time, the same the review queue takes)."""
-    return clock_now(settings).date()
+    """The UTC day calls are counted on, by quizbot's one clock (:func:`quizbot.clock.now`, the
+    same the review queue, sessions and assignments take). ``settings`` is kept for callers."""
+    return clock.now().date()
 
 
 def calls_for(models: Sequence[str], n_questions: int) -> int:

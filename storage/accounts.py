@@ -23,6 +23,7 @@ from storage.engine import Database
 from storage.models import AuditLogRow, LoginLockRow, UserRow, UserSessionRow
 from storage.records import to_record
 from storage.repo import _integrity
+from storage.types import utcnow
 
 __all__ = [
     "NewUser",
@@ -317,7 +318,7 @@ def create_session(
     """Store a new session (by its token's hash); also drops every session already expired."""
 
     def _create(session: Session) -> None:
-        now = datetime.now(expires_at.tzinfo)
+        now = utcnow()
         session.execute(delete(UserSessionRow).where(col(UserSessionRow.expires_at) < now))
         session.add(
             UserSessionRow(

@@ -10,6 +10,8 @@ from sqlalchemy.dialects import postgresql
 from sqlalchemy.engine import Dialect
 from sqlalchemy.types import TypeDecorator
 
+from quizbot import clock
+
 __all__ = ["JSONType", "UTCDateTime", "utcnow"]
 
 # JSONB on PostgreSQL (indexable, compact); JSON text elsewhere.
@@ -17,8 +19,9 @@ JSONType = JSON().with_variant(postgresql.JSONB(), "postgresql")
 
 
 def utcnow() -> datetime:
-    """The current time, timezone-aware in UTC."""
-    return datetime.now(UTC)
+    """The current time, timezone-aware in UTC, by quizbot's one clock
+    (:func:`quizbot.clock.now`: the real clock, or the time tests and demos set)."""
+    return clock.now()
 
 
 class UTCDateTime(TypeDecorator[datetime]):

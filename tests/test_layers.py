@@ -28,6 +28,7 @@ COMPONENTS: tuple[tuple[str, int, tuple[str, ...]], ...] = (
         (
             "quizbot",  # the package's __init__ only: offline environment and version
             "quizbot.errors",
+            "quizbot.clock",
             "quizbot.domain",
             "quizbot.jsonl",
             "quizbot.logs",

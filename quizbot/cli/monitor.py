@@ -74,9 +74,9 @@ def monitor_list(app: App, schedules_file: Path | None, as_json: bool) -> None:
 
 
 def _now() -> Any:
-    from datetime import UTC, datetime
+    from quizbot import clock
 
-    return datetime.now(UTC)
+    return clock.now()
 
 
 @monitor.command("run")

@@ -45,6 +45,8 @@ from tenacity import (
     wait_random_exponential,
 )
 
+from quizbot import clock
+
 __all__ = [
     "METRIC_LABELS",
     "WEBHOOK_FORMATS",
@@ -259,7 +261,7 @@ def incident_payload(
     payload = alert_payload(
         monitor=incident["monitor"],
         model=incident["model"],
-        night=(night.isoformat() if night else date.today().isoformat()),
+        night=(night or clock.now().astimezone().date()).isoformat(),
         severity=incident["severity"],
         metric=lead.get("statistic", incident["metric"]),
         effect=lead.get("effect"),

@@ -62,9 +62,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import date, datetime, timedelta
+from datetime import date, timedelta
 from typing import Any
 
+from quizbot import clock
 from quizbot.config import Settings, load_settings
 from quizbot.domain import Alert, Severity
 from quizbot.errors import REDACTED, InputError, QuizbotError
@@ -568,7 +569,7 @@ def _by_hand(
 ) -> Incident:
     before = get_incident(db, incident_id)
     where = _delivery(db, before.monitor, settings)
-    today = closed_on or datetime.now().astimezone().date()
+    today = closed_on or clock.now().astimezone().date()
     changed = change_state(
         db, incident_id, state, allowed_from=allowed, closed_on=today, baseline=baseline,
         note=note,

@@ -41,6 +41,7 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 
+from quizbot import clock
 from quizbot.analysis.metrics import Scored
 from quizbot.analysis.recall import recall_records
 from quizbot.analysis.reporting import run_records
@@ -663,7 +664,7 @@ def run_monitor(
     provider_factory: ProviderFactory | None = None,
 ) -> list[NightResult]:
     """Run every model of a monitor for one night (``when``, else tonight in its time zone)."""
-    now = now or datetime.now().astimezone()
+    now = now or clock.now().astimezone()
     night = when or tonight(spec, now)
     return [
         run_night(

@@ -91,7 +91,7 @@ def nightly_job(name: str, schedules_file: str | None = None) -> None:
         settings = load_settings()
         path = Path(schedules_file) if schedules_file else schedules_path(settings)
         spec = find_monitor(load_monitors(path), name)
-        now = datetime.now(UTC)
+        now = datetime.now(UTC)  # the real clock: APScheduler fired this job by it
         night = scheduled_night(spec, now)
         db = open_database(settings.effective_database_url, settings.engine_options())
         try:

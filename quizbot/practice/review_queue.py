@@ -21,8 +21,9 @@ Design
     Fuzzing is off so the same answers always give the same schedule.
 
     When. The answer hook (:func:`record`, called once from
-    :func:`quizbot.practice.feedback.answer`) reviews the answer at :func:`now`: the real clock,
-    or the time written in ``QUIZBOT_CLOCK_FILE`` (tests and demos move time without sleeping).
+    :func:`quizbot.practice.feedback.answer`) reviews the answer at :func:`now`, quizbot's one
+    clock (:mod:`quizbot.clock`: the real clock, or the time written in ``QUIZBOT_CLOCK_FILE``;
+    tests and demos move time without sleeping).
     Answers stored before a student's cards existed are turned into cards lazily, at their
     stored time, the first time the queue is read or an answer recorded (:func:`sync`: the
     backfill and the hook are one code path, driven by a per-student watermark on answer ids).
@@ -49,7 +50,7 @@ from typing import Any
 
 from fsrs import Card, Rating, Scheduler, State
 
-from quizbot.config import clock_now, get_settings
+from quizbot import clock
 from quizbot.domain import Outcome, RespondentKind
 from quizbot.errors import InputError, redact
 from quizbot.generate.prototypes import default_prototypes
@@ -134,9 +135,9 @@ def rating_for(outcome: str, latency_ms: float | None = None) -> Rating | None:
 
 
 def now() -> datetime:
-    """The time the review queue takes as now (:func:`quizbot.config.clock_now`: the real
-    clock, or ``QUIZBOT_CLOCK_FILE``'s)."""
-    return clock_now(get_settings())
+    """The time the review queue takes as now: quizbot's one clock (:func:`quizbot.clock.now`:
+    the real clock, or ``QUIZBOT_CLOCK_FILE``'s time)."""
+    return clock.now()
 
 
 # --------------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from quizbot import clock
 from quizbot.domain import Assignment
 from quizbot.errors import InputError
 
@@ -37,7 +38,7 @@ def check_window(assignment: Assignment, doing: str, now: datetime | None = None
 
     ``doing`` names what was refused ("started", "answered") for the message.
     """
-    at = now or datetime.now(UTC)
+    at = now or clock.now()
     if assignment.opens_at is not None and at < assignment.opens_at:
         raise InputError(
             f"assignment {assignment.name!r} opens on {_when(assignment.opens_at)}; "

@@ -51,6 +51,7 @@ from typing import Any
 import gradio as gr
 import pandas as pd
 
+from quizbot import clock
 from quizbot.analysis.reporting import run_report
 from quizbot.domain import Run
 from quizbot.errors import InputError, NotFoundError, QuizbotError
@@ -465,7 +466,7 @@ def _data_handler(ctx: UiContext) -> Callable[..., list[Any]]:
         chosen = chosen if chosen in names else (names[0] if names else None)
         return [
             note,
-            _frame(MONITOR_HEADERS, monitor_rows(specs, histories, datetime.now(UTC), ctx.db)),
+            _frame(MONITOR_HEADERS, monitor_rows(specs, histories, clock.now(), ctx.db)),
             gr.Dropdown(choices=names, value=chosen),
             content,
             _runs_frame(ctx, admin),

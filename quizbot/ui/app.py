@@ -7,8 +7,10 @@ server-side ``gr.State``; admin controls elsewhere start hidden and are shown on
 admin action checks the state again on the server.
 
 In accounts mode (:mod:`quizbot.ui.gate`) the tabs follow the account's role
-(:data:`TAB_ROLES`): each restricted tab is shown only to the roles that may use it, and every
-handler touching it checks the role of the request on the server (:func:`identity.restrict`).
+(:data:`TAB_ROLES`): each restricted tab is shown only to the roles that may use it. Each tab's
+handlers are wired inside a declared area (:class:`~quizbot.ui.wiring.Wiring`) naming the role
+they need, and every handler of a restricted area checks the role of the request on the server
+(:func:`identity.restrict`); a handler wired outside every area stops the build.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from quizbot.status import DatabaseReport, database_report, may_see_database_det
 from quizbot.ui import admin, ask, assignments, compare, identity, monitor, practice
 from quizbot.ui.context import UiContext
 from quizbot.ui.skips import SkippingBlocks
+from quizbot.ui.wiring import EVERYONE, Wiring
 from storage import Database
 
 __all__ = [
@@ -48,7 +51,7 @@ def launch_options(settings: Settings) -> dict[str, Any]:
     return {"max_file_size": settings.max_upload_mb * 1024 * 1024, "css": CSS}
 
 
-# Who may use each tab in accounts mode (tabs not listed: everyone logged in).
+# Who may use each tab in accounts mode, and call its handlers (tabs not listed: everyone).
 TAB_ROLES = {
     "ask": Role.INSTRUCTOR,
     "compare": Role.INSTRUCTOR,
@@ -135,6 +138,7 @@ def build_app(settings: Settings, db: Database, ctx: UiContext | None = None) ->
         kbs = gr.Markdown(elem_id="quizbot-kbs", render=False)
 
         is_admin = gr.State(False)
+        wiring = Wiring(app)  # who may call each handler, declared where it is wired
 
         def _status(admin: bool) -> str:
             detailed = may_see_database_details(bool(admin))
@@ -143,28 +147,44 @@ def build_app(settings: Settings, db: Database, ctx: UiContext | None = None) ->
         def _kbs() -> str:
             return render_knowledge_bases(kb_listing(db))
 
-        app.load(_kbs, outputs=kbs, api_name="knowledge_bases")
-        app.load(_status, inputs=is_admin, outputs=status, api_name="status")
-        with gr.Tab("Practice", id="practice"):
+        with wiring.area("page", EVERYONE):
+            app.load(_kbs, outputs=kbs, api_name="knowledge_bases")
+            app.load(_status, inputs=is_admin, outputs=status, api_name="status")
+        with gr.Tab("Practice", id="practice"), wiring.area("practice", EVERYONE):
             practice.build(ctx)
-        with gr.Tab("Ask a model", id="ask", visible=not guarded) as ask_tab:
+        with (
+            gr.Tab("Ask a model", id="ask", visible=not guarded) as ask_tab,
+            wiring.area("ask", TAB_ROLES["ask"]),
+        ):
             ask.build(ctx)
-        with gr.Tab("Humans vs models", id="compare", visible=not guarded) as compare_tab:
+        with (
+            gr.Tab("Humans vs models", id="compare", visible=not guarded) as compare_tab,
+            wiring.area("compare", TAB_ROLES["compare"]),
+        ):
             compare.build(ctx)
-        with gr.Tab("Monitor", id="monitor", visible=not guarded) as monitor_tab:
+        with (
+            gr.Tab("Monitor", id="monitor", visible=not guarded) as monitor_tab,
+            wiring.area("monitor", TAB_ROLES["monitor"]),
+        ):
             admin_only = monitor.build(ctx, is_admin)
-        with gr.Tab("Assignments", id="assignments", visible=not guarded) as assignments_tab:
+        with (
+            gr.Tab("Assignments", id="assignments", visible=not guarded) as assignments_tab,
+            wiring.area("assignments", TAB_ROLES["assignments"]),
+        ):
             admin_only += assignments.build(ctx, is_admin)
-        with gr.Tab("Admin", id="admin", visible=not guarded) as admin_tab:
+        with (
+            gr.Tab("Admin", id="admin", visible=not guarded) as admin_tab,
+            wiring.area("admin", TAB_ROLES["admin"]),
+        ):
             admin.build(ctx, is_admin, admin_only)
-        with gr.Tab("Status", id="status") as status_tab:
+        with gr.Tab("Status", id="status") as status_tab, wiring.area("status", EVERYONE):
             status.render()  # type: ignore[no-untyped-call]
             kbs.render()  # type: ignore[no-untyped-call]
             refresh = gr.Button("Refresh", size="sm")
-        refresh.click(_kbs, outputs=kbs, api_visibility="private")
-        refresh.click(_status, inputs=is_admin, outputs=status, api_visibility="private")
-        # Opening the tab shows what the viewer may see now (details once an admin logged in).
-        status_tab.select(_status, inputs=is_admin, outputs=status, api_visibility="private")
+            refresh.click(_kbs, outputs=kbs, api_visibility="private")
+            refresh.click(_status, inputs=is_admin, outputs=status, api_visibility="private")
+            # Opening the tab shows what the viewer may see now (details once an admin logged in).
+            status_tab.select(_status, inputs=is_admin, outputs=status, api_visibility="private")
 
         tabs = {
             ask_tab: TAB_ROLES["ask"],
@@ -173,11 +193,16 @@ def build_app(settings: Settings, db: Database, ctx: UiContext | None = None) ->
             assignments_tab: TAB_ROLES["assignments"],
             admin_tab: TAB_ROLES["admin"],
         }
-        identity.restrict(ctx, app, tabs)  # before the load below, which must reach every tab
-        app.load(
-            identity.tab_visibility(ctx, tabs),
-            outputs=[who, account, logout, *tabs],
-            api_visibility="private",
-        )
+        with wiring.area("page", EVERYONE):  # shows each tab to the roles that may use it
+            app.load(
+                identity.tab_visibility(ctx, tabs),
+                outputs=[who, account, logout, *tabs],
+                api_visibility="private",
+            )
+        guarded_handlers = identity.restrict(ctx, app, wiring)
+        if guarded_handlers != wiring.restricted():  # every declared restricted handler
+            raise RuntimeError(
+                f"{wiring.restricted()} handlers need a role, {guarded_handlers} were guarded"
+            )
     blocks: gr.Blocks = app
     return blocks

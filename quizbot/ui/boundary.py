@@ -1,4 +1,5 @@
-"""The app's one error boundary: every handler that can fail is wrapped by :func:`guarded`.
+"""The app's one error boundary: every handler that can fail is wrapped by :func:`guarded` (or
+:func:`guarded_by`, for outputs that show a failure their own way).
 
 A wrapped handler that raises returns, instead, the user-safe message
 (:func:`quizbot.ui.render.error_markdown`) in the output that shows messages, and "leave as is"
@@ -17,7 +18,7 @@ import gradio as gr
 
 from quizbot.ui.render import error_markdown
 
-__all__ = ["error_outputs", "guarded"]
+__all__ = ["error_outputs", "guarded", "guarded_by"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -40,8 +41,25 @@ def guarded(n_outputs: int, *, at: int = 0, title: str = "") -> Callable[[F], F]
     """
     if not 0 <= at < n_outputs:
         raise ValueError(f"the message output {at} is not one of {n_outputs} outputs")
+    return guarded_by(lambda exc, _arguments: error_outputs(exc, n_outputs, at, title))
+
+
+def guarded_by(fallback: Callable[[Exception, dict[str, Any]], Any]) -> Callable[[F], F]:
+    """:func:`guarded` for handlers whose outputs show a failure their own way (the Practice
+    tab's screen: the message in the chat or the status line, the rest left as it was): a
+    wrapped handler that raises returns ``fallback(error, arguments)`` instead, ``arguments``
+    being the call's arguments by parameter name (the chat so far, the answer typed...).
+    ``fallback`` renders the message with :func:`quizbot.ui.render.error_markdown` (or
+    :func:`~quizbot.ui.render.user_message`), which logs an unexpected error once."""
 
     def wrap(handler: F) -> F:
+        def failed(exc: Exception, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+            try:
+                arguments = dict(inspect.signature(handler).bind_partial(*args, **kwargs).arguments)
+            except TypeError:  # called with arguments it does not take: nothing to show them
+                arguments = {}
+            return fallback(exc, arguments)
+
         if inspect.iscoroutinefunction(handler):
 
             @functools.wraps(handler)
@@ -49,7 +67,7 @@ def guarded(n_outputs: int, *, at: int = 0, title: str = "") -> Callable[[F], F]
                 try:
                     return await handler(*args, **kwargs)
                 except Exception as exc:
-                    return error_outputs(exc, n_outputs, at, title)
+                    return failed(exc, args, kwargs)
 
             return run_async  # type: ignore[return-value]
 
@@ -58,7 +76,7 @@ def guarded(n_outputs: int, *, at: int = 0, title: str = "") -> Callable[[F], F]
             try:
                 return handler(*args, **kwargs)
             except Exception as exc:
-                return error_outputs(exc, n_outputs, at, title)
+                return failed(exc, args, kwargs)
 
         return run  # type: ignore[return-value]
 

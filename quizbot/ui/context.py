@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from quizbot import accounts
+from quizbot import accounts, clock
 from quizbot.config import Settings
 from quizbot.errors import QuizbotError
 from quizbot.providers.local import LOCAL_MODEL
@@ -29,9 +29,6 @@ log = logging.getLogger(__name__)
 
 BASELINE_MODELS = ("baseline/always-true", "baseline/random", "baseline/majority")
 ACCOUNTS_RECHECK_S = 2.0  # how long "no accounts yet" is believed before asking again
-# The limits' clocks: seconds since the epoch, the same on every replica (tests stop them).
-LOGIN_CLOCK: Callable[[], float] = time.time
-ANSWER_CLOCK: Callable[[], float] = time.time
 
 
 class _AccountsFlag:
@@ -108,11 +105,11 @@ class _AnswerLimit:
         with self._lock:
             if self._limit is None:
                 per_minute = settings.answers_per_minute
-                clock = lambda: ANSWER_CLOCK()  # noqa: E731, PLW0108 - tests replace ANSWER_CLOCK
+                now = clock.timestamp  # the one clock: the same on every replica; tests move it
                 if db.backend == "sqlite":
-                    self._limit = RateLimit(per_minute / 60, per_minute, clock=clock)
+                    self._limit = RateLimit(per_minute / 60, per_minute, clock=now)
                 else:
-                    self._limit = SharedRateLimit(db, "answers", per_minute / 60, per_minute, clock)
+                    self._limit = SharedRateLimit(db, "answers", per_minute / 60, per_minute, now)
             return self._limit
 
 
@@ -132,10 +129,10 @@ class _LoginLimits:
                     settings.login_per_minute_address,
                     settings.login_per_minute_user,
                 )
-                clock = lambda: LOGIN_CLOCK()  # noqa: E731, PLW0108 - tests replace LOGIN_CLOCK
+                now = clock.timestamp  # the one clock: the same on every replica; tests move it
                 self._limits = (
-                    SharedRateLimit(db, "login-address", per_address / 60, per_address, clock),
-                    SharedRateLimit(db, "login-user", per_user / 60, per_user, clock),
+                    SharedRateLimit(db, "login-address", per_address / 60, per_address, now),
+                    SharedRateLimit(db, "login-user", per_user / 60, per_user, now),
                 )
         by_address, by_user = self._limits
         by_address.check(address)

@@ -45,7 +45,6 @@ import json
 import logging
 import secrets
 import threading
-import time
 from collections import OrderedDict
 from typing import Any
 from urllib.parse import urlsplit
@@ -59,7 +58,7 @@ from starlette.datastructures import Headers, MutableHeaders
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from quizbot import accounts
+from quizbot import accounts, clock
 from quizbot.config import Settings
 from quizbot.errors import QuizbotError
 from quizbot.ratelimit import RateLimitedError
@@ -220,7 +219,7 @@ class SessionOwners:
         seen = self.known(session_hash, user)
         if seen is not None:
             return seen
-        now = time.time()
+        now = clock.timestamp()
         owner = shared_state.claim_session_hash(self.db, session_hash, user, now=now)
         with self._lock:
             self._owners[session_hash] = owner
@@ -254,7 +253,7 @@ class UploadBudget:
             size,
             limit=self.bytes_per_hour,
             window=self.WINDOW_S,
-            now=time.time() if now is None else now,
+            now=clock.timestamp() if now is None else now,
         )
 
 

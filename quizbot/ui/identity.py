@@ -7,18 +7,20 @@ account name through ``mount_gradio_app(auth_dependency=...)``; a handler gets i
 and cohort, read from the database at each call (a disabled account stops at once). In local mode
 (no accounts, loopback) the viewer is :data:`LOCAL` and everything works as it always has.
 
-:func:`restrict` puts a role check in front of every handler of a tab (the check runs on the
-server for every call, raw HTTP included); :func:`as_student` makes a Practice handler use the
-logged-in account instead of the pseudonym and cohort typed in the form.
+:func:`restrict` puts a role check in front of every handler whose declared area needs a role
+(:mod:`quizbot.ui.wiring`; the check runs on the server for every call, raw HTTP included);
+:func:`as_student` makes a Practice handler use the logged-in account instead of the pseudonym
+and cohort typed in the form.
 """
 
 from __future__ import annotations
 
+import functools
 import inspect
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,6 +31,7 @@ from quizbot.domain import Role
 from quizbot.practice import service as practice_service
 from quizbot.practice.seats import Sitter
 from quizbot.ui.context import UiContext
+from quizbot.ui.wiring import Wiring, handler_name
 
 __all__ = [
     "LOCAL",
@@ -124,12 +127,6 @@ def current(ctx: UiContext, request: gr.Request | None) -> Viewer:
     return Viewer(account.name, Role(account.role), account.cohort)
 
 
-def _descendants(block: Any) -> Iterator[int]:
-    yield block._id
-    for child in getattr(block, "children", []) or []:
-        yield from _descendants(child)
-
-
 def _with_request(
     fn: Callable[..., Any], names: list[inspect.Parameter], hints: dict[str, Any], check: Any
 ) -> Callable[..., Any]:
@@ -178,6 +175,7 @@ def _with_request(
     wrapper.__annotations__ = {**hints, "qb_request": gr.Request}
     wrapper.__name__ = getattr(fn, "__name__", "handler")
     wrapper.__doc__ = getattr(fn, "__doc__", None)
+    _named_after(wrapper, fn)
     return wrapper
 
 
@@ -207,6 +205,19 @@ def _positional(
     return kept, {k: v for k, v in hints.items() if k in names}
 
 
+def _named_after(wrapper: Callable[..., Any], fn: Callable[..., Any]) -> None:
+    """Give ``wrapper`` the module and qualified name of the function behind ``fn`` (seen
+    through ``functools.partial``), so a handler is named after what it runs; its ``__name__``
+    (which Gradio derives API names from) is left as set."""
+    inner = fn
+    while isinstance(inner, functools.partial):
+        inner = inner.func
+    for attribute in ("__module__", "__qualname__"):
+        value = getattr(inner, attribute, None)
+        if isinstance(value, str):
+            setattr(wrapper, attribute, value)
+
+
 def _from_page_load(app: gr.Blocks, block_fn: Any) -> bool:
     """Whether ``block_fn`` runs because the page loaded (itself, or ``.then`` after a load)."""
     seen = set()
@@ -219,30 +230,33 @@ def _from_page_load(app: gr.Blocks, block_fn: Any) -> bool:
     return False
 
 
-def restrict(ctx: UiContext, app: gr.Blocks, tabs: dict[Any, Role]) -> int:
-    """Put a role check in front of every handler touching a component of these tabs (as a
-    trigger, input or output); a handler touching several tabs needs the highest role.
+def restrict(ctx: UiContext, app: gr.Blocks, wiring: Wiring) -> int:
+    """Put a role check in front of every handler of ``app`` whose declared area
+    (:class:`~quizbot.ui.wiring.Wiring`) needs a role; :class:`RuntimeError` for a handler
+    declared in no area (a programming error: the app is not built).
 
     Refused calls raise :class:`gr.Error` ("Your account may not do this."); those run on page
     load (or chained after one) leave their outputs as they are. Every call a person makes (not
     page loads, not the steps chained after a call) is written to the audit log (action
-    ``ui.<tab id>``, the handler's name, whether it was allowed); refused calls once per burst
-    (:class:`Refusals`). Returns how many handlers were guarded.
+    ``ui.<area>``, the handler's name, whether it was allowed); refused calls once per burst
+    (:class:`Refusals`). Returns how many handlers were guarded (also kept in
+    ``wiring.guarded``).
     """
-    members = {tab: set(_descendants(tab)) for tab in tabs}
     refusals = Refusals()  # this app's bursts of refused calls
     guarded = 0
-    for block_fn in list(app.fns.values()):
+    for key, block_fn in list(app.fns.items()):
         if block_fn.fn is None:
             continue
-        ids = {t[0] for t in block_fn.targets if t[0] is not None}
-        ids |= {b._id for b in [*block_fn.inputs, *block_fn.outputs]}
-        needed = [role for tab, role in tabs.items() if ids & members[tab]]
-        if not needed:
+        area = wiring.area_of(key)
+        if area is None:
+            raise RuntimeError(
+                f"the handler {handler_name(block_fn.fn)} is wired outside every area: "
+                "wire it inside Wiring.area(name, role)"
+            )
+        if area.role is None:
             continue
-        role = max(needed, key=lambda r: _RANK[r])
-        area = max((tab for tab in tabs if ids & members[tab]), key=lambda t: _RANK[tabs[t]])
-        action = f"ui.{getattr(area, 'id', None) or 'tab'}"[:50]
+        role = area.role
+        action = f"ui.{area.name}"[:50]
         on_load = _from_page_load(app, block_fn)
         n_outputs = len(block_fn.outputs)
         name = getattr(block_fn.fn, "__name__", "handler")
@@ -282,6 +296,7 @@ def restrict(ctx: UiContext, app: gr.Blocks, tabs: dict[Any, Role]) -> int:
         names, hints = _positional(block_fn.fn, len(block_fn.inputs))
         block_fn.fn = _with_request(block_fn.fn, names, hints, check)
         guarded += 1
+    wiring.guarded = guarded
     return guarded
 
 
@@ -354,6 +369,7 @@ def _for_account(
     handler.__signature__ = inspect.Signature([*names, request_param])  # type: ignore[attr-defined]
     handler.__annotations__ = {"qb_request": gr.Request}
     handler.__name__ = getattr(fn, "__name__", "handler")
+    _named_after(handler, fn)
     return handler
 
 
@@ -402,6 +418,7 @@ def for_account(
         return fn(viewer.name)
 
     on_load.__name__ = getattr(fn, "__name__", "on_load")
+    _named_after(on_load, fn)
     return on_load
 
 

@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 from fsrs import Card, Rating, Scheduler
 
-from quizbot.config import get_settings
 from quizbot.errors import ConfigError, InputError
 from quizbot.generate.assignments import AssignmentRequest, make_assignment
 from quizbot.generate.service import load_items
@@ -292,11 +291,7 @@ def test_the_clock_file_sets_now(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     path = tmp_path / "clock"
     path.write_text("2026-05-01T10:00:00+02:00\n")
     monkeypatch.setenv("QUIZBOT_CLOCK_FILE", str(path))
-    get_settings.cache_clear()
-    try:
-        assert review_queue.now() == datetime(2026, 5, 1, 8, 0, tzinfo=UTC)
-        path.write_text("next tuesday")
-        with pytest.raises(ConfigError, match="QUIZBOT_CLOCK_FILE"):
-            review_queue.now()
-    finally:
-        get_settings.cache_clear()
+    assert review_queue.now() == datetime(2026, 5, 1, 8, 0, tzinfo=UTC)
+    path.write_text("next tuesday")
+    with pytest.raises(ConfigError, match="QUIZBOT_CLOCK_FILE"):
+        review_queue.now()

@@ -10,9 +10,9 @@ from collections.abc import Iterator
 import pytest
 from sqlalchemy import text
 
+from quizbot import clock
 from quizbot.config import load_settings
 from quizbot.ratelimit import RateLimitedError
-from quizbot.ui import context
 from quizbot.ui.context import SharedRateLimit, UiContext
 from quizbot.ui.gate import SessionOwners, UploadBudget
 from storage import Database
@@ -99,11 +99,12 @@ def test_full_buckets_are_swept(db: Database) -> None:
     assert keys() == {"s:b", "other:a"}
 
 
-def test_login_and_answer_limits_hold_across_replicas(
-    db: Database, other: Database, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(context, "LOGIN_CLOCK", lambda: 5000.0)
-    monkeypatch.setattr(context, "ANSWER_CLOCK", lambda: 5000.0)
+def test_login_and_answer_limits_hold_across_replicas(db: Database, other: Database) -> None:
+    with clock.frozen(clock.now()):  # the one clock stands still: no bucket refills mid-test
+        _login_and_answer_limits(db, other)
+
+
+def _login_and_answer_limits(db: Database, other: Database) -> None:
     settings = load_settings(login_per_minute_user=3, login_per_minute_address=100,
                              answers_per_minute=2)  # fmt: skip
     a, b = UiContext(settings, db), UiContext(settings, other)

@@ -11,7 +11,7 @@ import gradio as gr
 import pytest
 
 from quizbot.errors import InputError
-from quizbot.ui.boundary import guarded
+from quizbot.ui.boundary import guarded, guarded_by
 
 
 def test_a_user_error_becomes_the_message_at_its_output() -> None:
@@ -61,3 +61,20 @@ async def _async_noop() -> str:
 def test_the_message_output_must_exist() -> None:
     with pytest.raises(ValueError, match="not one of 2 outputs"):
         guarded(2, at=2)
+
+
+def test_guarded_by_hands_the_fallback_the_calls_arguments_by_name() -> None:
+    seen: list[tuple[str, dict[str, object]]] = []
+
+    def fallback(exc: Exception, arguments: dict[str, object]) -> str:
+        seen.append((str(exc), arguments))
+        return "shown"
+
+    @guarded_by(fallback)
+    def handler(ctx: object, answer: str, chat: list[str] | None = None) -> str:
+        raise InputError("no")
+
+    assert handler("c", "B", chat=["hi"]) == "shown"
+    assert seen == [("no", {"ctx": "c", "answer": "B", "chat": ["hi"]})]
+    assert list(inspect.signature(handler).parameters) == ["ctx", "answer", "chat"]
+    assert guarded_by(fallback)(lambda: "fine")() == "fine"

@@ -15,11 +15,11 @@ import gradio as gr
 import pytest
 from starlette.testclient import TestClient
 
-from quizbot import accounts
+from quizbot import accounts, clock
 from quizbot.config import load_settings
 from quizbot.domain import Role
 from quizbot.errors import StorageError
-from quizbot.ui import context, gate, identity
+from quizbot.ui import gate, identity
 from quizbot.ui.context import UiContext
 from storage import Database
 
@@ -27,17 +27,17 @@ PASSWORD = "admin password 123"
 
 
 @pytest.fixture
-def app(db: Database, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
-    # the login limits' clock stands still: a slow machine refills no bucket mid-test
-    monkeypatch.setattr(context, "LOGIN_CLOCK", lambda: 1000.0)
-    accounts.create_user(db, "boss", "admin", PASSWORD)
-    settings = load_settings(
-        home=str(tmp_path / "home"),
-        database_url=db.url,
-        login_per_minute_address=8,
-        login_per_minute_user=5,
-    )
-    return gate.web_app(settings, db)
+def app(db: Database, tmp_path: Path) -> Iterator[Any]:
+    # the one clock stands still (login limits included): a slow machine refills no bucket
+    with clock.frozen(clock.now()):
+        accounts.create_user(db, "boss", "admin", PASSWORD)
+        settings = load_settings(
+            home=str(tmp_path / "home"),
+            database_url=db.url,
+            login_per_minute_address=8,
+            login_per_minute_user=5,
+        )
+        yield gate.web_app(settings, db)
 
 
 @pytest.fixture

@@ -51,7 +51,6 @@ class Env:
             database_url=self.db.url,
             models=MODELS,
             model_settings={"openai/*": {"api_base": self.stub}},
-            clock_file=str(self.clock),
             **limits,
         )
 
@@ -70,12 +69,13 @@ class Env:
 
 
 @pytest.fixture
-def env(db: Database, tmp_path: Path) -> Iterator[Env]:
+def env(db: Database, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Env]:
     accounts.create_user(db, "ins", "instructor", "instructor password 1")
     accounts.create_user(db, "adm", "admin", "admin password 123")
     log = tmp_path / "requests.jsonl"
     clock = tmp_path / "clock"
     clock.write_text(DAY.isoformat(), encoding="utf-8")
+    monkeypatch.setenv("QUIZBOT_CLOCK_FILE", str(clock))  # quizbot's one clock reads it
     with stub_server("--answer", "true", "--log", str(log)) as stub:
         yield Env(db, stub, log, clock, tmp_path / "home")
 
@@ -160,7 +160,6 @@ def test_a_model_that_cannot_start_gives_its_calls_back(env: Env) -> None:
             "openai/one": {"api_base": env.stub},
             "openai/nokey": {"api_base": env.stub, "api_key_env": "QB_TEST_MISSING_KEY"},
         },
-        clock_file=str(env.clock),
     )
     ctx = UiContext(settings, env.db)
     run_ids, failures = asyncio.run(

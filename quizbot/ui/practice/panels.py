@@ -14,7 +14,7 @@ from quizbot.errors import NotFoundError
 from quizbot.kb.registry import DEFAULT_KB, kb_listing
 from quizbot.practice import service as practice
 from quizbot.ui import recall_practice
-from quizbot.ui.boundary import guarded
+from quizbot.ui.boundary import guarded, guarded_by
 from quizbot.ui.context import UiContext
 from quizbot.ui.practice.render import (
     _DUE_HINT,
@@ -38,43 +38,43 @@ from quizbot.ui.render import (
 )
 
 
+@guarded_by(lambda exc, _: (gr.update(choices=topic_choices([])), _error_text(exc)))
 def kb_changed(ctx: UiContext, kb: str) -> tuple[Any, Any]:
     """The chosen KB's topics (for the dropdown) and its licence note.
 
     The topic's value is never sent: this runs on page load too, and a value sent then would
     overwrite a topic the student chose while the page loaded. A change of KB puts the topic
     back to "All topics" in the browser (:data:`ALL_TOPICS_JS`)."""
-    try:
-        found = practice.topics(ctx.db, kb or DEFAULT_KB)
-        return (
-            gr.update(choices=topic_choices(found)),
-            kb_note(kb_listing(ctx.db), kb or DEFAULT_KB),
-        )
-    except Exception as exc:
-        return gr.update(choices=topic_choices([])), _error_text(exc)
+    found = practice.topics(ctx.db, kb or DEFAULT_KB)
+    return (
+        gr.update(choices=topic_choices(found)),
+        kb_note(kb_listing(ctx.db), kb or DEFAULT_KB),
+    )
 
 
 log = logging.getLogger(__name__)
 
 
+def _no_progress(exc: Exception, _arguments: dict[str, Any]) -> tuple[Any, ...]:
+    """A failed "My progress": the message, an empty chart and empty tables."""
+    return (
+        _error_text(exc),
+        progress_view_empty(),
+        pd.DataFrame([], columns=TOPIC_HEADERS),
+        pd.DataFrame([], columns=SESSION_HEADERS),
+    )
+
+
+@guarded_by(_no_progress)
 def show_progress(ctx: UiContext, student: str, kb: str, by: str) -> tuple[Any, ...]:
     """The student's progress: overview, chart, per-topic table, sessions table."""
-    empty_plot = progress_view_empty()
-    try:
-        result = practice.progress(
-            ctx.db,
-            student or "",
-            kb=None if kb in (None, "", ALL_TOPICS) else kb,
-            by="session" if by == "session" else "day",
-            idle_timeout=_idle(ctx),
-        )
-    except Exception as exc:
-        return (
-            _error_text(exc),
-            empty_plot,
-            pd.DataFrame([], columns=TOPIC_HEADERS),
-            pd.DataFrame([], columns=SESSION_HEADERS),
-        )
+    result = practice.progress(
+        ctx.db,
+        student or "",
+        kb=None if kb in (None, "", ALL_TOPICS) else kb,
+        by="session" if by == "session" else "day",
+        idle_timeout=_idle(ctx),
+    )
     view = progress_view(result)
     x = "session" if result.by == "session" else "day"
     return (
@@ -85,6 +85,7 @@ def show_progress(ctx: UiContext, student: str, kb: str, by: str) -> tuple[Any, 
     )
 
 
+@guarded_by(lambda exc, _: (_error_text(exc), pd.DataFrame([], columns=COVERAGE_HEADERS)))
 def show_coverage(
     ctx: UiContext, student: str, progress_kb: str, kb: str, view: str
 ) -> tuple[Any, Any]:
@@ -97,8 +98,6 @@ def show_coverage(
         report = practice.coverage(ctx.db, student or "", kb=chosen)
     except NotFoundError:  # the progress text above already says there is nothing yet
         return "", empty
-    except Exception as exc:  # every error becomes a message, never a traceback
-        return _error_text(exc), empty
     rows = coverage_rows(report, "system" if view == "system" else "relation")
     return coverage_text(report), pd.DataFrame(rows, columns=COVERAGE_HEADERS)
 
@@ -134,15 +133,13 @@ def send_flag(
     )
 
 
+@guarded_by(lambda exc, _: (_error_text(exc), gr.update(interactive=False)))
 def refresh_due(ctx: UiContext, student: str, kb: str) -> tuple[Any, Any]:
     """The panel's text and whether its button can be pressed (the student's cards are built
     from their answers on first use)."""
     if not (student or "").strip():
         return _DUE_HINT, gr.update(interactive=False)
-    try:
-        count = practice.count_due_now(ctx.db, student, kb=kb or DEFAULT_KB)
-    except Exception as exc:  # every error becomes a message, never a traceback
-        return _error_text(exc), gr.update(interactive=False)
+    count = practice.count_due_now(ctx.db, student, kb=kb or DEFAULT_KB)
     return due_panel_text(count), gr.update(interactive=count > 0)
 
 

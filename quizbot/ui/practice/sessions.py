@@ -16,7 +16,9 @@ from quizbot.practice import service as practice
 from quizbot.practice.feedback import WITHHELD
 from quizbot.practice.service import Feedback, Question
 from quizbot.ui import identity
+from quizbot.ui.boundary import guarded_by
 from quizbot.ui.context import UiContext
+from quizbot.ui.practice import failures
 from quizbot.ui.practice.render import (
     ALL_TOPICS,
     Message,
@@ -122,6 +124,7 @@ def _opening(
     )
 
 
+@guarded_by(failures.in_status)
 def start(
     ctx: UiContext,
     student: str,
@@ -144,35 +147,29 @@ def start(
     if assignment is not None and assignment.strip() and not review:
         # accounts mode: the account (as_student) and its cohort decide what it may sit
         return start_assignment(ctx, student, assignment, session_id, chat)
-    try:
-        chosen_topic = None if topic in (None, "", ALL_TOPICS) else topic
-        view = practice.start_session(
-            ctx.db,
-            student=student or "",
-            kb=kb or DEFAULT_KB,
-            topic=chosen_topic,
-            format=cast(practice.Format, format or "statement"),
-            length=_length(length),
-            cohort=cohort or None,
-            review=review,
-            idle_timeout=_idle(ctx),
-        )
-        if session_id is not None and session_id != view.id:
-            _abandon(ctx, session_id)
-        question = practice.next_question(ctx.db, view.id)
-        what = "your mistakes" if view.review else md_escape(view.topic_label)
-        intro = (
-            f"Hello {md_escape(view.student)}! {view.total} question(s) on {what} from "
-            f"{_code(view.kb)}. Answer with the buttons or type your answer."
-        )
-        ack = kb_note(kb_listing(ctx.db), view.kb)
-        # no question cannot happen for a new session; shown rather than assumed
-        return _outputs(_opening(ctx, view, question, intro, ack))
-    except Exception as exc:  # every error becomes a message, never a traceback
-        message = _error_text(exc)
-        return _outputs(
-            Screen(chat=None, data=_data(error=user_message(exc)), status=message, keep_state=True)
-        )
+    chosen_topic = None if topic in (None, "", ALL_TOPICS) else topic
+    view = practice.start_session(
+        ctx.db,
+        student=student or "",
+        kb=kb or DEFAULT_KB,
+        topic=chosen_topic,
+        format=cast(practice.Format, format or "statement"),
+        length=_length(length),
+        cohort=cohort or None,
+        review=review,
+        idle_timeout=_idle(ctx),
+    )
+    if session_id is not None and session_id != view.id:
+        _abandon(ctx, session_id)
+    question = practice.next_question(ctx.db, view.id)
+    what = "your mistakes" if view.review else md_escape(view.topic_label)
+    intro = (
+        f"Hello {md_escape(view.student)}! {view.total} question(s) on {what} from "
+        f"{_code(view.kb)}. Answer with the buttons or type your answer."
+    )
+    ack = kb_note(kb_listing(ctx.db), view.kb)
+    # no question cannot happen for a new session; shown rather than assumed
+    return _outputs(_opening(ctx, view, question, intro, ack))
 
 
 def _unknown_assignment(name: str) -> str:
@@ -182,6 +179,7 @@ def _unknown_assignment(name: str) -> str:
     )
 
 
+@guarded_by(failures.in_chat)
 def start_assignment(
     ctx: UiContext,
     student: str,
@@ -199,65 +197,55 @@ def start_assignment(
     """
     name = assignment.strip()
     try:
-        try:
-            view = practice.start_assignment_session(
-                ctx.db,
-                assignment=name,
-                student=student or "",
-                sitter=identity.sitter(ctx, student),
-            )
-        except NotFoundError as exc:
-            if "assignment" not in str(exc):
-                raise
-            message = _unknown_assignment(name)
-            return _outputs(
-                Screen(
-                    chat=[*(chat or []), {"role": "assistant", "content": message}],
-                    data=_data(error=f"no assignment {name!r}"),
-                    keep_state=True,
-                )
-            )
-        if session_id is not None and session_id != view.id:
-            _abandon(ctx, session_id)
-        title = f"assignment {_code(view.assignment or name)}"
-        ack = kb_note(kb_listing(ctx.db), view.kb)
-        if view.status != "active":
-            intro = (
-                f"Hello {md_escape(view.student)}! You have already finished {title} "
-                f"({view.answered} of {view.total} answered); your answers stand and it cannot "
-                "be taken again. Its summary is below."
-            )
-            screen = _finish(ctx, view.id, [{"role": "assistant", "content": intro}])
-            screen.ack = ack
-            return _outputs(screen)
-        question = practice.next_question(ctx.db, view.id)
-        if view.answered:
-            intro = (
-                f"Welcome back {md_escape(view.student)}! You have answered {view.answered} of "
-                f"{view.total} questions of {title}; here is the next one."
-            )
-        else:
-            intro = (
-                f"Hello {md_escape(view.student)}! {title[:1].upper()}{title[1:]}: "
-                f"{view.total} question(s) from {_code(view.kb)}. Answer with the buttons or "
-                "type your answer."
-            )
-        if view.mode == "exam":
-            intro += (
-                " **This is an exam:** each answer is recorded without feedback; your results "
-                "and the explanations are shown once you have answered every question."
-            )
-        # no question: every answer stored, the session is finished and shown as such
-        return _outputs(_opening(ctx, view, question, intro, ack))
-    except Exception as exc:  # every error becomes a message, never a traceback
-        message = _error_text(exc)
+        view = practice.start_assignment_session(
+            ctx.db,
+            assignment=name,
+            student=student or "",
+            sitter=identity.sitter(ctx, student),
+        )
+    except NotFoundError as exc:
+        if "assignment" not in str(exc):
+            raise
+        message = _unknown_assignment(name)
         return _outputs(
             Screen(
                 chat=[*(chat or []), {"role": "assistant", "content": message}],
-                data=_data(error=user_message(exc)),
+                data=_data(error=f"no assignment {name!r}"),
                 keep_state=True,
             )
         )
+    if session_id is not None and session_id != view.id:
+        _abandon(ctx, session_id)
+    title = f"assignment {_code(view.assignment or name)}"
+    ack = kb_note(kb_listing(ctx.db), view.kb)
+    if view.status != "active":
+        intro = (
+            f"Hello {md_escape(view.student)}! You have already finished {title} "
+            f"({view.answered} of {view.total} answered); your answers stand and it cannot "
+            "be taken again. Its summary is below."
+        )
+        screen = _finish(ctx, view.id, [{"role": "assistant", "content": intro}])
+        screen.ack = ack
+        return _outputs(screen)
+    question = practice.next_question(ctx.db, view.id)
+    if view.answered:
+        intro = (
+            f"Welcome back {md_escape(view.student)}! You have answered {view.answered} of "
+            f"{view.total} questions of {title}; here is the next one."
+        )
+    else:
+        intro = (
+            f"Hello {md_escape(view.student)}! {title[:1].upper()}{title[1:]}: "
+            f"{view.total} question(s) from {_code(view.kb)}. Answer with the buttons or "
+            "type your answer."
+        )
+    if view.mode == "exam":
+        intro += (
+            " **This is an exam:** each answer is recorded without feedback; your results "
+            "and the explanations are shown once you have answered every question."
+        )
+    # no question: every answer stored, the session is finished and shown as such
+    return _outputs(_opening(ctx, view, question, intro, ack))
 
 
 def _idle(ctx: UiContext) -> timedelta:
@@ -289,37 +277,29 @@ def offer_resume(ctx: UiContext, student: str | None, session_id: int | None) ->
     return gr.update(visible=True), text, view.id
 
 
+@guarded_by(failures.in_chat)
 def resume(
     ctx: UiContext, offered: int | None, session_id: int | None, chat: list[Message] | None
 ) -> tuple[Any, ...]:
     """The "Resume" button: take the offered session up again at its next question."""
-    try:
-        if offered is None:
-            raise InputError("there is no session to resume", hint="press Start")
-        view = practice.session_view(ctx.db, offered)
-        if view.status != "active":
-            raise InputError(
-                f"session {view.id} is {view.status} and cannot be resumed",
-                hint="press Start new",
-            )
-        if session_id is not None and session_id != view.id:
-            _abandon(ctx, session_id)
-        question = practice.next_question(ctx.db, view.id)
-        intro = (
-            f"Welcome back {md_escape(view.student)}! You have answered {view.answered} of "
-            f"{view.total} questions of your session of {_when(view.started_at)} UTC "
-            f"({md_escape(view.topic_label)} from {_code(view.kb)}); here is the next one."
+    if offered is None:
+        raise InputError("there is no session to resume", hint="press Start")
+    view = practice.session_view(ctx.db, offered)
+    if view.status != "active":
+        raise InputError(
+            f"session {view.id} is {view.status} and cannot be resumed",
+            hint="press Start new",
         )
-        ack = kb_note(kb_listing(ctx.db), view.kb)
-        return _outputs(_opening(ctx, view, question, intro, ack))
-    except Exception as exc:  # every error becomes a message, never a traceback
-        return _outputs(
-            Screen(
-                chat=[*(chat or []), {"role": "assistant", "content": _error_text(exc)}],
-                data=_data(error=user_message(exc)),
-                keep_state=True,
-            )
-        )
+    if session_id is not None and session_id != view.id:
+        _abandon(ctx, session_id)
+    question = practice.next_question(ctx.db, view.id)
+    intro = (
+        f"Welcome back {md_escape(view.student)}! You have answered {view.answered} of "
+        f"{view.total} questions of your session of {_when(view.started_at)} UTC "
+        f"({md_escape(view.topic_label)} from {_code(view.kb)}); here is the next one."
+    )
+    ack = kb_note(kb_listing(ctx.db), view.kb)
+    return _outputs(_opening(ctx, view, question, intro, ack))
 
 
 def after_start(ctx: UiContext, offered: int | None, session_id: int | None) -> tuple[Any, ...]:
@@ -333,6 +313,7 @@ def after_start(ctx: UiContext, offered: int | None, session_id: int | None) -> 
     return _no_offer()
 
 
+@guarded_by(failures.in_answer)
 def submit(
     ctx: UiContext,
     answer: str,
@@ -343,7 +324,7 @@ def submit(
     """Score an answer, show the feedback and the next question (``practice_answer``)."""
     chat = list(chat or [])
     typed = answer if isinstance(answer, str) else ""
-    shown = {"role": "user", "content": md_escape(typed.strip()) or "(empty)"}
+    shown = failures.echo(answer)
     if session_id is None or question is None:
         error = (
             "no practice session is running; start one first"
@@ -376,13 +357,6 @@ def submit(
                 )
             )
         return _next(ctx, session_id, chat, None, error=user_message(exc), asked=question)
-    except Exception as exc:
-        chat = [*chat, shown, {"role": "assistant", "content": _error_text(exc)}]
-        return _outputs(
-            Screen(
-                chat=chat, data=_data(question=question, error=user_message(exc)), keep_state=True
-            )
-        )
     feedback = step.feedback
     if feedback.outcome == WITHHELD:  # an exam: stored, acknowledged, nothing revealed
         chat = [*chat, shown, {"role": "assistant", "content": render_receipt(feedback)}]
@@ -473,6 +447,7 @@ def submit_selection(
     return submit(ctx, text.removeprefix("Submit").strip(), session_id, question, chat)
 
 
+@guarded_by(failures.in_status)
 def show_next(
     ctx: UiContext,
     session_id: int | None,
@@ -484,12 +459,7 @@ def show_next(
         return _outputs(
             Screen(chat=None, data=_data(error="no question is waiting"), keep_state=True)
         )
-    try:
-        view = practice.session_view(ctx.db, session_id)
-    except Exception as exc:
-        failed = Screen(chat=None, data=_data(error=user_message(exc)), keep_state=True)
-        failed.status = _error_text(exc)
-        return _outputs(failed)
+    view = practice.session_view(ctx.db, session_id)
     return _outputs(
         Screen(
             chat=[*(chat or []), {"role": "assistant", "content": render_question(question)}],
@@ -502,6 +472,7 @@ def show_next(
     )
 
 
+@guarded_by(failures.in_status)
 def end(ctx: UiContext, session_id: int | None, chat: list[Message] | None) -> tuple[Any, ...]:
     """Stop the running session early and show its summary."""
     chat = list(chat or [])
@@ -509,29 +480,23 @@ def end(ctx: UiContext, session_id: int | None, chat: list[Message] | None) -> t
         return _outputs(
             Screen(chat=None, data=_data(error="no practice session is running"), keep_state=True)
         )
-    try:
-        view = practice.end_session(ctx.db, session_id)
-        if view.mode == "exam" and view.answered < view.total:
-            # An unfinished exam has no results to show (the service refuses its summary).
-            message = (
-                f"**Exam ended early.** Your {view.answered} answer(s) of {view.total} are "
-                "stored; an exam's results are shown only when every question is answered, so "
-                "there is no review. Enter the assignment again to start it afresh."
-            )
-            return _outputs(
-                Screen(
-                    chat=[*chat, {"role": "assistant", "content": message}],
-                    data=_data(session=view.as_json()),
-                    status=_status(view, None),
-                    summary="",
-                )
-            )
-        return _outputs(_finish(ctx, session_id, chat))
-    except Exception as exc:
-        message = _error_text(exc)
-        return _outputs(
-            Screen(chat=None, data=_data(error=user_message(exc)), status=message, keep_state=True)
+    view = practice.end_session(ctx.db, session_id)
+    if view.mode == "exam" and view.answered < view.total:
+        # An unfinished exam has no results to show (the service refuses its summary).
+        message = (
+            f"**Exam ended early.** Your {view.answered} answer(s) of {view.total} are "
+            "stored; an exam's results are shown only when every question is answered, so "
+            "there is no review. Enter the assignment again to start it afresh."
         )
+        return _outputs(
+            Screen(
+                chat=[*chat, {"role": "assistant", "content": message}],
+                data=_data(session=view.as_json()),
+                status=_status(view, None),
+                summary="",
+            )
+        )
+    return _outputs(_finish(ctx, session_id, chat))
 
 
 def _fixed_answer(ctx: UiContext, text: str) -> Callable[..., tuple[Any, ...]]:
@@ -545,6 +510,7 @@ def _fixed_answer(ctx: UiContext, text: str) -> Callable[..., tuple[Any, ...]]:
     return handler
 
 
+@guarded_by(failures.in_status)
 def start_due(
     ctx: UiContext,
     student: str,
@@ -554,20 +520,14 @@ def start_due(
     chat: list[Message] | None = None,
 ) -> tuple[Any, ...]:
     """Start a session asking the facts due for review now (most overdue first)."""
-    try:
-        view = practice.start_review_session(
-            ctx.db, student=student or "", kb=kb or DEFAULT_KB, length=_length(length)
-        )
-        if session_id is not None and session_id != view.id:
-            _abandon(ctx, session_id)
-        question = practice.next_question(ctx.db, view.id)
-        intro = (
-            f"Hello {md_escape(view.student)}! {view.total} fact(s) due for review from "
-            f"{_code(view.kb)}. Answer with the buttons or type your answer."
-        )
-        return _outputs(_opening(ctx, view, question, intro, ""))
-    except Exception as exc:  # every error becomes a message, never a traceback
-        message = _error_text(exc)
-        return _outputs(
-            Screen(chat=None, data=_data(error=user_message(exc)), status=message, keep_state=True)
-        )
+    view = practice.start_review_session(
+        ctx.db, student=student or "", kb=kb or DEFAULT_KB, length=_length(length)
+    )
+    if session_id is not None and session_id != view.id:
+        _abandon(ctx, session_id)
+    question = practice.next_question(ctx.db, view.id)
+    intro = (
+        f"Hello {md_escape(view.student)}! {view.total} fact(s) due for review from "
+        f"{_code(view.kb)}. Answer with the buttons or type your answer."
+    )
+    return _outputs(_opening(ctx, view, question, intro, ""))
