@@ -9,7 +9,8 @@ the verdict of every answer must be wholly on screen (inside the viewport and in
 own scrolling box) with Next under it.
 
 Viewport screenshots of the chat mid-session go to tests/artifacts/ (``practice-keyboard-*``);
-docs/screenshots/practice-chat-*.png are copies of them.
+docs/screenshots/practice-chat-1280.png and -390.png show the same moment (feedback on an answer
+given by keys, focus on Next) at 1280x1000 and 390x844.
 """
 
 from __future__ import annotations
