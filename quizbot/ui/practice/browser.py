@@ -173,10 +173,11 @@ AFTER_CHAT_JS = """(data) => {
     const el = target();
     if (el && !el.disabled) el.focus({preventScroll: true});
     const top = bubble?.getBoundingClientRect().top;
-    const bottom = el?.checkVisibility() ? el.getBoundingClientRect().bottom : null;
     if (top !== undefined && marker) {  // the message's start in view, then what to press
+      // nothing to press (the session is over): the verdict's first lines
+      const bottom = el?.checkVisibility() ? el.getBoundingClientRect().bottom : top + 64;
       const low = window.innerHeight - 8;
-      let by = bottom !== null && bottom > low ? bottom - low + 8 : 0;
+      let by = bottom > low ? bottom - low : 0;
       if (top - by < 8) by = top - 8;
       if (by) window.scrollBy(0, by);
     }
