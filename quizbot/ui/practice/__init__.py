@@ -34,6 +34,16 @@ Design
     :class:`~quizbot.errors.InputError` whose message and hint are shown in the chat, and
     nothing is stored.
 
+    Keyboard. Keys 1/2/3 press True/False/I don't know, a letter presses its option's button
+    (still in the page only), Enter submits the letters or presses Next; a help line under the
+    chat lists them (:data:`KEYS_HELP`, :data:`KEYS_JS`). They act only while the Practice tab
+    is shown and the focus is in the chat's column or nowhere, never in a text box. After every
+    change of the chat (:data:`AFTER_CHAT_JS`) the focus moves to what comes next (Next, or the
+    new question's first button, or the answer box after a typed answer) and the newest message
+    is shown from its start, the page scrolled so that it and the control under it are on
+    screen (at 390 px the verdict with Next). End session sits beside the status line, so no
+    Tab + Enter from there ends a session.
+
     Feedback and summary. After each answer the chat shows, in a message of its own, whether
     it was right and the right answer, then the reason once in plain words (the service's
     ``why``: the fact; for a false statement what is true instead; for multiple choice every
@@ -105,7 +115,15 @@ API (for ``gradio_client``; ``gr.State`` is kept per client, so one Client is on
 
 from __future__ import annotations
 
-from quizbot.ui.practice.browser import ALL_TOPICS_JS, LETTER_JS, SHOW_CHAT_JS, SUBMIT_JS
+from quizbot.ui.practice.browser import (
+    AFTER_CHAT_JS,
+    ALL_TOPICS_JS,
+    KEYS_HELP,
+    KEYS_JS,
+    LETTER_JS,
+    SHOW_CHAT_JS,
+    SUBMIT_JS,
+)
 from quizbot.ui.practice.layout import build
 from quizbot.ui.practice.panels import (
     kb_changed,
@@ -157,12 +175,15 @@ from quizbot.ui.practice.sessions import (
 from quizbot.ui.render import format_proportion, md_escape
 
 __all__ = [
+    "AFTER_CHAT_JS",
     "ALL_TOPICS",
     "ALL_TOPICS_JS",
     "API_OUTPUTS",
     "COVERAGE_HEADERS",
     "FLAG_REASONS",
     "IDK",
+    "KEYS_HELP",
+    "KEYS_JS",
     "LETTER_BUTTONS",
     "LETTER_JS",
     "SEALED_ACCURACY",

@@ -15,7 +15,15 @@ from quizbot.kb.registry import BUILTINS, DEFAULT_KB, kb_listing
 from quizbot.practice import service as practice
 from quizbot.ui import identity, recall_practice
 from quizbot.ui.context import UiContext
-from quizbot.ui.practice.browser import ALL_TOPICS_JS, LETTER_JS, SHOW_CHAT_JS, SUBMIT_JS
+from quizbot.ui.practice.browser import (
+    AFTER_CHAT_JS,
+    ALL_TOPICS_JS,
+    KEYS_HELP,
+    KEYS_JS,
+    LETTER_JS,
+    SHOW_CHAT_JS,
+    SUBMIT_JS,
+)
 from quizbot.ui.practice.panels import (
     kb_changed,
     progress_view_empty,
@@ -294,16 +302,28 @@ def _settings_column(kb_names: list[str], accounts_mode: bool) -> _Settings:
 
 
 def _chat_column() -> _Chat:
-    with gr.Column(scale=2, min_width=420):
-        status = gr.Markdown(
-            "Choose your options and press **Start**.", elem_id="qb-practice-status"
-        )
+    with gr.Column(scale=2, min_width=420, elem_id="qb-practice-chat-column"):
+        # End session sits by the status line, above the chat: away from the answer controls
+        # and Next, so one Tab + Enter from where the focus lands never ends a session.
+        with gr.Row(equal_height=False):
+            status = gr.Markdown(
+                "Choose your options and press **Start**.", elem_id="qb-practice-status"
+            )
+            end_btn = gr.Button(
+                "End session",
+                visible=False,
+                size="sm",
+                scale=0,
+                min_width=120,
+                elem_id="qb-practice-end",
+            )
         chatbot = gr.Chatbot(
             label="Practice",
             height=520,
             feedback_options=None,
             buttons=["copy_all"],
             group_consecutive_messages=False,  # one bubble per question, one per feedback
+            autoscroll=False,  # AFTER_CHAT_JS shows the newest message from its start
             elem_id="qb-practice-chat",
         )
         ack = gr.Markdown(elem_id="qb-practice-ack")
@@ -326,6 +346,7 @@ def _chat_column() -> _Chat:
             idk_btn = gr.Button(IDK, visible=False, elem_id="qb-practice-idk")
         with gr.Row():
             answer_box = gr.Textbox(
+                label="Your answer",  # its accessible name; the placeholder says the rest
                 show_label=False,
                 placeholder="…or type: true / false, a letter such as A or A,C, or idk; "
                 "press Enter",
@@ -334,7 +355,6 @@ def _chat_column() -> _Chat:
                 scale=4,
                 elem_id="qb-practice-answer",
             )
-            end_btn = gr.Button("End session", visible=False, scale=1, elem_id="qb-practice-end")
             next_btn = gr.Button(
                 "Next question",
                 visible=False,
@@ -359,6 +379,7 @@ def _chat_column() -> _Chat:
             )
             flag_btn = gr.Button("Send flag", size="sm", elem_id="qb-practice-flag-send")
             flag_result = gr.Markdown(elem_id="qb-practice-flag-result")
+        gr.Markdown(KEYS_HELP, elem_id="qb-practice-keys")
         summary = gr.Markdown(elem_id="qb-practice-summary")
         data = gr.JSON(visible=False, elem_id="qb-practice-data")
     return _Chat(
@@ -574,6 +595,10 @@ def _wire_answers(ctx: UiContext, c: _Chat, states: _States, screen: list[Any]) 
         api_visibility="private",
         show_progress="minimal",
     )
+    # In the page only: the shortcut keys (installed on load), and after every change of the
+    # chat the newest message in view and the focus on what comes next.
+    gr.on(None, None, js=KEYS_JS, api_visibility="private")
+    c.chatbot.change(None, [c.data], None, js=AFTER_CHAT_JS, api_visibility="private")
 
 
 def _wire_kb_and_flag(ctx: UiContext, s: _Settings, c: _Chat, states: _States) -> None:
