@@ -139,6 +139,12 @@ from quizbot.practice.recall import (
     start_recall_assignment,
     start_recall_session,
 )
+from quizbot.practice.recall_review import (
+    recall_due_count,
+    resumable_recall_session,
+    start_recall_due,
+    start_recall_review,
+)
 from quizbot.practice.reports import (
     coverage,
     progress,
@@ -254,13 +260,17 @@ __all__ = [
     "normalise_student",
     "progress",
     "recall_aspects",
+    "recall_due_count",
     "recall_summary",
+    "resumable_recall_session",
     "resumable_session",
     "second_pass_session",
     "session_belongs_to",
     "session_view",
     "start_assignment_session",
     "start_recall_assignment",
+    "start_recall_due",
+    "start_recall_review",
     "start_recall_session",
     "start_review_session",
     "start_session",
