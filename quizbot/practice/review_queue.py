@@ -545,9 +545,9 @@ def _due(
     if respondent_id is None:
         return 0, kb_data, kb_id, [], {}, ""
     sync(db, respondent_id)
-    cards = due_cards(db, respondent_id, moment, kb_name=kb_data.name, without=RECALL_CARD_PREFIX)[
-        :limit
-    ]
+    # Recall questions are asked in the Recall section (quizbot.practice.recall_review).
+    cards = due_cards(db, respondent_id, moment, kb_name=kb_data.name, without=RECALL_CARD_PREFIX)
+    cards = cards[:limit]
     seed = f"due\x1f{moment.date().isoformat()}"
     return (
         respondent_id,

@@ -99,7 +99,10 @@ Design
     list, unverified and wrong, with F1 and the tier; :func:`grade_recall_entry` stores the
     student's own mark on an unverified entry (never scored). Recall assignments:
     :func:`start_recall_assignment`. Figures:
-    :func:`recall_summary`, and ``Progress.recall`` (kept apart from the accuracy).
+    :func:`recall_summary`, and ``Progress.recall`` (kept apart from the accuracy). Recall
+    questions again (:mod:`quizbot.practice.recall_review`): :func:`start_recall_review` (the
+    mistakes), :func:`start_recall_due` and :func:`recall_due_count` (spaced review, one FSRS
+    card per question), :func:`resumable_recall_session` (after a reload).
 
     Spaced review. Every answer also updates the student's FSRS card for the fact it asks
     about (:mod:`quizbot.practice.review_queue`: the rating rule, one review per fact per day);

@@ -37,6 +37,15 @@ Design
     An assignment name in the tab's "Assignment" field makes "Start recall" start (or resume) the
     student's session on that recall assignment; the chat refuses recall assignments and points
     here.
+
+    Coming back (:mod:`quizbot.practice.recall_review`). A question with something missed or
+    wrong is asked again, whole: "Review my recall mistakes" (on the aspect chosen) and, from
+    the question's FSRS card, "Review due recall questions" under the line "Recall questions
+    due for review: N" (read when the pseudonym is entered, the section opens, the KB changes,
+    after each answer). After a reload, entering the pseudonym (accounts mode: the page load,
+    for the account) offers the active recall session and opens the section; "Resume" asks
+    its first unanswered question, and starting another session ends the offered one
+    (:func:`settle`). Every handler taking a session id keeps to the account's own sessions.
 """
 
 from __future__ import annotations
