@@ -486,8 +486,9 @@ def start_review(
     *,
     due: bool = False,
 ) -> tuple[Any, ...]:
-    """ "Review my recall mistakes" (the student's recall questions not answered perfectly, on
-    the aspect chosen) or, with ``due``, the recall questions due for spaced review."""
+    """Start a review: "Review my recall mistakes" (the student's recall questions not answered
+    perfectly, on the aspect chosen) or, with ``due``, the recall questions due for spaced
+    review."""
     tiers = parse_tiers(ctx.settings.recall_tiers)
     n = int(length or DEFAULT_LENGTH)
     if due:
@@ -560,7 +561,7 @@ def settle(ctx: UiContext, offered: int | None, session_id: int | None) -> tuple
 
 def refresh_due(ctx: UiContext, student: str | None, kb: str | None) -> tuple[Any, Any]:
     """The line saying how many recall questions are due for review, and whether "Review due
-    questions" can be pressed."""
+    recall questions" can be pressed."""
     if not (student or "").strip():
         return _DUE_HINT, gr.update(interactive=False)
     try:
@@ -718,7 +719,7 @@ def _due_row() -> tuple[Any, Any]:
 @dataclass
 class _Comeback:
     """What brings recall questions back: the resume offer (box, text, button), "Review my
-    mistakes", the due line and its button, and the offered session (``gr.State``)."""
+    recall mistakes", the due line and its button, and the offered session (``gr.State``)."""
 
     resume_box: Any
     resume_text: Any
