@@ -72,6 +72,7 @@ class AnswerSource(NamedTuple):
     kb_name: str
     quiz_session_id: int = 0
     on_assignment: bool = False  # its session answers an assignment (it may be an exam)
+    parsed_answer: str | None = None  # what it was read as (a recall answer's counts)
 
 
 class Pending(NamedTuple):
@@ -118,6 +119,7 @@ def _answer_columns() -> tuple[Any, ...]:
         col(QuizSession.kb_name),
         col(Response.quiz_session_id),
         col(QuizSession.assignment_id).is_not(None),
+        col(Response.parsed_answer),
     )
 
 
@@ -131,6 +133,7 @@ def _source(row: Any) -> AnswerSource:
         kb_name=str(row[5]),
         quiz_session_id=int(row[6] or 0),
         on_assignment=bool(row[7]),
+        parsed_answer=row[8],
     )
 
 
@@ -165,7 +168,7 @@ def pending_answers(db: Database, respondent_id: int) -> Pending:
     def _do(session: Session) -> Pending:
         rows = session.execute(stmt).all()
         if rows:
-            watermark, held_raw = int(rows[0][8]), rows[0][9]
+            watermark, held_raw = int(rows[0][9]), rows[0][10]
         else:
             stored = session.execute(sync_row).scalars().first()
             watermark = stored.last_response_id if stored is not None else 0
@@ -346,29 +349,52 @@ def save_cards(
         return False
 
 
+def _of_kind(stmt: Any, kb_name: str | None, prefix: str | None, without: str | None) -> Any:
+    """``stmt`` kept to the cards of ``kb_name`` whose fact starts with ``prefix`` and not with
+    ``without`` (each when given)."""
+    if kb_name is not None:
+        stmt = stmt.where(col(ReviewCardRow.kb_name) == kb_name)
+    if prefix is not None:
+        stmt = stmt.where(col(ReviewCardRow.fact).startswith(prefix, autoescape=True))
+    if without is not None:
+        stmt = stmt.where(~col(ReviewCardRow.fact).startswith(without, autoescape=True))
+    return stmt
+
+
 def due_cards(
-    db: Database, respondent_id: int, before: datetime, *, kb_name: str | None = None
+    db: Database,
+    respondent_id: int,
+    before: datetime,
+    *,
+    kb_name: str | None = None,
+    prefix: str | None = None,
+    without: str | None = None,
 ) -> list[ReviewCard]:
-    """The student's cards due at or before ``before`` (in ``kb_name`` if given), most overdue
-    first."""
+    """The student's cards due at or before ``before`` (in ``kb_name`` if given; of facts that
+    start with ``prefix`` and not with ``without``, if given), most overdue first."""
     stmt = select(ReviewCardRow).where(
         col(ReviewCardRow.respondent_id) == respondent_id, col(ReviewCardRow.due) <= before
     )
-    if kb_name is not None:
-        stmt = stmt.where(col(ReviewCardRow.kb_name) == kb_name)
+    stmt = _of_kind(stmt, kb_name, prefix, without)
     stmt = stmt.order_by(col(ReviewCardRow.due), col(ReviewCardRow.fact))
     return db.read(lambda s: [_card(row) for row in s.execute(stmt).scalars()])
 
 
 def count_due(
-    db: Database, respondent_id: int, before: datetime, *, kb_name: str | None = None
+    db: Database,
+    respondent_id: int,
+    before: datetime,
+    *,
+    kb_name: str | None = None,
+    prefix: str | None = None,
+    without: str | None = None,
 ) -> int:
-    """How many of the student's cards are due at or before ``before``."""
+    """How many of the student's cards are due at or before ``before`` (filters as
+    :func:`due_cards`)."""
     stmt = (
         select(func.count())
         .select_from(ReviewCardRow)
         .where(col(ReviewCardRow.respondent_id) == respondent_id, col(ReviewCardRow.due) <= before)
     )
-    if kb_name is not None:
-        stmt = stmt.where(col(ReviewCardRow.kb_name) == kb_name)
+    stmt = _of_kind(stmt, kb_name, prefix, without)
     return db.read(lambda s: int(s.execute(stmt).scalar_one()))

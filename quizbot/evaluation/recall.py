@@ -81,6 +81,7 @@ __all__ = [
     "Verdict",
     "cosine",
     "cosine_from_summary",
+    "counts_from_summary",
     "how_recalled",
     "match",
     "parse_entries",
@@ -724,6 +725,22 @@ def cosine_from_summary(summary: str | None) -> float | None:
     """The cosine a stored summary (``response.parsed_answer``) carries, if any."""
     found = _COSINE_RE.search(summary or "")
     return float(found.group(1)) if found else None
+
+
+_COUNTS_RE = re.compile(r"^recalled (\d+)/(\d+), wrong (\d+)")
+
+
+def counts_from_summary(summary: str | None) -> tuple[int, int, int] | None:
+    """(recalled, gold, wrong) read back from a stored summary (``response.parsed_answer``, see
+    :attr:`RecallScore.summary`): ``(0, 0, 0)`` for an abstention ("idk"), ``None`` when the
+    text is no recall summary."""
+    if summary == "idk":
+        return 0, 0, 0
+    found = _COUNTS_RE.match(summary or "")
+    if found is None:
+        return None
+    recalled, gold, wrong = (int(g) for g in found.groups())
+    return recalled, gold, wrong
 
 
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:

@@ -42,8 +42,13 @@ Figures. :func:`recall_summary` (a session) and :func:`recall_progress` (all of 
 recall answers, by aspect) rescore the stored raw text with the stored tiers: mean F1 with a 95%
 Student-t interval (:func:`quizbot.analysis.recall.mean_interval`) and the share "basically
 correct" with a Wilson interval. Recall answers are kept out of the recognition accuracy of
-:func:`quizbot.practice.reports.progress`, which reports them apart (``Progress.recall``), and out
-of spaced review (a recall question asks a list, not a fact).
+:func:`quizbot.practice.reports.progress`, which reports them apart (``Progress.recall``).
+
+Review. Each answer reviews the question's own spaced-review card
+(:func:`quizbot.practice.review_queue.recall_card_id`, rated by
+:func:`~quizbot.practice.review_queue.recall_rating`); re-asking the questions due and those
+with mistakes, and offering an active recall session again after a reload, live in
+:mod:`quizbot.practice.recall_review`.
 """
 
 from __future__ import annotations
@@ -57,7 +62,7 @@ from typing import Any
 
 from quizbot.analysis.metrics import Proportion
 from quizbot.analysis.recall import mean_interval
-from quizbot.domain import Assignment, Outcome, RespondentKind, SessionStatus
+from quizbot.domain import Assignment, Outcome, Respondent, RespondentKind, SessionStatus
 from quizbot.errors import DuplicateError, InputError, NotFoundError
 from quizbot.evaluation.recall import (
     DEFAULT_TIERS,
@@ -69,7 +74,9 @@ from quizbot.evaluation.recall import (
 from quizbot.generate.recall import RecallPlan, aspects_of, plan_recall, recall_items
 from quizbot.generate.service import load_any_items, store_items
 from quizbot.items import RecallItem
+from quizbot.kb.model import KnowledgeBaseData
 from quizbot.kb.registry import DEFAULT_KB, get_kb
+from quizbot.practice import review_queue
 from quizbot.practice.facts import _entries, _view
 from quizbot.practice.feedback import _locate, _question_id, _time_taken
 from quizbot.practice.seats import Sitter, check_seat
@@ -113,13 +120,16 @@ __all__ = [
     "DEFAULT_RECALL_LENGTH",
     "WITHHELD",
     "answer_recall",
+    "aspect_relation",
     "grade_recall_entry",
     "is_recall_assignment",
     "is_recall_session",
     "next_recall_question",
+    "question_of",
     "recall_aspects",
     "recall_progress",
     "recall_summary",
+    "record_recall_session",
     "start_recall_assignment",
     "start_recall_session",
 ]
@@ -193,6 +203,32 @@ def _asked_before(db: Database, respondent_id: int, kb_name: str) -> set[str]:
     return asked
 
 
+def aspect_relation(data: KnowledgeBaseData, aspect: str | None) -> str | None:
+    """The relation an aspect names (a key of :func:`recall_aspects`, a relation or an
+    aspect's name), ``None`` for all aspects; :class:`InputError` for no aspect of ``data``."""
+    if aspect is None or not aspect.strip() or aspect == "all":
+        return None
+    wanted = aspect.strip().removeprefix("relation:").casefold()
+    found = [a for a in aspects_of(data) if wanted in (a.relation.casefold(), a.name.casefold())]
+    if not found:
+        known = ", ".join(a.name for a in aspects_of(data))
+        raise InputError(
+            f"{aspect!r} is no recall aspect of {data.name!r}",
+            field="aspect",
+            hint=f"one of: {known}" if known else "choose another knowledge base",
+        )
+    return found[0].relation
+
+
+def question_of(key: str) -> tuple[str, str] | None:
+    """(relation, disease) of a recall question's key in a session's config (``fact``, made by
+    ``_fact``), ``None`` for any other key."""
+    parts = key.split("\x1f")
+    if len(parts) != 3 or not parts[0].startswith("recall:"):
+        return None
+    return parts[1], parts[2]
+
+
 def _session_config(
     items: Sequence[RecallItem], *, labels: Mapping[str, str], tiers: Tiers, **extra: Any
 ) -> dict[str, Any]:
@@ -249,20 +285,7 @@ def start_recall_session(
     display = _display_name(student)
     group = _cohort(cohort)
     data, kb_id = _load_kb(db, kb)
-    relation: str | None = None
-    if aspect is not None and aspect.strip() and aspect != "all":
-        wanted = aspect.strip().removeprefix("relation:").casefold()
-        found = [
-            a for a in aspects_of(data) if wanted in (a.relation.casefold(), a.name.casefold())
-        ]
-        if not found:
-            known = ", ".join(a.name for a in aspects_of(data))
-            raise InputError(
-                f"{aspect!r} is no recall aspect of {data.name!r}",
-                field="aspect",
-                hint=f"one of: {known}" if known else "choose another knowledge base",
-            )
-        relation = found[0].relation
+    relation = aspect_relation(data, aspect)
     respondent = get_or_create_respondent(
         db, RespondentKind.HUMAN, display.casefold(), display_name=display, cohort=group
     )
@@ -296,25 +319,58 @@ def start_recall_session(
             f"no recall questions can be made from {data.name!r}",
             hint="choose another aspect or knowledge base",
         )
-    store_items(db, data, kb_id, chosen)
-    labels = {f"relation:{i.relation}": _relation_topic_label(data, i.relation) for i in chosen}
-    topic_label = labels[f"relation:{relation}"] if relation else "All aspects"
     notes = (
         [f"only {len(chosen)} recall question(s) could be made for this choice"]
         if len(chosen) < length
         else []
     )
+    return record_recall_session(
+        db,
+        data,
+        kb_id,
+        respondent,
+        chosen,
+        tiers=tiers,
+        relation=relation,
+        seed=session_seed,
+        cohort=group,
+        notes=notes,
+    )
+
+
+def record_recall_session(
+    db: Database,
+    data: KnowledgeBaseData,
+    kb_id: int,
+    respondent: Respondent,
+    chosen: Sequence[RecallItem],
+    *,
+    tiers: Tiers,
+    relation: str | None,
+    seed: str,
+    cohort: str | None,
+    notes: Sequence[str] = (),
+    label: str | None = None,
+    **extra: Any,
+) -> SessionView:
+    """Store the chosen recall items and record the student's free recall session asking them
+    (``label``: the topic label after "Recall: ", else the aspect's or "All aspects")."""
+    assert respondent.id is not None
+    store_items(db, data, kb_id, list(chosen))
+    labels = {f"relation:{i.relation}": _relation_topic_label(data, i.relation) for i in chosen}
+    topic_label = label or (labels.get(f"relation:{relation}", relation) if relation else None)
     config = _session_config(
         chosen,
         labels=labels,
         tiers=tiers,
         kb_version=data.version,
         topic=f"relation:{relation}" if relation else None,
-        topic_label=f"Recall: {topic_label}",
-        seed=session_seed,
-        cohort=group,
+        topic_label=f"Recall: {topic_label or 'All aspects'}",
+        seed=seed,
+        cohort=cohort,
+        **extra,
     )
-    config["notes"] = notes
+    config["notes"] = list(notes)
     row = create_session(db, respondent_id=respondent.id, kb_name=data.name, config=config)
     assert row.id is not None
     return _view(LoadedSession(row, respondent, []))
@@ -602,6 +658,9 @@ def answer_recall(
         ),
         n_items=len(_entries(row.config)),
     )
+    # Spaced review: the question's card (an exam's waits until it is complete); logged on
+    # failure, never raised (the answer is stored, the next sync catches up).
+    review_queue.record(db, respondent_id, recorded.response_id, item)
     if row.config.get("mode") == "exam" and not recorded.finished:
         return _withheld(loaded, position, item, typed, recorded.n_answered)
     return _feedback(

@@ -7,6 +7,16 @@ Design
     from). A multiple-choice question reviews every fact it keys (each right option's point):
     answering it is recalling all of them.
 
+    Open recall. A recall question (one disease x aspect, a whole list) has a card of its own,
+    :func:`recall_card_id` (``rq1:...``; ``tail`` empty): what comes due is the question, asked
+    again in the Recall section (:mod:`quizbot.practice.recall_review`), so the student lists
+    the missed entries again among the rest instead of recognising one of them in a statement
+    (and a wrong entry has no true fact to make a statement of). Its rating
+    (:func:`recall_rating`): partially correct, completely wrong or "I don't know" ->
+    ``Again``; basically correct but a gold entity missed or an entry known wrong -> ``Hard``;
+    the whole list and nothing wrong -> ``Good``. The statement and choice queue
+    (:func:`due_items`, the chat's review sessions, the due counts) leaves these cards out.
+
     Ratings (:func:`rating_for`). Wrong -> ``Again``; "I don't know" -> ``Again``; correct ->
     ``Good``. ``Easy`` only for a correct answer given within :data:`FAST_MS` *when the answer
     time is recorded*; students' answer times are not recorded today, so a correct answer is
@@ -42,6 +52,7 @@ Design
 from __future__ import annotations
 
 import functools
+import hashlib
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
@@ -53,8 +64,9 @@ from fsrs import Card, Rating, Scheduler, State
 from quizbot import clock
 from quizbot.domain import Outcome, RespondentKind
 from quizbot.errors import InputError, redact
+from quizbot.evaluation.recall import counts_from_summary
 from quizbot.generate.prototypes import default_prototypes
-from quizbot.items import ChoiceItem, StatementItem
+from quizbot.items import ChoiceItem, RecallItem, StatementItem
 from quizbot.kb.model import KnowledgeBaseData, Triplet, point_id
 from quizbot.kb.registry import DEFAULT_KB
 from quizbot.practice.facts import (
@@ -89,6 +101,7 @@ from storage.sessions import find_respondent
 
 __all__ = [
     "FAST_MS",
+    "RECALL_CARD_PREFIX",
     "DueCounts",
     "DueFact",
     "catch_up",
@@ -97,6 +110,8 @@ __all__ = [
     "due_items",
     "now",
     "rating_for",
+    "recall_card_id",
+    "recall_rating",
     "record",
     "scheduler",
     "start_review_session",
@@ -106,6 +121,7 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 FAST_MS = 5_000.0  # a correct answer this quick is Easy (only when the answer time is recorded)
+RECALL_CARD_PREFIX = "rq1:"  # the card of an open recall question (a knowledge point's: kp1:)
 _SYNC_ATTEMPTS = 3
 
 
@@ -134,6 +150,25 @@ def rating_for(outcome: str, latency_ms: float | None = None) -> Rating | None:
     return None
 
 
+def recall_card_id(kb: str, relation: str, head: str) -> str:
+    """The card id of the open recall question on ``head``'s ``relation`` list in ``kb`` (fits
+    the 80-character ``review_cards.fact`` whatever the disease's name)."""
+    digest = hashlib.sha256("\x1f".join((kb, relation, head)).encode()).hexdigest()
+    return f"{RECALL_CARD_PREFIX}{digest[:32]}"
+
+
+def recall_rating(outcome: str, summary: str | None) -> Rating | None:
+    """The FSRS rating of an open recall answer (see the module docstring): its stored outcome,
+    and for a basically correct one the counts of its stored summary (``Hard`` when a gold
+    entity was missed or an entry was known wrong)."""
+    if outcome != Outcome.CORRECT.value:
+        return rating_for(outcome)
+    counts = counts_from_summary(summary)
+    if counts is not None and (counts[0] < counts[1] or counts[2] > 0):
+        return Rating.Hard
+    return Rating.Good
+
+
 def now() -> datetime:
     """The time the review queue takes as now: quizbot's one clock (:func:`quizbot.clock.now`:
     the real clock, or ``QUIZBOT_CLOCK_FILE``'s time)."""
@@ -153,8 +188,14 @@ class _FactRef:
     tail: str
 
 
-def _facts_of(item: StatementItem | ChoiceItem) -> list[_FactRef]:
-    """The knowledge points an answer to ``item`` reviews (see the module docstring)."""
+def _recall_ref(kb: str, relation: str, head: str) -> _FactRef:
+    return _FactRef(recall_card_id(kb, relation, head), kb, relation, head, "")
+
+
+def _facts_of(item: StatementItem | ChoiceItem | RecallItem) -> list[_FactRef]:
+    """The cards an answer to ``item`` reviews (see the module docstring)."""
+    if isinstance(item, RecallItem):
+        return [_recall_ref(item.kb, item.relation, item.head)]
     if isinstance(item, StatementItem):
         tail = item.positive_tail or item.tail
         return [_FactRef(item.fact_id, item.kb, item.relation, item.head, tail)]
@@ -175,9 +216,10 @@ def _facts_of(item: StatementItem | ChoiceItem) -> list[_FactRef]:
 
 def _facts_of_stored(row: ItemFacts) -> list[_FactRef]:
     """:func:`_facts_of` of a stored item, read from its columns alone (no item rebuilt);
-    equal to ``_facts_of(item_from_row(...))`` for statements and multiple choice (tested), and
-    empty for an open recall item, which has no card."""
+    equal to ``_facts_of(item_from_row(...))`` (tested)."""
     lineage = row.lineage or {}
+    if row.kind == "recall":
+        return [_recall_ref(row.kb, row.relation, row.head)]
     if row.kind == "statement":
         tail = lineage.get("positive_tail") or row.tail
         return [
@@ -252,7 +294,7 @@ def sync(
     respondent_id: int,
     *,
     at: Mapping[int, datetime] | None = None,
-    known: Sequence[StatementItem | ChoiceItem] = (),
+    known: Sequence[StatementItem | ChoiceItem | RecallItem] = (),
 ) -> int:
     """Turn the student's answers not yet seen into reviews; return how many reviews counted.
 
@@ -300,7 +342,6 @@ def sync(
         if not timed and newest == mark and still_held == set(pending.held):
             return 0  # only answers of exams still sealed: nothing to write
         wanted = [i for i in dict.fromkeys(a.item_id for _, a in timed) if i not in held_items]
-        # Open recall answers have no card: a recall question asks a whole list, not a fact.
         refs = {i.id: _facts_of(i) for i in held_items.values()}
         if wanted:  # only the columns that name the facts, not the whole items
             refs.update({row.id: _facts_of_stored(row) for row in item_facts(db, wanted)})
@@ -308,8 +349,14 @@ def sync(
         changed: dict[str, ReviewCard] = {}
         n_reviews = 0
         for moment, a in timed:
-            rating = rating_for(a.outcome, a.latency_ms)
-            for ref in refs.get(a.item_id, []):
+            found = refs.get(a.item_id, [])
+            recall = any(r.fact.startswith(RECALL_CARD_PREFIX) for r in found)
+            rating = (
+                recall_rating(a.outcome, a.parsed_answer)
+                if recall
+                else rating_for(a.outcome, a.latency_ms)
+            )
+            for ref in found:
                 old = changed.get(ref.fact, cards.get(ref.fact))
                 new = _review(old, ref, respondent_id, rating, moment, a.response_id)
                 if new is not None:
@@ -331,7 +378,7 @@ def record(
     db: Database,
     respondent_id: int,
     response_id: int,
-    item: StatementItem | ChoiceItem | None = None,
+    item: StatementItem | ChoiceItem | RecallItem | None = None,
 ) -> None:
     """The answer hook: review the answer just stored (at :func:`now`), with any earlier ones
     not yet seen (``item``: the item answered, so it is not read again).
@@ -428,7 +475,7 @@ def count_due_now(
     if respondent_id is None:
         return 0
     sync(db, respondent_id)
-    return count_due(db, respondent_id, _utc(at or now()), kb_name=kb)
+    return count_due(db, respondent_id, _utc(at or now()), kb_name=kb, without=RECALL_CARD_PREFIX)
 
 
 def due_counts(
@@ -441,8 +488,12 @@ def due_counts(
     sync(db, respondent_id)
     moment = _utc(at or now())
     return DueCounts(
-        today=count_due(db, respondent_id, _end_of_day(moment), kb_name=kb),
-        week=count_due(db, respondent_id, moment + timedelta(days=7), kb_name=kb),
+        today=count_due(
+            db, respondent_id, _end_of_day(moment), kb_name=kb, without=RECALL_CARD_PREFIX
+        ),
+        week=count_due(
+            db, respondent_id, moment + timedelta(days=7), kb_name=kb, without=RECALL_CARD_PREFIX
+        ),
     )
 
 
@@ -495,7 +546,9 @@ def _due(
     if respondent_id is None:
         return 0, kb_data, kb_id, [], {}, ""
     sync(db, respondent_id)
-    cards = due_cards(db, respondent_id, moment, kb_name=kb_data.name)[:limit]
+    # Recall questions are asked in the Recall section (quizbot.practice.recall_review).
+    cards = due_cards(db, respondent_id, moment, kb_name=kb_data.name, without=RECALL_CARD_PREFIX)
+    cards = cards[:limit]
     seed = f"due\x1f{moment.date().isoformat()}"
     return (
         respondent_id,

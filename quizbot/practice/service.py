@@ -99,7 +99,10 @@ Design
     list, unverified and wrong, with F1 and the tier; :func:`grade_recall_entry` stores the
     student's own mark on an unverified entry (never scored). Recall assignments:
     :func:`start_recall_assignment`. Figures:
-    :func:`recall_summary`, and ``Progress.recall`` (kept apart from the accuracy).
+    :func:`recall_summary`, and ``Progress.recall`` (kept apart from the accuracy). Recall
+    questions again (:mod:`quizbot.practice.recall_review`): :func:`start_recall_review` (the
+    mistakes), :func:`start_recall_due` and :func:`recall_due_count` (spaced review, one FSRS
+    card per question), :func:`resumable_recall_session` (after a reload).
 
     Spaced review. Every answer also updates the student's FSRS card for the fact it asks
     about (:mod:`quizbot.practice.review_queue`: the rating rule, one review per fact per day);
@@ -138,6 +141,12 @@ from quizbot.practice.recall import (
     recall_summary,
     start_recall_assignment,
     start_recall_session,
+)
+from quizbot.practice.recall_review import (
+    recall_due_count,
+    resumable_recall_session,
+    start_recall_due,
+    start_recall_review,
 )
 from quizbot.practice.reports import (
     coverage,
@@ -254,13 +263,17 @@ __all__ = [
     "normalise_student",
     "progress",
     "recall_aspects",
+    "recall_due_count",
     "recall_summary",
+    "resumable_recall_session",
     "resumable_session",
     "second_pass_session",
     "session_belongs_to",
     "session_view",
     "start_assignment_session",
     "start_recall_assignment",
+    "start_recall_due",
+    "start_recall_review",
     "start_recall_session",
     "start_review_session",
     "start_session",

@@ -37,12 +37,23 @@ Design
     An assignment name in the tab's "Assignment" field makes "Start recall" start (or resume) the
     student's session on that recall assignment; the chat refuses recall assignments and points
     here.
+
+    Coming back (:mod:`quizbot.practice.recall_review`). A question with something missed or
+    wrong is asked again, whole: "Review my recall mistakes" (on the aspect chosen) and, from
+    the question's FSRS card, "Review due recall questions" under the line "Recall questions
+    due for review: N" (read when the pseudonym is entered, the section opens, the KB changes,
+    after each answer). After a reload, entering the pseudonym (accounts mode: the page load,
+    for the account) offers the active recall session and opens the section; "Resume" asks
+    its first unanswered question, and starting another session ends the offered one
+    (:func:`settle`). Every handler taking a session id keeps to the account's own sessions.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import timedelta
 from functools import partial
 from typing import Any
 
@@ -98,6 +109,7 @@ WHY_WORDS = {
 }
 MARK_WORDS = {"right": "you marked it right", "wrong": "you marked it wrong"}
 _START_HINT = "Enter your pseudonym above, choose an aspect and press **Start recall**."
+_DUE_HINT = "Enter your pseudonym to see which recall questions are due for review."
 
 
 # --------------------------------------------------------------------------------------------
@@ -441,15 +453,134 @@ def start(
             cohort=cohort or None,
             tiers=tiers,
         )
+    return _begin(ctx, view, session_id)
+
+
+def _end_quietly(ctx: UiContext, session_id: int) -> None:
+    """End a session this section leaves behind; a stale "active" mark is all a failure costs."""
+    try:
+        practice.end_session(ctx.db, session_id)
+    except Exception as exc:
+        log.warning("recall section: could not end session %s: %s", session_id, exc)
+
+
+def _begin(ctx: UiContext, view: practice.SessionView, session_id: int | None) -> tuple[Any, ...]:
+    """Ask the first unanswered question of ``view`` (just started or resumed), ending the
+    section's earlier session ``session_id`` if it is another one."""
     if session_id is not None and session_id != view.id:
-        try:  # the section's earlier session, left unfinished
-            practice.end_session(ctx.db, session_id)
-        except Exception as exc:  # a stale "active" mark is all it costs
-            log.warning("recall section: could not end session %s: %s", session_id, exc)
+        _end_quietly(ctx, session_id)
     question = practice.next_recall_question(ctx.db, view.id)
     if question is None:
         return _finished(ctx, view.id, None)
     return _asking(_status(view, question.position), question, view.id)
+
+
+@guarded(_N_OUTPUTS)
+def start_review(
+    ctx: UiContext,
+    student: str,
+    kb: str,
+    aspect: str | None,
+    length: float,
+    session_id: int | None = None,
+    *,
+    due: bool = False,
+) -> tuple[Any, ...]:
+    """Start a review: "Review my recall mistakes" (the student's recall questions not answered
+    perfectly, on the aspect chosen) or, with ``due``, the recall questions due for spaced
+    review."""
+    tiers = parse_tiers(ctx.settings.recall_tiers)
+    n = int(length or DEFAULT_LENGTH)
+    if due:
+        view = practice.start_recall_due(
+            ctx.db, student=student or "", kb=kb or DEFAULT_KB, length=n, tiers=tiers
+        )
+    else:
+        view = practice.start_recall_review(
+            ctx.db,
+            student=student or "",
+            kb=kb or DEFAULT_KB,
+            aspect=None if aspect in (None, "", ALL_ASPECTS) else aspect,
+            length=n,
+            tiers=tiers,
+            idle_timeout=_idle(ctx),
+        )
+    return _begin(ctx, view, session_id)
+
+
+def _idle(ctx: UiContext) -> timedelta:
+    return timedelta(hours=ctx.settings.practice_idle_hours)
+
+
+def _no_offer() -> tuple[Any, Any, Any]:
+    return gr.update(visible=False), "", None
+
+
+def offer(ctx: UiContext, student: str | None, session_id: int | None) -> tuple[Any, ...]:
+    """After the pseudonym is entered (accounts mode: on page load, for the account): offer the
+    student's active recall session (a reload lost it from the section), opening the section
+    to show it. Returns the offer box, its text, the offered session and the section."""
+    try:
+        view = practice.resumable_recall_session(ctx.db, student or "", idle_timeout=_idle(ctx))
+    except Exception as exc:  # a lookup while typing: Start recall reports errors
+        log.warning("recall section: cannot look up a session to resume: %s", user_message(exc))
+        view = None
+    if view is None or view.id == session_id:
+        return (*_no_offer(), gr.skip())
+    text = (
+        f"**Resume your recall session of {view.started_at:%Y-%m-%d %H:%M} UTC** "
+        f"({view.answered}/{view.total} answered · {md_escape(view.topic_label)} · "
+        f"`{md_escape(view.kb)}`)? Or start a new one below."
+    )
+    return gr.update(visible=True), text, view.id, gr.update(open=True)
+
+
+@guarded(_N_OUTPUTS)
+def resume(ctx: UiContext, offered: int | None, session_id: int | None) -> tuple[Any, ...]:
+    """The "Resume" button: the offered recall session again, at its next question."""
+    if offered is None:
+        raise InputError("there is no recall session to resume", hint="press Start recall")
+    view = practice.session_view(ctx.db, offered)
+    if view.status != "active":
+        raise InputError(
+            f"this recall session is {view.status} and cannot be resumed",
+            hint="press Start recall",
+        )
+    return _begin(ctx, view, session_id)
+
+
+def settle(ctx: UiContext, offered: int | None, session_id: int | None) -> tuple[Any, ...]:
+    """Once a session runs in the section the offer goes; an offered session the student did
+    not resume (they started another) is ended. Nothing changes when none runs (a refusal)."""
+    if session_id is None:
+        return gr.skip(), gr.skip(), gr.skip()
+    if offered is not None and offered != session_id:
+        _end_quietly(ctx, offered)
+    return _no_offer()
+
+
+def refresh_due(ctx: UiContext, student: str | None, kb: str | None) -> tuple[Any, Any]:
+    """The line saying how many recall questions are due for review, and whether "Review due
+    recall questions" can be pressed."""
+    if not (student or "").strip():
+        return _DUE_HINT, gr.update(interactive=False)
+    try:
+        count = practice.recall_due_count(ctx.db, student or "", kb=kb or DEFAULT_KB)
+    except Exception as exc:  # the rest of the section still works
+        log.warning("recall section: due count not shown: %s", user_message(exc))
+        return _DUE_HINT, gr.update(interactive=False)
+    return due_text(count), gr.update(interactive=count > 0)
+
+
+def due_text(count: int) -> str:
+    """The due line for ``count`` recall questions due now."""
+    noun = "question" if count == 1 else "questions"
+    if count == 0:
+        return (
+            "Recall questions due for review: **0**. A question you answer comes due again "
+            "days later (sooner when you missed something)."
+        )
+    return f"Recall {noun} due for review: **{count}**. Press **Review due recall questions**."
 
 
 @guarded(_N_OUTPUTS)
@@ -573,6 +704,90 @@ def _marks_form() -> tuple[Any, Any, Any, Any, Any]:
     return marks_group, mark_entry, mark_verdict, mark_btn, mark_status
 
 
+def _due_row() -> tuple[Any, Any]:
+    """How many recall questions are due for spaced review, and the button that asks them."""
+    due_line = gr.Markdown(_DUE_HINT, elem_id="qb-recall-due-text")
+    due_btn = gr.Button(
+        "Review due recall questions",
+        interactive=False,
+        size="sm",
+        elem_id="qb-recall-due-start",
+    )
+    return due_line, due_btn
+
+
+@dataclass
+class _Comeback:
+    """What brings recall questions back: the resume offer (box, text, button), "Review my
+    recall mistakes", the due line and its button, and the offered session (``gr.State``)."""
+
+    resume_box: Any
+    resume_text: Any
+    resume_btn: Any
+    review_btn: Any
+    due_line: Any
+    due_btn: Any
+    offered: Any
+
+
+def _wire_comeback(
+    ctx: UiContext, c: _Comeback, reviews: list[Any], screen: list[Any], section: Any
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Wire the resume offer, "Review my recall mistakes" and "Review due recall questions".
+    ``reviews`` is [student, kb, aspect, length, session state]. Returns the chained steps every
+    start and every answer take: the offer settled, and the due line refreshed."""
+    student, kb, session_state = reviews[0], reviews[1], reviews[4]
+    offer_box = [c.resume_box, c.resume_text, c.offered]
+    settled: dict[str, Any] = {  # after a start or Resume: the offer goes (one not taken up ends)
+        "fn": identity.own_sessions(ctx, partial(settle, ctx), 2, sessions=(0, 1)),
+        "inputs": [c.offered, session_state],
+        "outputs": offer_box,
+        "api_visibility": "private",
+        "show_progress": "hidden",
+    }
+    due_panel: dict[str, Any] = {
+        "fn": identity.as_student(ctx, partial(refresh_due, ctx), 2, student=0),
+        "inputs": [student, kb],
+        "outputs": [c.due_line, c.due_btn],
+        "api_visibility": "private",
+        "show_progress": "hidden",
+    }
+    for button, due in ((c.review_btn, False), (c.due_btn, True)):
+        button.click(
+            identity.as_student(
+                ctx, partial(start_review, ctx, due=due), len(reviews), student=0, sessions=(4,)
+            ),
+            reviews,
+            screen,
+            api_visibility="private",
+            show_progress="minimal",
+        ).then(**settled).then(**due_panel)
+    c.resume_btn.click(
+        identity.own_sessions(ctx, partial(resume, ctx), 2, sessions=(0, 1)),
+        [c.offered, session_state],
+        screen,
+        api_visibility="private",
+        show_progress="minimal",
+    ).then(**settled)
+    gr.on(
+        [student.blur, student.submit],
+        identity.as_student(ctx, partial(offer, ctx), 2, student=0),
+        [student, session_state],
+        [*offer_box, section],
+        api_visibility="private",
+        show_progress="hidden",
+    )
+    gr.on(  # accounts mode: the account's active recall session is offered on page load
+        None,
+        identity.for_account(ctx, lambda name: offer(ctx, name, None), len(offer_box) + 1),
+        outputs=[*offer_box, section],
+        api_visibility="private",
+        show_progress="hidden",
+    )
+    gr.on([student.blur, student.submit, kb.change, section.expand], **due_panel)
+    return settled, due_panel
+
+
 def build(ctx: UiContext, *, student: Any, cohort: Any, kb: Any, assignment: Any) -> Any:
     """Lay out the Recall section (inside the Practice tab) and wire it to the tab's fields."""
     with gr.Accordion("Recall: list what you remember", open=False, elem_id="qb-recall") as section:
@@ -581,6 +796,9 @@ def build(ctx: UiContext, *, student: Any, cohort: Any, kb: Any, assignment: Any
             "medications, ...), then see what you recalled, missed and got wrong, scored the way "
             "models are. Uses the pseudonym, knowledge base and assignment above."
         )
+        with gr.Group(visible=False, elem_id="qb-recall-resume") as resume_box:
+            resume_text = gr.Markdown(elem_id="qb-recall-resume-text")
+            resume_btn = gr.Button("Resume", variant="primary", elem_id="qb-recall-resume-go")
         with gr.Row():
             aspect = gr.Dropdown(
                 choices=[("All aspects", ALL_ASPECTS)],
@@ -597,7 +815,10 @@ def build(ctx: UiContext, *, student: Any, cohort: Any, kb: Any, assignment: Any
                 label="Number of questions",
                 elem_id="qb-recall-length",
             )
-        start_btn = gr.Button("Start recall", variant="primary", elem_id="qb-recall-start")
+        with gr.Row():
+            start_btn = gr.Button("Start recall", variant="primary", elem_id="qb-recall-start")
+            review_btn = gr.Button("Review my recall mistakes", elem_id="qb-recall-review")
+        due_line, due_btn = _due_row()
         status = gr.Markdown(_START_HINT, elem_id="qb-recall-status")
         question = gr.Markdown(elem_id="qb-recall-question")
         answer_box = gr.Textbox(
@@ -621,21 +842,15 @@ def build(ctx: UiContext, *, student: Any, cohort: Any, kb: Any, assignment: Any
         summary = gr.Markdown(elem_id="qb-recall-summary")
     session_state = gr.State(None)
     question_state = gr.State(None)
-    screen = [
-        status,
-        question,
-        answer_box,
-        submit_btn,
-        next_btn,
-        end_btn,
-        feedback,
-        summary,
-        session_state,
-        question_state,
-        marks_group,
-        mark_entry,
-    ]
+    comeback = _Comeback(
+        resume_box, resume_text, resume_btn, review_btn, due_line, due_btn, gr.State(None)
+    )
+    screen = [status, question, answer_box, submit_btn, next_btn, end_btn, feedback, summary]
+    screen += [session_state, question_state, marks_group, mark_entry]  # see _N_OUTPUTS
     inputs = [student, kb, aspect, length, cohort, assignment, session_state]
+    settled, due_panel = _wire_comeback(
+        ctx, comeback, [student, kb, aspect, length, session_state], screen, section
+    )
     start_btn.click(
         identity.as_student(
             ctx, partial(start, ctx), len(inputs), student=0, cohort=4, sessions=(6,)
@@ -644,14 +859,14 @@ def build(ctx: UiContext, *, student: Any, cohort: Any, kb: Any, assignment: Any
         screen,
         api_visibility="private",
         show_progress="minimal",
-    )
+    ).then(**settled)
     submit_btn.click(
         identity.own_sessions(ctx, partial(submit, ctx), 3, sessions=(1,)),
         [answer_box, session_state, question_state],
         screen,
         api_visibility="private",
         show_progress="minimal",
-    )
+    ).then(**due_panel)
     next_btn.click(
         identity.own_sessions(ctx, partial(show_next, ctx), 1, sessions=(0,)),
         [session_state],

@@ -199,3 +199,25 @@ def test_inputs_set_while_the_page_loads_hold_in_accounts_mode(app: App, browser
         set_every_input_while_the_page_loads(tab, f"{app.url}/", named=False)
     finally:
         tab.context.close()
+
+
+def test_inputs_hold_while_the_load_offers_an_accounts_recall_session(
+    app: App, browser: Any
+) -> None:
+    """With an active recall session, a student account's page load also offers it and opens
+    the Recall section (one more load event with outputs in the section): every input set
+    before that event ran still holds, and the offer is there."""
+    from quizbot.practice.service import start_recall_session
+    from storage import open_database
+
+    db = open_database(app.database_url)
+    try:
+        start_recall_session(db, student="stu", kb="clinical-core", length=2, seed="held")
+    finally:
+        db.dispose()
+    tab = _log_in_page(browser, app, "stu")
+    try:
+        set_every_input_while_the_page_loads(tab, f"{app.url}/", named=False)
+        expect(tab.locator("#qb-recall-resume-text")).to_contain_text("0/2 answered")
+    finally:
+        tab.context.close()

@@ -123,6 +123,11 @@ def test_recall_handlers_refuse_another_accounts_session(
         ("End", _handler(app, "qb-recall-end"), (mine,)),
         ("a mark", _handler(app, "qb-recall-mark-save"), (mine, f"{question.id}\x1fx", "right")),
         ("Start", start, ("x", "clinical-core", "all", 2, "", "", mine)),
+        ("Resume", _handler(app, "qb-recall-resume-go"), (mine, None)),
+        ("Resume over", _handler(app, "qb-recall-resume-go"), (None, mine)),
+        # a review or due session ends the section's earlier session: not another account's
+        ("Review", _handler(app, "qb-recall-review"), ("x", "clinical-core", "all", 2, mine)),
+        ("Due", _handler(app, "qb-recall-due-start"), ("x", "clinical-core", "all", 2, mine)),
     ]  # fmt: skip
     for what, fn, args in attempts:
         with pytest.raises(gr.Error, match=NOT_YOURS):

@@ -69,3 +69,45 @@ def test_the_account_is_offered_its_own_session_on_page_load(db: Database, tmp_p
     # Resume goes on with the offered session at its next question
     out = ui.resume(ctx, offered_id := ida, None, [])
     assert out[-3] == offered_id and out[-2].position == 3
+
+
+def _recall_offer_on_load(app: gr.Blocks) -> Callable[..., Any]:
+    """The page-load handler whose outputs are the Recall section's resume offer."""
+    (text,) = [
+        b for b in app.blocks.values() if getattr(b, "elem_id", None) == "qb-recall-resume-text"
+    ]
+    found = [
+        f.fn
+        for f in app.fns.values()
+        if any(event == "load" for _, event in f.targets) and text in f.outputs
+    ]
+    assert len(found) == 1
+    return found[0]  # type: ignore[return-value]
+
+
+def test_the_account_is_offered_its_own_recall_session_on_page_load(
+    db: Database, tmp_path: Path
+) -> None:
+    from quizbot.ui import recall_practice as recall
+
+    ctx = UiContext(load_settings(home=str(tmp_path / "home"), database_url=db.url), db)
+    local_app = build_app(ctx.settings, db, ctx)
+    out = recall.start(ctx, "ria", "clinical-core", "all", 3, None, None)
+    ria, question = out[8], out[9]
+    recall.submit(ctx, "I don't know", ria, question)
+    nobody = SimpleNamespace(username=None)
+    assert all(v == gr.skip() for v in _recall_offer_on_load(local_app)(nobody))
+    assert recall.offer(ctx, "Ria", None)[2] == ria  # local mode: once the pseudonym is typed
+
+    for name in ("ria", "new"):
+        accounts.create_user(db, name, "student", PASSWORD, cohort="year-1")
+    ctx = UiContext(ctx.settings, db)  # accounts mode from now on
+    offer = _recall_offer_on_load(build_app(ctx.settings, db, ctx))
+    box, text, offered, section = offer(SimpleNamespace(username="ria"))
+    assert box["visible"] is True and offered == ria and "(1/3 answered" in text
+    assert section["open"] is True  # the section opens to show it
+    box, _, offered, section = offer(SimpleNamespace(username="new"))
+    assert box["visible"] is False and offered is None and section == gr.skip()
+    # Resume asks the offered session's next question
+    out = recall.resume(ctx, ria, None)
+    assert out[8] == ria and out[9].position == 2

@@ -99,7 +99,9 @@ Design
 
     Recall. Under the chat, "Recall: list what you remember" (:mod:`quizbot.ui.recall_practice`)
     asks open recall questions with the same pseudonym, knowledge base and assignment fields;
-    "My progress" adds its figures (mean F1 per aspect) below the accuracy.
+    "My progress" adds its figures (mean F1 per aspect) below the accuracy. Recall questions
+    come back there, not in the chat: its own resume offer, "Review my recall mistakes" and
+    "Review due recall questions" (the chat's review and due panel count facts only).
 
 API (for ``gradio_client``; ``gr.State`` is kept per client, so one Client is one student)
     ``/practice_start`` (student, kb="clinical-core", topic="all", format="statement",
