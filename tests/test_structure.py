@@ -49,7 +49,6 @@ LONG_FUNCTIONS: dict[str, int] = {
     "quizbot/evaluation/runner.py::execute": 211,
     "quizbot/ui/ask.py::build": 268,
     "quizbot/ui/assignments.py::build": 199,
-    "quizbot/ui/compare.py::build": 185,
 }
 
 
