@@ -48,7 +48,6 @@ LONG_FUNCTIONS: dict[str, int] = {
     "quizbot/cli/evaluate.py::eval_cmd": 192,
     "quizbot/evaluation/runner.py::execute": 211,
     "quizbot/ui/ask.py::build": 268,
-    "quizbot/ui/assignments.py::build": 199,
 }
 
 
