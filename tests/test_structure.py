@@ -45,7 +45,6 @@ LONG_FILES: dict[str, int] = {}
 # Functions over MAX_FUNCTION_LINES today ("path::qualified.name"), with their length then.
 # Only shrinks.
 LONG_FUNCTIONS: dict[str, int] = {
-    "quizbot/cli/evaluate.py::eval_cmd": 192,
     "quizbot/evaluation/runner.py::execute": 211,
     "quizbot/ui/ask.py::build": 268,
 }
