@@ -44,9 +44,7 @@ LONG_FILES: dict[str, int] = {}
 
 # Functions over MAX_FUNCTION_LINES today ("path::qualified.name"), with their length then.
 # Only shrinks.
-LONG_FUNCTIONS: dict[str, int] = {
-    "quizbot/evaluation/runner.py::execute": 211,
-}
+LONG_FUNCTIONS: dict[str, int] = {}
 
 
 def _relative(path: Path) -> str:
