@@ -9,7 +9,7 @@ import asyncio
 import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +29,9 @@ from quizbot.domain import MAX_TOKENS, RECALL_MAX_TOKENS, SDAK_MAX_TOKENS
 from quizbot.errors import InputError, QuizbotError, RunFailedError
 
 if TYPE_CHECKING:
+    from quizbot.evaluation import ReadyRun
+    from quizbot.evaluation.runner import Progress, RunSummary
+    from quizbot.evaluation.service import RunRequest
     from quizbot.items import AnyItem
     from storage import Database
 
@@ -251,13 +254,8 @@ def eval_cmd(
     With --queue the run is recorded and split into shards that `quizbot worker` processes
     ask (on this machine or others reaching the same PostgreSQL database).
     """
-    from quizbot.analysis.reporting import run_report
-    from quizbot.domain import RunStatus
-    from quizbot.evaluation import EvalSpec, ModelOverrides, ReadyRun
-    from quizbot.evaluation.runner import Progress
-    from quizbot.evaluation.service import RunRequest, run
-    from quizbot.generate.service import GenerateRequest, prepare
-    from quizbot.progress import progress_bar
+    from quizbot.evaluation import EvalSpec, ModelOverrides
+    from quizbot.evaluation.service import RunRequest
 
     overrides = ModelOverrides(
         api_base=api_base, api_key_env=api_key_env, timeout=timeout, max_concurrency=concurrency
@@ -269,62 +267,19 @@ def eval_cmd(
             from storage.jobs import require_queue
 
             require_queue(database, "eval --queue")
-        if resume is not None and judge:
-            raise InputError("--judge is stored with the run; --resume continues it as recorded")
-        if resume is not None and (permutations != 1 or idk_both):
-            raise InputError(
-                "--permutations and --idk-both are stored with the run; "
-                "--resume continues it as recorded"
-            )
+        _check_resume(resume, judge=judge, permutations=permutations, idk_both=idk_both)
         if resume is None:
             if not model:
                 raise InputError("--model is required", hint="e.g. --model baseline/random")
-            sources = [items_file, kb_name, assignment_name, item_set_name]
-            if sum(source is not None for source in sources) != 1:
-                raise InputError(
-                    "give exactly one of --items FILE, --kb NAME, --assignment NAME "
-                    "and --item-set NAME"
-                )
+            source = _Source(
+                items_file=items_file, kb_name=kb_name, assignment_name=assignment_name,
+                item_set_name=item_set_name, relations=relations, points=points, fmt=fmt,
+                prototypes=prototypes, difficulty=difficulty, seed=seed,
+            )  # fmt: skip
+            source.check()
             if retry_errors:
                 raise InputError("--retry-errors goes with --resume RUN")
-            assignment_id: int | None = None
-            if items_file is not None:
-                items = _read_items(items_file)
-            elif item_set_name is not None:
-                from quizbot.generate.item_banks import item_set_items
-
-                if shots:
-                    raise InputError(
-                        "--shots needs generated items; an item set is asked zero-shot"
-                    )
-                items = list(item_set_items(database, item_set_name)[1])
-            elif assignment_name is not None:
-                from quizbot.generate.assignments import assignment_items
-
-                assignment, assignment_list = assignment_items(database, assignment_name)
-                items = list(assignment_list)
-                assignment_id = assignment.id
-                judge = judge or assignment.config.get("judge") or None
-            else:
-                assert kb_name is not None
-                request = GenerateRequest(
-                    kb=kb_name,
-                    relations=split_list(relations),
-                    points=points,
-                    seed=seed,
-                    prototypes=prototypes,
-                    format="choice"
-                    if fmt in ("choice", "recall")
-                    else "multi"
-                    if fmt == "multi"
-                    else "numeric"
-                    if fmt == "numeric"
-                    else "statements",
-                    difficulty="distant" if difficulty == "distant" else "plausible",
-                )
-                if fmt == "recall":
-                    request = replace(request, format="recall", prototypes=None)
-                items = list(prepare(database, request, app.settings).items())
+            items, assignment_id, assignment_judge = _items_to_ask(app, database, source, shots)
             spec = EvalSpec(
                 model=model,
                 shots=shots,
@@ -337,7 +292,7 @@ def eval_cmd(
                 assignment_id=assignment_id,
                 recall_tiers=recall_tiers,
                 embedding_model=embedding_model,
-                judge=judge,
+                judge=judge or assignment_judge,
                 permutations=permutations,
                 idk_both=idk_both,
                 prompt="sdak" if wording == "sdak" else "standard",
@@ -356,36 +311,148 @@ def eval_cmd(
                 shards=shards,
             )
         if queue:
-            queued = asyncio.run(run(database, to_run, settings=app.settings)).queued
-            assert queued is not None
-            _print_queued(queued, as_json)
+            _queue_run(app, database, to_run, as_json)
             return
-        started: list[int] = []
+        summary, report = _run_here(app, database, to_run)
+    _emit_outcome(summary, report, as_json)
 
-        @contextmanager
-        def _watch(ready: ReadyRun, second: bool) -> Iterator[Progress]:
-            started.append(ready.run_id)
-            prepare_process_for_run()
-            if second:
-                click.echo("second pass: a forced answer on the abstained items", err=True)
-            click.echo(f"run {ready.run_id}: {ready.config.model}", err=True)
-            with progress_bar(f"run {ready.run_id}", ready.n_items) as advance:
-                yield advance
 
-        try:
-            outcome = asyncio.run(run(database, to_run, settings=app.settings, watch=_watch))
-        except KeyboardInterrupt:
-            if not started:
-                raise
-            raise QuizbotError(
-                f"run {started[-1]} interrupted; answers so far are stored",
-                hint=f"continue with `quizbot eval --resume {started[0]}`",
-            ) from None
-        summary = outcome.summary
-        assert summary is not None
-        report = run_report(database, summary.run_id)
-        if outcome.second is not None:
-            report = {**report, "second_pass": run_report(database, outcome.second.run_id)}
+def _check_resume(
+    resume: int | None, *, judge: str | None, permutations: int, idk_both: bool
+) -> None:
+    """Refuse the options a resumed run keeps as recorded (its judge, its option orders)."""
+    if resume is not None and judge:
+        raise InputError("--judge is stored with the run; --resume continues it as recorded")
+    if resume is not None and (permutations != 1 or idk_both):
+        raise InputError(
+            "--permutations and --idk-both are stored with the run; "
+            "--resume continues it as recorded"
+        )
+
+
+@dataclass(frozen=True)
+class _Source:
+    """Where a new run's items come from (exactly one of the four sources), and how to generate
+    them from a knowledge base."""
+
+    items_file: Path | None
+    kb_name: str | None
+    assignment_name: str | None
+    item_set_name: str | None
+    relations: str | None
+    points: int | None
+    fmt: str
+    prototypes: str | None
+    difficulty: str
+    seed: str
+
+    def check(self) -> None:
+        """Refuse none or several of --items, --kb, --assignment and --item-set."""
+        given = [self.items_file, self.kb_name, self.assignment_name, self.item_set_name]
+        if sum(one is not None for one in given) != 1:
+            raise InputError(
+                "give exactly one of --items FILE, --kb NAME, --assignment NAME and --item-set NAME"
+            )
+
+
+def _items_to_ask(
+    app: App, database: Database, source: _Source, shots: int
+) -> tuple[list[AnyItem], int | None, str | None]:
+    """The items of a new run (from its one checked source), the assignment it counts for and
+    that assignment's judge."""
+    if source.items_file is not None:
+        return _read_items(source.items_file), None, None
+    if source.item_set_name is not None:
+        from quizbot.generate.item_banks import item_set_items
+
+        if shots:
+            raise InputError("--shots needs generated items; an item set is asked zero-shot")
+        return list(item_set_items(database, source.item_set_name)[1]), None, None
+    if source.assignment_name is not None:
+        from quizbot.generate.assignments import assignment_items
+
+        assignment, assignment_list = assignment_items(database, source.assignment_name)
+        return list(assignment_list), assignment.id, assignment.config.get("judge") or None
+    return _generated_items(app, database, source), None, None
+
+
+def _generated_items(app: App, database: Database, source: _Source) -> list[AnyItem]:
+    """A run's items generated from ``--kb`` (as ``quizbot generate`` would)."""
+    from quizbot.generate.service import GenerateRequest, prepare
+
+    assert source.kb_name is not None
+    fmt = source.fmt
+    request = GenerateRequest(
+        kb=source.kb_name,
+        relations=split_list(source.relations),
+        points=source.points,
+        seed=source.seed,
+        prototypes=source.prototypes,
+        format="choice"
+        if fmt in ("choice", "recall")
+        else "multi"
+        if fmt == "multi"
+        else "numeric"
+        if fmt == "numeric"
+        else "statements",
+        difficulty="distant" if source.difficulty == "distant" else "plausible",
+    )
+    if fmt == "recall":
+        request = replace(request, format="recall", prototypes=None)
+    return list(prepare(database, request, app.settings).items())
+
+
+def _queue_run(app: App, database: Database, to_run: RunRequest, as_json: bool) -> None:
+    """``eval --queue``: record the run(s) for the workers and say so."""
+    from quizbot.evaluation.service import run
+
+    queued = asyncio.run(run(database, to_run, settings=app.settings)).queued
+    assert queued is not None
+    _print_queued(queued, as_json)
+
+
+def _run_here(
+    app: App, database: Database, to_run: RunRequest
+) -> tuple[RunSummary, dict[str, Any]]:
+    """Ask the run(s) in this process with a progress bar; the summary and the report (with
+    the second pass's, if one ran). Ctrl-C says how to resume."""
+    from quizbot.analysis.reporting import run_report
+    from quizbot.evaluation.service import run
+    from quizbot.progress import progress_bar
+
+    started: list[int] = []
+
+    @contextmanager
+    def _watch(ready: ReadyRun, second: bool) -> Iterator[Progress]:
+        started.append(ready.run_id)
+        prepare_process_for_run()
+        if second:
+            click.echo("second pass: a forced answer on the abstained items", err=True)
+        click.echo(f"run {ready.run_id}: {ready.config.model}", err=True)
+        with progress_bar(f"run {ready.run_id}", ready.n_items) as advance:
+            yield advance
+
+    try:
+        outcome = asyncio.run(run(database, to_run, settings=app.settings, watch=_watch))
+    except KeyboardInterrupt:
+        if not started:
+            raise
+        raise QuizbotError(
+            f"run {started[-1]} interrupted; answers so far are stored",
+            hint=f"continue with `quizbot eval --resume {started[0]}`",
+        ) from None
+    summary = outcome.summary
+    assert summary is not None
+    report = run_report(database, summary.run_id)
+    if outcome.second is not None:
+        report = {**report, "second_pass": run_report(database, outcome.second.run_id)}
+    return summary, report
+
+
+def _emit_outcome(summary: RunSummary, report: dict[str, Any], as_json: bool) -> None:
+    """Print the report (text or JSON); a failed run still prints it, then fails the command."""
+    from quizbot.domain import RunStatus
+
     if summary.status == RunStatus.FAILED:
         # The report still goes out (JSON readers see "status": "failed" and the "error"), but
         # the command fails: a run with no usable answers is never a result.

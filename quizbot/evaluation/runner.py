@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
-from quizbot.domain import Outcome, RespondentKind, RunStatus
+from quizbot.domain import Outcome, RespondentKind, Run, RunStatus
 from quizbot.errors import ConfigError, InputError
 from quizbot.evaluation.parse import parse_and_score
 from quizbot.evaluation.prompts import build_prompt, select_demonstrations
@@ -404,137 +404,15 @@ async def execute(
         return RunSummary(
             run_id, config.model, run.n_items, 0, 0, run.status, run.model_reported, run.error_text
         )
-    # The run's stored ids, in the items' order (load_any_items keeps it): an item's id is a
-    # content hash, computed again on every access. A shard builds only its own items.
     item_ids: list[str] = run.config["item_ids"]
-    asked_ids = shard.item_ids(item_ids) if shard is not None else item_ids
-    items = load_any_items(db, asked_ids)
-    demos = load_any_items(db, run.config.get("demo_ids", []))
-    if retry_errors:
-        cleared = await asyncio.to_thread(delete_error_responses, db, run_id)
-        if cleared:  # a night's first run has none: say nothing then
-            log.info("run %d: asking %d failed item(s) again", run_id, cleared)
-    done = await asyncio.to_thread(answered_item_ids, db, run_id)
-    todo = [
-        (item_id, item)
-        for item_id, item in zip(asked_ids, items, strict=True)
-        if item_id not in done
-    ]
-    evaluated = set(item_ids)
-    stored_pass = run.config.get("pass")  # 1 or 2 on a two-pass assignment, else absent
-    answer_pass = stored_pass if stored_pass in (1, 2) else None
+    todo, demos = await _to_ask(db, run, item_ids, shard, retry_errors=retry_errors)
     update_run(db, run_id, status=RunStatus.RUNNING)
-    limit = asyncio.Semaphore(max(1, min(config.concurrency, provider.max_concurrency)))
-    reported: Counter[str] = Counter()
-    errors = 0
-
-    breaker = _Breaker(FAIL_FAST_AFTER)
-    judge = judge_of(db, config) if any(isinstance(i, RecallItem) for _, i in todo) else None
-
-    async def attempt(request: Request) -> Completion:
-        try:
-            completion = await provider.complete(request)
-        except ProviderError as exc:
-            breaker.failure(exc)
-            raise
-        breaker.success()
-        return completion
-
-    async def answer(request: Request) -> Completion:
-        """One call; the retry policy takes over only if it fails (its set-up costs CPU)."""
-        try:
-            return await attempt(request)
-        except ProviderError as exc:
-            failed: list[ProviderError] = [exc]
-
-        async def again() -> Completion:
-            if failed:  # the policy's first attempt is the one that just failed
-                raise failed.pop()
-            return await attempt(request)
-
-        return await call_with_retries(again, attempts=config.attempts, give_up=breaker.open)
-
-    async def ask(item_id: str, item: Item) -> None:
-        nonlocal errors
-        request = build_request(item, demos, config, evaluated)
-        async with limit:
-            if breaker.open():
-                return  # the model cannot be used: leave the item for a resume
-            try:
-                completion = await answer(request)
-            except ProviderError as exc:
-                errors += 1
-                response = NewResponse(
-                    item_id=item_id,
-                    respondent_id=run.respondent_id,
-                    run_id=run_id,
-                    answer_pass=answer_pass,
-                    outcome=Outcome.ERROR,
-                    prompt=request.text,
-                    error_text=exc.message,
-                )
-            else:
-                similarity = (
-                    await recall_cosine(item, completion.text, config)
-                    if isinstance(item, RecallItem)
-                    else None
-                )
-                verdicts = (
-                    await judge.verdicts(item, completion.text)
-                    if judge is not None and isinstance(item, RecallItem)
-                    else None
-                )
-                parsed_answer, reason, outcome = score_text(
-                    item, completion.text, config, cosine=similarity, verdicts=verdicts
-                )
-                reported[completion.model] += 1
-                response = NewResponse(
-                    item_id=item_id,
-                    respondent_id=run.respondent_id,
-                    run_id=run_id,
-                    answer_pass=answer_pass,
-                    outcome=outcome,
-                    prompt=request.text,
-                    raw_text=completion.text,
-                    parsed_answer=parsed_answer,
-                    parse_reason=reason,
-                    latency_ms=completion.latency_ms,
-                    prompt_tokens=completion.prompt_tokens,
-                    completion_tokens=completion.completion_tokens,
-                    total_tokens=completion.total_tokens,
-                    provider_model=completion.model,
-                    cached=completion.cached,
-                )
-        queue.put_nowait(response)
-
-    # One writer drains the queue: each response is written as soon as the writer is free, and
-    # whatever arrived meanwhile goes in the same transaction (group commit). One thread doing
-    # the writes, instead of one per response, keeps the event loop free of GIL contention.
-    queue: asyncio.Queue[NewResponse | None] = asyncio.Queue()
+    asking = _Asking(db, run, config, provider, demos, set(item_ids), todo)
     store = record_new_responses if shard is not None else record_responses
-
-    async def writer() -> None:
-        done = False
-        while not done:
-            batch: list[NewResponse] = []
-            first = await queue.get()
-            if first is None:
-                break
-            batch.append(first)
-            while not queue.empty() and len(batch) < _MAX_BATCH:
-                nxt = queue.get_nowait()
-                if nxt is None:
-                    done = True
-                    break
-                batch.append(nxt)
-            await asyncio.to_thread(store, db, batch)
-            if progress is not None:
-                progress(len(batch))
-
-    writing = asyncio.create_task(writer())
+    writing = asyncio.create_task(_write(db, asking.queue, store, progress))
     try:
-        await asyncio.gather(*(ask(item_id, item) for item_id, item in todo))
-        queue.put_nowait(None)
+        await asyncio.gather(*(asking.ask(item_id, item) for item_id, item in todo))
+        asking.queue.put_nowait(None)
         await writing
     except BaseException:
         writing.cancel()
@@ -543,10 +421,196 @@ async def execute(
         raise
     finally:
         await provider.aclose()
-        if judge is not None:
-            await judge.aclose()
+        if asking.judge is not None:
+            await asking.judge.aclose()
+    return await _finish(db, run, asking, n_items=len(item_ids), n_asked=len(todo), shard=shard)
+
+
+async def _to_ask(
+    db: Database,
+    run: Run,
+    item_ids: list[str],
+    shard: Shard | None,
+    *,
+    retry_errors: bool,
+) -> tuple[list[tuple[str, Item]], list[Item]]:
+    """The (id, item) pairs still to ask (a shard's only) and the demonstration pool; with
+    ``retry_errors`` the stored errors are cleared first, so those items are asked again."""
+    # The run's stored ids, in the items' order (load_any_items keeps it): an item's id is a
+    # content hash, computed again on every access. A shard builds only its own items.
+    asked_ids = shard.item_ids(item_ids) if shard is not None else item_ids
+    items = load_any_items(db, asked_ids)
+    demos = load_any_items(db, run.config.get("demo_ids", []))
+    if retry_errors:
+        cleared = await asyncio.to_thread(delete_error_responses, db, run.id)
+        if cleared:  # a night's first run has none: say nothing then
+            log.info("run %d: asking %d failed item(s) again", run.id, cleared)
+    done = await asyncio.to_thread(answered_item_ids, db, run.id)
+    todo = [
+        (item_id, item)
+        for item_id, item in zip(asked_ids, items, strict=True)
+        if item_id not in done
+    ]
+    return todo, demos
+
+
+class _Asking:
+    """The asking side of one :func:`execute`: at most ``concurrency`` calls in flight, the
+    retry policy, the breaker that stops a run whose model cannot be used, scoring (with the
+    run's judge for recall items), and the queue of responses for the writer."""
+
+    def __init__(
+        self,
+        db: Database,
+        run: Run,
+        config: RunConfig,
+        provider: Provider,
+        demos: Sequence[Item],
+        evaluated: set[str],
+        todo: Sequence[tuple[str, Item]],
+    ) -> None:
+        self.run = run
+        self.config = config
+        self.provider = provider
+        self.demos = demos
+        self.evaluated = evaluated
+        stored_pass = run.config.get("pass")  # 1 or 2 on a two-pass assignment, else absent
+        self.answer_pass = stored_pass if stored_pass in (1, 2) else None
+        self.limit = asyncio.Semaphore(max(1, min(config.concurrency, provider.max_concurrency)))
+        self.reported: Counter[str] = Counter()
+        self.errors = 0
+        self.breaker = _Breaker(FAIL_FAST_AFTER)
+        has_recall = any(isinstance(i, RecallItem) for _, i in todo)
+        self.judge = judge_of(db, config) if has_recall else None
+        self.queue: asyncio.Queue[NewResponse | None] = asyncio.Queue()
+
+    async def _attempt(self, request: Request) -> Completion:
+        try:
+            completion = await self.provider.complete(request)
+        except ProviderError as exc:
+            self.breaker.failure(exc)
+            raise
+        self.breaker.success()
+        return completion
+
+    async def _answer(self, request: Request) -> Completion:
+        """One call; the retry policy takes over only if it fails (its set-up costs CPU)."""
+        try:
+            return await self._attempt(request)
+        except ProviderError as exc:
+            failed: list[ProviderError] = [exc]
+
+        async def again() -> Completion:
+            if failed:  # the policy's first attempt is the one that just failed
+                raise failed.pop()
+            return await self._attempt(request)
+
+        return await call_with_retries(
+            again, attempts=self.config.attempts, give_up=self.breaker.open
+        )
+
+    async def ask(self, item_id: str, item: Item) -> None:
+        """Ask ``item`` (unless the breaker is open) and queue its scored response or error."""
+        request = build_request(item, self.demos, self.config, self.evaluated)
+        async with self.limit:
+            if self.breaker.open():
+                return  # the model cannot be used: leave the item for a resume
+            try:
+                completion = await self._answer(request)
+            except ProviderError as exc:
+                self.errors += 1
+                response = NewResponse(
+                    item_id=item_id,
+                    respondent_id=self.run.respondent_id,
+                    run_id=self.run.id,
+                    answer_pass=self.answer_pass,
+                    outcome=Outcome.ERROR,
+                    prompt=request.text,
+                    error_text=exc.message,
+                )
+            else:
+                response = await self._scored(item_id, item, request, completion)
+        self.queue.put_nowait(response)
+
+    async def _scored(
+        self, item_id: str, item: Item, request: Request, completion: Completion
+    ) -> NewResponse:
+        """The response to store for an answer: parsed and scored (recall: with the cosine and
+        the judge's verdicts when the run has them)."""
+        config = self.config
+        similarity = (
+            await recall_cosine(item, completion.text, config)
+            if isinstance(item, RecallItem)
+            else None
+        )
+        verdicts = (
+            await self.judge.verdicts(item, completion.text)
+            if self.judge is not None and isinstance(item, RecallItem)
+            else None
+        )
+        parsed_answer, reason, outcome = score_text(
+            item, completion.text, config, cosine=similarity, verdicts=verdicts
+        )
+        self.reported[completion.model] += 1
+        return NewResponse(
+            item_id=item_id,
+            respondent_id=self.run.respondent_id,
+            run_id=self.run.id,
+            answer_pass=self.answer_pass,
+            outcome=outcome,
+            prompt=request.text,
+            raw_text=completion.text,
+            parsed_answer=parsed_answer,
+            parse_reason=reason,
+            latency_ms=completion.latency_ms,
+            prompt_tokens=completion.prompt_tokens,
+            completion_tokens=completion.completion_tokens,
+            total_tokens=completion.total_tokens,
+            provider_model=completion.model,
+            cached=completion.cached,
+        )
+
+
+async def _write(
+    db: Database,
+    queue: asyncio.Queue[NewResponse | None],
+    store: Callable[[Database, list[NewResponse]], Any],
+    progress: Progress | None,
+) -> None:
+    """The one writer: drains ``queue`` until its ``None``.
+
+    Each response is written as soon as the writer is free, and whatever arrived meanwhile goes
+    in the same transaction (group commit). One thread doing the writes, instead of one per
+    response, keeps the event loop free of GIL contention.
+    """
+    done = False
+    while not done:
+        batch: list[NewResponse] = []
+        first = await queue.get()
+        if first is None:
+            break
+        batch.append(first)
+        while not queue.empty() and len(batch) < _MAX_BATCH:
+            nxt = queue.get_nowait()
+            if nxt is None:
+                done = True
+                break
+            batch.append(nxt)
+        await asyncio.to_thread(store, db, batch)
+        if progress is not None:
+            progress(len(batch))
+
+
+async def _finish(
+    db: Database, run: Run, asking: _Asking, *, n_items: int, n_asked: int, shard: Shard | None
+) -> RunSummary:
+    """Close the run once asked: failed (the breaker tripped, or no usable answer at all) or
+    completed; a shard leaves a run with unanswered items to the other shards."""
+    run_id, model = run.id, asking.config.model
+    reported = asking.reported
     model_reported = reported.most_common(1)[0][0] if reported else run.model_reported
     usable = await asyncio.to_thread(count_responses, db, run_id=run_id, usable=True)
+    breaker = asking.breaker
     error: str | None = None
     if breaker.tripped is not None:
         first = breaker.first or breaker.tripped
@@ -554,9 +618,9 @@ async def execute(
             f"stopped after {breaker.limit} {breaker.tripped.kind.replace('_', ' ')} errors "
             f"in a row; first error: {first.message}"
         )
-    elif shard is not None and not _all_answered(db, run_id, len(item_ids)):
+    elif shard is not None and not _all_answered(db, run_id, n_items):
         return RunSummary(
-            run_id, config.model, len(todo), len(todo), errors, RunStatus.RUNNING, model_reported
+            run_id, model, n_asked, n_asked, asking.errors, RunStatus.RUNNING, model_reported
         )  # the other shards finish the run
     elif usable == 0:
         cause = breaker.first.message if breaker.first else "nothing was answered"
@@ -565,21 +629,14 @@ async def execute(
     if shard is not None and get_run(db, run_id).status == RunStatus.FAILED:
         status, error = RunStatus.FAILED, None  # another shard failed it: failure stands
     if error:
-        log.error("run %d (%s) failed: %s", run_id, config.model, error)
+        log.error("run %d (%s) failed: %s", run_id, model, error)
     finished = update_run(
         db, run_id, status=status, model_reported=model_reported, error_text=error
     )
     if shard is not None and status == RunStatus.FAILED:
         error = finished.error_text
     return RunSummary(
-        run_id,
-        config.model,
-        len(item_ids),
-        len(todo),
-        errors,
-        finished.status,
-        model_reported,
-        error,
+        run_id, model, n_items, n_asked, asking.errors, finished.status, model_reported, error
     )
 
 

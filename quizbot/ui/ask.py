@@ -51,7 +51,7 @@ import logging
 import secrets
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 import gradio as gr
@@ -672,12 +672,59 @@ def _answer_panel(prefix: str) -> tuple[Any, Any]:
     return asked, results
 
 
+@dataclass(frozen=True)
+class _Shared:
+    """The controls every source of questions uses: models, "I do not know", cache, prompt."""
+
+    models: Any
+    idk: Any
+    use_cache: Any
+    prompt: Any
+    message: Any
+
+
+@dataclass(frozen=True)
+class _Single:
+    """A source of one question: its inputs, its buttons, the question asked and the answers."""
+
+    inputs: list[Any]
+    ask: Any
+    new: Any
+    asked: Any
+    results: Any
+
+
+@dataclass(frozen=True)
+class _Batch:
+    """The batch run's inputs (in ``on_batch``'s order after the models), button and tables."""
+
+    inputs: list[Any]
+    run: Any
+    summary: Any
+    runs: Any
+    parts: Any
+    sdak: Any
+
+
 def build(ctx: UiContext) -> None:
     """Lay out the tab inside the enclosing gr.Tab."""
     gr.Markdown(
         "Put a question to one or several models and compare their answers, or run a small "
         "evaluation. Baselines need no API key."
     )
+    shared = _shared_controls(ctx)
+    with gr.Tabs():
+        custom = _custom_tab()
+        picked = _generated_tab(ctx)
+        batch = _batch_tab(ctx)
+    generated = gr.State(None)  # the generated item, as its JSON record
+    _wire_custom(ctx, shared, custom)
+    _wire_generated(ctx, shared, picked, generated)
+    _wire_batch(ctx, shared, batch)
+
+
+def _shared_controls(ctx: UiContext) -> _Shared:
+    """Models (refreshed on page load), "I do not know", the cache, the prompt, the message."""
     offered = ctx.models()
     with gr.Row():
         models = gr.Dropdown(
@@ -702,104 +749,111 @@ def build(ctx: UiContext) -> None:
 
     # The local model server may start or stop while the app runs: offer what runs now.
     gr.on(None, lambda: gr.update(choices=ctx.models()), outputs=models, api_visibility="private")
+    return _Shared(models, idk, use_cache, prompt, message)
 
-    with gr.Tabs():
-        with gr.Tab("Your statement", id="ask-custom"):
-            statement = gr.Textbox(
-                label="Statement",
-                placeholder="e.g. Metformin is used to treat type 2 diabetes.",
-                lines=2,
-                elem_id="qb-ask-statement",
-            )
-            truth = gr.Radio(
-                list(TRUTH_CHOICES),
-                value="Unknown",
-                label="The statement is",
-                elem_id="qb-ask-truth",
-            )
-            ask_custom = gr.Button("Ask the models", variant="primary", elem_id="qb-ask-custom")
-            asked, results = _answer_panel("")
-        with gr.Tab("Generated question", id="ask-generated"):
-            gen_kb, gen_relation = _kb_picker(ctx, "gen")
-            gen_format = gr.Radio(
-                [("True/false statement", "statements"), ("Multiple choice", "choice")],
-                value="statements",
-                label="Format",
-                elem_id="qb-ask-gen-format",
-            )
-            with gr.Row():
-                new_question = gr.Button("New question", elem_id="qb-ask-new")
-                ask_generated = gr.Button(
-                    "Ask the models", variant="primary", elem_id="qb-ask-generated"
-                )
-            gen_asked, gen_results = _answer_panel("gen-")
-        with gr.Tab("Batch run", id="ask-batch"):
-            batch_kb, batch_relation = _kb_picker(ctx, "batch")
-            batch_format = gr.Radio(
-                [("True/false statements", "statements"), ("Multiple choice", "choice")],
-                value="statements",
-                label="Format",
-                elem_id="qb-ask-batch-format",
-            )
-            with gr.Row():
-                points = gr.Number(
-                    label="Knowledge points",
-                    value=5,
-                    minimum=1,
-                    maximum=MAX_BATCH_POINTS,
-                    precision=0,
-                    elem_id="qb-ask-points",
-                )
-                shots = gr.Number(
-                    label="Demonstrations (shots)",
-                    value=0,
-                    minimum=0,
-                    maximum=10,
-                    precision=0,
-                    elem_id="qb-ask-shots",
-                )
-                seed = gr.Textbox(label="Seed (empty: random)", value="", elem_id="qb-ask-seed")
-            run_button = gr.Button("Run the batch", variant="primary", elem_id="qb-ask-batch")
-            batch_summary = gr.Markdown(elem_id="qb-ask-batch-summary")
-            batch_runs = gr.Dataframe(
-                headers=BATCH_HEADERS,
-                label="Runs (95% intervals)",
-                interactive=False,
-                wrap=True,
-                column_widths=["5%", "15%", "9%", "7%", "6%", "12%", "12%", "11%", "12%", "11%"],
-                elem_id="qb-ask-batch-table",
-            )
-            batch_parts = gr.Dataframe(
-                headers=BREAKDOWN_HEADERS,
-                label="Accuracy by relation and transform (95% intervals)",
-                interactive=False,
-                wrap=True,
-                elem_id="qb-ask-batch-breakdown",
-            )
-            batch_sdak = gr.Dataframe(
-                headers=SDAK_HEADERS,
-                label="SDAK metrics per run (fractions of pairs; error types of the wrong pairs; "
-                "95% intervals)",
-                interactive=False,
-                wrap=True,
-                visible=False,
-                column_widths=[
-                    "5%",
-                    "13%",
-                    "6%",
-                    "10%",
-                    "9%",
-                    "10%",
-                    "9%",
-                    "9%",
-                    "9%",
-                    "10%",
-                    "10%",
-                ],
-                elem_id="qb-ask-batch-sdak",
-            )
 
-    generated = gr.State(None)  # the generated item, as its JSON record
+def _custom_tab() -> _Single:
+    """The "Your statement" tab: the statement and its truth value."""
+    with gr.Tab("Your statement", id="ask-custom"):
+        statement = gr.Textbox(
+            label="Statement",
+            placeholder="e.g. Metformin is used to treat type 2 diabetes.",
+            lines=2,
+            elem_id="qb-ask-statement",
+        )
+        truth = gr.Radio(
+            list(TRUTH_CHOICES),
+            value="Unknown",
+            label="The statement is",
+            elem_id="qb-ask-truth",
+        )
+        ask_custom = gr.Button("Ask the models", variant="primary", elem_id="qb-ask-custom")
+        asked, results = _answer_panel("")
+    return _Single([statement, truth], ask_custom, None, asked, results)
+
+
+def _generated_tab(ctx: UiContext) -> _Single:
+    """The "Generated question" tab: knowledge base, relation, format; "New question", "Ask"."""
+    with gr.Tab("Generated question", id="ask-generated"):
+        gen_kb, gen_relation = _kb_picker(ctx, "gen")
+        gen_format = gr.Radio(
+            [("True/false statement", "statements"), ("Multiple choice", "choice")],
+            value="statements",
+            label="Format",
+            elem_id="qb-ask-gen-format",
+        )
+        with gr.Row():
+            new_question = gr.Button("New question", elem_id="qb-ask-new")
+            ask_generated = gr.Button(
+                "Ask the models", variant="primary", elem_id="qb-ask-generated"
+            )
+        gen_asked, gen_results = _answer_panel("gen-")
+    inputs = [gen_kb, gen_relation, gen_format]
+    return _Single(inputs, ask_generated, new_question, gen_asked, gen_results)
+
+
+def _batch_tab(ctx: UiContext) -> _Batch:
+    """The "Batch run" tab: what to generate and how to ask it; runs, breakdown, SDAK tables."""
+    with gr.Tab("Batch run", id="ask-batch"):
+        batch_kb, batch_relation = _kb_picker(ctx, "batch")
+        batch_format = gr.Radio(
+            [("True/false statements", "statements"), ("Multiple choice", "choice")],
+            value="statements",
+            label="Format",
+            elem_id="qb-ask-batch-format",
+        )
+        with gr.Row():
+            points = gr.Number(
+                label="Knowledge points",
+                value=5,
+                minimum=1,
+                maximum=MAX_BATCH_POINTS,
+                precision=0,
+                elem_id="qb-ask-points",
+            )
+            shots = gr.Number(
+                label="Demonstrations (shots)",
+                value=0,
+                minimum=0,
+                maximum=10,
+                precision=0,
+                elem_id="qb-ask-shots",
+            )
+            seed = gr.Textbox(label="Seed (empty: random)", value="", elem_id="qb-ask-seed")
+        run_button = gr.Button("Run the batch", variant="primary", elem_id="qb-ask-batch")
+        batch_summary = gr.Markdown(elem_id="qb-ask-batch-summary")
+        batch_runs = gr.Dataframe(
+            headers=BATCH_HEADERS,
+            label="Runs (95% intervals)",
+            interactive=False,
+            wrap=True,
+            column_widths=["5%", "15%", "9%", "7%", "6%", "12%", "12%", "11%", "12%", "11%"],
+            elem_id="qb-ask-batch-table",
+        )
+        batch_parts = gr.Dataframe(
+            headers=BREAKDOWN_HEADERS,
+            label="Accuracy by relation and transform (95% intervals)",
+            interactive=False,
+            wrap=True,
+            elem_id="qb-ask-batch-breakdown",
+        )
+        batch_sdak = gr.Dataframe(
+            headers=SDAK_HEADERS,
+            label="SDAK metrics per run (fractions of pairs; error types of the wrong pairs; "
+            "95% intervals)",
+            interactive=False,
+            wrap=True,
+            visible=False,
+            column_widths=["5%", "13%", "6%", "10%", "9%", "10%", "9%", "9%", "9%", "10%", "10%"],
+            elem_id="qb-ask-batch-sdak",
+        )
+    inputs = [batch_kb, batch_relation, batch_format, points, shots, seed]
+    return _Batch(inputs, run_button, batch_summary, batch_runs, batch_parts, batch_sdak)
+
+
+def _wire_custom(ctx: UiContext, shared: _Shared, custom: _Single) -> None:
+    """The "Ask the models" button of the user's statement."""
+    models, idk, use_cache, prompt = shared.models, shared.idk, shared.use_cache, shared.prompt
 
     @guarded(3)
     async def on_custom(
@@ -827,12 +881,17 @@ def build(ctx: UiContext) -> None:
         shown = describe_item(item, truth_known=known is not None)
         return "", shown, answer_table(answers, style)
 
-    ask_custom.click(
+    custom.ask.click(
         on_custom,
-        inputs=[statement, truth, models, idk, use_cache, prompt],
-        outputs=[message, asked, results],
+        inputs=[*custom.inputs, models, idk, use_cache, prompt],
+        outputs=[shared.message, custom.asked, custom.results],
         api_visibility="private",
     )
+
+
+def _wire_generated(ctx: UiContext, shared: _Shared, picked: _Single, generated: Any) -> None:
+    """The "New question" (one generated item, kept in ``generated``) and "Ask the models" on it."""
+    message, gen_asked, gen_results = shared.message, picked.asked, picked.results
 
     @guarded(4)
     def on_new(kb: str, relation: str, fmt: Format) -> tuple[Any, ...]:
@@ -843,9 +902,9 @@ def build(ctx: UiContext) -> None:
         empty = {"headers": ANSWER_HEADERS, "data": []}
         return "", describe_item(item), item.to_json(), empty
 
-    new_question.click(
+    picked.new.click(
         on_new,
-        inputs=[gen_kb, gen_relation, gen_format],
+        inputs=picked.inputs,
         outputs=[message, gen_asked, generated, gen_results],
         api_visibility="private",
     )
@@ -868,12 +927,16 @@ def build(ctx: UiContext) -> None:
         )
         return "", answer_table(answers, style)
 
-    ask_generated.click(
+    picked.ask.click(
         on_generated,
-        inputs=[generated, models, idk, use_cache, prompt],
+        inputs=[generated, shared.models, shared.idk, shared.use_cache, shared.prompt],
         outputs=[message, gen_results],
         api_visibility="private",
     )
+
+
+def _wire_batch(ctx: UiContext, shared: _Shared, batch: _Batch) -> None:
+    """The "Run the batch" button: one evaluation run per chosen model, then their tables."""
 
     @guarded(5)
     async def on_batch(
@@ -924,19 +987,9 @@ def build(ctx: UiContext) -> None:
             gr.update(value=pairs, visible=bool(pairs["data"])),
         )
 
-    run_button.click(
+    batch.run.click(
         on_batch,
-        inputs=[
-            models,
-            batch_kb,
-            batch_relation,
-            batch_format,
-            points,
-            shots,
-            seed,
-            idk,
-            prompt,
-        ],
-        outputs=[batch_summary, message, batch_runs, batch_parts, batch_sdak],
+        inputs=[shared.models, *batch.inputs, shared.idk, shared.prompt],
+        outputs=[batch.summary, shared.message, batch.runs, batch.parts, batch.sdak],
         api_visibility="private",
     )

@@ -553,9 +553,55 @@ def _frame(rows: list[list[Any]]) -> Any:
     return pd.DataFrame(rows, columns=LIST_HEADERS)
 
 
+@dataclass(frozen=True)
+class _CreateForm:
+    """The "Create an assignment" form; ``fields`` in the order ``_create`` takes them."""
+
+    name: Any
+    cohort: Any
+    fields: list[Any]
+    make: Any
+    made: Any
+
+
+@dataclass(frozen=True)
+class _Panel:
+    """The tab's components: the intro, then the panel (list, form, results, items, export)."""
+
+    intro: Any
+    panel: Any
+    refresh: Any
+    listed: Any
+    table: Any
+    form: _CreateForm
+    chosen: Any
+    show: Any
+    results: Any
+    retire_item: Any
+    items: Any
+    export_csv: Any
+    export_jsonl: Any
+    exported: Any
+    download: Any
+
+    def listing(self) -> list[Any]:
+        """What a new listing updates: its note, the table and the assignment dropdown."""
+        return [self.listed, self.table, self.chosen]
+
+
 def build(ctx: UiContext, is_admin: gr.State) -> list[Any]:
     """Lay out the tab's contents; returns the panel the local admin login shows (accounts
     mode: the page load shows it to instructors and admins)."""
+    view = _layout(ctx, is_admin)
+    relist = _wire_listing(ctx, is_admin, view)
+    _wire_create(ctx, is_admin, view, relist)
+    _wire_results(ctx, is_admin, view)
+    return [view.panel]
+
+
+def _layout(ctx: UiContext, is_admin: gr.State) -> _Panel:
+    """The intro and the hidden panel: list, create form, results (with the retire controls),
+    every answer, export."""
     intro = gr.Markdown(
         "Assignments give a cohort and models exactly the same items. Instructors: log in on "
         "the **Admin** tab; the assignments then appear here.",
@@ -568,47 +614,7 @@ def build(ctx: UiContext, is_admin: gr.State) -> list[Any]:
         table = gr.Dataframe(
             headers=LIST_HEADERS, interactive=False, elem_id="qb-assign-list", wrap=True
         )
-        with gr.Accordion("Create an assignment", open=False, elem_id="qb-assign-create-box"):
-            with gr.Row():
-                new_name = gr.Textbox(label="Name", elem_id="qb-assign-name")
-                kb = gr.Dropdown(
-                    choices=[k.name for k in kb_listing(ctx.db)],
-                    value=DEFAULT_KB,
-                    label="Knowledge base",
-                    elem_id="qb-assign-kb",
-                )
-                points = gr.Number(label="Facts", value=10, precision=0, elem_id="qb-assign-points")
-            with gr.Row():
-                fmt = gr.Radio(
-                    ["statements", "choice", "mixed", "recall"],
-                    value="statements",
-                    label="Format",
-                    elem_id="qb-assign-format",
-                )
-                mode = gr.Radio(
-                    ["exam", "practice"], value="exam", label="Mode", elem_id="qb-assign-mode"
-                )
-                cohort = gr.Textbox(label="Cohort (optional)", elem_id="qb-assign-cohort")
-            with gr.Row():
-                opens = gr.Textbox(label="Opens (ISO, UTC; optional)", elem_id="qb-assign-opens")
-                closes = gr.Textbox(label="Closes (ISO, UTC; optional)", elem_id="qb-assign-closes")
-                all_variants = gr.Checkbox(label="All 8 variants", elem_id="qb-assign-all")
-                two_pass = gr.Checkbox(label="Two-pass (EBMQA)", elem_id="qb-assign-two-pass")
-            with gr.Row():
-                offer_idk = gr.Checkbox(
-                    value=True,
-                    label='Offer "I do not know" (students and models alike)',
-                    elem_id="qb-assign-idk",
-                )
-                shots = gr.Number(
-                    value=0,
-                    precision=0,
-                    minimum=0,
-                    label="Worked examples per question for models (students get none)",
-                    elem_id="qb-assign-shots",
-                )
-            make = gr.Button("Create", variant="primary", elem_id="qb-assign-create")
-            made = gr.Markdown(elem_id="qb-assign-create-result")
+        form = _create_form(ctx)
         with gr.Row():
             chosen = gr.Dropdown(label="Assignment", choices=[], elem_id="qb-assign-chosen")
             show = gr.Button("Show results", variant="primary", elem_id="qb-assign-show", scale=0)
@@ -621,26 +627,87 @@ def build(ctx: UiContext, is_admin: gr.State) -> list[Any]:
             export_jsonl = gr.Button("Export JSONL", size="sm", elem_id="qb-assign-export-jsonl")
         exported = gr.Markdown(elem_id="qb-assign-export-note")
         download = gr.File(label="Results file", visible=False, elem_id="qb-assign-file")
+    return _Panel(
+        intro, panel, refresh, listed, table, form, chosen, show, results, retire_item, items,
+        export_csv, export_jsonl, exported, download,
+    )  # fmt: skip
 
-    def _rows(who: Manager, keep: str | None) -> list[Any]:
-        found = visible_assignments(ctx, who)
-        names = [a.name for a in found]
-        value = keep if keep in names else (names[-1] if names else None)
-        if found:
-            note = f"{len(found)} assignment(s)"
-            note += f" of cohort **{md_escape(who.cohort)}**." if who.cohort else "."
-        elif not who.every and who.cohort is None:
-            note = NO_COHORT
-        else:
-            note = "No assignments yet: create one below."
-        return [note, _frame(assignment_rows(found)), gr.Dropdown(choices=names, value=value)]
+
+def _create_form(ctx: UiContext) -> _CreateForm:
+    """The "Create an assignment" accordion: name, knowledge base, facts, format, mode, cohort,
+    window, variants, two-pass and the protocol."""
+    with gr.Accordion("Create an assignment", open=False, elem_id="qb-assign-create-box"):
+        with gr.Row():
+            new_name = gr.Textbox(label="Name", elem_id="qb-assign-name")
+            kb = gr.Dropdown(
+                choices=[k.name for k in kb_listing(ctx.db)],
+                value=DEFAULT_KB,
+                label="Knowledge base",
+                elem_id="qb-assign-kb",
+            )
+            points = gr.Number(label="Facts", value=10, precision=0, elem_id="qb-assign-points")
+        with gr.Row():
+            fmt = gr.Radio(
+                ["statements", "choice", "mixed", "recall"],
+                value="statements",
+                label="Format",
+                elem_id="qb-assign-format",
+            )
+            mode = gr.Radio(
+                ["exam", "practice"], value="exam", label="Mode", elem_id="qb-assign-mode"
+            )
+            cohort = gr.Textbox(label="Cohort (optional)", elem_id="qb-assign-cohort")
+        with gr.Row():
+            opens = gr.Textbox(label="Opens (ISO, UTC; optional)", elem_id="qb-assign-opens")
+            closes = gr.Textbox(label="Closes (ISO, UTC; optional)", elem_id="qb-assign-closes")
+            all_variants = gr.Checkbox(label="All 8 variants", elem_id="qb-assign-all")
+            two_pass = gr.Checkbox(label="Two-pass (EBMQA)", elem_id="qb-assign-two-pass")
+        with gr.Row():
+            offer_idk = gr.Checkbox(
+                value=True,
+                label='Offer "I do not know" (students and models alike)',
+                elem_id="qb-assign-idk",
+            )
+            shots = gr.Number(
+                value=0,
+                precision=0,
+                minimum=0,
+                label="Worked examples per question for models (students get none)",
+                elem_id="qb-assign-shots",
+            )
+        make = gr.Button("Create", variant="primary", elem_id="qb-assign-create")
+        made = gr.Markdown(elem_id="qb-assign-create-result")
+    fields = [new_name, kb, points, fmt, mode, cohort, opens, closes, all_variants, two_pass,
+              offer_idk, shots]  # fmt: skip
+    return _CreateForm(new_name, cohort, fields, make, made)
+
+
+def _listed(ctx: UiContext, who: Manager, keep: str | None) -> list[Any]:
+    """The listing's note, table and dropdown (keeping ``keep`` chosen if still listed)."""
+    found = visible_assignments(ctx, who)
+    names = [a.name for a in found]
+    value = keep if keep in names else (names[-1] if names else None)
+    if found:
+        note = f"{len(found)} assignment(s)"
+        note += f" of cohort **{md_escape(who.cohort)}**." if who.cohort else "."
+    elif not who.every and who.cohort is None:
+        note = NO_COHORT
+    else:
+        note = "No assignments yet: create one below."
+    return [note, _frame(assignment_rows(found)), gr.Dropdown(choices=names, value=value)]
+
+
+def _wire_listing(ctx: UiContext, is_admin: gr.State, view: _Panel) -> Any:
+    """The list: on the local admin login, on page load in accounts mode (which also opens the
+    panel and fixes an instructor's cohort field), and on "Refresh". Returns the listing
+    handler, which "Create" calls again."""
 
     @guarded(3)
     def _list(admin: bool, keep: str | None, request: gr.Request) -> list[Any]:
         who = manager(ctx, admin, request)
         if who is None:
             return [gr.skip(), gr.skip(), gr.skip()]
-        return _rows(who, keep)
+        return _listed(ctx, who, keep)
 
     def _opened(request: gr.Request) -> list[Any]:
         """Accounts mode, on page load: the panel for instructors and admins, the cohort field
@@ -664,7 +731,24 @@ def build(ctx: UiContext, is_admin: gr.State) -> list[Any]:
             if who.every
             else gr.update(value=who.cohort or "", interactive=False, label="Cohort")
         )
-        return [gr.update(value=scope), gr.update(visible=True), fixed, *_rows(who, None)]
+        return [gr.update(value=scope), gr.update(visible=True), fixed, *_listed(ctx, who, None)]
+
+    list_outputs = view.listing()
+    chosen = view.chosen
+    is_admin.change(_list, [is_admin, chosen], list_outputs, api_visibility="private")
+    gr.on(
+        None,
+        _opened,
+        outputs=[view.intro, view.panel, view.form.cohort, *list_outputs],
+        api_visibility="private",
+    )
+    view.refresh.click(_list, [is_admin, chosen], list_outputs, api_visibility="private")
+    return _list
+
+
+def _wire_create(ctx: UiContext, is_admin: gr.State, view: _Panel, relist: Any) -> None:
+    """The "Create" button: the form's assignment made (an instructor's for their own cohort),
+    audit-logged, then the list again with the new one chosen."""
 
     @guarded(1)
     def _create(  # one parameter per field of the form
@@ -705,6 +789,16 @@ def build(ctx: UiContext, is_admin: gr.State) -> list[Any]:
             f"{done.mode} mode."
         )
 
+    form = view.form
+    form.make.click(_create, [is_admin, *form.fields], [form.made], api_visibility="private").then(
+        relist, [is_admin, form.name], view.listing(), api_visibility="private"
+    )
+
+
+def _wire_results(ctx: UiContext, is_admin: gr.State, view: _Panel) -> None:
+    """The "Show results" button (results, every answer, the items one may retire) and the
+    exports."""
+
     @guarded(3)
     def _show(admin: bool, name: str | None, request: gr.Request) -> list[Any]:
         who = manager(ctx, admin, request)
@@ -734,24 +828,18 @@ def build(ctx: UiContext, is_admin: gr.State) -> list[Any]:
         run.__name__ = f"export_{kind}"
         return run
 
-    list_outputs = [listed, table, chosen]
-    is_admin.change(_list, [is_admin, chosen], list_outputs, api_visibility="private")
-    gr.on(None, _opened, outputs=[intro, panel, cohort, *list_outputs], api_visibility="private")
-    refresh.click(_list, [is_admin, chosen], list_outputs, api_visibility="private")
-    form = [new_name, kb, points, fmt, mode, cohort, opens, closes, all_variants, two_pass,
-            offer_idk, shots]  # fmt: skip
-    make.click(_create, [is_admin, *form], [made], api_visibility="private").then(
-        _list, [is_admin, new_name], list_outputs, api_visibility="private"
-    )
-    show.click(_show, [is_admin, chosen], [results, items, retire_item], api_visibility="private")
-    show.click(
+    chosen, download = view.chosen, view.download
+    view.show.click(
+        _show, [is_admin, chosen], [view.results, view.items, view.retire_item],
+        api_visibility="private",
+    )  # fmt: skip
+    view.show.click(
         lambda: gr.update(value=None, visible=False), outputs=download, api_visibility="private"
     )
-    for button, kind in ((export_csv, "csv"), (export_jsonl, "jsonl")):
+    for button, kind in ((view.export_csv, "csv"), (view.export_jsonl, "jsonl")):
         button.click(
-            _export(kind), [is_admin, chosen], [exported, download], api_visibility="private"
+            _export(kind), [is_admin, chosen], [view.exported, download], api_visibility="private"
         )
-    return [panel]
 
 
 def item_choices(results: Mapping[str, Any]) -> list[tuple[str, str]]:

@@ -32,6 +32,7 @@ from __future__ import annotations
 import logging
 import tempfile
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -477,6 +478,58 @@ def _table(
     )
 
 
+@dataclass(frozen=True)
+class _Filters:
+    """The filter row's components and its two buttons."""
+
+    kb: Any
+    cohort: Any
+    since: Any
+    until: Any
+    models: Any
+    picked_runs: Any
+    min_items: Any
+    run: Any
+    refresh: Any
+
+
+@dataclass(frozen=True)
+class _Results:
+    """Where a comparison is shown: the message, tables, plots, notes and the CSV export."""
+
+    message: Any
+    groups: Any
+    chart: Any
+    heatmap: Any
+    by_relation: Any
+    by_transform: Any
+    tests: Any
+    percentiles: Any
+    recall: Any
+    recall_tests: Any
+    notes: Any
+    export: Any
+    download: Any
+    csv_text: Any
+
+    def compared(self) -> list[Any]:
+        """The outputs of "Compare", in the order :func:`_wire_compare`'s handler returns."""
+        return [
+            self.message,
+            self.groups,
+            self.chart,
+            self.heatmap,
+            self.by_relation,
+            self.by_transform,
+            self.tests,
+            self.percentiles,
+            self.recall,
+            self.recall_tests,
+            self.notes,
+            self.csv_text,
+        ]
+
+
 def build(ctx: UiContext) -> None:
     """Lay out the tab inside the enclosing gr.Tab."""
     gr.Markdown(
@@ -484,6 +537,15 @@ def build(ctx: UiContext) -> None:
         "count with their first answer to each item; intervals are Wilson 95% (open recall: "
         "mean F1 with a 95% Student-t interval, tier shares Wilson 95%)."
     )
+    filters = _filters_layout()
+    results = _results_layout()
+    _wire_lists(ctx, filters, results.message)
+    _wire_compare(ctx, filters, results)
+    _wire_export(results)
+
+
+def _filters_layout() -> _Filters:
+    """The filters: knowledge base, cohort, days; models, runs, items for a percentile."""
     with gr.Row():
         kb = gr.Dropdown(
             label="Knowledge base (item set)",
@@ -530,6 +592,11 @@ def build(ctx: UiContext) -> None:
     with gr.Row():
         run = gr.Button("Compare", variant="primary", scale=3, elem_id="qb-compare-run")
         refresh = gr.Button("Refresh lists", scale=1, elem_id="qb-compare-refresh")
+    return _Filters(kb, cohort, since, until, models, picked_runs, min_items, run, refresh)
+
+
+def _results_layout() -> _Results:
+    """The message, the groups table, chart and heat map, the other tables, notes and export."""
     message = gr.Markdown(elem_id="qb-compare-message")
     groups = _table(GROUP_HEADERS, "Groups (95% intervals)", "qb-compare-groups")
     with gr.Row(elem_id="qb-compare-plots"):  # side by side when wide, stacked on a phone (CSS)
@@ -561,6 +628,28 @@ def build(ctx: UiContext) -> None:
         export = gr.Button("Export CSV", elem_id="qb-compare-export")
         download = gr.File(label="CSV", visible=False, elem_id="qb-compare-file")
     csv_text = gr.State(None)
+    return _Results(
+        message,
+        groups,
+        chart,
+        heatmap,
+        by_relation,
+        by_transform,
+        tests,
+        percentiles,
+        recall,
+        recall_tests,
+        notes,
+        export,
+        download,
+        csv_text,
+    )
+
+
+def _wire_lists(ctx: UiContext, filters: _Filters, message: Any) -> None:
+    """The lists of knowledge bases, cohorts, models and runs: on page load, on "Refresh
+    lists", and the runs again whenever the models change."""
+    models, picked_runs = filters.models, filters.picked_runs
 
     @guarded(5, title="Could not compare.")
     def lists(current: list[str] | None, request: gr.Request) -> tuple[Any, ...]:
@@ -585,9 +674,9 @@ def build(ctx: UiContext) -> None:
     def initial_lists(request: gr.Request) -> tuple[Any, ...]:
         return lists(None, request)
 
-    list_outputs = [message, kb, cohort, models, picked_runs]
+    list_outputs = [message, filters.kb, filters.cohort, models, picked_runs]
     gr.on(None, initial_lists, outputs=list_outputs, api_visibility="private")
-    refresh.click(lists, inputs=models, outputs=list_outputs, api_visibility="private")
+    filters.refresh.click(lists, inputs=models, outputs=list_outputs, api_visibility="private")
 
     @guarded(1, title="Could not list runs.")
     def on_models(chosen: list[str] | None, picked: list[int] | None) -> Any:
@@ -596,6 +685,11 @@ def build(ctx: UiContext) -> None:
         return gr.update(choices=offered, value=[r for r in (picked or []) if r in ids])
 
     models.change(on_models, [models, picked_runs], [picked_runs], api_visibility="private")
+
+
+def _wire_compare(ctx: UiContext, filters: _Filters, results: _Results) -> None:
+    """The "Compare" button: every table, plot and note from one :func:`compare`; a new
+    comparison hides the previous CSV file."""
 
     @guarded(12, title="Could not compare.")
     def on_compare(
@@ -634,25 +728,22 @@ def build(ctx: UiContext) -> None:
             result.to_csv(),
         )
 
-    run.click(
+    f = filters
+    f.run.click(
         on_compare,
-        inputs=[kb, cohort, since, until, models, picked_runs, min_items],
-        outputs=[
-            message,
-            groups,
-            chart,
-            heatmap,
-            by_relation,
-            by_transform,
-            tests,
-            percentiles,
-            recall,
-            recall_tests,
-            notes,
-            csv_text,
-        ],
+        inputs=[f.kb, f.cohort, f.since, f.until, f.models, f.picked_runs, f.min_items],
+        outputs=results.compared(),
         api_visibility="private",
-    ).then(lambda: gr.update(value=None, visible=False), outputs=download, api_visibility="private")
+    ).then(
+        lambda: gr.update(value=None, visible=False),
+        outputs=results.download,
+        api_visibility="private",
+    )
+
+
+def _wire_export(results: _Results) -> None:
+    """The "Export CSV" button: the last comparison's CSV offered as a file."""
+    message, download = results.message, results.download
 
     @guarded(2, title="Could not compare.")
     def on_export(text: str | None) -> tuple[Any, ...]:
@@ -661,4 +752,6 @@ def build(ctx: UiContext) -> None:
         path = write_csv(text)
         return "", gr.update(value=str(path), visible=True)
 
-    export.click(on_export, inputs=csv_text, outputs=[message, download], api_visibility="private")
+    results.export.click(
+        on_export, inputs=results.csv_text, outputs=[message, download], api_visibility="private"
+    )

@@ -80,6 +80,21 @@ def test_bad_text_is_a_user_error_that_stores_nothing(
     assert _sets(runner) == []
 
 
+def test_an_answer_letter_named_twice_is_refused_and_stores_nothing(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    row = {"question": "Q?", "type": "semantic", "options": ["a", "b", "c"]}
+    path = _lines(
+        tmp_path / "ebmqa.jsonl",
+        json.dumps({**row, "answer_keys": ["A"]}),
+        json.dumps({**row, "answer_keys": ["B", " b"]}),  # the same letter, written twice
+    )
+    done = _import(runner, "ebmqa", path, "twice")
+    assert done.exit_code == 65, done.output
+    assert f"{path}, line 2, field 'answer_keys': names a letter twice" in done.stderr
+    assert _sets(runner) == []
+
+
 def test_bytes_that_are_not_utf8_are_refused_with_their_line(
     runner: CliRunner, tmp_path: Path
 ) -> None:
