@@ -1,6 +1,6 @@
 """Accounts mode: the student's own assignments in the Practice tab, to start by choosing one.
 
-A table lists the assignments the logged-in student may start, open now or opening later
+A list shows the assignments the logged-in student may start, open now or opening later
 (:func:`quizbot.practice.service.student_assignments`: their cohort's and those of no cohort,
 an exam only when they may sit it), with their status and window; a radio offers the open ones
 and "Free practice". The choice is copied, in the browser, into the tab's (hidden) assignment
@@ -46,24 +46,19 @@ class AssignmentList:
     choice: Any
 
 
-def _cell(text: str) -> str:
-    return md_escape(text).replace("|", "\\|")
-
-
 def assignment_table(found: Sequence[StudentAssignment]) -> str:
-    """The student's assignments as a Markdown table: name, kind, status and window."""
+    """The student's assignments as a Markdown list, one line each (it reads at phone width):
+    name, kind, status and window."""
     if not found:
         return "**Your assignments:** none open for you now. Practise freely below."
-    lines = [
-        "**Your assignments**",
-        "",
-        "| assignment | kind | status | window |",
-        "|---|---|---|---|",
-    ]
+    lines = ["**Your assignments**", ""]
     for a in found:
         status = a.status if a.open_now else "not open yet"
         kind = _KINDS.get(a.kind, a.kind) + (", exam" if a.mode == "exam" else "")
-        lines.append(f"| {_cell(a.name)} | {kind} | {status} | {_cell(a.window)} |")
+        lines.append(
+            f"- **{md_escape(a.name)}** · {kind} · *{status}* · {md_escape(a.window)}"
+            f" · {a.n_items} question{'s' if a.n_items != 1 else ''}"
+        )
     return "\n".join(lines)
 
 
@@ -89,7 +84,7 @@ def build() -> AssignmentList:
         choice = gr.Radio(
             choices=[FREE_PRACTICE],
             value="",
-            label="Start",
+            label="What to start",
             info="Choose an assignment, then press Start (Start recall for open recall).",
             elem_id="qb-practice-assignment-choice",
         )
