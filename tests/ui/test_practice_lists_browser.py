@@ -33,7 +33,16 @@ from storage.assignments import find_assignment
 from storage.sessions import find_respondent, respondent_history
 from tests.helpers.net import free_port, wait_for_http
 from tests.practice.test_service import reply, session_rows
-from tests.ui.conftest import CHROMIUM, QUIZBOT, ROOT, SERVER_START, WAIT_MS, Served, screenshot
+from tests.ui.conftest import (
+    ARTIFACTS,
+    CHROMIUM,
+    QUIZBOT,
+    ROOT,
+    SERVER_START,
+    WAIT_MS,
+    Served,
+    screenshot,
+)
 from tests.ui.events import wait_layout, wait_loaded, watch
 from tests.ui.test_accounts import App
 
@@ -226,11 +235,14 @@ def test_my_progress_charts_three_weeks_per_day_and_per_week_with_intervals(
     expect(weakest).to_contain_text("Weakest topics:")
     button = tab.locator("#qb-practice-weakest-start")
     expect(button).to_be_enabled()
+    panel = tab.locator("#qb-practice-progress")
     screenshot(tab, "practice-progress-1280")
+    panel.screenshot(path=str(ARTIFACTS / "practice-progress-panel-1280.png"))
     tab.set_viewport_size({"width": 390, "height": 844})
     wait_layout(tab)
     _fits(tab, 390)
     screenshot(tab, "practice-progress-390")
+    panel.screenshot(path=str(ARTIFACTS / "practice-progress-panel-390.png"))
     tab.set_viewport_size({"width": 1280, "height": 1000})
     button.click()
     expect(tab.locator("#qb-practice-chat")).to_contain_text("Topics: ")

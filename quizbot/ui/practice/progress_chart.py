@@ -21,8 +21,8 @@ __all__ = ["progress_chart"]
 
 _HEIGHT = 260
 _TOP, _BOTTOM, _LEFT, _RIGHT = 16, 48, 46, 16
-_SLOT = 48  # px per period
-_MIN_WIDTH = 480
+_SLOT = 56  # px per period
+_MIN_WIDTH = 300  # fits a phone (390 px) without scrolling
 _LABEL_GAP = 60  # px at least between two x labels
 _COLOR = "#1f5fbf"
 _BAR = "#7a9fd6"
