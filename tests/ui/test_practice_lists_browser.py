@@ -129,8 +129,7 @@ def test_a_student_starts_an_assignment_by_choosing_it_from_their_list(
     expect(table.locator("li", has_text="cardio-y1")).to_contain_text("not started")
     expect(table.locator("li", has_text="later-y1")).to_contain_text("not open yet")
     assert "renal-y2" not in tab.locator("body").inner_text()  # another cohort's: unknown
-    # Nothing to type: the name field is gone, and only open assignments can be chosen.
-    assert tab.locator("#qb-practice-assignment").count() == 0
+    # Only open assignments can be chosen.
     choice = tab.locator("#qb-practice-assignment-choice")
     assert choice.get_by_text("later-y1").count() == 0
     # No pseudonym asked for anywhere in the tab.
@@ -143,6 +142,9 @@ def test_a_student_starts_an_assignment_by_choosing_it_from_their_list(
     tab.set_viewport_size({"width": 1280, "height": 1000})
 
     choice.get_by_label("cardio-y1 (not started)").check()
+    # Nothing to type: the choice fills the assignment field.
+    box = tab.locator("#qb-practice-assignment textarea, #qb-practice-assignment input").first
+    expect(box).to_have_value("cardio-y1")
     tab.locator("#qb-practice-start").click()
     chat = tab.locator("#qb-practice-chat")
     expect(chat).to_contain_text("Assignment cardio-y1", ignore_case=True)

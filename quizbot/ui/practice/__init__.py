@@ -59,11 +59,12 @@ Design
     started again: entering it again shows a message and its summary and review once more. An
     unknown name is a message in the chat.
 
-    In accounts mode nobody types a name: the field is hidden and the tab lists the student's
-    own assignments (:mod:`quizbot.ui.practice.assignment_list`: their cohort's and those of
-    no cohort, open now or opening later, an exam only when they may sit it) with the status
-    (not started, in progress, finished) and the window; choosing one and pressing Start
-    starts it. The list is filled on page load and again when a session starts or finishes.
+    In accounts mode nobody needs to type a name: the tab lists the student's own assignments
+    (:mod:`quizbot.ui.practice.assignment_list`: their cohort's and those of no cohort, open
+    now or opening later, an exam only when they may sit it) with the status (not started, in
+    progress, finished) and the window; choosing one fills the assignment field and Start
+    starts it (the server checks cohort, seat and window again). The list is filled on page
+    load and again when a session starts or finishes.
 
     Flagging. After the feedback on a question, "Flag this question" (reason and an optional
     comment) flags the question just answered: its id is kept in server-side state when the

@@ -3,10 +3,10 @@
 A list shows the assignments the logged-in student may start, open now or opening later
 (:func:`quizbot.practice.service.student_assignments`: their cohort's and those of no cohort,
 an exam only when they may sit it), with their status and window; a radio offers the open ones
-and "Free practice". The choice is copied, in the browser, into the tab's (hidden) assignment
-field, so **Start** (and **Start recall**, for a recall assignment) take it as they take a typed
-name in local mode, and the server checks cohort, seat and window again at the start. Local mode
-keeps its typed field and shows none of this.
+and "Free practice". The choice is copied, in the browser, into the tab's assignment field
+(which still takes a typed name), so **Start** (and **Start recall**, for a recall assignment)
+take it as they take a typed name in local mode, and the server checks cohort, seat and window
+again at the start. Local mode shows none of this.
 """
 
 from __future__ import annotations
@@ -100,4 +100,6 @@ def wire(ctx: UiContext, shown: AssignmentList, field: Any, refresh: Sequence[An
     fill = identity.for_account(ctx, lambda name: listed(ctx, name), len(outputs))
     for triggers in (None, list(refresh)):  # page load, then each refresh
         gr.on(triggers, fill, outputs=outputs, api_visibility="private", show_progress="hidden")
-    shown.choice.change(None, [shown.choice], [field], js=COPY_JS, api_visibility="private")
+    # ``input``: the student's own choice only, never a refresh of the list (which would wipe a
+    # name typed into the field while the page loaded).
+    shown.choice.input(None, [shown.choice], [field], js=COPY_JS, api_visibility="private")

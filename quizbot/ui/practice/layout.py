@@ -264,14 +264,19 @@ def _settings_column(kb_names: list[str], accounts_mode: bool) -> _Settings:
             max_length=practice.MAX_NAME_LENGTH,
             elem_id="qb-practice-cohort",
         )
+        assignments = assignment_list.build()  # accounts mode: the student's own list
         assignment = gr.Textbox(
             label="Assignment (optional)",
-            info="The name your instructor gave you; it sets the questions, so the "
-            "settings below are not used.",
+            info=(
+                "Filled in by your choice above; it sets the questions, so the settings "
+                "below are not used."
+                if accounts_mode
+                else "The name your instructor gave you; it sets the questions, so the "
+                "settings below are not used."
+            ),
             max_length=practice.MAX_NAME_LENGTH,
             elem_id="qb-practice-assignment",
         )
-        assignments = assignment_list.build()
         kb = gr.Dropdown(
             choices=kb_names,
             value=DEFAULT_KB,
@@ -500,7 +505,7 @@ def _wire_starts(
     settings = [s.student, s.kb, s.topic, s.fmt, s.length, s.cohort]
     settings += [states.session, s.assignment, states.chat]
     # In accounts mode the logged-in account is the student, whatever the form says.
-    identity.hide_in_accounts_mode(ctx, s.student, s.cohort, s.assignment)
+    identity.hide_in_accounts_mode(ctx, s.student, s.cohort)
     as_account = partial(
         identity.as_student, ctx, n_inputs=len(settings), student=0, cohort=5, sessions=(6,)
     )
