@@ -160,7 +160,7 @@ def start_assignment_session(
     if len(items) < len(every):
         raise InputError(
             f"assignment {found.name!r} asks open recall questions",
-            hint="take it in the Recall section (same pseudonym and assignment, Start recall)",
+            hint="take it in the Recall section below the chat (Start recall)",
         )
     group = _cohort(found.cohort)
     respondent = get_or_create_respondent(

@@ -399,6 +399,9 @@ def answer(
             parse_reason=parsed.reason,
             latency_ms=_time_taken(shown_at, datetime.now(UTC)),
             answer_pass=answer_pass(row.config),
+            # Stamped by the review queue's clock (QUIZBOT_CLOCK_FILE moves both), so the day
+            # progress counts an answer on is the day its spaced review was taken.
+            created_at=review_queue.now(),
         ),
         n_items=len(_entries(row.config)),
     )

@@ -160,11 +160,23 @@ def _plan(
     return _mix(said, chosen, seed)
 
 
-def _candidates(kb: KnowledgeBaseData, topic: Topic | None) -> list[Triplet]:
+def _candidates(kb: KnowledgeBaseData, chosen: Sequence[Topic]) -> list[Triplet]:
+    """The KB's candidate facts in any of the ``chosen`` topics (none chosen: all of them)."""
     pool = list(_kb_cache(kb).candidates())
-    if topic is None:
+    if not chosen:
         return pool
-    return [t for t in pool if topic.key in _topic_keys(t)]
+    keys = {t.key for t in chosen}
+    return [t for t in pool if keys.intersection(_topic_keys(t))]
+
+
+def _chosen_topics(kb: KnowledgeBaseData, topic: str | None, topics: Sequence[str]) -> list[Topic]:
+    """The topics a session draws from: ``topic`` and every one of ``topics``, each resolved
+    (:class:`InputError` for an unknown one), without repeats."""
+    found: dict[str, Topic] = {}
+    for name in ([topic] if topic is not None else []) + list(topics):
+        resolved = _resolve_topic(kb, name)
+        found.setdefault(resolved.key, resolved)
+    return list(found.values())
 
 
 def start_session(
@@ -178,24 +190,34 @@ def start_session(
     cohort: str | None = None,
     seed: str | None = None,
     review: bool = False,
+    topics: Sequence[str] = (),
     idle_timeout: timedelta = IDLE_TIMEOUT,
     now: datetime | None = None,
 ) -> SessionView:
     """Start a practice session: choose facts, generate and store the items, record the session.
 
     ``topic`` is a key from :func:`topics` (``relation:has_symptom``, ``system:cardiovascular``)
-    or a topic's name or label. ``review=True`` re-asks facts the student missed before, each in
-    a variant they did not miss. The student's sessions idle for ``idle_timeout`` are closed
-    first (:mod:`quizbot.practice.resume`; ``now`` is for tests). Raises :class:`InputError`
-    for an unknown KB or topic, a length outside 1..100, an unusable pseudonym, or nothing left
-    to ask.
+    or a topic's name or label; ``topics``, several of them (a session on the student's weakest
+    topics draws from all of them, interleaved). ``review=True`` re-asks facts the student
+    missed before, each in a variant they did not miss. The student's sessions idle for
+    ``idle_timeout`` are closed first (:mod:`quizbot.practice.resume`; ``now`` is for tests).
+    Raises :class:`InputError` for an unknown KB or topic, a length outside 1..100, an unusable
+    pseudonym, or nothing left to ask.
     """
     _validate(length, format, seed)
     display = _display_name(student)
     key_name = display.casefold()
     group = _cohort(cohort)
     kb_data, kb_id = _load_kb(db, kb)
-    chosen_topic = _resolve_topic(kb_data, topic) if topic is not None else None
+    chosen = _chosen_topics(kb_data, topic, topics)
+    chosen_topic = chosen[0] if len(chosen) == 1 else None
+    label = (
+        chosen_topic.label
+        if chosen_topic
+        else "Topics: " + ", ".join(t.label for t in chosen)
+        if chosen
+        else None
+    )
     respondent = find_respondent(db, RespondentKind.HUMAN, key_name)  # a read, usually enough
     if respondent is None:
         respondent = get_or_create_respondent(
@@ -212,7 +234,7 @@ def start_session(
     session_seed = seed if seed is not None else secrets.token_hex(4)
     history = _history(db, respondent.id, kb_data.name)
     history.retired = retired_item_ids(db)
-    pool = _candidates(kb_data, chosen_topic)
+    pool = _candidates(kb_data, chosen)
     notes: list[str] = []
     if review:
         due = [t for t in pool if history.facts.get(cache.fact_key(t), _FactRecord()).needs_review]
@@ -224,8 +246,7 @@ def start_session(
         )
         if not facts:
             raise InputError(
-                "there are no mistakes to review"
-                + (f" in {chosen_topic.label}" if chosen_topic else ""),
+                "there are no mistakes to review" + (f" in {label}" if label else ""),
                 hint="practise without review first, or choose another topic",
             )
     else:
@@ -246,8 +267,7 @@ def start_session(
     )
     if not planned:
         raise InputError(
-            f"no {format} questions can be made"
-            + (f" for {chosen_topic.label}" if chosen_topic else ""),
+            f"no {format} questions can be made" + (f" for {label}" if label else ""),
             hint="choose another topic or format",
         )
     if len(planned) < length:
@@ -262,12 +282,14 @@ def start_session(
         "format": format,
         "length": length,
         "topic": chosen_topic.key if chosen_topic else None,
-        "topic_label": chosen_topic.label if chosen_topic else "All topics",
+        "topic_label": label or "All topics",
         "seed": session_seed,
         "review": review,
         "cohort": group,
         "notes": notes,
     }
+    if len(chosen) > 1:
+        config["topics"] = [t.key for t in chosen]
     return _record_plan(db, kb_data, kb_id, respondent, planned, config)
 
 

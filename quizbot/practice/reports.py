@@ -215,16 +215,28 @@ def summary(db: Database, session_id: int, models: Sequence[str] = ()) -> Summar
 # Progress
 
 
+def _period(moment: datetime, session_id: int, by: str) -> str:
+    """The period an answer counts in: its UTC day, the Monday of its ISO week (both ISO dates,
+    so they sort as text) or its session's id."""
+    if by == "session":
+        return str(session_id)
+    day = _utc(moment).date()
+    if by == "week":
+        day -= timedelta(days=day.weekday())
+    return day.isoformat()
+
+
 def progress(
     db: Database,
     student: str,
     *,
     kb: str | None = None,
-    by: Literal["day", "session"] = "day",
+    by: Literal["day", "week", "session"] = "day",
     idle_timeout: timedelta = IDLE_TIMEOUT,
     now: datetime | None = None,
 ) -> Progress:
-    """A student's accuracy over time: overall and per topic, per UTC day or per session.
+    """A student's accuracy over time: overall and per topic, per UTC day, per week (named by
+    its Monday, ISO weeks) or per session.
 
     Counts every answered question of every session (only in ``kb`` if given), except open
     recall answers: their sessions are listed (accuracy: the share "basically correct") and
@@ -234,8 +246,8 @@ def progress(
     Sessions idle for ``idle_timeout`` are closed before they are listed (``now`` is for
     tests). Raises :class:`NotFoundError` when the pseudonym has never practised.
     """
-    if by not in ("day", "session"):
-        raise InputError(f"progress is by 'day' or 'session', not {by!r}", field="by")
+    if by not in ("day", "week", "session"):
+        raise InputError(f"progress is by 'day', 'week' or 'session', not {by!r}", field="by")
     key_name = normalise_student(student)
     respondent = find_respondent(db, RespondentKind.HUMAN, key_name)
     if respondent is None or respondent.id is None:
@@ -265,7 +277,7 @@ def progress(
             entry = by_item.get(a.item_id, {})
             correct = a.outcome == Outcome.CORRECT.value
             n_correct += correct
-            period = a.created_at.date().isoformat() if by == "day" else str(row.id)
+            period = _period(a.created_at, row.id, by)
             overall[period][0] += correct
             overall[period][1] += 1
             keys = [f"relation:{entry.get('relation')}"] if entry.get("relation") else []

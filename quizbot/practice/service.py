@@ -80,7 +80,9 @@ Design
     ``abandoned`` lazily, when the student's sessions are looked up, listed (:func:`progress`) or
     a session is started; assignment sessions are never closed for idleness.
 
-    Assignments. :func:`start_assignment_session` starts (or resumes) a student's session on an
+    Assignments. :func:`student_assignments` lists the ones a student may start (open now or
+    later, of their cohort) with their status (:mod:`quizbot.practice.assignment_list`).
+    :func:`start_assignment_session` starts (or resumes) a student's session on an
     assignment: its exact items in a per-student order (:mod:`quizbot.practice.assignments`).
     In exam mode :func:`answer` withholds the outcome, key and explanation until the last
     answer, and :func:`exam_review` gives them all at the end. An assignment's window is
@@ -115,6 +117,7 @@ Every dataclass returned has ``as_json()`` giving plain JSON types (datetimes as
 
 from __future__ import annotations
 
+from quizbot.practice.assignment_list import StudentAssignment, student_assignments
 from quizbot.practice.assignments import (
     exam_review,
     second_pass_session,
@@ -240,6 +243,7 @@ __all__ = [
     "SessionInfo",
     "SessionView",
     "Sitter",
+    "StudentAssignment",
     "Summary",
     "Topic",
     "TopicCoverage",
@@ -277,6 +281,7 @@ __all__ = [
     "start_recall_session",
     "start_review_session",
     "start_session",
+    "student_assignments",
     "summary",
     "topics",
 ]

@@ -321,13 +321,26 @@ class Coverage(_Json):
     systems: list[TopicCoverage]
     relations: list[TopicCoverage]
 
+    def weakest(self, kind: str) -> list[TopicCoverage]:
+        """The weakest topics of one view (``kind`` "system" or "relation"): at most
+        :data:`WEAKEST_COUNT`, each with :data:`WEAKEST_MIN_N` answers or more and not all
+        right, lowest accuracy first (the order of the lists)."""
+        rows = self.systems if kind == "system" else self.relations
+        return [
+            t
+            for t in rows
+            if t.accuracy.n >= WEAKEST_MIN_N
+            and t.accuracy.value is not None
+            and t.accuracy.value < 1
+        ][:WEAKEST_COUNT]
+
 
 @dataclass(frozen=True)
 class Progress(_Json):
     """A student's results over time."""
 
     student: str
-    by: str  # "day" or "session"
+    by: str  # "day", "week" or "session"
     total_answered: int
     accuracy: Proportion
     timeline: list[ProgressPoint]

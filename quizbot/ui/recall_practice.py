@@ -110,6 +110,13 @@ WHY_WORDS = {
 MARK_WORDS = {"right": "you marked it right", "wrong": "you marked it wrong"}
 _START_HINT = "Enter your pseudonym above, choose an aspect and press **Start recall**."
 _DUE_HINT = "Enter your pseudonym to see which recall questions are due for review."
+_START_HINT_ACCOUNTS = "Choose an aspect and press **Start recall**."
+
+
+def start_hint(accounts_mode: bool) -> str:
+    """The Recall section's first line: local mode asks for the pseudonym, accounts mode
+    knows the account."""
+    return _START_HINT_ACCOUNTS if accounts_mode else _START_HINT
 
 
 # --------------------------------------------------------------------------------------------
@@ -794,8 +801,11 @@ def build(ctx: UiContext, *, student: Any, cohort: Any, kb: Any, assignment: Any
         gr.Markdown(
             "Open questions: list everything you remember (symptoms of a disease, its "
             "medications, ...), then see what you recalled, missed and got wrong, scored the way "
-            "models are. Uses the pseudonym, knowledge base and assignment above."
-        )
+            "models are. Uses the "
+            + ("knowledge base and assignment" if ctx.accounts_mode() else
+               "pseudonym, knowledge base and assignment")
+            + " above."
+        )  # fmt: skip
         with gr.Group(visible=False, elem_id="qb-recall-resume") as resume_box:
             resume_text = gr.Markdown(elem_id="qb-recall-resume-text")
             resume_btn = gr.Button("Resume", variant="primary", elem_id="qb-recall-resume-go")
@@ -819,7 +829,7 @@ def build(ctx: UiContext, *, student: Any, cohort: Any, kb: Any, assignment: Any
             start_btn = gr.Button("Start recall", variant="primary", elem_id="qb-recall-start")
             review_btn = gr.Button("Review my recall mistakes", elem_id="qb-recall-review")
         due_line, due_btn = _due_row()
-        status = gr.Markdown(_START_HINT, elem_id="qb-recall-status")
+        status = gr.Markdown(start_hint(ctx.accounts_mode()), elem_id="qb-recall-status")
         question = gr.Markdown(elem_id="qb-recall-question")
         answer_box = gr.Textbox(
             label="What you remember",

@@ -512,17 +512,21 @@ def test_review_and_ending_early_and_progress(ctx: UiContext, db: Database) -> N
     missing, *_ = ui.show_progress(ctx, "nobody", ui.ALL_TOPICS, "day")
     assert "no practice sessions" in missing
     # Coverage, per relation and per organ system, in the KB chosen for practice.
-    text, table = ui.show_coverage(ctx, "bo", ui.ALL_TOPICS, "clinical-core", "relation")
+    text, table, weakest, button = ui.show_coverage(
+        ctx, "bo", ui.ALL_TOPICS, "clinical-core", "relation"
+    )
+    # One wrong answer is not yet a weak topic (two answers or more): nothing to practise.
+    assert weakest.startswith("**Weakest topics:** none yet") and not button["interactive"]
     # The choice question reviewed every right option's fact: each counts as seen and is due.
     seen = int(text.split(":** ", 1)[1].split(" of ", 1)[0])
     assert seen >= 1 and "facts seen (<0.1%)" in text
     assert f"due for review: **0** today, **{seen}** within a week." in text
     assert list(table.columns) == ui.COVERAGE_HEADERS
     assert table.iloc[0]["topic"] == "Drug treatment" and table.iloc[0]["right / answered"] == "0/1"
-    _, systems = ui.show_coverage(ctx, "bo", "clinical-core", "", "system")
+    _, systems, *_ = ui.show_coverage(ctx, "bo", "clinical-core", "", "system")
     assert "Drug treatment" not in set(systems["topic"]) and len(systems) > 1
     assert ui.show_coverage(ctx, "nobody", ui.ALL_TOPICS, "clinical-core", "system")[0] == ""
-    failed, _ = ui.show_coverage(ctx, "bo", "no-such-kb", "", "system")
+    failed, *_ = ui.show_coverage(ctx, "bo", "no-such-kb", "", "system")
     assert "no-such-kb" in failed and "Traceback" not in failed
 
 

@@ -69,16 +69,26 @@ Design
     started again: entering it again shows a message and its summary and review once more. An
     unknown name is a message in the chat.
 
+    In accounts mode nobody needs to type a name: the tab lists the student's own assignments
+    (:mod:`quizbot.ui.practice.assignment_list`: their cohort's and those of no cohort, open
+    now or opening later, an exam only when they may sit it) with the status (not started, in
+    progress, finished) and the window; choosing one fills the assignment field and Start
+    starts it (the server checks cohort, seat and window again). The list is filled on page
+    load and again when a session starts or finishes.
+
     Flagging. After the feedback on a question, "Flag this question" (reason and an optional
     comment) flags the question just answered: its id is kept in server-side state when the
     answer is stored, so a question not yet answered can never be flagged, and the service checks
     it again (:func:`quizbot.practice.service.flag`). Reviewers see flags in the Admin tab.
 
     Progress. "My progress" reads the student's whole history from the database
-    (:func:`quizbot.practice.service.progress`): per-topic accuracy per day or per session with 95%
-    intervals (a table, and a chart with the interval in each point's tooltip), and the list of
-    sessions. The chart is a scatter plot rather than a line chart: Gradio's line chart draws
-    nothing for a topic seen on a single day, which is every topic of a new student.
+    (:func:`quizbot.practice.service.progress`): accuracy per day, per week or per session with
+    95% Wilson intervals: overall in a chart (:mod:`quizbot.ui.practice.progress_chart`: one
+    evenly spaced slot per period, so a single day is one point with its interval bar, not a
+    dot against an axis), per topic in a table, and the list of sessions. Below, the coverage
+    per organ system or per relation, weakest first, and the weakest topics of that view
+    (:meth:`~quizbot.practice.service.Coverage.weakest`) with "Practice these": a session on
+    them in the tab's format and length.
 
     Knowledge base notice. The chosen knowledge base's licence or acknowledgement (from
     :func:`quizbot.kb.registry.kb_listing`; for HPO the required acknowledgement) is shown under
@@ -108,8 +118,10 @@ API (for ``gradio_client``; ``gr.State`` is kept per client, so one Client is on
     length=10, cohort=None, assignment=None) and ``/practice_answer`` (answer) return the six
     values of :data:`API_OUTPUTS`; the first is a JSON object with ``session``, ``question``,
     ``feedback``, ``summary`` and ``error`` (each null when it does not apply). The button
-    updates are not part of the API. ``/practice_progress`` (student, kb="all", by="day")
-    returns the overview, the chart data and the two tables (per topic: one row each, saying
+    updates are not part of the API. ``/practice_progress`` (student, kb="all", by="day",
+    "week" or "session") returns the overview, the chart (HTML: an SVG of the overall accuracy
+    per period with its 95% Wilson intervals, :mod:`quizbot.ui.practice.progress_chart`) and
+    the two tables (per topic: one row each, saying
     whether it is a relation or an organ system; sessions). The coverage below them (facts seen
     and due, per organ system or per relation, :func:`~quizbot.practice.service.coverage`) is
     filled by a chained event of its own, not part of the API.
@@ -129,7 +141,6 @@ from quizbot.ui.practice.browser import (
 from quizbot.ui.practice.layout import build
 from quizbot.ui.practice.panels import (
     kb_changed,
-    progress_view_empty,
     refresh_due,
     send_flag,
     show_coverage,
@@ -212,7 +223,6 @@ __all__ = [
     "md_escape",
     "offer_resume",
     "progress_view",
-    "progress_view_empty",
     "refresh_due",
     "render_feedback",
     "render_question",

@@ -15,6 +15,7 @@ from quizbot.kb.registry import BUILTINS, DEFAULT_KB, kb_listing
 from quizbot.practice import service as practice
 from quizbot.ui import identity, recall_practice
 from quizbot.ui.context import UiContext
+from quizbot.ui.practice import assignment_list
 from quizbot.ui.practice.browser import (
     AFTER_CHAT_JS,
     ALL_TOPICS_JS,
@@ -26,14 +27,13 @@ from quizbot.ui.practice.browser import (
 )
 from quizbot.ui.practice.panels import (
     kb_changed,
-    progress_view_empty,
     refresh_due,
     send_flag,
     show_coverage,
     show_progress,
+    start_weakest,
 )
 from quizbot.ui.practice.render import (
-    _DUE_HINT,
     ALL_TOPICS,
     COVERAGE_HEADERS,
     COVERAGE_VIEWS,
@@ -42,10 +42,12 @@ from quizbot.ui.practice.render import (
     FORMATS,
     IDK,
     LETTER_BUTTONS,
+    PROGRESS_BY,
     PROGRESS_HINT,
     PROGRESS_HINT_ACCOUNTS,
     SESSION_HEADERS,
     TOPIC_HEADERS,
+    due_hint,
     intro_text,
 )
 from quizbot.ui.practice.sessions import (
@@ -94,6 +96,7 @@ class _Settings:
     review_btn: Any
     due_text: Any
     due_btn: Any
+    assignments: assignment_list.AssignmentList  # accounts mode: the student's own list
 
 
 @dataclass
@@ -135,6 +138,8 @@ class _ProgressPanel:
     coverage_view: Any
     coverage_text: Any
     coverage: Any
+    weakest: Any
+    weakest_btn: Any
 
 
 @dataclass
@@ -192,7 +197,13 @@ def build(ctx: UiContext) -> None:
         states.question,
         states.chat,
     ]
-    _wire_starts(ctx, settings, states, screen)
+    settled = _wire_starts(ctx, settings, states, screen)
+    assignment_list.wire(
+        ctx,
+        settings.assignments,
+        settings.assignment,
+        [states.session.change, chat.summary.change],  # a session started or finished
+    )
     _wire_due_panel(
         ctx,
         settings.due_text,
@@ -207,7 +218,12 @@ def build(ctx: UiContext) -> None:
     coverage = {  # not part of the API: /practice_progress keeps its four outputs
         "fn": identity.as_student(ctx, partial(show_coverage, ctx), 4, student=0),
         "inputs": [settings.student, progress.kb, settings.kb, progress.coverage_view],
-        "outputs": [progress.coverage_text, progress.coverage],
+        "outputs": [
+            progress.coverage_text,
+            progress.coverage,
+            progress.weakest,
+            progress.weakest_btn,
+        ],
         "api_visibility": "private",
         "show_progress": "hidden",
     }
@@ -219,6 +235,22 @@ def build(ctx: UiContext) -> None:
         api_name="practice_progress",
     ).then(**coverage)
     progress.coverage_view.change(**coverage)
+    progress.weakest_btn.click(  # "Practice these": a session on the weakest topics
+        identity.as_student(ctx, partial(start_weakest, ctx), 8, student=0, sessions=(6,)),
+        [
+            settings.student,
+            progress.kb,
+            settings.kb,
+            progress.coverage_view,
+            settings.fmt,
+            settings.length,
+            states.session,
+            states.chat,
+        ],
+        screen,
+        api_visibility="private",
+        show_progress="minimal",
+    ).then(**settled).then(fn=None, js=SHOW_CHAT_JS, api_visibility="private")
 
 
 def _settings_column(kb_names: list[str], accounts_mode: bool) -> _Settings:
@@ -240,10 +272,16 @@ def _settings_column(kb_names: list[str], accounts_mode: bool) -> _Settings:
             max_length=practice.MAX_NAME_LENGTH,
             elem_id="qb-practice-cohort",
         )
+        assignments = assignment_list.build()  # accounts mode: the student's own list
         assignment = gr.Textbox(
             label="Assignment (optional)",
-            info="The name your instructor gave you; it sets the questions, so the "
-            "settings below are not used.",
+            info=(
+                "Filled in by your choice above; it sets the questions, so the settings "
+                "below are not used."
+                if accounts_mode
+                else "The name your instructor gave you; it sets the questions, so the "
+                "settings below are not used."
+            ),
             max_length=practice.MAX_NAME_LENGTH,
             elem_id="qb-practice-assignment",
         )
@@ -279,7 +317,7 @@ def _settings_column(kb_names: list[str], accounts_mode: bool) -> _Settings:
         with gr.Row():
             start_btn = gr.Button("Start", variant="primary", elem_id="qb-practice-start")
             review_btn = gr.Button("Review my mistakes", elem_id="qb-practice-review")
-        due_text, due_btn = _build_due_panel()
+        due_text, due_btn = _build_due_panel(accounts_mode)
     return _Settings(
         intro,
         student,
@@ -298,6 +336,7 @@ def _settings_column(kb_names: list[str], accounts_mode: bool) -> _Settings:
         review_btn,
         due_text,
         due_btn,
+        assignments,
     )
 
 
@@ -413,25 +452,17 @@ def _progress_panel(kb_names: list[str], accounts_mode: bool) -> _ProgressPanel:
                 label="Knowledge base",
             )
             by = gr.Radio(
-                choices=[("Per day", "day"), ("Per session", "session")],
+                choices=PROGRESS_BY,
                 value="day",
                 label="Accuracy",
+                elem_id="qb-practice-progress-by",
             )
             progress_btn = gr.Button("Show my progress", elem_id="qb-practice-progress-show")
         progress_text = gr.Markdown(
             PROGRESS_HINT_ACCOUNTS if accounts_mode else PROGRESS_HINT,
             elem_id="qb-practice-progress-text",
         )
-        plot = gr.ScatterPlot(
-            progress_view_empty(),
-            x="day",
-            y="accuracy (%)",
-            color="topic",
-            y_lim=[0, 100],
-            tooltip=["topic", "accuracy (%)", "95% CI", "answered"],
-            label="Accuracy over time",
-            elem_id="qb-practice-progress-plot",
-        )
+        plot = gr.HTML(label="Accuracy over time", elem_id="qb-practice-progress-plot")
         topic_table = gr.Dataframe(
             headers=TOPIC_HEADERS,
             label="Per topic (95% Wilson intervals)",
@@ -451,6 +482,16 @@ def _progress_panel(kb_names: list[str], accounts_mode: bool) -> _ProgressPanel:
             interactive=False,
             elem_id="qb-practice-coverage",
         )
+        with gr.Row(equal_height=True):
+            weakest = gr.Markdown(elem_id="qb-practice-weakest")
+            weakest_btn = gr.Button(
+                "Practice these",
+                interactive=False,
+                size="sm",
+                scale=0,
+                min_width=140,
+                elem_id="qb-practice-weakest-start",
+            )
         session_table = gr.Dataframe(
             headers=SESSION_HEADERS,
             label="Sessions",
@@ -470,11 +511,16 @@ def _progress_panel(kb_names: list[str], accounts_mode: bool) -> _ProgressPanel:
         coverage_view,
         coverage_text,
         coverage_table,
+        weakest,
+        weakest_btn,
     )
 
 
-def _wire_starts(ctx: UiContext, s: _Settings, states: _States, screen: list[Any]) -> None:
-    """The resume offer, Start, Review my mistakes, Start new and Resume."""
+def _wire_starts(
+    ctx: UiContext, s: _Settings, states: _States, screen: list[Any]
+) -> dict[str, Any]:
+    """The resume offer, Start, Review my mistakes, Start new and Resume. Returns the step
+    chained after a start (the resume offer settles), for the other ways to start."""
     # The API takes the components in this order (states are not part of it), so the
     # assignment, added last, comes after the cohort there too.
     settings = [s.student, s.kb, s.topic, s.fmt, s.length, s.cohort]
@@ -543,6 +589,7 @@ def _wire_starts(ctx: UiContext, s: _Settings, states: _States, screen: list[Any
         api_visibility="private",
         show_progress="minimal",
     ).then(**settled).then(**to_chat)
+    return settled
 
 
 def _wire_answers(ctx: UiContext, c: _Chat, states: _States, screen: list[Any]) -> None:
@@ -624,9 +671,9 @@ def _wire_kb_and_flag(ctx: UiContext, s: _Settings, c: _Chat, states: _States) -
     )
 
 
-def _build_due_panel() -> tuple[Any, Any]:
+def _build_due_panel(accounts_mode: bool) -> tuple[Any, Any]:
     with gr.Group(elem_id="qb-practice-due"):
-        text = gr.Markdown(_DUE_HINT, elem_id="qb-practice-due-text")
+        text = gr.Markdown(due_hint(accounts_mode), elem_id="qb-practice-due-text")
         button = gr.Button(
             "Review due facts", interactive=False, size="sm", elem_id="qb-practice-due-start"
         )
@@ -658,6 +705,13 @@ def _wire_due_panel(
         identity.as_student(ctx, partial(refresh_due, ctx), len(who), student=0),
         who,
         [text, button],
+        api_visibility="private",
+        show_progress="hidden",
+    )
+    gr.on(  # accounts mode: the account's due facts on page load (local: once a name is typed)
+        None,
+        identity.for_account(ctx, lambda name: refresh_due(ctx, name, DEFAULT_KB), 2),
+        outputs=[text, button],
         api_visibility="private",
         show_progress="hidden",
     )

@@ -10,28 +10,31 @@ import gradio as gr
 import pandas as pd
 
 from quizbot.domain import FlagReason
-from quizbot.errors import NotFoundError
+from quizbot.errors import InputError, NotFoundError
 from quizbot.kb.registry import DEFAULT_KB, kb_listing
 from quizbot.practice import service as practice
 from quizbot.ui import recall_practice
 from quizbot.ui.boundary import guarded, guarded_by
 from quizbot.ui.context import UiContext
 from quizbot.ui.practice.render import (
-    _DUE_HINT,
     ALL_TOPICS,
     COVERAGE_HEADERS,
     FLAG_REASONS,
     SESSION_HEADERS,
     TOPIC_HEADERS,
+    Message,
     _error_text,
     coverage_rows,
     coverage_text,
+    due_hint,
     due_panel_text,
     kb_note,
     progress_view,
     topic_choices,
+    weakest_text,
 )
-from quizbot.ui.practice.sessions import _idle
+from quizbot.ui.practice.screen import Screen, _data, _outputs
+from quizbot.ui.practice.sessions import _idle, start
 from quizbot.ui.render import (
     md_escape,
     user_message,
@@ -59,7 +62,7 @@ def _no_progress(exc: Exception, _arguments: dict[str, Any]) -> tuple[Any, ...]:
     """A failed "My progress": the message, an empty chart and empty tables."""
     return (
         _error_text(exc),
-        progress_view_empty(),
+        "",
         pd.DataFrame([], columns=TOPIC_HEADERS),
         pd.DataFrame([], columns=SESSION_HEADERS),
     )
@@ -67,44 +70,88 @@ def _no_progress(exc: Exception, _arguments: dict[str, Any]) -> tuple[Any, ...]:
 
 @guarded_by(_no_progress)
 def show_progress(ctx: UiContext, student: str, kb: str, by: str) -> tuple[Any, ...]:
-    """The student's progress: overview, chart, per-topic table, sessions table."""
+    """The student's progress: overview, chart (accuracy per day, week or session with its 95%
+    intervals), per-topic table, sessions table."""
     result = practice.progress(
         ctx.db,
         student or "",
         kb=None if kb in (None, "", ALL_TOPICS) else kb,
-        by="session" if by == "session" else "day",
+        by="week" if by == "week" else "session" if by == "session" else "day",
         idle_timeout=_idle(ctx),
     )
     view = progress_view(result)
-    x = "session" if result.by == "session" else "day"
     return (
         view.overview + _due_line(ctx, student, kb) + recall_practice.progress_text(result),
-        gr.update(value=view.plot, x=x),
+        view.chart,
         pd.DataFrame(view.topics, columns=TOPIC_HEADERS),
         pd.DataFrame(view.sessions, columns=SESSION_HEADERS),
     )
 
 
-@guarded_by(lambda exc, _: (_error_text(exc), pd.DataFrame([], columns=COVERAGE_HEADERS)))
+def _coverage_kb(progress_kb: str | None, kb: str | None) -> str:
+    """The knowledge base coverage is about: the one chosen for progress, or, for "All
+    knowledge bases", the one chosen for practice."""
+    return (kb or DEFAULT_KB) if progress_kb in (None, "", ALL_TOPICS) else progress_kb
+
+
+@guarded_by(
+    lambda exc, _: (
+        _error_text(exc), pd.DataFrame([], columns=COVERAGE_HEADERS), "",
+        gr.update(interactive=False),
+    )
+)  # fmt: skip
 def show_coverage(
     ctx: UiContext, student: str, progress_kb: str, kb: str, view: str
-) -> tuple[Any, Any]:
+) -> tuple[Any, Any, Any, Any]:
     """The coverage line and table of "My progress": facts seen and due, per organ system or
-    per relation (``view``), weakest first. The knowledge base is the one chosen for progress,
-    or, for "All knowledge bases", the one chosen for practice."""
-    chosen = (kb or DEFAULT_KB) if progress_kb in (None, "", ALL_TOPICS) else progress_kb
+    per relation (``view``), weakest first; then the weakest topics of that view and the
+    "Practice these" button (pressable when there are some)."""
     empty = pd.DataFrame([], columns=COVERAGE_HEADERS)
+    off = gr.update(interactive=False)
+    try:
+        report = practice.coverage(ctx.db, student or "", kb=_coverage_kb(progress_kb, kb))
+    except NotFoundError:  # the progress text above already says there is nothing yet
+        return "", empty, "", off
+    kind = "system" if view == "system" else "relation"
+    rows = coverage_rows(report, kind)
+    return (
+        coverage_text(report),
+        pd.DataFrame(rows, columns=COVERAGE_HEADERS),
+        weakest_text(report, kind),
+        gr.update(interactive=bool(report.weakest(kind))),
+    )
+
+
+def start_weakest(
+    ctx: UiContext,
+    student: str,
+    progress_kb: str,
+    kb: str,
+    view: str,
+    fmt: str,
+    length: float,
+    session_id: int | None,
+    chat: list[Message] | None,
+) -> tuple[Any, ...]:
+    """ "Practice these": a session on the weakest topics of the coverage view shown (read
+    again here, so it is the student's figures now), in the tab's format and length."""
+    chosen = _coverage_kb(progress_kb, kb)
     try:
         report = practice.coverage(ctx.db, student or "", kb=chosen)
-    except NotFoundError:  # the progress text above already says there is nothing yet
-        return "", empty
-    rows = coverage_rows(report, "system" if view == "system" else "relation")
-    return coverage_text(report), pd.DataFrame(rows, columns=COVERAGE_HEADERS)
-
-
-def progress_view_empty() -> pd.DataFrame:
-    """An empty chart frame (nothing to draw)."""
-    return pd.DataFrame({"day": [], "accuracy (%)": [], "topic": []})
+        weak = report.weakest("system" if view == "system" else "relation")
+        if not weak:
+            raise InputError(
+                "there are no weak topics to practise yet",
+                hint="a topic needs two answers or more, not all right",
+            )
+    except Exception as exc:  # every error becomes a message, never a traceback
+        return _outputs(
+            Screen(chat=None, data=_data(error=user_message(exc)), status=_error_text(exc),
+                   keep_state=True)
+        )  # fmt: skip
+    topics = [t.key for t in weak]
+    return start(ctx, student, chosen, None, fmt, length, None, session_id, None, chat,
+                 topics=topics)  # fmt: skip
 
 
 @guarded(2)
@@ -138,8 +185,11 @@ def refresh_due(ctx: UiContext, student: str, kb: str) -> tuple[Any, Any]:
     """The panel's text and whether its button can be pressed (the student's cards are built
     from their answers on first use)."""
     if not (student or "").strip():
-        return _DUE_HINT, gr.update(interactive=False)
-    count = practice.count_due_now(ctx.db, student, kb=kb or DEFAULT_KB)
+        return due_hint(ctx.accounts_mode()), gr.update(interactive=False)
+    try:
+        count = practice.count_due_now(ctx.db, student, kb=kb or DEFAULT_KB)
+    except Exception as exc:  # every error becomes a message, never a traceback
+        return _error_text(exc), gr.update(interactive=False)
     return due_panel_text(count), gr.update(interactive=count > 0)
 
 

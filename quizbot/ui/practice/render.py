@@ -17,6 +17,7 @@ from quizbot.generate.choice import I_DO_NOT_KNOW
 from quizbot.kb.registry import KbListing
 from quizbot.practice import service as practice
 from quizbot.practice.service import Feedback, Progress, Question, Summary
+from quizbot.ui.practice.progress_chart import progress_chart
 from quizbot.ui.render import (
     error_markdown,
     format_percent,
@@ -56,6 +57,7 @@ COVERAGE_HEADERS = [
     "accuracy",
 ]
 COVERAGE_VIEWS = [("Per organ system", "system"), ("Per relation", "relation")]
+PROGRESS_BY = [("Per day", "day"), ("Per week", "week"), ("Per session", "session")]
 _KIND_WORDS = {"system": "organ system", "relation": "relation"}
 SESSION_HEADERS = [
     "session",
@@ -295,10 +297,20 @@ class ProgressView:
     plot: pd.DataFrame
     topics: list[list[Any]]
     sessions: list[list[Any]]
+    chart: str = ""  # overall accuracy per period with its intervals (SVG in HTML)
 
 
 def _period_value(period: str, by: str) -> Any:
     return int(period) if by == "session" else pd.Timestamp(period)
+
+
+def weakest_text(c: practice.Coverage, view: str) -> str:
+    """The weakest topics of a coverage view in one line, or why there are none yet."""
+    weak = c.weakest(view)
+    if not weak:
+        return "**Weakest topics:** none yet (a topic needs two answers or more, not all right)."
+    listed = "; ".join(f"{md_escape(t.label)}: {format_proportion(t.accuracy)}" for t in weak)
+    return f"**Weakest topics:** {listed}."
 
 
 def _count(n: int, noun: str) -> str:
@@ -314,11 +326,13 @@ SEALED_ACCURACY = "exam not complete: shown after its last answer"
 
 def progress_view(p: Progress) -> ProgressView:
     """Tables and chart data for :func:`quizbot.practice.service.progress` (accuracy in percent)."""
-    by_what = "day" if p.by == "day" else "session"
+    by_what = p.by if p.by in ("day", "week") else "session"
     overview = (
         f"**{md_escape(p.student)}**: {_count(p.total_answered, 'answer')} in "
         f"{_count(len(p.sessions), 'session')}; accuracy {format_proportion(p.accuracy)}. "
-        + ("Per day (UTC)." if p.by == "day" else "Per session.")
+        + {"day": "Per day (UTC).", "week": "Per week (UTC, from Monday)."}.get(
+            p.by, "Per session."
+        )
     )
     series = [("Overall", "", p.timeline)] + [
         (t.label, t.kb, t.points) for t in p.topics if t.points
@@ -367,7 +381,7 @@ def progress_view(p: Progress) -> ProgressView:
         ]
         for s in sorted(p.sessions, key=lambda s: s.started_at, reverse=True)
     ]
-    return ProgressView(overview, plot, topic_rows, session_rows)
+    return ProgressView(overview, plot, topic_rows, session_rows, progress_chart(p.timeline, p.by))
 
 
 def _share(value: float) -> str:
@@ -418,6 +432,13 @@ def _error_text(exc: BaseException) -> str:
 # Spaced review: the "Due for review" panel, its session, the line in "My progress"
 
 _DUE_HINT = "Enter your pseudonym to see what is due for review."
+_DUE_HINT_ACCOUNTS = "Facts you answer come due here for spaced review."
+
+
+def due_hint(accounts_mode: bool) -> str:
+    """The "Due for review" panel before it knows the student: local mode asks for the
+    pseudonym; in accounts mode the account is known (the panel fills on page load)."""
+    return _DUE_HINT_ACCOUNTS if accounts_mode else _DUE_HINT
 
 
 # --------------------------------------------------------------------------------------------

@@ -4,7 +4,7 @@ next, end."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import timedelta
 from typing import Any, cast
 
@@ -138,11 +138,14 @@ def start(
     chat: list[Message] | None = None,
     *,
     review: bool = False,
+    topics: Sequence[str] = (),
 ) -> tuple[Any, ...]:
     """Start a session and ask its first question (the ``practice_start`` endpoint).
 
     With an ``assignment`` name the session is the student's on that assignment (started or
     resumed, see :func:`start_assignment`); the other settings are then the assignment's.
+    ``topics`` (topic keys, "Practice these" in "My progress") draws from several topics at
+    once, in place of ``topic``.
     """
     if assignment is not None and assignment.strip() and not review:
         # accounts mode: the account (as_student) and its cohort decide what it may sit
@@ -153,6 +156,7 @@ def start(
         student=student or "",
         kb=kb or DEFAULT_KB,
         topic=chosen_topic,
+        topics=topics,
         format=cast(practice.Format, format or "statement"),
         length=_length(length),
         cohort=cohort or None,
@@ -331,7 +335,8 @@ def submit(
             if session_id is None
             else "this practice session is over; start another one"
         )
-        message = f"⚠ {error[:1].upper()}{error[1:]} (enter a pseudonym and press **Start**)."
+        how = "press **Start**" if ctx.accounts_mode() else "enter a pseudonym and press **Start**"
+        message = f"⚠ {error[:1].upper()}{error[1:]} ({how})."
         return _outputs(
             Screen(
                 chat=[*chat, shown, {"role": "assistant", "content": message}],
