@@ -12,17 +12,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 from click.testing import CliRunner
 
+from quizbot import clock
 from quizbot.cli import cli
 from quizbot.domain import Assignment, AssignmentMode
 from quizbot.errors import InputError
 from quizbot.generate.assignments import AssignmentRequest, assignment_items, make_assignment
 from quizbot.items import StatementItem
-from quizbot.practice import windows
 from quizbot.practice.assignments import (
     exam_review,
     second_pass_session,
@@ -127,9 +126,7 @@ def test_an_assignment_not_yet_open_cannot_be_started(db: Database) -> None:
         start_assignment_session(db, assignment="wk", student="Cy")
 
 
-def test_a_closed_assignment_refuses_a_start_and_any_later_answer(
-    db: Database, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_closed_assignment_refuses_a_start_and_any_later_answer(db: Database) -> None:
     _make(db, "past", closes_at=datetime.now(UTC) - timedelta(minutes=1))
     with pytest.raises(InputError, match=r"closed on .* can no longer be started"):
         start_assignment_session(db, assignment="past", student="Cy")
@@ -139,13 +136,15 @@ def test_a_closed_assignment_refuses_a_start_and_any_later_answer(
     question = next_question(db, view.id)
     assert question is not None
     # The window reads the clock as each answer arrives: set it instead of sleeping.
-    clock = [closes - timedelta(microseconds=1)]
-    monkeypatch.setattr(windows, "datetime", SimpleNamespace(now=lambda tz=None: clock[0]))
-    answer(db, view.id, question.id, "true")  # still open: taken
+    with clock.frozen(closes - timedelta(microseconds=1)):
+        answer(db, view.id, question.id, "true")  # still open: taken
     question = next_question(db, view.id)
     assert question is not None
-    clock[0] = closes  # the closing moment itself is already late (the window is half-open)
-    with pytest.raises(InputError, match=r"closed on .* can no longer be answered"):
+    # the closing moment itself is already late (the window is half-open)
+    with (
+        clock.frozen(closes),
+        pytest.raises(InputError, match=r"closed on .* can no longer be answered"),
+    ):
         answer(db, view.id, question.id, "true")
     assert len(load_session(db, view.id).answers) == 1  # nothing written by the refusal
 
