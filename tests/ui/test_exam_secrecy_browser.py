@@ -129,7 +129,7 @@ def _serve(database_url: str, tmp_path: Path, extra: dict[str, str]) -> Iterator
 @pytest.fixture
 def school(database_url: str, tmp_path: Path) -> Iterator[Served]:
     """Accounts mode: amy of year-1, nobody of no cohort, year-1's exam and an open exam."""
-    yield from _serve(database_url, tmp_path, {})
+    yield from _serve(database_url, tmp_path, {"QUIZBOT_PRACTICE_IDLE_HOURS": "100"})
 
 
 @pytest.fixture
@@ -221,6 +221,11 @@ def test_during_an_exam_my_progress_and_review_show_nothing_of_it(
         chat.get_by_text(f"Question {position + 1} of {N_ITEMS}").wait_for()
     t0 = datetime.fromisoformat(school.clock.read_text())
     school.clock.write_text((t0 + timedelta(days=2)).isoformat())  # the misses would be due
+    # Two days on (one clock for everything) the login has ended (2 h idle): amy logs in again;
+    # the exam stays open (practice sessions close after the school's 100 idle hours).
+    page.context.close()
+    page = _log_in(chromium, school, "amy")
+    chat = page.locator("#qb-practice-chat")
 
     progress = _show_progress(page, "amy: 0 answers")
     assert "0 answers" in progress and SEALED_ACCURACY in progress
@@ -236,6 +241,7 @@ def test_during_an_exam_my_progress_and_review_show_nothing_of_it(
     screenshot(page, "exam-open-review-refused")
 
     # the exam goes on where it was; the last answer opens it all
+    _start_assignment(page, EXAM)  # a student's one session per assignment: theirs goes on
     for position, item in enumerate(statements[3:], start=4):
         chat.get_by_text(f"Question {position} of {N_ITEMS}").wait_for()
         _click_answer(page, item, right=True)

@@ -37,12 +37,13 @@ class Joins:
             self.fns.append(int(json.loads(request.post_data or "{}").get("fn_index", -1)))
 
 
-def handlers_of(served: Served, elem_id: str) -> set[int]:
-    """The ids of the handlers a click on the component ``elem_id`` starts, from the app's
-    config (what the browser runs)."""
+def handlers_of(served: Served, elem_id: str, *triggers: str) -> set[int]:
+    """The ids of the handlers the component ``elem_id`` starts on ``triggers`` (a click when
+    none is named), from the app's config (what the browser runs)."""
     config = json.loads(config_text(served))
     (component,) = (c["id"] for c in config["components"] if c["props"].get("elem_id") == elem_id)
-    return {d["id"] for d in config["dependencies"] if [component, "click"] in d["targets"]}
+    wanted = [[component, t] for t in triggers or ("click",)]
+    return {d["id"] for d in config["dependencies"] if any(w in d["targets"] for w in wanted)}
 
 
 def start_choice(tab: Any, student: str, n: int) -> None:
@@ -77,12 +78,16 @@ def test_four_letters_clicked_as_fast_as_possible_are_all_submitted_and_send_no_
     (submit_fn,) = handlers_of(served, "qb-practice-submit")
     letter_fns = set().union(*(handlers_of(served, f"qb-practice-letter-{x}") for x in "ABCD"))
     assert len(letter_fns) == 4
+    # The student field's own handler (its blur refreshes the due panel) may still be on its way
+    # to the server on a loaded machine; nothing else may be sent while letters are clicked.
+    stray = handlers_of(served, "qb-practice-student", "blur", "submit")
+    assert stray
 
     letters = shown_letters(tab)[:4]
     assert len(letters) == 4, letters
     for letter in letters:
         tab.locator(f"#qb-practice-letter-{letter}").click()
-    assert joins.fns == []  # the clicks stayed in the page
+    assert set(joins.fns) <= stray  # the clicks stayed in the page
     tab.locator("#qb-practice-submit").click()  # Playwright waits until it is enabled
     chat.get_by_text("Answer 1 of 2:").wait_for()
     # Submit: one event (and the counter does count); what the answer changes (the chat, the
@@ -100,7 +105,7 @@ def test_four_letters_clicked_as_fast_as_possible_are_all_submitted_and_send_no_
         second,
     )
     expect(tab.locator("#qb-practice-submit")).to_have_text(f"Submit {', '.join(second)}")
-    assert len(joins.fns) == before
+    assert set(joins.fns[before:]) <= stray
     tab.locator("#qb-practice-submit").click()
     chat.get_by_text("Answer 2 of 2:").wait_for()
     assert joins.fns.count(submit_fn) == 2 and not letter_fns & set(joins.fns)
