@@ -108,6 +108,45 @@ def serve_app(database_url: str, folder: Path, stub_answer: str) -> Iterator[Ser
             log.close()
 
 
+@contextmanager
+def serve_accounts(database_url: str, folder: Path) -> Iterator[str]:
+    """`quizbot serve` in accounts mode (the database already holds accounts) on a free port;
+    yields its address once the login page answers."""
+    port = free_port()
+    env = {
+        k: v for k, v in os.environ.items() if not k.startswith("QUIZBOT_") and k != "DATABASE_URL"
+    }
+    env.update({"QUIZBOT_HOME": str(folder / "home"), "DATABASE_URL": database_url})
+    log = (folder / "server.log").open("w")
+    proc = subprocess.Popen(
+        [QUIZBOT, "serve", "--port", str(port)], cwd=ROOT, env=env, stdout=log, stderr=log
+    )
+    try:
+        wait_for_http(f"http://127.0.0.1:{port}/login", timeout=SERVER_START, process=proc)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+@pytest.fixture
+def chromium() -> Iterator[Any]:
+    """Debian's Chromium through Playwright (skips when it is not installed)."""
+    _browser_or_skip()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
 @pytest.fixture
 def served(database_url: str, tmp_path: Path, stub_answer: str) -> Iterator[Served]:
     """`quizbot serve` on a free port over the test database, with a stub model configured."""

@@ -12,8 +12,6 @@ clock (QUIZBOT_CLOCK_FILE) moved day by day, then read in the page. Screenshots 
 
 from __future__ import annotations
 
-import os
-import subprocess
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -31,17 +29,13 @@ from quizbot.ui.context import UiContext
 from storage import open_database
 from storage.assignments import find_assignment
 from storage.sessions import find_respondent, respondent_history
-from tests.helpers.net import free_port, wait_for_http
 from tests.practice.test_service import reply, session_rows
 from tests.ui.conftest import (
     ARTIFACTS,
-    CHROMIUM,
-    QUIZBOT,
-    ROOT,
-    SERVER_START,
     WAIT_MS,
     Served,
     screenshot,
+    serve_accounts,
 )
 from tests.ui.events import wait_layout, wait_loaded, watch
 from tests.ui.test_accounts import App
@@ -75,42 +69,8 @@ def school(database_url: str, tmp_path: Path) -> Iterator[App]:
             create(ctx, name=name, cohort=cohort, opens=opens, **FORM)  # type: ignore[arg-type]
     finally:
         db.dispose()
-    port = free_port()
-    env = {
-        k: v for k, v in os.environ.items() if not k.startswith("QUIZBOT_") and k != "DATABASE_URL"
-    }
-    env.update({"QUIZBOT_HOME": str(tmp_path / "home"), "DATABASE_URL": database_url})
-    log = (tmp_path / "server.log").open("w")
-    proc = subprocess.Popen(
-        [QUIZBOT, "serve", "--port", str(port)], cwd=ROOT, env=env, stdout=log, stderr=log
-    )
-    try:
-        wait_for_http(f"http://127.0.0.1:{port}/login", timeout=SERVER_START, process=proc)
-        yield App(f"http://127.0.0.1:{port}", database_url)
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
-
-
-@pytest.fixture
-def chromium() -> Iterator[Any]:
-    """Debian's Chromium through Playwright (skips when it is not installed)."""
-    if not Path(CHROMIUM).exists():
-        if os.environ.get("QUIZBOT_REQUIRE_BROWSER") == "1":
-            pytest.fail(f"{CHROMIUM} is missing (apt-get install chromium)")
-        pytest.skip("Debian's chromium is not installed (.ci/run installs it)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        try:
-            yield browser
-        finally:
-            browser.close()
+    with serve_accounts(database_url, tmp_path) as url:
+        yield App(url, database_url)
 
 
 def test_a_student_starts_an_assignment_by_choosing_it_from_their_list(
