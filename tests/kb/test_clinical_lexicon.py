@@ -188,3 +188,37 @@ def test_the_same_system_audits_are_recorded_row_by_row(audit: str, min_rows: in
             # Found true, so never false: an extra truth, or a listed fact since (r8 added some).
             assert fact in kb.extra_truths or fact in listed, row
             assert not knowledge.safe(*fact), row
+
+
+def test_the_gold_list_audit_r11_is_in_the_kb_row_by_row() -> None:
+    """docs/audits/r11_gold_lists.csv and the shipped KB agree: every addition is a listed gold
+    entity of its question, every true row (additions, unsure negatives, extra truths) is never
+    offered as false, and the rows left empty (dropped in the second pass) are not listed."""
+    kb = load_clinical_core()
+    knowledge = Knowledge(kb)
+    listed = {(t.head, t.relation, t.tail) for t in kb.triplets}
+    with (AUDITS / "r11_gold_lists.csv").open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    review = json.loads((LEXICON.parent / "clinical_review.json").read_text("utf-8"))
+    (audit,) = [a for a in review["audits"] if a["name"] == "r11-gold-lists"]
+    assert audit["rows"] == len(rows)
+    added = [r for r in rows if r["verdict"] == "true" and r["kind"] == "distractor"]
+    added = [r for r in added if not r["note"].startswith(("unsure", "extra truth"))]
+    assert len(added) == audit["true"]
+    for row in rows:
+        fact = (row["head"], row["relation"], row["tail"])
+        assert row["note"], row
+        if row in added:
+            assert fact in listed, row
+        if row["verdict"] == "true":
+            assert not knowledge.safe(*fact), row
+        else:
+            assert row["verdict"] == "" and fact not in listed, row
+    # the two questions behind the issue's completely wrong answers now list what students say
+    gold: dict[tuple[str, str], set[str]] = {}
+    for t in kb.triplets:
+        gold.setdefault((t.head, t.relation), set()).add(t.tail)
+    assert {"expectant management", "medical management of miscarriage"} <= gold[
+        ("miscarriage", "treated_with_procedure")
+    ]
+    assert {"dizziness", "dyspnoea"} <= gold[("supraventricular tachycardia", "has_symptom")]
