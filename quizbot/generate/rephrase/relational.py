@@ -53,6 +53,23 @@ _IDIOMS = (
     (re.compile(r"\bg[ai]v(?:e|es|en|ing)\s+rise\s+to\b", re.IGNORECASE), "causes"),
     (re.compile(r"\bar[io]s(?:e|es|en|ing)\s+in\b", re.IGNORECASE), "originates in"),
     (re.compile(r"\bprior\s+to\b", re.IGNORECASE), "before"),
+    # "[A] is the result of [B]" = "[A] is caused by [B]"; a bare "caused by" (a reduced
+    # relative, "it may caused by") as its passive
+    (
+        re.compile(
+            r"\b(?:the\s+|a\s+|an\s+)?(?:\w+\s+)?(?:result|consequence|outcome)s?\s+of\b",
+            re.IGNORECASE,
+        ),
+        "caused by",
+    ),
+    (
+        re.compile(
+            r"(?<!\bis )(?<!\bare )(?<!\bbe )(?<!\bbeen )(?<!\bnot )"
+            r"\b(?:caused|induced|triggered)\s+by\b",
+            re.IGNORECASE,
+        ),
+        "is caused by",
+    ),
     (
         re.compile(r"\b(?:co-?)?occur(?:s|red|ring)?\s+(?:together\s+)?with\b", re.IGNORECASE),
         "associated with",

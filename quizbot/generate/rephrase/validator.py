@@ -35,13 +35,22 @@ antonyms, core predicate) are in :mod:`~quizbot.generate.rephrase.claims`. In or
   label ("the disease", "molecular abnormality") moved to the other entity; or head and tail
   changed places with a predicate family read in both whose voice did not flip accordingly; or
   changed places with no evidence at all that the roles were kept;
+* ``roles swapped`` also when a risk's outcome ("the risk of [B]", "more likely to develop [B]")
+  or an effect's target ("influences [B]", "[B] may be influenced") is the other entity
+  (:mod:`~quizbot.generate.rephrase.direction`); "the result of" and a bare "caused by" read as
+  the passive of "cause";
 * ``claim strength changed``: an absolute ("always", "only", "should"), a frequency word
   ("usually") or, in a statement without any, a hedge ("may") is brought in; an affirmative
   statement drops its "can"/"may". Hedges that keep the claim pass ("may indicate" for "may
   suffer from");
+* ``claim strength changed`` also when a firm claim becomes a non-implication ("Having [X] does
+  not mean a patient has [Y]" for "A patient with [X] does not suffer from [Y]",
+  :mod:`~quizbot.generate.rephrase.contrasts`);
 * ``antonym``: an opposite of a statement word, a word that reverses the claim where the
-  statement has nothing of the kind ("disappearance", "protective against", "harm"), or a
-  remedy made a cause (and back);
+  statement has nothing of the kind ("disappearance", "protective against", "harm"), a
+  remedy made a cause (and back), a qualifier made its opposite ("normal" / "abnormal",
+  "where [X] functions" / "outside [X]") or a remedy made the way to get the disease ("can
+  prevent" / "can help a patient develop", :mod:`~quizbot.generate.rephrase.contrasts`);
 * ``predicate changed``: a core predicate (treat, prevent, cause, risk, feature, diagnose,
   inherit) other than the statement's ("used to prevent" for "used to treat");
 * ``extra qualifier``: a population, time, severity, route or subtype word ("in the elderly");
@@ -79,6 +88,13 @@ from quizbot.generate.rephrase.claims import (
     reversal,
     strength_change,
 )
+from quizbot.generate.rephrase.contrasts import (
+    kept_qualifiers,
+    non_implication,
+    opposite_qualifier,
+    remedy_to_onset,
+)
+from quizbot.generate.rephrase.direction import direction_change
 from quizbot.generate.rephrase.entities import (
     TOKEN,
     adjective_forms,
@@ -86,7 +102,7 @@ from quizbot.generate.rephrase.entities import (
     loose_span_over,
     same_root,
 )
-from quizbot.generate.rephrase.lexicon import LAY_NAMES, QUALIFIERS, looks_medical
+from quizbot.generate.rephrase.lexicon import LAY_NAMES, QUALIFIERS, STATE_WORDS, looks_medical
 from quizbot.generate.rephrase.names import DESCRIPTORS, name_variants
 from quizbot.generate.rephrase.possession import possessor
 from quizbot.generate.rephrase.relational import owner_role, player, read_relation
@@ -427,9 +443,11 @@ def judge(
         _check_foreign,
         _check_negation,
         _check_roles,
+        _check_direction,
         _check_condition,
         _check_types,
         _check_absolutes,
+        _check_implication,
         _check_antonyms,
         _check_predicate,
         _check_qualifiers,
@@ -504,55 +522,6 @@ def _kinds(reading: _Reading, key: str) -> set[str]:
 
 
 _LEFT_WORD = re.compile(r"([^\W\d_][\w'’-]*) $")
-# Words a rewording may put right before an entity without making it a subtype: its state
-# ("impaired hydrolysis" for "hydrolysis is affected"), what it is ("the enzyme X") or a verb.
-_STATE_WORDS = frozenset(
-    [
-        "impaired",
-        "aberrant",
-        "abnormal",
-        "altered",
-        "affected",
-        "reduced",
-        "decreased",
-        "diminished",
-        "defective",
-        "dysfunctional",
-        "enzyme",
-        "enzymes",
-        "require",
-        "requires",
-        "required",
-        "requiring",
-        "need",
-        "needs",
-        "taking",
-        "administering",
-        "administer",
-        "prescribing",
-        "using",
-        "receiving",
-        "avoid",
-        "avoiding",
-        "avert",
-        # verbs of undergoing: "a patient who experiences [Y]", "may develop [X]"
-        "experience",
-        "experiences",
-        "experiencing",
-        "develop",
-        "develops",
-        "developing",
-        "undergo",
-        "undergoes",
-        "undergoing",
-        "exhibit",
-        "exhibits",
-        "exhibiting",
-        "display",
-        "displays",
-        "displaying",
-    ]
-)
 
 
 def _check_extension(orig: _Reading, cand: _Reading, context: _Context) -> Verdict | None:
@@ -560,10 +529,11 @@ def _check_extension(orig: _Reading, cand: _Reading, context: _Context) -> Verdi
     "gout", "massive pulmonary embolism") or makes it the modifier of a noun that names something
     else ("insulin receptor"). The word right before a mention (a single space away) may be a
     function word, a negation or absolute, a word of the statement (same stem), a generic type
-    noun ("the gene FBN1"), a predicate or neutral verb, or a state word ("impaired"); the word
+    noun ("the gene FBN1"), a predicate or neutral verb, a state word ("impaired") or a word
+    that rewords a statement's qualifier ("healthy" for "normal"); the word
     right after may be anything but one of :data:`~quizbot.generate.wording.CHANGING_HEADS`,
     unless the statement has it too."""
-    allowed = {stem(w) for w in orig.words}
+    allowed = {stem(w) for w in orig.words + list(kept_qualifiers(orig.words, cand.words))}
     if re.search(r"\bgene\s+products?\b", orig.masked, re.IGNORECASE):
         allowed |= {"protein", "enzyme"}  # "the protein X" for "the gene product X"
     for role, key, entity in zip(("head", "tail"), context.keys, context.names, strict=True):
@@ -588,7 +558,7 @@ def _check_extension(orig: _Reading, cand: _Reading, context: _Context) -> Verdi
 def _joinable(word: str, allowed: set[str]) -> bool:
     return (
         word in FUNCTION_WORDS
-        or word in _STATE_WORDS
+        or word in STATE_WORDS
         or word in DESCRIPTORS
         or bool(NEGATION.fullmatch(word))
         or bool(ABSOLUTE.fullmatch(word))
@@ -948,7 +918,20 @@ def _check_absolutes(orig: _Reading, cand: _Reading, context: _Context) -> Verdi
 
 
 def _check_antonyms(orig: _Reading, cand: _Reading, _c: _Context) -> Verdict | None:
-    return _found(reversal(orig.words, cand.words))
+    kept = kept_qualifiers(orig.words, cand.words)
+    return _found(
+        reversal(orig.words, [w for w in cand.words if w not in kept])
+        or opposite_qualifier(orig.words, cand.words)
+        or remedy_to_onset(orig.words, cand.words)
+    )
+
+
+def _check_implication(orig: _Reading, cand: _Reading, _c: _Context) -> Verdict | None:
+    return _found(non_implication(orig.masked, cand.masked))
+
+
+def _check_direction(orig: _Reading, cand: _Reading, _c: _Context) -> Verdict | None:
+    return _found(direction_change((orig.masked, orig.found), (cand.masked, cand.found)))
 
 
 def _check_predicate(orig: _Reading, cand: _Reading, context: _Context) -> Verdict | None:

@@ -1,0 +1,130 @@
+"""Claim changes without a negation or entity change, for the rephrasing validator (issue 24,
+:mod:`quizbot.generate.rephrase.contrasts`): a firm claim made a non-implication, a qualifier
+made its opposite, a remedy made the way to get the disease.
+
+Each rule is tested on both sides: the faithful rewording it lets through and the change it
+must reject. Sentences are our own.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from quizbot.generate.rephrase import negation_cues, validate_rephrasing
+from quizbot.generate.rephrase.contrasts import (
+    kept_qualifiers,
+    non_implication,
+    opposite_qualifier,
+    remedy_to_onset,
+)
+
+
+def _verdict(statement: str, candidate: str, head: str, tail: str) -> str:
+    negated = len(negation_cues(statement, mask=(head, tail))) % 2 == 1
+    verdict = validate_rephrasing(statement, candidate, head=head, tail=tail, negated=negated)
+    return verdict.category if not verdict.ok else "accepted"
+
+
+def _words(text: str) -> list[str]:
+    return text.lower().replace(".", "").split()
+
+
+def test_non_implication() -> None:
+    orig = "A patient with \x1a does not suffer from \x1a."
+    assert non_implication(orig, "Patients with \x1a do not have \x1a.") is None
+    for cand in (
+        "Having \x1a does not mean a patient has \x1a.",
+        "\x1a doesn't imply \x1a.",
+        "\x1a is no guarantee of \x1a.",
+    ):
+        finding = non_implication(orig, cand)
+        assert finding is not None and finding[0] == "claim strength changed", cand
+    # the statement's own phrase may be kept
+    assert non_implication("\x1a does not imply \x1a.", "\x1a doesn't imply \x1a.") is None
+
+
+@pytest.mark.parametrize(
+    ("candidate", "expected"),
+    [
+        ("Renal cell carcinoma arises from healthy epithelium.", "accepted"),
+        ("Renal cell carcinoma arises from abnormal epithelium.", "antonym"),
+    ],
+)
+def test_normal_made_abnormal(candidate: str, expected: str) -> None:
+    statement = "The disease Renal Cell Carcinoma stems from the normal tissue Epithelium."
+    assert _verdict(statement, candidate, "Renal Cell Carcinoma", "Epithelium") == expected
+
+
+@pytest.mark.parametrize(
+    ("candidate", "expected"),
+    [
+        ("Ribosomal protein L7 carries out its function in the cytoplasm.", "accepted"),
+        ("Ribosomal protein L7 carries out its function outside the cytoplasm.", "antonym"),
+    ],
+)
+def test_place_made_its_outside(candidate: str, expected: str) -> None:
+    statement = "Anatomy Cytoplasm is where Ribosomal Protein L7 functions."
+    assert _verdict(statement, candidate, "Ribosomal Protein L7", "Cytoplasm") == expected
+
+
+def test_opposite_qualifier_words() -> None:
+    assert opposite_qualifier(_words("stems from normal cells"), _words("abnormal cells")) == (
+        "antonym",
+        "'abnormal' reverses the statement's qualifier",
+    )
+    assert opposite_qualifier(_words("abnormal cells"), _words("normal cells")) is not None
+    assert opposite_qualifier(_words("normal tissue"), _words("diseased tissue")) is not None
+    assert opposite_qualifier(_words("where it works"), _words("works beyond it")) is not None
+    # both sides in the statement: nothing to reverse
+    assert opposite_qualifier(_words("normal or abnormal"), _words("abnormal")) is None
+    # "in" is a whole word only: "inward" is no place word
+    assert opposite_qualifier(_words("works inward"), _words("works outside")) is None
+
+
+@pytest.mark.parametrize(
+    ("candidate", "expected"),
+    [
+        ("Taking fluoride varnish can help a patient avoid developing caries.", "accepted"),
+        ("Fluoride varnish can keep a patient from developing caries.", "accepted"),
+        ("Fluoride varnish can inhibit the development of caries.", "accepted"),
+        ("Taking fluoride varnish can help a patient develop caries.", "antonym"),
+    ],
+)
+def test_remedy_made_onset(candidate: str, expected: str) -> None:
+    statement = "If a patient takes Fluoride Varnish, he/she can prevent Caries."
+    assert _verdict(statement, candidate, "Fluoride Varnish", "Caries") == expected
+
+
+def test_kept_qualifiers() -> None:
+    had = _words("the disease stems from the normal tissue")
+    assert kept_qualifiers(had, _words("it arises from healthy tissue")) == {"healthy"}
+    assert kept_qualifiers(_words("it stems from tissue"), _words("healthy tissue")) == set()
+
+
+def test_remedy_to_onset_words() -> None:
+    had = _words("if a patient takes it he can prevent it")
+    assert remedy_to_onset(had, _words("it can help a patient get it")) is not None
+    assert remedy_to_onset(had, _words("it lowers the chance to develop it")) is None
+    assert remedy_to_onset(had, _words("it can inhibit a patient developing it")) is None
+    # no remedy in the statement: a verb of getting the disease is no reversal
+    assert remedy_to_onset(_words("it is linked to it"), _words("people develop it")) is None
+
+
+def test_firm_negation_made_non_implication_in_the_validator() -> None:
+    statement = "A patient that has lesions in Liver does not suffer from Gallstone Ileus."
+    head, tail = "Liver", "Gallstone Ileus"
+    assert (
+        _verdict(
+            statement, "Patients with lesions in the liver do not have gallstone ileus.", head, tail
+        )
+        == "accepted"
+    )
+    assert (
+        _verdict(
+            statement,
+            "Having lesions in the liver does not mean a patient has gallstone ileus.",
+            head,
+            tail,
+        )
+        == "claim strength changed"
+    )
