@@ -12,6 +12,7 @@ import pytest
 
 from quizbot.generate.rephrase import negation_cues, validate_rephrasing
 from quizbot.generate.rephrase.contrasts import (
+    degree_added,
     kept_qualifiers,
     non_implication,
     opposite_qualifier,
@@ -37,6 +38,10 @@ def test_non_implication() -> None:
         "\x1a doesn't imply \x1a.",
         "\x1a is no guarantee of \x1a.",
     ):
+        finding = non_implication(orig, cand)
+        assert finding is not None and finding[0] == "claim strength changed", cand
+    # what is known in place of what is
+    for cand in ("\x1a is not known to cause \x1a.", "There is no evidence that \x1a has \x1a."):
         finding = non_implication(orig, cand)
         assert finding is not None and finding[0] == "claim strength changed", cand
     # the statement's own phrase may be kept
@@ -128,3 +133,26 @@ def test_firm_negation_made_non_implication_in_the_validator() -> None:
         )
         == "claim strength changed"
     )
+
+
+def test_degree_added() -> None:
+    had = _words("it is not associated with it")
+    assert degree_added(had, _words("it is not linked to it")) is None
+    assert degree_added(had, _words("it is not directly linked to it")) == (
+        "claim strength changed",
+        "'directly' narrows the claim",
+    )
+    assert degree_added(_words("it is a major cause"), _words("a major cause it is")) is None
+
+
+@pytest.mark.parametrize(
+    ("candidate", "expected"),
+    [
+        ("Statin use is not linked to rhabdomyolysis.", "accepted"),
+        ("Statin use is not significantly linked to rhabdomyolysis.", "claim strength changed"),
+        ("Statin use is not known to be linked to rhabdomyolysis.", "claim strength changed"),
+    ],
+)
+def test_degree_and_knowledge_in_the_validator(candidate: str, expected: str) -> None:
+    statement = "Statin Use is not associated with Rhabdomyolysis."
+    assert _verdict(statement, candidate, "Statin Use", "Rhabdomyolysis") == expected

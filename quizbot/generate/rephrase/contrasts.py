@@ -2,9 +2,12 @@
 validator (each a pure function of the masked texts or their lower-cased words, returning
 ``(category, detail)`` or None):
 
-* :func:`non_implication`: a firm claim made a non-implication. "A patient with [X] does not
+* :func:`non_implication`: a firm claim made a non-implication or a statement of knowledge
+  ("is not known to cause"). "A patient with [X] does not
   suffer from [Y]" says the patient does not have [Y]; "Having [X] does not mean a patient has
   [Y]" only says one does not follow from the other;
+* :func:`degree_added`: a word of degree or directness narrows the claim ("is not directly
+  linked to", "is a major cause of");
 * :func:`opposite_qualifier`: a qualifier turned into its opposite, "normal" / "abnormal" ("stems
   from the normal cell" / "arises from abnormal cells"), or a place made its outside ("where [X]
   functions" / "functions outside [X]");
@@ -19,7 +22,13 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-__all__ = ["kept_qualifiers", "non_implication", "opposite_qualifier", "remedy_to_onset"]
+__all__ = [
+    "degree_added",
+    "kept_qualifiers",
+    "non_implication",
+    "opposite_qualifier",
+    "remedy_to_onset",
+]
 
 Finding = tuple[str, str]
 
@@ -27,8 +36,42 @@ _NON_IMPLICATION = re.compile(
     r"\b(?:(?:does|do|did|will|would)\s+not|doesn['’]t|don['’]t|didn['’]t|won['’]t)\s+"
     r"(?:\w+ly\s+)?(?:mean|imply|implies|entail|guarantee|prove)s?\b"
     r"|\b(?:is|are)\s+(?:not|no)\s+(?:a\s+)?(?:guarantee|proof)\b"
-    r"|\bit\s+does\s+not\s+follow\b",
+    r"|\bit\s+does\s+not\s+follow\b"
+    # what is known in place of what is: "is not known to cause", "no evidence that"
+    r"|\bnot\s+(?:been\s+|yet\s+)?(?:known|shown|proven|proved|established|demonstrated"
+    r"|documented|confirmed)\b"
+    r"|\bno\s+(?:known|evidence|proof|data)\b|\b(?:unknown|unclear|unproven|uncertain)\b",
     re.IGNORECASE,
+)
+
+# Words of degree or directness that narrow a claim ("a major cause", "not directly linked")
+_DEGREE = frozenset(
+    [
+        "directly",
+        "direct",
+        "indirectly",
+        "significantly",
+        "significant",
+        "strongly",
+        "substantially",
+        "greatly",
+        "markedly",
+        "primarily",
+        "primary",
+        "main",
+        "major",
+        "minor",
+        "sole",
+        "principal",
+        "chief",
+        "leading",
+        "partly",
+        "partially",
+        "fully",
+        "completely",
+        "entirely",
+        "clinically",
+    ]
 )
 
 # (side, opposite side): word prefixes, lower case
@@ -104,10 +147,20 @@ _ONSET = frozenset(
 
 def non_implication(orig: str, cand: str) -> Finding | None:
     """``claim strength changed`` when the candidate says one thing "does not mean / imply /
-    guarantee" the other and the statement has no such phrase (masked texts)."""
+    guarantee" the other, or says what is known in place of what is ("is not known to", "no
+    evidence"), and the statement has no such phrase (masked texts)."""
     found = _NON_IMPLICATION.search(cand)
     if found is not None and _NON_IMPLICATION.search(orig) is None:
         return ("claim strength changed", f"{found.group(0)!r} only denies an implication")
+    return None
+
+
+def degree_added(had: Sequence[str], words: Sequence[str]) -> Finding | None:
+    """``claim strength changed`` when the candidate brings in a word of degree or directness
+    (``_DEGREE``: "directly", "significantly", "a major cause") the statement does not have."""
+    added = [w for w in words if w in _DEGREE and w not in had]
+    if added:
+        return ("claim strength changed", f"{added[0]!r} narrows the claim")
     return None
 
 

@@ -89,6 +89,7 @@ from quizbot.generate.rephrase.claims import (
     strength_change,
 )
 from quizbot.generate.rephrase.contrasts import (
+    degree_added,
     kept_qualifiers,
     non_implication,
     opposite_qualifier,
@@ -927,7 +928,7 @@ def _check_antonyms(orig: _Reading, cand: _Reading, _c: _Context) -> Verdict | N
 
 
 def _check_implication(orig: _Reading, cand: _Reading, _c: _Context) -> Verdict | None:
-    return _found(non_implication(orig.masked, cand.masked))
+    return _found(non_implication(orig.masked, cand.masked) or degree_added(orig.words, cand.words))
 
 
 def _check_direction(orig: _Reading, cand: _Reading, _c: _Context) -> Verdict | None:
