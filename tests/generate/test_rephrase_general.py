@@ -283,3 +283,51 @@ def test_a_condition_stated_last_is_not_read_as_the_first_entity() -> None:
     statement = "If a patient takes Furosemide, he/she may have physiologic effect of Diuresis."
     faithful = "Patients may experience diuresis as a physiologic effect if they take furosemide."
     assert _check(statement, faithful, "Furosemide", "Diuresis") == "accepted"
+
+
+@pytest.mark.parametrize(
+    ("statement", "candidate", "head", "tail", "expected"),
+    [
+        # "cannot" says what "is not able to" says: no hedge
+        (
+            "heparin is not able to treat Gout .",
+            "Heparin cannot treat gout.",
+            "heparin",
+            "Gout",
+            "accepted",
+        ),
+        (
+            "heparin does not treat Gout .",
+            "Heparin cannot treat gout.",
+            "heparin",
+            "Gout",
+            "claim strength changed",
+        ),
+        # "between" and verbs of having may stand right before an entity
+        (
+            "The disease Gout is not associated with disease Hyperuricemia .",
+            "There is no association between gout and hyperuricemia.",
+            "Gout",
+            "Hyperuricemia",
+            "accepted",
+        ),
+        (
+            "Hexokinase has biochemical function Phosphotransferase .",
+            "Hexokinase possesses phosphotransferase activity as its biochemical function.",
+            "Hexokinase",
+            "Phosphotransferase",
+            "accepted",
+        ),
+        (
+            "The disease Gout is not associated with disease Hyperuricemia .",
+            "There is no association between chronic gout and hyperuricemia.",
+            "Gout",
+            "Hyperuricemia",
+            "extra qualifier",
+        ),
+    ],
+)
+def test_inability_and_words_before_an_entity(
+    statement: str, candidate: str, head: str, tail: str, expected: str
+) -> None:
+    assert _check(statement, candidate, head, tail) == expected

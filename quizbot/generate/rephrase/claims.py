@@ -91,6 +91,9 @@ _PERMISSION = re.compile(
     r"|do\s+without|refrain\s+from)\b",
     re.IGNORECASE,
 )
+# Negated ability: "is not able to" / "is unable to" says what "cannot" says, no hedge
+_UNABLE = re.compile(r"\b(?:(?:not|never)\s+(?:be\s+)?able|unable|incapable)\b", re.IGNORECASE)
+_CANNOT = re.compile(r"\b(?:cannot|can\s+not|can['’]t|could\s+not|couldn['’]t)\b", re.IGNORECASE)
 _FREQUENCY = re.compile(
     r"\b(?:usually|occasional(?:ly)?|sometimes|often|frequent(?:ly)?|common(?:ly)?|rare(?:ly)?"
     r"|seldom|typical(?:ly)?|generally|mostly|mainly|predominantly|regularly|invariably)\b",
@@ -153,7 +156,8 @@ def strength_change(orig: str, cand: str, negated: bool) -> Finding | None:
     has none weakens a categorical claim. A statement that already hedges may hedge otherwise ("may
     indicate" for "may suffer from", "has the potential to" for "may be able to"), but an
     affirmative one may not drop its "can"/"may" ("affects" for "can affect"). Where the statement
-    says there is no need to do something, "can avoid doing it" is the same permission, no hedge."""
+    says there is no need to do something, "can avoid doing it" is the same permission, no hedge;
+    where it says something is not able to, "cannot" is the same inability, no hedge."""
     added = sorted(_absolutes(cand) - _absolutes(orig))
     if added:
         return ("claim strength changed", f"adds {', '.join(map(repr, added))}")
@@ -162,6 +166,8 @@ def strength_change(orig: str, cand: str, negated: bool) -> Finding | None:
         return ("claim strength changed", f"adds a frequency ({often.group(0)!r})")
     # "can avoid taking" for "has no need to take": a permission, not a hedge
     hedged = _PERMISSION.sub(" ", cand) if _NO_NEED.search(orig) else cand
+    if _UNABLE.search(orig):
+        hedged = _CANNOT.sub(" ", hedged)  # "cannot treat" for "is not able to treat"
     hedge = _HEDGE.search(hedged)
     if hedge is not None and _HEDGE.search(orig) is None:
         return ("claim strength changed", f"hedges a categorical claim ({hedge.group(0)!r})")

@@ -81,6 +81,15 @@ STATE_WORDS = frozenset(
         "display",
         "displays",
         "displaying",
+        # verbs of having: "[X] possesses kinase activity", "cells that contain [Y]"
+        "possess",
+        "possesses",
+        "possessing",
+        "contain",
+        "contains",
+        "containing",
+        # "no association between [X] and [Y]"
+        "between",
     ]
 )
 

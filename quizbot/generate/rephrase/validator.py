@@ -18,7 +18,8 @@ antonyms, core predicate) are in :mod:`~quizbot.generate.rephrase.claims`. In or
   structure, traumatic, complete"; "binding to DNA" for "DNA Binding") when no capitalised or
   medical-looking word stands among them, or in a thesaurus name's prose form
   (:mod:`~quizbot.generate.rephrase.names`: "Acute myeloid leukaemia" for "Leukemia, Myeloid,
-  Acute");
+  Acute", "dental diseases" for "Tooth Diseases", "phosphorylation" for "Phosphorylation
+  Process");
 * ``foreign entity``: a medical term (organ, disease noun, medical ending, or a capitalised word
   inside the sentence) the statement does not have: a swapped tail;
 * ``negation flipped`` / ``negation unclear``: the parity of negation cues (:func:`negation_cues`,
