@@ -120,3 +120,39 @@ def test_effect_direction_in_the_validator(candidate: str, expected: str) -> Non
         "influenced."
     )
     assert _verdict(statement, candidate, "Thyroid Peroxidase", "Iodination") == expected
+
+
+@pytest.mark.parametrize(
+    ("masked", "target"),
+    [
+        # a change that ends its clause names its target, unless it is the condition
+        (f"If {M} falls, {M} may decrease.", "b"),
+        (f"{M} may decline if {M} drops.", "a"),
+        # change verbs that are also nouns or adjectives count only after a modal or "to"
+        (f"A decrease in {M} may reduce {M}.", "b"),
+        (f"Lower {M} is linked to {M}.", None),
+        (f"{M} lowers {M}.", "b"),
+    ],
+)
+def test_effect_target_of_changes(masked: str, target: str | None) -> None:
+    assert effect_target(masked, _spans(masked, "a", "b")) == target
+
+
+@pytest.mark.parametrize(
+    ("candidate", "expected"),
+    [
+        ("Reduced production of hexokinase 2 may decrease glucose phosphorylation.", "accepted"),
+        ("Glucose phosphorylation may decline if hexokinase 2 production falls.", "accepted"),
+        (
+            "Decreased glucose phosphorylation may decrease hexokinase 2 production.",
+            "roles swapped",
+        ),
+        ("Hexokinase 2 production may decline if glucose phosphorylation falls.", "roles swapped"),
+    ],
+)
+def test_change_direction_in_the_validator(candidate: str, expected: str) -> None:
+    statement = (
+        "If the production of Hexokinase 2 decreases, the functionality of Glucose "
+        "Phosphorylation may decrease."
+    )
+    assert _verdict(statement, candidate, "Hexokinase 2", "Glucose Phosphorylation") == expected

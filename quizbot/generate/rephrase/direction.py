@@ -11,7 +11,8 @@ does not read as a family, and a rewording often moves them away from the two en
 * an **effect**: the *target* is the entity an effect verb acts on ("influences the process of
   [B]", "has no effect on [B]") or the subject of its passive ("[B] may be influenced"); the
   other entity is the agent. "If [A] decreases, [B] may be influenced" and "[A] may influence
-  [B]" share the target [B]; "[B] may influence [A]" does not.
+  [B]" share the target [B]; "[B] may influence [A]" does not. A change that ends its clause
+  ("[B] may decrease") names its target unless it is the condition ("If [A] decreases, ...").
 
 :func:`direction_change` compares the two sentences: when both name an outcome (or both a target)
 and not the same entity, the roles are swapped.
@@ -37,16 +38,30 @@ _RISK = re.compile(
 # the words that lead to an effect's target (active verb or "effect on")
 _EFFECT = re.compile(
     r"\b(?:influenc(?:e|es|ing)|affect(?:s|ing)?|alter(?:s|ing)?|impact(?:s|ing)?"
-    r"|modulat(?:e|es|ing)|regulat(?:e|es|ing)|disrupt(?:s|ing)?|impair(?:s|ing)?)\b"
+    r"|modulat(?:e|es|ing)|regulat(?:e|es|ing)|disrupt(?:s|ing)?|impair(?:s|ing)?"
+    r"|diminish(?:es)?|decreases|reduces|lowers|increases|raises|boosts|enhances)\b"
+    # a change verb that is also a noun or an adjective only after a modal or "to"
+    r"|\b(?:may|might|can|could|will|would|to|not)\s+"
+    r"(?:decrease|reduce|lower|increase|raise|boost|enhance)\b"
     r"|\b(?:effects?|impacts?|influences?|bearing)\s+(?:\w+\s+)?on\b",
     re.IGNORECASE,
 )
 # a passive effect verb after its target: "[B] may be influenced", "[B] is not affected by"
 _PASSIVE = re.compile(
     r"\b(?:is|are|be|been|being|was|were)\s+(?:(?:not|never|\w+ly)\s+)*"
-    r"(?:influenced|affected|altered|impacted|modulated|regulated|disrupted|impaired)\b",
+    r"(?:influenced|affected|altered|impacted|modulated|regulated|disrupted|impaired"
+    r"|decreased|reduced|lowered|diminished|increased|raised|boosted|enhanced)\b",
     re.IGNORECASE,
 )
+# a change said of its subject, ending its clause: "[B] may decrease", "[B] declines if ..."
+_CHANGES = re.compile(
+    r"\b(?:(?:may|might|can|could|will|would)\s+)?(?:decreas(?:e|es)|declin(?:e|es)|fall|falls"
+    r"|drop|drops|diminish(?:es)?|increas(?:e|es)|ris(?:e|es)|chang(?:e|es))"
+    r"(?=\s*(?:[,;:.]|$|(?:if|when|whenever|once|because)\b))",
+    re.IGNORECASE,
+)
+# a condition clause: its entity is the agent of a change, not its target
+_CONDITION = re.compile(r"\b(?:if|when|whenever|once)\b[^,;]*", re.IGNORECASE)
 _BREAK = re.compile(r"[,;:()\[\]]")
 _WORDS = re.compile(r"[^\W\d_][\w'’/-]*")
 MAX_GAP = 4  # words allowed between the cue and the entity
@@ -93,16 +108,28 @@ def risk_outcome(masked: str, spans: Spans) -> str | None:
 
 def effect_target(masked: str, spans: Spans) -> str | None:
     """The key of the entity an effect acts on (an active verb's object, "effect on [B]", a
-    passive's subject), or None when there is none or the sentence names both."""
-    keys = _following(masked, spans, _EFFECT)
-    for match in _PASSIVE.finditer(masked):
+    passive's subject, the subject of a change that ends its clause, "[B] may decrease", outside
+    a condition), or None when there is none or the sentence names both."""
+    keys = _following(masked, spans, _EFFECT) | _preceding(masked, spans, _PASSIVE)
+    conditions = [m.span() for m in _CONDITION.finditer(masked)]
+    for key in _preceding(masked, spans, _CHANGES):
+        start = spans[key][0][0]
+        if not any(begin <= start < end for begin, end in conditions):
+            keys.add(key)
+    return _single(keys)
+
+
+def _preceding(masked: str, spans: Spans, pattern: re.Pattern[str]) -> set[str]:
+    """The entities that closely precede a match of ``pattern``."""
+    keys: set[str] = set()
+    for match in pattern.finditer(masked):
         key = _owner_at(spans, match.start(), after=False)
         if key is None:
             continue
         stop = max(e for _, e in spans[key] if e <= match.start())
         if _close(masked[stop : match.start()]):
             keys.add(key)
-    return _single(keys)
+    return keys
 
 
 def direction_change(orig: tuple[str, Spans], cand: tuple[str, Spans]) -> tuple[str, str] | None:
