@@ -156,3 +156,41 @@ def test_degree_added() -> None:
 def test_degree_and_knowledge_in_the_validator(candidate: str, expected: str) -> None:
     statement = "Statin Use is not associated with Rhabdomyolysis."
     assert _verdict(statement, candidate, "Statin Use", "Rhabdomyolysis") == expected
+
+
+@pytest.mark.parametrize(
+    ("had", "brought"),
+    [
+        ("arises from normal cells", "arises from malignant cells"),
+        ("stains positive for it", "stains negative for it"),
+        ("it is upregulated", "it is downregulated"),
+        ("activation of it", "deactivation of it"),
+        ("if it decreases its function may decrease", "its function may improve"),
+        ("the risk is higher", "the risk is minimized"),
+    ],
+)
+def test_more_opposite_qualifiers(had: str, brought: str) -> None:
+    finding = opposite_qualifier(_words(had), _words(brought))
+    assert finding is not None and finding[0] == "antonym"
+    # the same words on the statement's side are a rewording
+    assert opposite_qualifier(_words(had), _words(had)) is None
+
+
+def test_helping_a_disease_along_is_no_remedy() -> None:
+    had = _words("if a patient takes it he can prevent it")
+    assert remedy_to_onset(had, _words("taking it can contribute to it")) is not None
+    assert remedy_to_onset(had, _words("taking it can favour it")) is not None
+
+
+def test_independent_of_is_a_negation() -> None:
+    assert negation_cues("Gout is independent of hyperuricemia.") == ("independent of",)
+    statement = "The disease Gout is not associated with disease Hyperuricemia ."
+    assert _verdict(
+        statement, "Gout is independent of hyperuricemia.", "Gout", "Hyperuricemia"
+    ) == ("accepted")
+    assert _verdict(
+        "The disease Gout is associated with disease Hyperuricemia .",
+        "Gout is independent of hyperuricemia.",
+        "Gout",
+        "Hyperuricemia",
+    ) == ("negation flipped")

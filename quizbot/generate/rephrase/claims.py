@@ -5,7 +5,8 @@ its two entities (the entities already blanked out): pure functions of the maske
 words, each returning ``(category, detail)`` when the candidate changes the claim, else None.
 
 * :func:`cues_in` / :func:`negation_change`: negation cues, lexical ("not", "no need") and
-  morphological ("ineffective", "absence of", "lack", "unable", "contraindicated"), compared by
+  morphological ("ineffective", "absence of", "lack", "unable", "contraindicated",
+  "independent of"), compared by
   parity;
 * :func:`strength_change`: an added absolute, frequency word or (in a categorical statement)
   hedge, or a dropped "can"/"may";
@@ -53,6 +54,7 @@ NEGATION = re.compile(
         (?=\s+(?:(?:the|a|an)\s+)?\x1a)   # "should avoid [drug]", not "to avoid [disease]"
       | for(?:e)?go(?:es|ing|ne)? | dispens(?:e|es|ed|ing)\s+with
       | unrelated | unassociated | unaffected | unlikely | uninvolved | unconnected
+      | independent(?:ly)?\s+of
       | rarely | seldom | hardly | barely | scarcely
       | non-\w+
     )\b""",

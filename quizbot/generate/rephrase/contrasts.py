@@ -76,8 +76,29 @@ _DEGREE = frozenset(
 
 # (side, opposite side): word prefixes, lower case
 _QUALIFIER_PAIRS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
-    (("normal", "healthy"), ("abnormal", "unhealthy", "diseased", "patholog")),
+    (
+        ("normal", "healthy"),
+        (
+            *("abnormal", "unhealthy", "diseased", "patholog", "malignant", "cancerous"),
+            *("damaged", "defective", "aberrant", "mutated", "mutant", "dysfunctional"),
+        ),
+    ),
     (("inside", "within", "where", "in", "intra"), ("outside", "beyond", "exterior", "extra")),
+    (("positiv",), ("negativ",)),
+    (("upregulat", "up-regulat"), ("downregulat", "down-regulat")),
+    (("activat",), ("deactivat", "inactivat")),
+    # a fall made an improvement, a rise made a lessening
+    (
+        ("improv", "restor", "strengthen"),
+        (
+            *("decreas", "reduc", "impair", "diminish", "weaken", "declin", "lower"),
+            *("loss", "lose", "lost", "worsen"),
+        ),
+    ),
+    (
+        ("increas", "higher", "rais", "elevat", "more", "greater", "enhanc", "boost"),
+        ("minimi", "lessen", "mitigat", "smaller", "weaker", "weaken"),
+    ),
 )
 
 _REMEDY = (
@@ -141,6 +162,18 @@ _ONSET = frozenset(
         "get",
         "gets",
         "getting",
+        # verbs of helping a disease along
+        "contribute",
+        "contributes",
+        "contributing",
+        "facilitate",
+        "facilitates",
+        "encourage",
+        "encourages",
+        "favor",
+        "favors",
+        "favour",
+        "favours",
     ]
 )
 
