@@ -32,6 +32,7 @@ def _check(statement: str, candidate: str, head: str, tail: str) -> str:
         (" stems from the normal cell ", ".", "cause", 1, False),  # origin read as cause
         (" is not the result of less ", ".", "cause", 1, False),  # "result of" = "caused by"
         (" is a likely consequence of ", ".", "cause", 1, False),
+        (" is the gene product of the ", " gene.", "encode", 1, False),  # "product of" = encoded
         (" falls, it may caused by a loss of ", ".", "cause", 1, False),  # bare "caused by"
     ],
 )
@@ -292,3 +293,15 @@ def test_result_of_and_bare_caused_by_keep_the_cause(
     statement: str, candidate: str, expected: str
 ) -> None:
     assert _check(statement, candidate, "Iodination", "Thyroid Peroxidase") == expected
+
+
+@pytest.mark.parametrize(
+    ("candidate", "expected"),
+    [
+        ("Parathyroid hormone is the product of the PTH gene.", "accepted"),
+        ("The PTH gene is the product of parathyroid hormone.", "roles swapped"),
+    ],
+)
+def test_product_of_reads_as_encoded_by(candidate: str, expected: str) -> None:
+    statement = "The gene PTH encodes gene product Parathyroid Hormone ."
+    assert _check(statement, candidate, "PTH", "Parathyroid Hormone") == expected

@@ -53,6 +53,11 @@ _IDIOMS = (
     (re.compile(r"\bg[ai]v(?:e|es|en|ing)\s+rise\s+to\b", re.IGNORECASE), "causes"),
     (re.compile(r"\bar[io]s(?:e|es|en|ing)\s+in\b", re.IGNORECASE), "originates in"),
     (re.compile(r"\bprior\s+to\b", re.IGNORECASE), "before"),
+    # "[A] is the (gene) product of [B]" = "[A] is encoded by [B]"
+    (
+        re.compile(r"\b(?:the\s+|a\s+|an\s+)?(?:gene\s+)?products?\s+of\b", re.IGNORECASE),
+        "encoded by",
+    ),
     # "[A] is the result of [B]" = "[A] is caused by [B]"; a bare "caused by" (a reduced
     # relative, "it may caused by") as its passive
     (

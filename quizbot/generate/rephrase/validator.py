@@ -39,7 +39,7 @@ antonyms, core predicate) are in :mod:`~quizbot.generate.rephrase.claims`. In or
 * ``roles swapped`` also when a risk's outcome ("the risk of [B]", "more likely to develop [B]")
   or an effect's target ("influences [B]", "[B] may be influenced") is the other entity
   (:mod:`~quizbot.generate.rephrase.direction`); "the result of" and a bare "caused by" read as
-  the passive of "cause";
+  the passive of "cause", "the product of" as "encoded by";
 * ``claim strength changed``: an absolute ("always", "only", "should"), a frequency word
   ("usually") or, in a statement without any, a hedge ("may") is brought in; an affirmative
   statement drops its "can"/"may". Hedges that keep the claim pass ("may indicate" for "may
