@@ -167,6 +167,7 @@ def test_degree_and_knowledge_in_the_validator(candidate: str, expected: str) ->
         ("activation of it", "deactivation of it"),
         ("if it decreases its function may decrease", "its function may improve"),
         ("the risk is higher", "the risk is minimized"),
+        ("linked to the development of it", "linked to the resolution of it"),
     ],
 )
 def test_more_opposite_qualifiers(had: str, brought: str) -> None:
@@ -194,3 +195,8 @@ def test_independent_of_is_a_negation() -> None:
         "Gout",
         "Hyperuricemia",
     ) == ("negation flipped")
+
+
+def test_healthy_is_no_healing() -> None:
+    had = _words("linked to the development of normal tissue")
+    assert opposite_qualifier(had, _words("linked to the development of healthy tissue")) is None

@@ -331,3 +331,15 @@ def test_inability_and_words_before_an_entity(
     statement: str, candidate: str, head: str, tail: str, expected: str
 ) -> None:
     assert _check(statement, candidate, head, tail) == expected
+
+
+def test_adjective_of_an_ium_name() -> None:
+    assert adjective_forms("Endometrium") == ("endometrial",)
+    statement = (
+        "Normal tissue Endometrium is not associated with the development of disease "
+        "Endometrial Carcinoma."
+    )
+    head, tail = "Endometrial Carcinoma", "Endometrium"
+    candidate = "Healthy endometrial tissue is not linked to the development of {}."
+    assert _check(statement, candidate.format("endometrial carcinoma"), head, tail) == "accepted"
+    assert _check(statement, candidate.format("cervical carcinoma"), head, tail) != "accepted"

@@ -84,6 +84,11 @@ _QUALIFIER_PAIRS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
         ),
     ),
     (("inside", "within", "where", "in", "intra"), ("outside", "beyond", "exterior", "extra")),
+    # the development of a disease made its end
+    (
+        ("develop", "onset", "emerg", "appear"),
+        ("resol", "regress", "remission", "disappear", "recover", "healing", "healed"),
+    ),
     (("positiv",), ("negativ",)),
     (("upregulat", "up-regulat"), ("downregulat", "down-regulat")),
     (("activat",), ("deactivat", "inactivat")),
