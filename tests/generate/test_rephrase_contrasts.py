@@ -17,6 +17,7 @@ from quizbot.generate.rephrase.contrasts import (
     non_implication,
     opposite_qualifier,
     remedy_to_onset,
+    risk_dropped,
 )
 
 
@@ -200,3 +201,26 @@ def test_independent_of_is_a_negation() -> None:
 def test_healthy_is_no_healing() -> None:
     had = _words("linked to the development of normal tissue")
     assert opposite_qualifier(had, _words("linked to the development of healthy tissue")) is None
+
+
+def test_risk_dropped() -> None:
+    had = _words("if a patient has it the likelihood of it is higher")
+    assert risk_dropped(had, _words("patients with it are more prone to it")) is None
+    assert risk_dropped(had, _words("it predisposes patients to it")) is None
+    assert risk_dropped(had, _words("patients with it will develop it")) == (
+        "claim strength changed",
+        "the risk became a certainty",
+    )
+    assert risk_dropped(_words("it is linked to it"), _words("it goes with it")) is None
+
+
+def test_risk_made_certain_in_the_validator() -> None:
+    statement = (
+        "If a patient suffers from Ulcerative Colitis, then the likelihood of he/she suffering "
+        "from Colorectal Carcinoma is higher."
+    )
+    head, tail = "Ulcerative Colitis", "Colorectal Carcinoma"
+    faithful = "Ulcerative colitis raises a patient's risk of colorectal carcinoma."
+    certain = "Patients with ulcerative colitis will develop colorectal carcinoma."
+    assert _verdict(statement, faithful, head, tail) == "accepted"
+    assert _verdict(statement, certain, head, tail) == "claim strength changed"

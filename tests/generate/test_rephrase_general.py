@@ -343,3 +343,31 @@ def test_adjective_of_an_ium_name() -> None:
     candidate = "Healthy endometrial tissue is not linked to the development of {}."
     assert _check(statement, candidate.format("endometrial carcinoma"), head, tail) == "accepted"
     assert _check(statement, candidate.format("cervical carcinoma"), head, tail) != "accepted"
+
+
+@pytest.mark.parametrize(
+    ("statement", "candidate", "expected"),
+    [
+        # "lead to" / "result in" are causal claims
+        (
+            "If a patient suffers from Gout, then he/she has lesions in Kidney.",
+            "Gout leads to lesions in the kidney.",
+            "predicate changed",
+        ),
+        (
+            "The disease Gout might have the associated disease Kidney Stones .",
+            "Gout can result in kidney stones.",
+            "predicate changed",
+        ),
+        # an effect is a causal claim already: "result in" rewords "affect"
+        (
+            "A fall in Uricase does not affect the process of Purine Metabolism.",
+            "A fall in uricase does not result in a change of purine metabolism.",
+            "accepted",
+        ),
+    ],
+)
+def test_lead_to_and_result_in_are_causal(statement: str, candidate: str, expected: str) -> None:
+    head = "Gout" if "Gout" in statement else "Uricase"
+    tail = next(t for t in ("Kidney Stones", "Kidney", "Purine Metabolism") if t in statement)
+    assert _check(statement, candidate, head, tail) == expected

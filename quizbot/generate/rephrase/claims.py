@@ -215,7 +215,7 @@ _REMEDY = ("treat", "prevent", "cure", "therap", "reliev", "manag", "protect", "
 _CORE: dict[str, tuple[str, ...]] = {
     "treat": ("treat", "cure", "cures", "cured", "curing", "manag", "therap", "suitable drug"),
     "prevent": ("prevent", "prophyla", "avert", "protect", "inhibit", "suppress"),
-    "cause": ("caus", "induc", "trigger", "provok", "complicat"),
+    "cause": ("caus", "induc", "trigger", "provok", "complicat", "lead", "led", "result"),
     "risk": ("risk", "predispos", "susceptib"),
     "feature": ("feature", "present", "manifest", "sign", "symptom"),
     "diagnose": ("diagnos", "differential"),
@@ -226,6 +226,9 @@ _CORE_NOUNS = frozenset(["treatment", "treatments", "therapy", "therapies", "man
 # cause, says how one thing comes from another: "results from", "is produced by").
 _DIRECTIONAL = ("treat", "prevent", "cause", "inherit")
 _CAUSAL = ("result", "lead", "due", "stem", "origin", "attribut", "responsib", "produc", "caus")
+# An effect or a change of one thing with another ("does not affect", "may be influenced"): a
+# causal claim, so "does not result in a change of" rewords it
+_EFFECTS = ("affect", "influenc", "effect", "impact", "alter")
 
 
 def reversal(had: list[str], words: list[str]) -> Finding | None:
@@ -278,7 +281,7 @@ def predicate_change(
     was = _core(had, nouns=True)
     if inherits:
         was.add("inherit")  # "follows X-linked inheritance" = "is inherited in an X-linked ..."
-    if not was and any(w.startswith(_CAUSAL) for w in had):
+    if not was and any(w.startswith(_CAUSAL + _EFFECTS) for w in had):
         was = {"cause"}
     if not was and re.search(r"\b(?:drug|medication|candidate\s+for)\b", orig, re.I):
         was = {"treat"}  # "a suitable drug to give", "a candidate for treatment with"

@@ -8,6 +8,8 @@ validator (each a pure function of the masked texts or their lower-cased words, 
   [Y]" only says one does not follow from the other;
 * :func:`degree_added`: a word of degree or directness narrows the claim ("is not directly
   linked to", "is a major cause of");
+* :func:`risk_dropped`: a risk said as a certainty ("Patients with [X] will develop [Y]" for "the
+  likelihood of [Y] is higher");
 * :func:`opposite_qualifier`: a qualifier turned into its opposite, "normal" / "abnormal" ("stems
   from the normal cell" / "arises from abnormal cells"), or a place made its outside ("where [X]
   functions" / "functions outside [X]");
@@ -28,6 +30,7 @@ __all__ = [
     "non_implication",
     "opposite_qualifier",
     "remedy_to_onset",
+    "risk_dropped",
 ]
 
 Finding = tuple[str, str]
@@ -199,6 +202,20 @@ def degree_added(had: Sequence[str], words: Sequence[str]) -> Finding | None:
     added = [w for w in words if w in _DEGREE and w not in had]
     if added:
         return ("claim strength changed", f"{added[0]!r} narrows the claim")
+    return None
+
+
+# Words of a risk: "the likelihood of [Y] is higher", "more prone to", "predisposes to"
+_RISK_WORDS = ("risk", "likel", "chance", "probab", "odds", "prone", "predispos", "susceptib")
+
+
+def risk_dropped(had: Sequence[str], words: Sequence[str]) -> Finding | None:
+    """``claim strength changed`` when the statement speaks of a risk and the candidate keeps no
+    word of one: "Patients with [X] will develop [Y]" is not "the likelihood of [Y] is higher"."""
+    if any(w.startswith(_RISK_WORDS) for w in had) and not any(
+        w.startswith((*_RISK_WORDS, "vulnerab", "unlikel")) for w in words
+    ):
+        return ("claim strength changed", "the risk became a certainty")
     return None
 
 

@@ -45,15 +45,18 @@ antonyms, core predicate) are in :mod:`~quizbot.generate.rephrase.claims`. In or
   statement drops its "can"/"may". Hedges that keep the claim pass ("may indicate" for "may
   suffer from");
 * ``claim strength changed`` also when a firm claim becomes a non-implication ("Having [X] does
-  not mean a patient has [Y]" for "A patient with [X] does not suffer from [Y]",
+  not mean a patient has [Y]" for "A patient with [X] does not suffer from [Y]") or a statement
+  of knowledge ("is not known to"), a word of degree narrows it ("directly", "a major cause")
+  or a risk becomes a certainty ("will develop" for "the likelihood ... is higher",
   :mod:`~quizbot.generate.rephrase.contrasts`);
 * ``antonym``: an opposite of a statement word, a word that reverses the claim where the
   statement has nothing of the kind ("disappearance", "protective against", "harm"), a
   remedy made a cause (and back), a qualifier made its opposite ("normal" / "abnormal",
   "where [X] functions" / "outside [X]") or a remedy made the way to get the disease ("can
   prevent" / "can help a patient develop", :mod:`~quizbot.generate.rephrase.contrasts`);
-* ``predicate changed``: a core predicate (treat, prevent, cause, risk, feature, diagnose,
-  inherit) other than the statement's ("used to prevent" for "used to treat");
+* ``predicate changed``: a core predicate (treat, prevent, cause incl. "lead to" / "result in",
+  risk, feature, diagnose, inherit) other than the statement's ("used to prevent" for "used to
+  treat");
 * ``extra qualifier``: a population, time, severity, route or subtype word ("in the elderly");
 * ``entity extended``: a new modifier joined to an entity ("acute gout") or the entity made the
   modifier of another noun ("insulin receptor");
@@ -95,6 +98,7 @@ from quizbot.generate.rephrase.contrasts import (
     non_implication,
     opposite_qualifier,
     remedy_to_onset,
+    risk_dropped,
 )
 from quizbot.generate.rephrase.direction import direction_change
 from quizbot.generate.rephrase.entities import (
@@ -929,7 +933,11 @@ def _check_antonyms(orig: _Reading, cand: _Reading, _c: _Context) -> Verdict | N
 
 
 def _check_implication(orig: _Reading, cand: _Reading, _c: _Context) -> Verdict | None:
-    return _found(non_implication(orig.masked, cand.masked) or degree_added(orig.words, cand.words))
+    return _found(
+        non_implication(orig.masked, cand.masked)
+        or degree_added(orig.words, cand.words)
+        or risk_dropped(orig.words, cand.words)
+    )
 
 
 def _check_direction(orig: _Reading, cand: _Reading, _c: _Context) -> Verdict | None:
