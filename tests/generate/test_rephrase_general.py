@@ -371,3 +371,12 @@ def test_lead_to_and_result_in_are_causal(statement: str, candidate: str, expect
     head = "Gout" if "Gout" in statement else "Uricase"
     tail = next(t for t in ("Kidney Stones", "Kidney", "Purine Metabolism") if t in statement)
     assert _check(statement, candidate, head, tail) == expected
+
+
+def test_possessor_past_the_entity_head_noun() -> None:
+    text = "Lyase activity is a biochemical function of Aconitase."
+    assert _owner(text, "Lyase", "Aconitase") == 1
+    statement = "Aconitase has biochemical function Lyase ."
+    assert _check(statement, text, "Aconitase", "Lyase") == "accepted"
+    swapped = "Aconitase activity is a biochemical function of lyase."
+    assert _check(statement, swapped, "Aconitase", "Lyase") == "roles swapped"
