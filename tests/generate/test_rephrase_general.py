@@ -380,3 +380,44 @@ def test_possessor_past_the_entity_head_noun() -> None:
     assert _check(statement, text, "Aconitase", "Lyase") == "accepted"
     swapped = "Aconitase activity is a biochemical function of lyase."
     assert _check(statement, swapped, "Aconitase", "Lyase") == "roles swapped"
+
+
+@pytest.mark.parametrize(
+    ("statement", "candidate", "head", "tail", "expected"),
+    [
+        # stopping a drug negates taking it
+        (
+            "If a patient suffers from Epilepsy, he/she should take valproate.",
+            "Patients with epilepsy should stop taking valproate.",
+            "valproate",
+            "Epilepsy",
+            "negation flipped",
+        ),
+        (
+            "A patient that suffers from Epilepsy has no need to take valproate.",
+            "Patients with epilepsy may discontinue valproate.",
+            "valproate",
+            "Epilepsy",
+            "accepted",
+        ),
+        # spreading is no origin
+        (
+            "The disease Cholangiocarcinoma can stem from the associated anatomic site Bile Duct .",
+            "Cholangiocarcinoma can arise from the bile duct.",
+            "Cholangiocarcinoma",
+            "Bile Duct",
+            "accepted",
+        ),
+        (
+            "The disease Cholangiocarcinoma can stem from the associated anatomic site Bile Duct .",
+            "Cholangiocarcinoma can spread to the bile duct.",
+            "Cholangiocarcinoma",
+            "Bile Duct",
+            "predicate changed",
+        ),
+    ],
+)
+def test_stopping_and_spreading(
+    statement: str, candidate: str, head: str, tail: str, expected: str
+) -> None:
+    assert _check(statement, candidate, head, tail) == expected

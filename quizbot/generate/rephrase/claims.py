@@ -6,13 +6,13 @@ words, each returning ``(category, detail)`` when the candidate changes the clai
 
 * :func:`cues_in` / :func:`negation_change`: negation cues, lexical ("not", "no need") and
   morphological ("ineffective", "absence of", "lack", "unable", "contraindicated",
-  "independent of"), compared by
+  "independent of", "stop taking", "discontinue"), compared by
   parity;
 * :func:`strength_change`: an added absolute, frequency word or (in a categorical statement)
   hedge, or a dropped "can"/"may";
 * :func:`reversal`: an antonym or a word that reverses the claim, a remedy made a cause;
 * :func:`predicate_change`: another core predicate (treat, prevent, cause, risk, feature,
-  diagnose, inherit).
+  diagnose, inherit, spread).
 """
 
 from __future__ import annotations
@@ -53,6 +53,8 @@ NEGATION = re.compile(
       | (?:should|must|shall|ought\s+to|(?:advised|told|need|needs|have|has)\s+to)\s+avoid
         (?=\s+(?:(?:the|a|an)\s+)?\x1a)   # "should avoid [drug]", not "to avoid [disease]"
       | for(?:e)?go(?:es|ing|ne)? | dispens(?:e|es|ed|ing)\s+with
+      | (?:stop|stops|stopped|stopping|ceas(?:e|es|ed|ing)|quit(?:s|ting)?)\s+(?:taking|using)
+      | discontinu\w*
       | unrelated | unassociated | unaffected | unlikely | uninvolved | unconnected
       | independent(?:ly)?\s+of
       | rarely | seldom | hardly | barely | scarcely
@@ -90,7 +92,7 @@ _NO_NEED = re.compile(
 )
 _PERMISSION = re.compile(
     r"\b(?:can|may|could|might)\s+(?:safely\s+)?(?:avoid|forgo|forego|skip|omit|dispense\s+with"
-    r"|do\s+without|refrain\s+from)\b",
+    r"|do\s+without|refrain\s+from|discontinue|stop\s+(?:taking|using))\b",
     re.IGNORECASE,
 )
 # Negated ability: "is not able to" / "is unable to" says what "cannot" says, no hedge
@@ -220,11 +222,12 @@ _CORE: dict[str, tuple[str, ...]] = {
     "feature": ("feature", "present", "manifest", "sign", "symptom"),
     "diagnose": ("diagnos", "differential"),
     "inherit": ("inherit", "heredit", "passed"),
+    "spread": ("spread", "metasta", "invad", "invasi", "disseminat"),
 }
 _CORE_NOUNS = frozenset(["treatment", "treatments", "therapy", "therapies", "management"])
 # The directional predicates a candidate may only use when the statement has them (or, for a
 # cause, says how one thing comes from another: "results from", "is produced by").
-_DIRECTIONAL = ("treat", "prevent", "cause", "inherit")
+_DIRECTIONAL = ("treat", "prevent", "cause", "inherit", "spread")
 _CAUSAL = ("result", "lead", "due", "stem", "origin", "attribut", "responsib", "produc", "caus")
 # An effect or a change of one thing with another ("does not affect", "may be influenced"): a
 # causal claim, so "does not result in a change of" rewords it

@@ -23,7 +23,8 @@ antonyms, core predicate) are in :mod:`~quizbot.generate.rephrase.claims`. In or
 * ``foreign entity``: a medical term (organ, disease noun, medical ending, or a capitalised word
   inside the sentence) the statement does not have: a swapped tail;
 * ``negation flipped`` / ``negation unclear``: the parity of negation cues (:func:`negation_cues`,
-  including "ineffective", "absence of", "lack", "unable", "no need", "contraindicated") differs
+  including "ineffective", "absence of", "lack", "unable", "no need", "contraindicated",
+  "independent of", "stop taking", "discontinue") differs
   from the statement's, or the statement's does not match ``negated``;
 * ``roles swapped`` / ``order swapped``: the words around each entity give it a kind (agent,
   condition, product, function, site; :mod:`~quizbot.generate.rephrase.roles`) the statement
@@ -55,7 +56,7 @@ antonyms, core predicate) are in :mod:`~quizbot.generate.rephrase.claims`. In or
   "where [X] functions" / "outside [X]") or a remedy made the way to get the disease ("can
   prevent" / "can help a patient develop", :mod:`~quizbot.generate.rephrase.contrasts`);
 * ``predicate changed``: a core predicate (treat, prevent, cause incl. "lead to" / "result in",
-  risk, feature, diagnose, inherit) other than the statement's ("used to prevent" for "used to
+  risk, feature, diagnose, inherit, spread) other than the statement's ("used to prevent" for "used to
   treat");
 * ``extra qualifier``: a population, time, severity, route or subtype word ("in the elderly");
 * ``entity extended``: a new modifier joined to an entity ("acute gout") or the entity made the
