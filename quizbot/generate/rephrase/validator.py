@@ -56,8 +56,8 @@ antonyms, core predicate) are in :mod:`~quizbot.generate.rephrase.claims`. In or
   "where [X] functions" / "outside [X]") or a remedy made the way to get the disease ("can
   prevent" / "can help a patient develop", :mod:`~quizbot.generate.rephrase.contrasts`);
 * ``predicate changed``: a core predicate (treat, prevent, cause incl. "lead to" / "result in",
-  risk, feature, diagnose, inherit, spread) other than the statement's ("used to prevent" for "used to
-  treat");
+  risk, feature, diagnose, inherit, spread) other than the statement's ("used to prevent" for
+  "used to treat");
 * ``extra qualifier``: a population, time, severity, route or subtype word ("in the elderly");
 * ``entity extended``: a new modifier joined to an entity ("acute gout") or the entity made the
   modifier of another noun ("insulin receptor");
