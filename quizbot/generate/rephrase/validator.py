@@ -109,7 +109,13 @@ from quizbot.generate.rephrase.entities import (
     loose_span_over,
     same_root,
 )
-from quizbot.generate.rephrase.lexicon import LAY_NAMES, QUALIFIERS, STATE_WORDS, looks_medical
+from quizbot.generate.rephrase.lexicon import (
+    ABBREVIATIONS,
+    LAY_NAMES,
+    QUALIFIERS,
+    STATE_WORDS,
+    looks_medical,
+)
 from quizbot.generate.rephrase.names import DESCRIPTORS, name_variants
 from quizbot.generate.rephrase.possession import possessor
 from quizbot.generate.rephrase.relational import owner_role, player, read_relation
@@ -177,33 +183,6 @@ _ECHO_ANYWHERE = re.compile(
     r"\b(?:statement|rewritten|rephrased|paraphrased?|rewrite)\s*:", re.IGNORECASE
 )
 _SENTENCE_END = re.compile(r"(\S*?)([.!?]+)[\"'”’)\]]*\s+(?=\S)")
-_ABBREVIATIONS = frozenset(
-    [
-        "e.g",
-        "i.e",
-        "etc",
-        "vs",
-        "approx",
-        "cf",
-        "dr",
-        "st",
-        "mr",
-        "mrs",
-        "ms",
-        "no",
-        "fig",
-        "al",
-        "spp",
-        "sp",
-        "var",
-        "ssp",
-        "incl",
-        "resp",
-        "ca",
-        "mg",
-        "ml",
-    ]
-)
 
 _MASK = "\x1a"
 
@@ -499,7 +478,7 @@ def _check_sentences(_o: _Reading, cand: _Reading, _c: _Context) -> Verdict | No
         if (
             "!" not in punct
             and _MASK not in word
-            and ((len(word) == 1 and word.isalpha()) or word.rstrip(".") in _ABBREVIATIONS)
+            and ((len(word) == 1 and word.isalpha()) or word.rstrip(".") in ABBREVIATIONS)
         ):
             continue  # an initial ("E. coli") or an abbreviation ("e.g.")
         return _reject("multiple sentences", "more than one sentence")
