@@ -421,3 +421,16 @@ def test_stopping_and_spreading(
     statement: str, candidate: str, head: str, tail: str, expected: str
 ) -> None:
     assert _check(statement, candidate, head, tail) == expected
+
+
+def test_a_short_rewording_of_a_templated_statement_passes() -> None:
+    # the template's labels ("Anatomical site", "disease", "gene product") make the statement
+    # long; a faithful rewording drops them (0.41x here), a fragment is still too short
+    statement = (
+        "If a patient suffers from Lupus, then he/she is exhibiting a morphological change of "
+        "Vasculitis."
+    )
+    assert _check(statement, "Patients with lupus exhibit vasculitis.", "Vasculitis", "Lupus") == (
+        "accepted"
+    )
+    assert _check(statement, "Lupus: vasculitis.", "Vasculitis", "Lupus") == "length changed"

@@ -9,7 +9,7 @@ with a stable category. The rules that read the claim itself (negation, claim st
 antonyms, core predicate) are in :mod:`~quizbot.generate.rephrase.claims`. In order:
 
 * shape: one plain sentence (``empty``, ``newline``, ``instruction echo``, ``question``,
-  ``multiple sentences``), not the original again (``unchanged``), 0.5x to 2.5x its length
+  ``multiple sentences``), not the original again (``unchanged``), 0.4x to 2.5x its length
   (``length changed``). A leading label and one pair of wrapping quotes are stripped first;
 * ``entity missing`` / ``entity duplicated``: both entities present, whatever their case,
   articles or plural, under a listed synonym (``synonyms``) or a common lay name
@@ -148,7 +148,7 @@ __all__ = [
 # Validator
 # --------------------------------------------------------------------------------------------
 
-MIN_LENGTH_RATIO = 0.5
+MIN_LENGTH_RATIO = 0.4
 MAX_LENGTH_RATIO = 2.5
 
 
