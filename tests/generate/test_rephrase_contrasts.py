@@ -224,3 +224,12 @@ def test_risk_made_certain_in_the_validator() -> None:
     certain = "Patients with ulcerative colitis will develop colorectal carcinoma."
     assert _verdict(statement, faithful, head, tail) == "accepted"
     assert _verdict(statement, certain, head, tail) == "claim strength changed"
+
+
+def test_ridding_of_a_disease_is_a_remedy() -> None:
+    had = _words("if a patient takes it he can treat it")
+    assert remedy_to_onset(had, _words("taking it can help a patient get rid of it")) is None
+    assert remedy_to_onset(had, _words("taking it helps patients who get it recover")) is None
+    assert remedy_to_onset(had, _words("taking it can help a patient get it")) is not None
+    # a word that merely starts like the outside side is no opposite of a place
+    assert opposite_qualifier(_words("it functions in it"), _words("an extra step in it")) is None

@@ -86,7 +86,10 @@ _QUALIFIER_PAIRS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
             *("damaged", "defective", "aberrant", "mutated", "mutant", "dysfunctional"),
         ),
     ),
-    (("inside", "within", "where", "in", "intra"), ("outside", "beyond", "exterior", "extra")),
+    (
+        ("inside", "within", "where", "in", "intra"),
+        ("outside", "beyond", "exterior", "extracellular"),
+    ),
     # the development of a disease made its end
     (
         ("develop", "onset", "emerg", "appear"),
@@ -151,6 +154,16 @@ _REMEDY = (
     "lessen",
     "minimi",
     "mitigat",
+    # ridding a patient of a disease: "get rid of", "overcome", "recover from"
+    "rid",
+    "relief",
+    "overcom",
+    "eliminat",
+    "eradicat",
+    "clear",
+    "recover",
+    "better",
+    "improv",
 )
 # verbs of getting a disease (not the noun: "inhibit the development of [Y]" is a remedy)
 _ONSET = frozenset(
