@@ -15,6 +15,7 @@ import pytest
 from quizbot.generate.rephrase import negation_cues, validate_rephrasing
 from quizbot.generate.rephrase.entities import adjective_forms, loose_span, same_root
 from quizbot.generate.rephrase.possession import possessor
+from quizbot.generate.rephrase.roles import kinds_before
 
 
 def _check(statement: str, candidate: str, head: str, tail: str) -> str:
@@ -434,3 +435,12 @@ def test_a_short_rewording_of_a_templated_statement_passes() -> None:
         "accepted"
     )
     assert _check(statement, "Lupus: vasculitis.", "Vasculitis", "Lupus") == "length changed"
+
+
+def test_words_before_a_modifying_entity_qualify_its_noun() -> None:
+    assert kinds_before("People with psoriasis develop ", " lesions.") == {"site"}
+    assert kinds_before("People with psoriasis develop ", ".") == {"condition"}
+    statement = "If a patient suffers from Rosacea, then he/she has lesions in Face."
+    head, tail = "Rosacea", "Face"
+    assert _check(statement, "People with rosacea develop face lesions.", head, tail) == "accepted"
+    assert _check(statement, "People with face lesions develop rosacea.", head, tail) != "accepted"
