@@ -444,3 +444,17 @@ def test_words_before_a_modifying_entity_qualify_its_noun() -> None:
     head, tail = "Rosacea", "Face"
     assert _check(statement, "People with rosacea develop face lesions.", head, tail) == "accepted"
     assert _check(statement, "People with face lesions develop rosacea.", head, tail) != "accepted"
+
+
+@pytest.mark.parametrize(
+    ("candidate", "expected"),
+    [
+        # the patient is the subject of the claim, not qualified by a condition
+        ("Patients can treat gout by taking colchicine.", "accepted"),
+        # "Patients with [Y]" is a condition: the converse of the statement
+        ("Patients with gout can take colchicine.", "roles swapped"),
+    ],
+)
+def test_a_patient_subject_is_no_condition(candidate: str, expected: str) -> None:
+    statement = "If a patient takes colchicine, he/she can treat Gout."
+    assert _check(statement, candidate, "colchicine", "Gout") == expected

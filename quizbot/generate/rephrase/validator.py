@@ -710,7 +710,10 @@ def _stems(words: tuple[str, ...]) -> tuple[str, ...]:
 
 _CONDITION_LEAD = re.compile(
     r"^\s*(?:if|when|whenever|once|having|taking|in)\b"
-    r"|\b(?:patients?|individuals?|persons?|people|someone|anyone|subjects?|those)\b",
+    r"|\b(?:patients?|individuals?|persons?|people|someone|anyone|subjects?|those)\b"
+    # the person is qualified by the condition ("Patients with [Y]"), not the subject of the
+    # claim ("Patients can treat [Y] by ...")
+    r"(?!\s+(?:can|could|may|might|will|would|should|must|do|does|are|is)\b)",
     re.IGNORECASE,
 )
 
