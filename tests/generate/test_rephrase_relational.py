@@ -33,6 +33,7 @@ def _check(statement: str, candidate: str, head: str, tail: str) -> str:
         (" is not the result of less ", ".", "cause", 1, False),  # "result of" = "caused by"
         (" is a likely consequence of ", ".", "cause", 1, False),
         (" is the gene product of the ", " gene.", "encode", 1, False),  # "product of" = encoded
+        (" may be a treatment option for ", ".", "treat", 0, False),
         (" falls, it may caused by a loss of ", ".", "cause", 1, False),  # bare "caused by"
     ],
 )
@@ -305,3 +306,15 @@ def test_result_of_and_bare_caused_by_keep_the_cause(
 def test_product_of_reads_as_encoded_by(candidate: str, expected: str) -> None:
     statement = "The gene PTH encodes gene product Parathyroid Hormone ."
     assert _check(statement, candidate, "PTH", "Parathyroid Hormone") == expected
+
+
+@pytest.mark.parametrize(
+    ("candidate", "expected"),
+    [
+        ("Allopurinol may be a treatment option for gout.", "accepted"),
+        ("Gout may be a treatment option for allopurinol.", "roles swapped"),
+    ],
+)
+def test_treatment_option_for_reads_as_treatment_for(candidate: str, expected: str) -> None:
+    statement = "Gout may be treated by allopurinol"
+    assert _check(statement, candidate, "allopurinol", "Gout") == expected

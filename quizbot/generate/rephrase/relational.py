@@ -53,6 +53,15 @@ _IDIOMS = (
     (re.compile(r"\bg[ai]v(?:e|es|en|ing)\s+rise\s+to\b", re.IGNORECASE), "causes"),
     (re.compile(r"\bar[io]s(?:e|es|en|ing)\s+in\b", re.IGNORECASE), "originates in"),
     (re.compile(r"\bprior\s+to\b", re.IGNORECASE), "before"),
+    # "a treatment option for" = "a treatment for"
+    (
+        re.compile(
+            r"\b(?:treatment|therapeutic|therapy)\s+"
+            r"(?:options?|choices?|agents?|approach(?:es)?)\s+(?:for|in)\b",
+            re.IGNORECASE,
+        ),
+        "treatment for",
+    ),
     # "[A] is the (gene) product of [B]" = "[A] is encoded by [B]"
     (
         re.compile(r"\b(?:the\s+|a\s+|an\s+)?(?:gene\s+)?products?\s+of\b", re.IGNORECASE),
