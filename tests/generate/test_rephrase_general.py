@@ -458,3 +458,13 @@ def test_words_before_a_modifying_entity_qualify_its_noun() -> None:
 def test_a_patient_subject_is_no_condition(candidate: str, expected: str) -> None:
     statement = "If a patient takes colchicine, he/she can treat Gout."
     assert _check(statement, candidate, "colchicine", "Gout") == expected
+
+
+def test_unlikely_hedges_a_firm_negation() -> None:
+    statement = "A patient that suffers from Gout does not have Tophus."
+    assert _check(statement, "Patients with gout do not have tophi.", "Gout", "Tophus") == (
+        "accepted"
+    )
+    assert _check(
+        statement, "Patients with gout are unlikely to have tophi.", "Gout", "Tophus"
+    ) == ("claim strength changed")

@@ -74,7 +74,7 @@ ABSOLUTE = re.compile(
 _HEDGE = re.compile(
     r"\b(?:can|cannot|can['’]t|could|couldn['’]t|may|might|possibl[ey]|potential(?:ly)?|perhaps|probabl[ey]|likely"
     r"|sometimes|occasional(?:ly)?|some|several|often|usually|typically|commonly|frequently"
-    r"|generally|rarely|seldom|likelihood|chance)\b",
+    r"|generally|rarely|seldom|likelihood|chance|unlikely|improbabl[ey])\b",
     re.IGNORECASE,
 )
 
