@@ -10,7 +10,12 @@ from __future__ import annotations
 import pytest
 
 from quizbot.generate.rephrase import negation_cues, validate_rephrasing
-from quizbot.generate.rephrase.direction import direction_change, effect_target, risk_outcome
+from quizbot.generate.rephrase.direction import (
+    direction_change,
+    direction_kept,
+    effect_target,
+    risk_outcome,
+)
 
 
 def _verdict(statement: str, candidate: str, head: str, tail: str) -> str:
@@ -45,6 +50,7 @@ M = "\x1a\x1a\x1a"
         (f"Patients with {M} are more prone to {M}.", ("a", "b"), "b"),
         (f"{M} predisposes a person to {M}.", ("a", "b"), "b"),
         (f"{M} is common in people with {M}.", ("a", "b"), None),
+        (f"{M} is more likely to occur in people with {M}.", ("a", "b"), "a"),
         (f"The risk of {M}, unlike the risk of {M}, is low.", ("a", "b"), None),
     ],
 )
@@ -156,3 +162,38 @@ def test_change_direction_in_the_validator(candidate: str, expected: str) -> Non
         "Phosphorylation may decrease."
     )
     assert _verdict(statement, candidate, "Hexokinase 2", "Glucose Phosphorylation") == expected
+
+
+def test_direction_kept() -> None:
+    orig = f"{M} raises the risk of {M}."
+    moved = f"{M} is more likely to occur in people with {M}."
+    assert direction_kept((orig, _spans(orig, "a", "b")), (moved, _spans(moved, "b", "a")))
+    assert not direction_kept((orig, _spans(orig, "a", "b")), (moved, _spans(moved, "a", "b")))
+
+
+@pytest.mark.parametrize(
+    ("candidate", "expected"),
+    [
+        # the order changes, the outcome stays: no role swap
+        (
+            "Esophageal adenocarcinoma is more likely to occur in patients with Barrett esophagus.",
+            "accepted",
+        ),
+        (
+            "The risk of esophageal adenocarcinoma is higher in patients with Barrett esophagus.",
+            "accepted",
+        ),
+        (
+            "The risk of Barrett esophagus is higher in patients with esophageal adenocarcinoma.",
+            "roles swapped",
+        ),
+    ],
+)
+def test_moved_outcome_keeps_the_roles(candidate: str, expected: str) -> None:
+    statement = (
+        "If a patient suffers from Barrett Esophagus, then the likelihood of he/she suffering "
+        "from Esophageal Adenocarcinoma is higher."
+    )
+    assert (
+        _verdict(statement, candidate, "Barrett Esophagus", "Esophageal Adenocarcinoma") == expected
+    )

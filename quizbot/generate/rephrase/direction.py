@@ -5,9 +5,10 @@ does not read as a family, and a rewording often moves them away from the two en
 
 * a **risk**: the *outcome* is the entity that follows a risk word ("the risk of [B]", "the
   likelihood of he/she suffering from [B]", "a risk factor for [B]", "more likely to develop
-  [B]", "predisposes a patient to [B]"); the other entity is the risk factor. "[A] increases the
-  risk of [B]" and "If a patient has [A], the likelihood of [B] is higher" share the outcome [B];
-  "[B] increases the risk of developing [A]" does not;
+  [B]", "predisposes a patient to [B]") or the subject of an occurrence made likely ("[B] is
+  more likely to occur in patients with [A]"); the other entity is the risk factor. "[A]
+  increases the risk of [B]" and "If a patient has [A], the likelihood of [B] is higher" share
+  the outcome [B]; "[B] increases the risk of developing [A]" does not;
 * an **effect**: the *target* is the entity an effect verb acts on ("influences the process of
   [B]", "has no effect on [B]") or the subject of its passive ("[B] may be influenced"); the
   other entity is the agent. "If [A] decreases, [B] may be influenced" and "[A] may influence
@@ -15,7 +16,8 @@ does not read as a family, and a rewording often moves them away from the two en
   ("[B] may decrease") names its target unless it is the condition ("If [A] decreases, ...").
 
 :func:`direction_change` compares the two sentences: when both name an outcome (or both a target)
-and not the same entity, the roles are swapped.
+and not the same entity, the roles are swapped; :func:`direction_kept` says they name the same
+one, so a change of order kept the roles.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-__all__ = ["direction_change", "effect_target", "risk_outcome"]
+__all__ = ["direction_change", "direction_kept", "effect_target", "risk_outcome"]
 
 Spans = Mapping[str, Sequence[tuple[int, int]]]
 
@@ -33,6 +35,12 @@ _RISK = re.compile(
     r"(?:of|for)\b"
     r"|\b(?:likely|prone|predispos\w*|susceptib\w*|vulnerab\w*|liable)\b"
     r"(?:\s+[^\W\d_][\w'’/-]*){0,3}?\s+to\b",
+    re.IGNORECASE,
+)
+# "[B] is more likely to occur in patients with [A]": the outcome is the subject
+_RISK_SUBJECT = re.compile(
+    r"\b(?:likely|prone)\s+to\s+(?:occur|develop|arise|appear|happen|emerge"
+    r"|be\s+(?:present|seen|found|diagnosed))\s+(?:in|among|with|when|if|after)\b",
     re.IGNORECASE,
 )
 # the words that lead to an effect's target (active verb or "effect on")
@@ -103,6 +111,9 @@ def _single(keys: set[str]) -> str | None:
 def risk_outcome(masked: str, spans: Spans) -> str | None:
     """The key of the entity a risk word leads to (the outcome), or None when there is no risk
     word before an entity or the sentence names both."""
+    subjects = _preceding(masked, spans, _RISK_SUBJECT)
+    if subjects:
+        return _single(subjects)
     return _single(_following(masked, spans, _RISK))
 
 
@@ -141,3 +152,14 @@ def direction_change(orig: tuple[str, Spans], cand: tuple[str, Spans]) -> tuple[
         if was is not None and now is not None and was != now:
             return ("roles swapped", f"the {what} is now the other entity")
     return None
+
+
+def direction_kept(orig: tuple[str, Spans], cand: tuple[str, Spans]) -> bool:
+    """Whether both sentences name the same entity as a risk's outcome or an effect's target:
+    positive evidence that a change of order kept the roles ("[B] is more likely to occur in
+    patients with [A]" for "[A] raises the risk of [B]")."""
+    for reader in (risk_outcome, effect_target):
+        was, now = reader(*orig), reader(*cand)
+        if was is not None and was == now:
+            return True
+    return False

@@ -104,7 +104,7 @@ from quizbot.generate.rephrase.contrasts import (
     remedy_to_onset,
     risk_dropped,
 )
-from quizbot.generate.rephrase.direction import direction_change
+from quizbot.generate.rephrase.direction import direction_change, direction_kept
 from quizbot.generate.rephrase.entities import (
     TOKEN,
     adjective_forms,
@@ -655,6 +655,7 @@ def _check_roles(orig: _Reading, cand: _Reading, context: _Context) -> Verdict |
     elif (
         swapped
         and not _anchored_to_patient(orig, cand, context)
+        and not direction_kept((orig.masked, orig.found), (cand.masked, cand.found))
         and not role_kept(
             (_kinds(orig, head), _kinds(orig, tail)), (_kinds(cand, head), _kinds(cand, tail))
         )
