@@ -233,3 +233,9 @@ def test_ridding_of_a_disease_is_a_remedy() -> None:
     assert remedy_to_onset(had, _words("taking it can help a patient get it")) is not None
     # a word that merely starts like the outside side is no opposite of a place
     assert opposite_qualifier(_words("it functions in it"), _words("an extra step in it")) is None
+
+
+def test_degree_word_intensifying_a_negation_keeps_the_claim() -> None:
+    had = _words("it is not associated with it")
+    assert degree_added(had, _words("it is entirely unrelated to it")) is None
+    assert degree_added(had, _words("it is not entirely related to it")) is not None

@@ -24,6 +24,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from quizbot.generate.rephrase.claims import NEGATION
+
 __all__ = [
     "degree_added",
     "kept_qualifiers",
@@ -211,8 +213,15 @@ def non_implication(orig: str, cand: str) -> Finding | None:
 
 def degree_added(had: Sequence[str], words: Sequence[str]) -> Finding | None:
     """``claim strength changed`` when the candidate brings in a word of degree or directness
-    (``_DEGREE``: "directly", "significantly", "a major cause") the statement does not have."""
-    added = [w for w in words if w in _DEGREE and w not in had]
+    (``_DEGREE``: "directly", "significantly", "a major cause") the statement does not have.
+    One that intensifies a negation cue ("completely ineffective", "entirely unrelated") keeps
+    the claim."""
+    following = [*words[1:], ""]
+    added = [
+        w
+        for w, after in zip(words, following, strict=True)
+        if w in _DEGREE and w not in had and not NEGATION.fullmatch(after)
+    ]
     if added:
         return ("claim strength changed", f"{added[0]!r} narrows the claim")
     return None
