@@ -15,6 +15,7 @@ import pytest
 from quizbot.generate.rephrase import negation_cues, validate_rephrasing
 from quizbot.generate.rephrase.entities import adjective_forms, loose_span, same_root
 from quizbot.generate.rephrase.possession import possessor
+from quizbot.generate.rephrase.roles import kinds_before
 
 
 def _check(statement: str, candidate: str, head: str, tail: str) -> str:
@@ -283,3 +284,187 @@ def test_a_condition_stated_last_is_not_read_as_the_first_entity() -> None:
     statement = "If a patient takes Furosemide, he/she may have physiologic effect of Diuresis."
     faithful = "Patients may experience diuresis as a physiologic effect if they take furosemide."
     assert _check(statement, faithful, "Furosemide", "Diuresis") == "accepted"
+
+
+@pytest.mark.parametrize(
+    ("statement", "candidate", "head", "tail", "expected"),
+    [
+        # "cannot" says what "is not able to" says: no hedge
+        (
+            "heparin is not able to treat Gout .",
+            "Heparin cannot treat gout.",
+            "heparin",
+            "Gout",
+            "accepted",
+        ),
+        (
+            "heparin does not treat Gout .",
+            "Heparin cannot treat gout.",
+            "heparin",
+            "Gout",
+            "claim strength changed",
+        ),
+        # "between" and verbs of having may stand right before an entity
+        (
+            "The disease Gout is not associated with disease Hyperuricemia .",
+            "There is no association between gout and hyperuricemia.",
+            "Gout",
+            "Hyperuricemia",
+            "accepted",
+        ),
+        (
+            "Hexokinase has biochemical function Phosphotransferase .",
+            "Hexokinase possesses phosphotransferase activity as its biochemical function.",
+            "Hexokinase",
+            "Phosphotransferase",
+            "accepted",
+        ),
+        (
+            "The disease Gout is not associated with disease Hyperuricemia .",
+            "There is no association between chronic gout and hyperuricemia.",
+            "Gout",
+            "Hyperuricemia",
+            "extra qualifier",
+        ),
+    ],
+)
+def test_inability_and_words_before_an_entity(
+    statement: str, candidate: str, head: str, tail: str, expected: str
+) -> None:
+    assert _check(statement, candidate, head, tail) == expected
+
+
+def test_adjective_of_an_ium_name() -> None:
+    assert adjective_forms("Endometrium") == ("endometrial",)
+    statement = (
+        "Normal tissue Endometrium is not associated with the development of disease "
+        "Endometrial Carcinoma."
+    )
+    head, tail = "Endometrial Carcinoma", "Endometrium"
+    candidate = "Healthy endometrial tissue is not linked to the development of {}."
+    assert _check(statement, candidate.format("endometrial carcinoma"), head, tail) == "accepted"
+    assert _check(statement, candidate.format("cervical carcinoma"), head, tail) != "accepted"
+
+
+@pytest.mark.parametrize(
+    ("statement", "candidate", "expected"),
+    [
+        # "lead to" / "result in" are causal claims
+        (
+            "If a patient suffers from Gout, then he/she has lesions in Kidney.",
+            "Gout leads to lesions in the kidney.",
+            "predicate changed",
+        ),
+        (
+            "The disease Gout might have the associated disease Kidney Stones .",
+            "Gout can result in kidney stones.",
+            "predicate changed",
+        ),
+        # an effect is a causal claim already: "result in" rewords "affect"
+        (
+            "A fall in Uricase does not affect the process of Purine Metabolism.",
+            "A fall in uricase does not result in a change of purine metabolism.",
+            "accepted",
+        ),
+    ],
+)
+def test_lead_to_and_result_in_are_causal(statement: str, candidate: str, expected: str) -> None:
+    head = "Gout" if "Gout" in statement else "Uricase"
+    tail = next(t for t in ("Kidney Stones", "Kidney", "Purine Metabolism") if t in statement)
+    assert _check(statement, candidate, head, tail) == expected
+
+
+def test_possessor_past_the_entity_head_noun() -> None:
+    text = "Lyase activity is a biochemical function of Aconitase."
+    assert _owner(text, "Lyase", "Aconitase") == 1
+    statement = "Aconitase has biochemical function Lyase ."
+    assert _check(statement, text, "Aconitase", "Lyase") == "accepted"
+    swapped = "Aconitase activity is a biochemical function of lyase."
+    assert _check(statement, swapped, "Aconitase", "Lyase") == "roles swapped"
+
+
+@pytest.mark.parametrize(
+    ("statement", "candidate", "head", "tail", "expected"),
+    [
+        # stopping a drug negates taking it
+        (
+            "If a patient suffers from Epilepsy, he/she should take valproate.",
+            "Patients with epilepsy should stop taking valproate.",
+            "valproate",
+            "Epilepsy",
+            "negation flipped",
+        ),
+        (
+            "A patient that suffers from Epilepsy has no need to take valproate.",
+            "Patients with epilepsy may discontinue valproate.",
+            "valproate",
+            "Epilepsy",
+            "accepted",
+        ),
+        # spreading is no origin
+        (
+            "The disease Cholangiocarcinoma can stem from the associated anatomic site Bile Duct .",
+            "Cholangiocarcinoma can arise from the bile duct.",
+            "Cholangiocarcinoma",
+            "Bile Duct",
+            "accepted",
+        ),
+        (
+            "The disease Cholangiocarcinoma can stem from the associated anatomic site Bile Duct .",
+            "Cholangiocarcinoma can spread to the bile duct.",
+            "Cholangiocarcinoma",
+            "Bile Duct",
+            "predicate changed",
+        ),
+    ],
+)
+def test_stopping_and_spreading(
+    statement: str, candidate: str, head: str, tail: str, expected: str
+) -> None:
+    assert _check(statement, candidate, head, tail) == expected
+
+
+def test_a_short_rewording_of_a_templated_statement_passes() -> None:
+    # the template's labels ("Anatomical site", "disease", "gene product") make the statement
+    # long; a faithful rewording drops them (0.41x here), a fragment is still too short
+    statement = (
+        "If a patient suffers from Lupus, then he/she is exhibiting a morphological change of "
+        "Vasculitis."
+    )
+    assert _check(statement, "Patients with lupus exhibit vasculitis.", "Vasculitis", "Lupus") == (
+        "accepted"
+    )
+    assert _check(statement, "Lupus: vasculitis.", "Vasculitis", "Lupus") == "length changed"
+
+
+def test_words_before_a_modifying_entity_qualify_its_noun() -> None:
+    assert kinds_before("People with psoriasis develop ", " lesions.") == {"site"}
+    assert kinds_before("People with psoriasis develop ", ".") == {"condition"}
+    statement = "If a patient suffers from Rosacea, then he/she has lesions in Face."
+    head, tail = "Rosacea", "Face"
+    assert _check(statement, "People with rosacea develop face lesions.", head, tail) == "accepted"
+    assert _check(statement, "People with face lesions develop rosacea.", head, tail) != "accepted"
+
+
+@pytest.mark.parametrize(
+    ("candidate", "expected"),
+    [
+        # the patient is the subject of the claim, not qualified by a condition
+        ("Patients can treat gout by taking colchicine.", "accepted"),
+        # "Patients with [Y]" is a condition: the converse of the statement
+        ("Patients with gout can take colchicine.", "roles swapped"),
+    ],
+)
+def test_a_patient_subject_is_no_condition(candidate: str, expected: str) -> None:
+    statement = "If a patient takes colchicine, he/she can treat Gout."
+    assert _check(statement, candidate, "colchicine", "Gout") == expected
+
+
+def test_unlikely_hedges_a_firm_negation() -> None:
+    statement = "A patient that suffers from Gout does not have Tophus."
+    assert _check(statement, "Patients with gout do not have tophi.", "Gout", "Tophus") == (
+        "accepted"
+    )
+    assert _check(
+        statement, "Patients with gout are unlikely to have tophi.", "Gout", "Tophus"
+    ) == ("claim strength changed")

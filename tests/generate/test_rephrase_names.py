@@ -194,3 +194,86 @@ def test_verb_taking_the_entity_as_object() -> None:
     )
     assert _check(statement, faithful, head, tail) == "accepted"
     assert _check(statement, extended, head, tail) == "entity extended"
+
+
+@pytest.mark.parametrize(
+    ("name", "variant"),
+    [
+        ("Glycolysis Process", "Glycolysis"),
+        ("Atypical Mitoses Present", "Atypical Mitoses"),
+        ("Cell", "cellular"),
+        ("Kidney Stones", "renal Stones"),
+        ("Tooth Abscess", "Abscess of teeth"),
+        ("Liver Cyst", "Cyst of liver"),
+    ],
+)
+def test_reworded_name_variants(name: str, variant: str) -> None:
+    assert variant.casefold() in {v.casefold() for v in name_variants(name)}
+
+
+def test_reworded_name_variants_keep_what_matters() -> None:
+    # only a generic last word is dropped, never a negating or distinguishing one
+    assert "Atypical Mitoses" not in name_variants("Atypical Mitoses Absent")
+    assert "Glycolysis" not in name_variants("Glycolysis Inhibitor")
+    # an organ noun at the end of a longer name is its head, not a modifier
+    assert not any("cellular" in v.lower() for v in name_variants("Mast Cell"))
+
+
+@pytest.mark.parametrize(
+    ("statement", "candidate", "head", "tail", "expected"),
+    [
+        (
+            "Gastric Lymphoma may have Atypical Mitoses Present .",
+            "Gastric lymphoma may show atypical mitoses.",
+            "Gastric Lymphoma",
+            "Atypical Mitoses Present",
+            "accepted",
+        ),
+        (
+            "Gastric Lymphoma may have Atypical Mitoses Present .",
+            "Gastric lymphoma may show atypical nuclei.",
+            "Gastric Lymphoma",
+            "Atypical Mitoses Present",
+            "entity missing",
+        ),
+        (
+            "A reduction in Hexokinase does not affect the process of Glycolysis Process.",
+            "Less hexokinase has no effect on glycolysis.",
+            "Hexokinase",
+            "Glycolysis Process",
+            "accepted",
+        ),
+        (
+            "fluoride varnish is not able to prevent Tooth Abscess .",
+            "Fluoride varnish cannot prevent dental abscesses.",
+            "fluoride varnish",
+            "Tooth Abscess",
+            "accepted",
+        ),
+        (
+            "fluoride varnish is not able to prevent Tooth Abscess .",
+            "Fluoride varnish cannot prevent an abscess of the teeth.",
+            "fluoride varnish",
+            "Tooth Abscess",
+            "accepted",
+        ),
+        (
+            "fluoride varnish is not able to prevent Tooth Abscess .",
+            "Fluoride varnish cannot prevent renal abscesses.",
+            "fluoride varnish",
+            "Tooth Abscess",
+            "entity missing",
+        ),
+        (
+            "A patient that suffers from Gastric Lymphoma does not have lesions in Cell.",
+            "Patients with gastric lymphoma do not have cellular lesions.",
+            "Gastric Lymphoma",
+            "Cell",
+            "accepted",
+        ),
+    ],
+)
+def test_reworded_names_in_the_validator(
+    statement: str, candidate: str, head: str, tail: str, expected: str
+) -> None:
+    assert _check(statement, candidate, head, tail) == expected

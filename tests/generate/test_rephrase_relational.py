@@ -30,6 +30,11 @@ def _check(statement: str, candidate: str, head: str, tail: str) -> str:
         (" may be associated with ", " as one of its symptoms.", "feature", 1, True),
         (" frequently displays characteristics of both ", ".", "feature", 0, False),
         (" stems from the normal cell ", ".", "cause", 1, False),  # origin read as cause
+        (" is not the result of less ", ".", "cause", 1, False),  # "result of" = "caused by"
+        (" is a likely consequence of ", ".", "cause", 1, False),
+        (" is the gene product of the ", " gene.", "encode", 1, False),  # "product of" = encoded
+        (" may be a treatment option for ", ".", "treat", 0, False),
+        (" falls, it may caused by a loss of ", ".", "cause", 1, False),  # bare "caused by"
     ],
 )
 def test_read_relation_shapes(
@@ -256,3 +261,60 @@ def test_label_of_the_next_entity_is_no_complement() -> None:
     )
     assert _check(statement, candidate, head, tail) == "accepted"
     assert _check(statement, candidate.replace("the Anatomy", "the"), head, tail) == "accepted"
+
+
+@pytest.mark.parametrize(
+    ("statement", "candidate", "expected"),
+    [
+        (
+            "A fall in Iodination is not caused by the reduction of Thyroid Peroxidase.",
+            "A fall in iodination is not the result of less thyroid peroxidase.",
+            "accepted",
+        ),
+        (
+            "A fall in Iodination is not caused by the reduction of Thyroid Peroxidase.",
+            "Less thyroid peroxidase is not the result of a fall in iodination.",
+            "roles swapped",
+        ),
+        (
+            "If the level of Iodination falls, it may caused by the reduction of Thyroid "
+            "Peroxidase.",
+            "A fall in iodination may be caused by less thyroid peroxidase.",
+            "accepted",
+        ),
+        (
+            "If the level of Iodination falls, it may caused by the reduction of Thyroid "
+            "Peroxidase.",
+            "Less thyroid peroxidase may be caused by a fall in iodination.",
+            "roles swapped",
+        ),
+    ],
+)
+def test_result_of_and_bare_caused_by_keep_the_cause(
+    statement: str, candidate: str, expected: str
+) -> None:
+    assert _check(statement, candidate, "Iodination", "Thyroid Peroxidase") == expected
+
+
+@pytest.mark.parametrize(
+    ("candidate", "expected"),
+    [
+        ("Parathyroid hormone is the product of the PTH gene.", "accepted"),
+        ("The PTH gene is the product of parathyroid hormone.", "roles swapped"),
+    ],
+)
+def test_product_of_reads_as_encoded_by(candidate: str, expected: str) -> None:
+    statement = "The gene PTH encodes gene product Parathyroid Hormone ."
+    assert _check(statement, candidate, "PTH", "Parathyroid Hormone") == expected
+
+
+@pytest.mark.parametrize(
+    ("candidate", "expected"),
+    [
+        ("Allopurinol may be a treatment option for gout.", "accepted"),
+        ("Gout may be a treatment option for allopurinol.", "roles swapped"),
+    ],
+)
+def test_treatment_option_for_reads_as_treatment_for(candidate: str, expected: str) -> None:
+    statement = "Gout may be treated by allopurinol"
+    assert _check(statement, candidate, "allopurinol", "Gout") == expected

@@ -5,13 +5,14 @@ its two entities (the entities already blanked out): pure functions of the maske
 words, each returning ``(category, detail)`` when the candidate changes the claim, else None.
 
 * :func:`cues_in` / :func:`negation_change`: negation cues, lexical ("not", "no need") and
-  morphological ("ineffective", "absence of", "lack", "unable", "contraindicated"), compared by
+  morphological ("ineffective", "absence of", "lack", "unable", "contraindicated",
+  "independent of", "stop taking", "discontinue"), compared by
   parity;
 * :func:`strength_change`: an added absolute, frequency word or (in a categorical statement)
   hedge, or a dropped "can"/"may";
 * :func:`reversal`: an antonym or a word that reverses the claim, a remedy made a cause;
 * :func:`predicate_change`: another core predicate (treat, prevent, cause, risk, feature,
-  diagnose, inherit).
+  diagnose, inherit, spread).
 """
 
 from __future__ import annotations
@@ -52,7 +53,10 @@ NEGATION = re.compile(
       | (?:should|must|shall|ought\s+to|(?:advised|told|need|needs|have|has)\s+to)\s+avoid
         (?=\s+(?:(?:the|a|an)\s+)?\x1a)   # "should avoid [drug]", not "to avoid [disease]"
       | for(?:e)?go(?:es|ing|ne)? | dispens(?:e|es|ed|ing)\s+with
+      | (?:stop|stops|stopped|stopping|ceas(?:e|es|ed|ing)|quit(?:s|ting)?)\s+(?:taking|using)
+      | discontinu\w*
       | unrelated | unassociated | unaffected | unlikely | uninvolved | unconnected
+      | independent(?:ly)?\s+of
       | rarely | seldom | hardly | barely | scarcely
       | non-\w+
     )\b""",
@@ -70,7 +74,7 @@ ABSOLUTE = re.compile(
 _HEDGE = re.compile(
     r"\b(?:can|cannot|can['’]t|could|couldn['’]t|may|might|possibl[ey]|potential(?:ly)?|perhaps|probabl[ey]|likely"
     r"|sometimes|occasional(?:ly)?|some|several|often|usually|typically|commonly|frequently"
-    r"|generally|rarely|seldom|likelihood|chance)\b",
+    r"|generally|rarely|seldom|likelihood|chance|unlikely|improbabl[ey])\b",
     re.IGNORECASE,
 )
 
@@ -88,9 +92,12 @@ _NO_NEED = re.compile(
 )
 _PERMISSION = re.compile(
     r"\b(?:can|may|could|might)\s+(?:safely\s+)?(?:avoid|forgo|forego|skip|omit|dispense\s+with"
-    r"|do\s+without|refrain\s+from)\b",
+    r"|do\s+without|refrain\s+from|discontinue|stop\s+(?:taking|using))\b",
     re.IGNORECASE,
 )
+# Negated ability: "is not able to" / "is unable to" says what "cannot" says, no hedge
+_UNABLE = re.compile(r"\b(?:(?:not|never)\s+(?:be\s+)?able|unable|incapable)\b", re.IGNORECASE)
+_CANNOT = re.compile(r"\b(?:cannot|can\s+not|can['’]t|could\s+not|couldn['’]t)\b", re.IGNORECASE)
 _FREQUENCY = re.compile(
     r"\b(?:usually|occasional(?:ly)?|sometimes|often|frequent(?:ly)?|common(?:ly)?|rare(?:ly)?"
     r"|seldom|typical(?:ly)?|generally|mostly|mainly|predominantly|regularly|invariably)\b",
@@ -153,7 +160,8 @@ def strength_change(orig: str, cand: str, negated: bool) -> Finding | None:
     has none weakens a categorical claim. A statement that already hedges may hedge otherwise ("may
     indicate" for "may suffer from", "has the potential to" for "may be able to"), but an
     affirmative one may not drop its "can"/"may" ("affects" for "can affect"). Where the statement
-    says there is no need to do something, "can avoid doing it" is the same permission, no hedge."""
+    says there is no need to do something, "can avoid doing it" is the same permission, no hedge;
+    where it says something is not able to, "cannot" is the same inability, no hedge."""
     added = sorted(_absolutes(cand) - _absolutes(orig))
     if added:
         return ("claim strength changed", f"adds {', '.join(map(repr, added))}")
@@ -162,6 +170,8 @@ def strength_change(orig: str, cand: str, negated: bool) -> Finding | None:
         return ("claim strength changed", f"adds a frequency ({often.group(0)!r})")
     # "can avoid taking" for "has no need to take": a permission, not a hedge
     hedged = _PERMISSION.sub(" ", cand) if _NO_NEED.search(orig) else cand
+    if _UNABLE.search(orig):
+        hedged = _CANNOT.sub(" ", hedged)  # "cannot treat" for "is not able to treat"
     hedge = _HEDGE.search(hedged)
     if hedge is not None and _HEDGE.search(orig) is None:
         return ("claim strength changed", f"hedges a categorical claim ({hedge.group(0)!r})")
@@ -207,17 +217,21 @@ _REMEDY = ("treat", "prevent", "cure", "therap", "reliev", "manag", "protect", "
 _CORE: dict[str, tuple[str, ...]] = {
     "treat": ("treat", "cure", "cures", "cured", "curing", "manag", "therap", "suitable drug"),
     "prevent": ("prevent", "prophyla", "avert", "protect", "inhibit", "suppress"),
-    "cause": ("caus", "induc", "trigger", "provok", "complicat"),
+    "cause": ("caus", "induc", "trigger", "provok", "complicat", "lead", "led", "result"),
     "risk": ("risk", "predispos", "susceptib"),
     "feature": ("feature", "present", "manifest", "sign", "symptom"),
     "diagnose": ("diagnos", "differential"),
     "inherit": ("inherit", "heredit", "passed"),
+    "spread": ("spread", "metasta", "invad", "invasi", "disseminat"),
 }
 _CORE_NOUNS = frozenset(["treatment", "treatments", "therapy", "therapies", "management"])
 # The directional predicates a candidate may only use when the statement has them (or, for a
 # cause, says how one thing comes from another: "results from", "is produced by").
-_DIRECTIONAL = ("treat", "prevent", "cause", "inherit")
+_DIRECTIONAL = ("treat", "prevent", "cause", "inherit", "spread")
 _CAUSAL = ("result", "lead", "due", "stem", "origin", "attribut", "responsib", "produc", "caus")
+# An effect or a change of one thing with another ("does not affect", "may be influenced"): a
+# causal claim, so "does not result in a change of" rewords it
+_EFFECTS = ("affect", "influenc", "effect", "impact", "alter")
 
 
 def reversal(had: list[str], words: list[str]) -> Finding | None:
@@ -270,7 +284,7 @@ def predicate_change(
     was = _core(had, nouns=True)
     if inherits:
         was.add("inherit")  # "follows X-linked inheritance" = "is inherited in an X-linked ..."
-    if not was and any(w.startswith(_CAUSAL) for w in had):
+    if not was and any(w.startswith(_CAUSAL + _EFFECTS) for w in had):
         was = {"cause"}
     if not was and re.search(r"\b(?:drug|medication|candidate\s+for)\b", orig, re.I):
         was = {"treat"}  # "a suitable drug to give", "a candidate for treatment with"

@@ -47,8 +47,9 @@ def same_root(one: str, two: str) -> bool:
 
 
 # A one-word name's adjective: "fibrosis" -> "fibrotic", "apoptosis" -> "apoptotic",
-# "paralysis" -> "paralytic", "anaemia" -> "anaemic", "ischemia" -> "ischemic".
-_ADJECTIVE_OF = (("sis", "tic"), ("ia", "ic"))
+# "paralysis" -> "paralytic", "anaemia" -> "anaemic", "ischemia" -> "ischemic", "endometrium" ->
+# "endometrial".
+_ADJECTIVE_OF = (("sis", "tic"), ("ia", "ic"), ("ium", "ial"))
 
 
 def adjective_forms(name: str) -> tuple[str, ...]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["LAY_NAMES", "QUALIFIERS", "looks_medical"]
+__all__ = ["ABBREVIATIONS", "LAY_NAMES", "QUALIFIERS", "STATE_WORDS", "looks_medical"]
 
 # Lower-cased entity name -> other names a reader accepts for it.
 LAY_NAMES: dict[str, tuple[str, ...]] = {
@@ -33,6 +33,94 @@ LAY_NAMES: dict[str, tuple[str, ...]] = {
     "bacterial infections": ("bacterial infection",),
     "postpartum hemorrhage": ("postpartum haemorrhage", "bleeding after childbirth"),
 }
+
+# Abbreviations whose full stop does not end a sentence ("e.g.", "approx.")
+ABBREVIATIONS = frozenset(
+    [
+        "e.g",
+        "i.e",
+        "etc",
+        "vs",
+        "approx",
+        "cf",
+        "dr",
+        "st",
+        "mr",
+        "mrs",
+        "ms",
+        "no",
+        "fig",
+        "al",
+        "spp",
+        "sp",
+        "var",
+        "ssp",
+        "incl",
+        "resp",
+        "ca",
+        "mg",
+        "ml",
+    ]
+)
+
+# Words a rewording may put right before an entity without making it a subtype: its state
+# ("impaired hydrolysis" for "hydrolysis is affected"), what it is ("the enzyme X") or a verb.
+STATE_WORDS = frozenset(
+    [
+        "impaired",
+        "aberrant",
+        "abnormal",
+        "altered",
+        "affected",
+        "reduced",
+        "decreased",
+        "diminished",
+        "defective",
+        "dysfunctional",
+        "enzyme",
+        "enzymes",
+        "require",
+        "requires",
+        "required",
+        "requiring",
+        "need",
+        "needs",
+        "taking",
+        "administering",
+        "administer",
+        "prescribing",
+        "using",
+        "receiving",
+        "avoid",
+        "avoiding",
+        "avert",
+        # verbs of undergoing: "a patient who experiences [Y]", "may develop [X]"
+        "experience",
+        "experiences",
+        "experiencing",
+        "develop",
+        "develops",
+        "developing",
+        "undergo",
+        "undergoes",
+        "undergoing",
+        "exhibit",
+        "exhibits",
+        "exhibiting",
+        "display",
+        "displays",
+        "displaying",
+        # verbs of having: "[X] possesses kinase activity", "cells that contain [Y]"
+        "possess",
+        "possesses",
+        "possessing",
+        "contain",
+        "contains",
+        "containing",
+        # "no association between [X] and [Y]"
+        "between",
+    ]
+)
 
 # Words that narrow a claim to a population, a time, a severity, a route or a subtype ("in the
 # elderly", "for six weeks", "acute gout", "pulmonary hypertension", "nebulised adrenaline").

@@ -11,7 +11,10 @@ a dropped or swapped entity pass:
 * British and American spelling: "haemorrhage" / "hemorrhage", "oesophagus", "tumour",
   "leukaemia", "diarrhoea", "-ise" / "-ize";
 * a prefix set off by a hyphen: "post-partum" / "postpartum", "non-small cell";
-* a type number in Roman or Arabic figures: "type 2" / "type II" (1 to 4 only).
+* a type number in Roman or Arabic figures: "type 2" / "type II" (1 to 4 only);
+* a generic last word dropped: "Phosphorylation Process", "Atypical Cells Present";
+* an organ noun as its adjective ("Tooth Diseases" / "dental diseases", "Cell" / "cellular") and
+  a two-word name as "[B] of [A]" ("diseases of the teeth").
 
 Hyphens and spaces inside a name ("cell-surface receptor", "T cell") are matched by
 :func:`~quizbot.generate.wording.entity_regex` itself. :data:`DESCRIPTORS` are words that may
@@ -23,7 +26,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["DESCRIPTORS", "name_variants"]
+__all__ = ["DESCRIPTORS", "ORGAN_ADJECTIVES", "name_variants"]
 
 # Words a rewording may put right before an entity that say what kind of thing it is, not which
 # subtype ("the human gene product", "the biological process of hydrolysis").
@@ -60,6 +63,38 @@ DESCRIPTORS = frozenset(
         "influences",
     ]
 )
+
+# A last word that says what kind of thing the name is, or that it was seen, not which one
+_GENERIC_LAST = re.compile(r"(?<=\w)\s+(?:process|present)$", re.IGNORECASE)
+# Organ nouns and their adjectives ("renal" for "kidney")
+ORGAN_ADJECTIVES: dict[str, tuple[str, ...]] = {
+    "cell": ("cellular",),
+    "cells": ("cellular",),
+    "tooth": ("dental",),
+    "teeth": ("dental",),
+    "heart": ("cardiac",),
+    "kidney": ("renal",),
+    "liver": ("hepatic",),
+    "lung": ("pulmonary",),
+    "brain": ("cerebral",),
+    "skin": ("cutaneous",),
+    "muscle": ("muscular",),
+    "stomach": ("gastric",),
+    "bone": ("bony", "osseous"),
+    "nerve": ("neural",),
+    "eye": ("ocular",),
+    "nose": ("nasal",),
+}
+# Irregular plurals of nouns a name may hold
+_IRREGULAR: dict[str, tuple[str, ...]] = {
+    "tooth": ("teeth",),
+    "foot": ("feet",),
+    "mouse": ("mice",),
+    "louse": ("lice",),
+    "child": ("children",),
+    "woman": ("women",),
+    "man": ("men",),
+}
 
 _QUALIFIER = re.compile(
     r"(?:\s*,\s*|\s+)(?:NOS|not\s+otherwise\s+specified|unspecified|\[[A-Z]\]"
@@ -116,9 +151,29 @@ def _renumbered(name: str) -> str:
     return _NUMBER.sub(swap, name)
 
 
+def _reworded(name: str) -> list[str]:
+    """A name with a generic last word dropped ("Phosphorylation Process" -> "Phosphorylation",
+    "Atypical Cells Present" -> "Atypical Cells"), with an organ noun made its adjective
+    ("Tooth Diseases" -> "Dental Diseases", "Cell" -> "cellular") and a two-word name as "[B]
+    of [A]" ("Tooth Diseases" -> "Diseases of teeth")."""
+    found: list[str] = []
+    if (short := _GENERIC_LAST.sub("", name).strip()) and short != name:
+        found.append(short)
+    words = name.split()
+    if len(words) == 1 and words[0].lower() in ORGAN_ADJECTIVES:
+        found += ORGAN_ADJECTIVES[words[0].lower()]
+    for index, word in enumerate(words[:-1]):
+        for adjective in ORGAN_ADJECTIVES.get(word.lower(), ()):
+            found.append(" ".join([*words[:index], adjective, *words[index + 1 :]]))
+    if len(words) == 2 and words[0].isalpha() and words[1].isalpha():
+        first = words[0].lower()
+        found += [f"{words[1]} of {form}" for form in (first, *_IRREGULAR.get(first, ()))]
+    return found
+
+
 def name_variants(name: str) -> tuple[str, ...]:
     """Other ways to write ``name`` (see the module docstring), ``name`` itself left out."""
-    bases = [name]
+    bases = [name, *_reworded(name)]
     plain = _QUALIFIER.sub("", name).strip()
     if plain and plain != name:
         bases.append(plain)

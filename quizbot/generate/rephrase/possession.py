@@ -4,7 +4,8 @@ Many statements name a relation with a noun ("morphology", "biochemical function
 "treatment") and say whose it is. A rewording may turn the sentence around without changing
 whose relation it is, and a role swap changes exactly that:
 
-* ``[A] is (not) the [N] of [B]``: B is the possessor (copula, noun phrase, "of");
+* ``[A] is (not) the [N] of [B]``: B is the possessor (copula, noun phrase, "of"; "[A]
+  activity is the [N] of [B]" too);
 * ``The [N] of [B] is (not) [A]`` and ``[B]'s [N] is [A]``: B, the copula inverted;
 * ``In [B], the [N] is [A]``: B, set before the clause;
 * ``[B] is associated with [A] as its [N]``: B, the owner of "its";
@@ -34,9 +35,12 @@ _NOUNS0 = rf"(?:{_WORD}){{0,4}}?"
 # "of", or a participle saying the same ("the morphology associated with [B]")
 _OF = r"(?:of|(?:associated|linked|related)\s+(?:with|to))"
 _BE = r"(?:(?:is|are|(?:may|might|can|could)\s+(?:not\s+)?be)\s+(?:not\s+)?)"
-# "[A] is not the associated morphology of [B]"
+# "[A] is not the associated morphology of [B]"; the entity may carry its head noun ("[A]
+# activity is a biochemical function of [B]")
+_HEAD_NOUN = r"(?:(?:activity|activities|function|process|gene|protein|cells?|tissue)\s+)?"
 _FORWARD = re.compile(
-    rf"^\s*{_BE}(?:one\s+of\s+)?{_ART}{_NOUNS}(?:{_OF}|in|within)\s+{_ART}$", re.IGNORECASE
+    rf"^\s*{_HEAD_NOUN}{_BE}(?:one\s+of\s+)?{_ART}{_NOUNS}(?:{_OF}|in|within)\s+{_ART}$",
+    re.IGNORECASE,
 )
 # "[A] is (an abnormal cell) found in [B]": B has A
 _FOUND_IN = re.compile(

@@ -53,6 +53,37 @@ _IDIOMS = (
     (re.compile(r"\bg[ai]v(?:e|es|en|ing)\s+rise\s+to\b", re.IGNORECASE), "causes"),
     (re.compile(r"\bar[io]s(?:e|es|en|ing)\s+in\b", re.IGNORECASE), "originates in"),
     (re.compile(r"\bprior\s+to\b", re.IGNORECASE), "before"),
+    # "a treatment option for" = "a treatment for"
+    (
+        re.compile(
+            r"\b(?:treatment|therapeutic|therapy)\s+"
+            r"(?:options?|choices?|agents?|approach(?:es)?)\s+(?:for|in)\b",
+            re.IGNORECASE,
+        ),
+        "treatment for",
+    ),
+    # "[A] is the (gene) product of [B]" = "[A] is encoded by [B]"
+    (
+        re.compile(r"\b(?:the\s+|a\s+|an\s+)?(?:gene\s+)?products?\s+of\b", re.IGNORECASE),
+        "encoded by",
+    ),
+    # "[A] is the result of [B]" = "[A] is caused by [B]"; a bare "caused by" (a reduced
+    # relative, "it may caused by") as its passive
+    (
+        re.compile(
+            r"\b(?:the\s+|a\s+|an\s+)?(?:\w+\s+)?(?:result|consequence|outcome)s?\s+of\b",
+            re.IGNORECASE,
+        ),
+        "caused by",
+    ),
+    (
+        re.compile(
+            r"(?<!\bis )(?<!\bare )(?<!\bbe )(?<!\bbeen )(?<!\bnot )"
+            r"\b(?:caused|induced|triggered)\s+by\b",
+            re.IGNORECASE,
+        ),
+        "is caused by",
+    ),
     (
         re.compile(r"\b(?:co-?)?occur(?:s|red|ring)?\s+(?:together\s+)?with\b", re.IGNORECASE),
         "associated with",

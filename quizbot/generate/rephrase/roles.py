@@ -11,7 +11,8 @@ its clause) and the word right after it say what kind of thing the sentence take
 * ``product``: a gene or what it makes: "gene product", "the gene", "production of", "encoded by",
   "[X] gene", "[X] protein";
 * ``function``: what a product does: "functions as", "has biochemical function";
-* ``site``: a place: "anatomy", "anatomical site", "lesions in", "located in".
+* ``site``: a place: "anatomy", "anatomical site", "lesions in", "located in", "[X] lesions"
+  (whatever stands before: "develop skin lesions" does not make the skin a condition).
 
 :func:`role_swap` compares the kinds the candidate gives each entity with those the statement gives
 it: a kind the statement gives only the *other* entity is a role swap. When the statement names
@@ -71,8 +72,15 @@ _ARTICLES = re.compile(r"\b(?:a|an|the|its|their|his|her)\s+", re.IGNORECASE)
 _PARTNER = {"agent": "condition", "product": "function"}
 
 
+# Nouns an entity may modify ("skin lesions"): the words before then qualify the noun, not the
+# entity ("develop skin lesions" makes the lesions a condition, the skin still a site)
+_MODIFIED = re.compile(r"^\s*(?:lesions?|involvement|damage)\b", re.IGNORECASE)
+
+
 def kinds_before(before: str, after: str) -> set[str]:
     """The kinds the words ``before`` an entity (and the word ``after`` it) give it."""
+    if _MODIFIED.match(after):
+        return {"site"}
     clause = _CLAUSE.split(before)[-1]
     words = _ARTICLES.sub("", clause).split()
     near = " ".join(words[-3:])
