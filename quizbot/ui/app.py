@@ -26,6 +26,7 @@ from quizbot.kb.registry import KbListing, kb_listing
 from quizbot.status import DatabaseReport, database_report, may_see_database_details
 from quizbot.ui import admin, ask, assignments, compare, identity, monitor, practice
 from quizbot.ui.context import UiContext
+from quizbot.ui.disclosure import DISCLOSURE_CSS
 from quizbot.ui.skips import SkippingBlocks
 from quizbot.ui.wiring import EVERYONE, Wiring
 from storage import Database
@@ -63,7 +64,8 @@ TAB_ROLES = {
 # Passed to ``launch`` (Gradio 6 takes CSS there). On a phone the practice summary's answer
 # table broke words letter by letter ("yo/ur/an/sw/er"); it scrolls sideways instead, and so do
 # an assignment's results tables.
-CSS = """
+CSS = (
+    """
 #qb-practice-summary table {
   display: block; overflow-x: auto; max-width: 100%; border: none; padding: 0;
 }
@@ -76,6 +78,8 @@ CSS = """
 #qb-compare-plots > #qb-compare-chart { flex: 1 1 580px; min-width: 0; }
 #qb-compare-plots > #qb-compare-heatmap { flex: 1 1 360px; min-width: 0; }
 """
+    + DISCLOSURE_CSS
+)
 
 
 def render_knowledge_bases(listing: list[KbListing]) -> str:

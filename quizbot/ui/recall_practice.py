@@ -43,9 +43,14 @@ Design
     the question's FSRS card, "Review due recall questions" under the line "Recall questions
     due for review: N" (read when the pseudonym is entered, the section opens, the KB changes,
     after each answer). After a reload, entering the pseudonym (accounts mode: the page load,
-    for the account) offers the active recall session and opens the section; "Resume" asks
-    its first unanswered question, and starting another session ends the offered one
-    (:func:`settle`). Every handler taking a session id keeps to the account's own sessions.
+    for the account) offers the active recall session above the section's body; "Resume" opens
+    the section and asks its first unanswered question, and starting another session ends the
+    offered one (:func:`settle`). Every handler taking a session id keeps to the account's own
+    sessions.
+
+    The section opens and closes in the page (:mod:`quizbot.ui.disclosure`), not as a
+    ``gr.Accordion``: Gradio renders a closed accordion's inputs only when it first opens and
+    then sets them again from the config, which put a length typed at once back to its default.
 """
 
 from __future__ import annotations
@@ -72,6 +77,12 @@ from quizbot.practice.service import (
 from quizbot.ui import identity
 from quizbot.ui.boundary import guarded
 from quizbot.ui.context import UiContext
+from quizbot.ui.disclosure import (
+    disclosure_body,
+    disclosure_box,
+    disclosure_toggle,
+    open_js,
+)
 from quizbot.ui.render import format_proportion, html_text, md_escape, user_message
 
 __all__ = [
@@ -92,6 +103,7 @@ log = logging.getLogger(__name__)
 
 ALL_ASPECTS = "all"
 DEFAULT_LENGTH = practice.DEFAULT_RECALL_LENGTH
+SECTION = "qb-recall"  # the section's elem_id (its toggle and body: SECTION-toggle, -body)
 HOW_WORDS = {
     "name": "its name",
     "synonym": "another name for it",
@@ -525,21 +537,22 @@ def _no_offer() -> tuple[Any, Any, Any]:
 
 def offer(ctx: UiContext, student: str | None, session_id: int | None) -> tuple[Any, ...]:
     """After the pseudonym is entered (accounts mode: on page load, for the account): offer the
-    student's active recall session (a reload lost it from the section), opening the section
-    to show it. Returns the offer box, its text, the offered session and the section."""
+    student's active recall session (a reload lost it from the section). The offer shows above
+    the section's body, open or closed. Returns the offer box, its text and the offered
+    session."""
     try:
         view = practice.resumable_recall_session(ctx.db, student or "", idle_timeout=_idle(ctx))
     except Exception as exc:  # a lookup while typing: Start recall reports errors
         log.warning("recall section: cannot look up a session to resume: %s", user_message(exc))
         view = None
     if view is None or view.id == session_id:
-        return (*_no_offer(), gr.skip())
+        return _no_offer()
     text = (
         f"**Resume your recall session of {view.started_at:%Y-%m-%d %H:%M} UTC** "
         f"({view.answered}/{view.total} answered · {md_escape(view.topic_label)} · "
         f"`{md_escape(view.kb)}`)? Or start a new one below."
     )
-    return gr.update(visible=True), text, view.id, gr.update(open=True)
+    return gr.update(visible=True), text, view.id
 
 
 @guarded(_N_OUTPUTS)
@@ -738,7 +751,7 @@ class _Comeback:
 
 
 def _wire_comeback(
-    ctx: UiContext, c: _Comeback, reviews: list[Any], screen: list[Any], section: Any
+    ctx: UiContext, c: _Comeback, reviews: list[Any], screen: list[Any], toggle: Any
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Wire the resume offer, "Review my recall mistakes" and "Review due recall questions".
     ``reviews`` is [student, kb, aspect, length, session state]. Returns the chained steps every
@@ -769,6 +782,8 @@ def _wire_comeback(
             api_visibility="private",
             show_progress="minimal",
         ).then(**settled).then(**due_panel)
+    # First (the page runs a click's handlers in order): the section opens at once.
+    c.resume_btn.click(None, None, None, js=open_js(SECTION), api_visibility="private")
     c.resume_btn.click(
         identity.own_sessions(ctx, partial(resume, ctx), 2, sessions=(0, 1)),
         [c.offered, session_state],
@@ -780,76 +795,83 @@ def _wire_comeback(
         [student.blur, student.submit],
         identity.as_student(ctx, partial(offer, ctx), 2, student=0),
         [student, session_state],
-        [*offer_box, section],
+        offer_box,
         api_visibility="private",
         show_progress="hidden",
+        trigger_mode="always_last",  # see REFRESHING in quizbot/ui/practice/layout.py
     )
     gr.on(  # accounts mode: the account's active recall session is offered on page load
         None,
-        identity.for_account(ctx, lambda name: offer(ctx, name, None), len(offer_box) + 1),
-        outputs=[*offer_box, section],
+        identity.for_account(ctx, lambda name: offer(ctx, name, None), len(offer_box)),
+        outputs=offer_box,
         api_visibility="private",
         show_progress="hidden",
     )
-    gr.on([student.blur, student.submit, kb.change, section.expand], **due_panel)
+    gr.on(
+        [student.blur, student.submit, kb.change, toggle.click],
+        **due_panel,
+        trigger_mode="always_last",
+    )
     return settled, due_panel
 
 
 def build(ctx: UiContext, *, student: Any, cohort: Any, kb: Any, assignment: Any) -> Any:
     """Lay out the Recall section (inside the Practice tab) and wire it to the tab's fields."""
-    with gr.Accordion("Recall: list what you remember", open=False, elem_id="qb-recall") as section:
-        gr.Markdown(
-            "Open questions: list everything you remember (symptoms of a disease, its "
-            "medications, ...), then see what you recalled, missed and got wrong, scored the way "
-            "models are. Uses the "
-            + ("knowledge base and assignment" if ctx.accounts_mode() else
-               "pseudonym, knowledge base and assignment")
-            + " above."
-        )  # fmt: skip
+    with disclosure_box(SECTION) as section:
+        toggle = disclosure_toggle("Recall: list what you remember", SECTION)
         with gr.Group(visible=False, elem_id="qb-recall-resume") as resume_box:
             resume_text = gr.Markdown(elem_id="qb-recall-resume-text")
             resume_btn = gr.Button("Resume", variant="primary", elem_id="qb-recall-resume-go")
-        with gr.Row():
-            aspect = gr.Dropdown(
-                choices=[("All aspects", ALL_ASPECTS)],
-                value=ALL_ASPECTS,
-                label="Aspect",
-                allow_custom_value=True,  # choices change with the KB; the service checks
-                elem_id="qb-recall-aspect",
+        with disclosure_body(SECTION):
+            gr.Markdown(
+                "Open questions: list everything you remember (symptoms of a disease, its "
+                "medications, ...), then see what you recalled, missed and got wrong, scored the "
+                "way models are. Uses the "
+                + ("knowledge base and assignment" if ctx.accounts_mode() else
+                   "pseudonym, knowledge base and assignment")
+                + " above."
+            )  # fmt: skip
+            with gr.Row():
+                aspect = gr.Dropdown(
+                    choices=[("All aspects", ALL_ASPECTS)],
+                    value=ALL_ASPECTS,
+                    label="Aspect",
+                    allow_custom_value=True,  # choices change with the KB; the service checks
+                    elem_id="qb-recall-aspect",
+                )
+                length = gr.Slider(
+                    minimum=1,
+                    maximum=20,
+                    step=1,
+                    value=DEFAULT_LENGTH,
+                    label="Number of questions",
+                    elem_id="qb-recall-length",
+                )
+            with gr.Row():
+                start_btn = gr.Button("Start recall", variant="primary", elem_id="qb-recall-start")
+                review_btn = gr.Button("Review my recall mistakes", elem_id="qb-recall-review")
+            due_line, due_btn = _due_row()
+            status = gr.Markdown(start_hint(ctx.accounts_mode()), elem_id="qb-recall-status")
+            question = gr.Markdown(elem_id="qb-recall-question")
+            answer_box = gr.Textbox(
+                label="What you remember",
+                placeholder="e.g. fever, cough and chest pain (or one per line)",
+                lines=4,
+                max_length=practice.MAX_ANSWER_LENGTH,
+                visible=False,
+                elem_id="qb-recall-answer",
             )
-            length = gr.Slider(
-                minimum=1,
-                maximum=20,
-                step=1,
-                value=DEFAULT_LENGTH,
-                label="Number of questions",
-                elem_id="qb-recall-length",
-            )
-        with gr.Row():
-            start_btn = gr.Button("Start recall", variant="primary", elem_id="qb-recall-start")
-            review_btn = gr.Button("Review my recall mistakes", elem_id="qb-recall-review")
-        due_line, due_btn = _due_row()
-        status = gr.Markdown(start_hint(ctx.accounts_mode()), elem_id="qb-recall-status")
-        question = gr.Markdown(elem_id="qb-recall-question")
-        answer_box = gr.Textbox(
-            label="What you remember",
-            placeholder="e.g. fever, cough and chest pain (or one per line)",
-            lines=4,
-            max_length=practice.MAX_ANSWER_LENGTH,
-            visible=False,
-            elem_id="qb-recall-answer",
-        )
-        with gr.Row():
-            submit_btn = gr.Button(
-                "Submit", variant="primary", visible=False, elem_id="qb-recall-submit"
-            )
-            next_btn = gr.Button(
-                "Next question", variant="primary", visible=False, elem_id="qb-recall-next"
-            )
-            end_btn = gr.Button("End", visible=False, elem_id="qb-recall-end")
-        feedback = gr.HTML(elem_id="qb-recall-feedback")
-        marks_group, mark_entry, mark_verdict, mark_btn, mark_status = _marks_form()
-        summary = gr.Markdown(elem_id="qb-recall-summary")
+            with gr.Row():
+                submit_btn = gr.Button(
+                    "Submit", variant="primary", visible=False, elem_id="qb-recall-submit"
+                )
+                next_btn = gr.Button(
+                    "Next question", variant="primary", visible=False, elem_id="qb-recall-next"
+                )
+                end_btn = gr.Button("End", visible=False, elem_id="qb-recall-end")
+            feedback = gr.HTML(elem_id="qb-recall-feedback")
+            marks_group, mark_entry, mark_verdict, mark_btn, mark_status = _marks_form()
+            summary = gr.Markdown(elem_id="qb-recall-summary")
     session_state = gr.State(None)
     question_state = gr.State(None)
     comeback = _Comeback(
@@ -859,7 +881,7 @@ def build(ctx: UiContext, *, student: Any, cohort: Any, kb: Any, assignment: Any
     screen += [session_state, question_state, marks_group, mark_entry]  # see _N_OUTPUTS
     inputs = [student, kb, aspect, length, cohort, assignment, session_state]
     settled, due_panel = _wire_comeback(
-        ctx, comeback, [student, kb, aspect, length, session_state], screen, section
+        ctx, comeback, [student, kb, aspect, length, session_state], screen, toggle
     )
     start_btn.click(
         identity.as_student(
@@ -899,7 +921,7 @@ def build(ctx: UiContext, *, student: Any, cohort: Any, kb: Any, assignment: Any
         show_progress="minimal",
     )
     gr.on(
-        [kb.change, section.expand],
+        [kb.change, toggle.click],
         partial(aspects_for, ctx),
         [kb],
         [aspect],

@@ -188,7 +188,7 @@ def _show_progress(page: Any, expect: str) -> str:
     and the sessions table's."""
     box = page.locator("#qb-practice-progress")
     if not box.locator("#qb-practice-progress-show").is_visible():
-        page.get_by_text("My progress").click()
+        page.locator("#qb-practice-progress-toggle").click()
     box.get_by_test_id("Per session-radio-label").click()
     text = page.locator("#qb-practice-progress-text")
     page.locator("#qb-practice-progress-show").click()

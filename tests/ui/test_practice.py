@@ -227,7 +227,7 @@ def test_a_student_practises_in_the_chat_with_buttons_and_typing(page: Any, serv
     assert "Models on the same questions" in summary.inner_text()
     assert tab.locator("#qb-practice-true").is_hidden()
 
-    tab.get_by_text("My progress").click()
+    tab.locator("#qb-practice-progress-toggle").click()
     progress = tab.locator("#qb-practice-progress-text")
     progress.get_by_text(f"{N} answers in 1 session").wait_for()
     assert f"{right}/{N}" in progress.inner_text()

@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 
 from quizbot.items import ChoiceItem
 from tests.ui.conftest import Served
-from tests.ui.events import page_events_held
+from tests.ui.events import page_events_held, wait_layout, wait_settled
 from tests.ui.test_accounts import App, _log_in_page, app, browser
 from tests.ui.test_practice import config_text, database, session_items, stored
 
@@ -226,3 +226,30 @@ def test_inputs_hold_while_the_load_offers_an_accounts_recall_session(
         expect(tab.locator("#qb-recall-resume-text")).to_contain_text("0/2 answered")
     finally:
         tab.context.close()
+
+
+def test_the_recall_section_is_on_the_page_closed_and_keeps_what_is_typed_at_once(
+    page: Any, served: Served
+) -> None:
+    """The Recall section's inputs are rendered with the page, hidden while it is closed, so
+    opening it renders nothing that Gradio would then set back to its config (a closed
+    ``gr.Accordion`` did: a length typed at once after opening became 5 again). The toggle
+    opens and closes it in the page, by mouse or keyboard, and says which to screen readers."""
+    tab = page
+    length = tab.locator("#qb-recall-length input[type=number]")
+    toggle = tab.locator("#qb-recall-toggle")
+    assert length.count() == 1  # already on the page: a closed accordion's inputs are not
+    expect(length).to_be_hidden()
+    expect(toggle).to_have_attribute("aria-expanded", "false")
+    toggle.click()
+    length.fill("7")  # at once: no wait between opening and typing
+    length.press("Enter")
+    expect(toggle).to_have_attribute("aria-expanded", "true")
+    wait_settled(tab)  # what the opening asked the server (due line, aspects) has come back
+    wait_layout(tab)
+    expect(length).to_have_value("7")
+    toggle.press("Enter")
+    expect(length).to_be_hidden()
+    expect(toggle).to_have_attribute("aria-expanded", "false")
+    toggle.press("Enter")
+    expect(length).to_have_value("7")  # closing and opening again keeps it

@@ -173,7 +173,7 @@ def test_my_progress_charts_three_weeks_per_day_and_per_week_with_intervals(
     tab = page
     tab.set_viewport_size({"width": 1280, "height": 1000})
     tab.locator("#qb-practice-student textarea, #qb-practice-student input").first.fill("Wren")
-    tab.get_by_text("My progress").click()
+    tab.locator("#qb-practice-progress-toggle").click()
     text = tab.locator("#qb-practice-progress-text")
     text.get_by_text("24 answers in 6 sessions").wait_for()
     chart = tab.locator("#qb-practice-progress-plot")

@@ -162,7 +162,7 @@ def test_a_student_completes_a_recall_session_and_sees_matched_missed_wrong(
         assert load_session(db, session_id).session.status == "finished"
 
     # "My progress" shows the recall answers apart, with mean F1 per aspect.
-    tab.get_by_text("My progress").click()
+    tab.locator("#qb-practice-progress-toggle").click()
     tab.locator("#qb-practice-progress-show").click()
     progress = tab.locator("#qb-practice-progress-text")
     expect(progress).to_contain_text("Open recall")

@@ -90,7 +90,7 @@ def test_a_missed_fact_comes_due_and_the_review_session_asks_it(page: Any, serve
     end_of_day = t1.replace(hour=23, minute=59, second=59, microsecond=999999)
     today = sum(d <= end_of_day for d in (wrong_due, right_due))
     week = sum(d <= t1 + timedelta(days=7) for d in (wrong_due, right_due))
-    tab.get_by_text("My progress").click()
+    tab.locator("#qb-practice-progress-toggle").click()
     tab.locator("#qb-practice-progress-show").click()
     progress = tab.locator("#qb-practice-progress-text")
     progress.get_by_text("Due for review:").wait_for()

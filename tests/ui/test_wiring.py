@@ -208,3 +208,19 @@ def test_a_handler_wired_outside_every_area_stops_the_build(tmp_path: Path) -> N
             identity.restrict(UiContext(settings, db), blocks, wiring)
     finally:
         db.dispose()
+
+
+def test_views_of_the_database_run_again_when_triggered_meanwhile(app: gr.Blocks) -> None:
+    """The due counts and resume offers are refreshed by events (a name typed, a KB chosen, the
+    chat changed): one arriving while a refresh runs must run it again afterwards, not be
+    dropped, or what was read before an answer was stored stays on screen."""
+    from quizbot.ui.practice.layout import REFRESHING
+
+    seen: Counter[str] = Counter()
+    for block_fn in app.fns.values():
+        name = handler_name(block_fn.fn)
+        events = {event for _, event in block_fn.targets}
+        if name in REFRESHING and events - {"then"}:  # wired on events, not chained steps
+            assert block_fn.trigger_mode == "always_last", (name, sorted(events))
+            seen[name] += 1
+    assert set(seen) == set(REFRESHING)  # every one of them is wired on events somewhere

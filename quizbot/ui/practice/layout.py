@@ -15,6 +15,7 @@ from quizbot.kb.registry import BUILTINS, DEFAULT_KB, kb_listing
 from quizbot.practice import service as practice
 from quizbot.ui import identity, recall_practice
 from quizbot.ui.context import UiContext
+from quizbot.ui.disclosure import disclosure_body, disclosure_box, disclosure_toggle
 from quizbot.ui.practice import assignment_list
 from quizbot.ui.practice.browser import (
     AFTER_CHAT_JS,
@@ -64,6 +65,20 @@ from quizbot.ui.practice.sessions import (
 )
 
 log = logging.getLogger(__name__)
+
+PROGRESS = "qb-practice-progress"  # the My progress section (its toggle: PROGRESS-toggle)
+
+# Handlers that show what the database holds for the current inputs (the due counts, the resume
+# offers) run again after a pending run when triggered meanwhile ("always_last"): with Gradio's
+# default for a blur or a click ("once") a trigger arriving while one runs was dropped, so the
+# due count read just before an answer was stored stayed on screen after it. Checked by
+# tests/ui/test_wiring.py::test_views_of_the_database_run_again_when_triggered_meanwhile.
+REFRESHING = (
+    "practice.panels:refresh_due",
+    "practice.sessions:offer_resume",
+    "recall_practice:refresh_due",
+    "recall_practice:offer",
+)
 
 
 def _kb_names(ctx: UiContext) -> list[str]:
@@ -125,9 +140,9 @@ class _Chat:
 
 @dataclass
 class _ProgressPanel:
-    """The "My progress" accordion."""
+    """The "My progress" section (:mod:`quizbot.ui.disclosure`); ``toggle`` opens it."""
 
-    box: Any
+    toggle: Any
     kb: Any
     by: Any
     button: Any
@@ -228,7 +243,7 @@ def build(ctx: UiContext) -> None:
         "show_progress": "hidden",
     }
     gr.on(
-        [progress.button.click, progress.box.expand],
+        [progress.button.click, progress.toggle.click],
         identity.as_student(ctx, partial(show_progress, ctx), 3, student=0),
         [settings.student, progress.kb, progress.by],
         [progress.text, progress.plot, progress.topics, progress.sessions],
@@ -444,63 +459,65 @@ def _chat_column() -> _Chat:
 
 
 def _progress_panel(kb_names: list[str], accounts_mode: bool) -> _ProgressPanel:
-    with gr.Accordion("My progress", open=False, elem_id="qb-practice-progress") as progress_box:
-        with gr.Row():
-            progress_kb = gr.Dropdown(
-                choices=[("All knowledge bases", ALL_TOPICS), *((n, n) for n in kb_names)],
-                value=ALL_TOPICS,
-                label="Knowledge base",
+    with disclosure_box(PROGRESS):
+        progress_toggle = disclosure_toggle("My progress", PROGRESS)
+        with disclosure_body(PROGRESS):
+            with gr.Row():
+                progress_kb = gr.Dropdown(
+                    choices=[("All knowledge bases", ALL_TOPICS), *((n, n) for n in kb_names)],
+                    value=ALL_TOPICS,
+                    label="Knowledge base",
+                )
+                by = gr.Radio(
+                    choices=PROGRESS_BY,
+                    value="day",
+                    label="Accuracy",
+                    elem_id="qb-practice-progress-by",
+                )
+                progress_btn = gr.Button("Show my progress", elem_id="qb-practice-progress-show")
+            progress_text = gr.Markdown(
+                PROGRESS_HINT_ACCOUNTS if accounts_mode else PROGRESS_HINT,
+                elem_id="qb-practice-progress-text",
             )
-            by = gr.Radio(
-                choices=PROGRESS_BY,
-                value="day",
-                label="Accuracy",
-                elem_id="qb-practice-progress-by",
-            )
-            progress_btn = gr.Button("Show my progress", elem_id="qb-practice-progress-show")
-        progress_text = gr.Markdown(
-            PROGRESS_HINT_ACCOUNTS if accounts_mode else PROGRESS_HINT,
-            elem_id="qb-practice-progress-text",
-        )
-        plot = gr.HTML(label="Accuracy over time", elem_id="qb-practice-progress-plot")
-        topic_table = gr.Dataframe(
-            headers=TOPIC_HEADERS,
-            label="Per topic (95% Wilson intervals)",
-            interactive=False,
-            elem_id="qb-practice-progress-topics",
-        )
-        coverage_text = gr.Markdown(elem_id="qb-practice-coverage-text")
-        coverage_view = gr.Radio(
-            choices=COVERAGE_VIEWS,
-            value="system",
-            label="Coverage",
-            elem_id="qb-practice-coverage-view",
-        )
-        coverage_table = gr.Dataframe(
-            headers=COVERAGE_HEADERS,
-            label="Facts seen and due for review, weakest topics first",
-            interactive=False,
-            elem_id="qb-practice-coverage",
-        )
-        with gr.Row(equal_height=True):
-            weakest = gr.Markdown(elem_id="qb-practice-weakest")
-            weakest_btn = gr.Button(
-                "Practice these",
+            plot = gr.HTML(label="Accuracy over time", elem_id="qb-practice-progress-plot")
+            topic_table = gr.Dataframe(
+                headers=TOPIC_HEADERS,
+                label="Per topic (95% Wilson intervals)",
                 interactive=False,
-                size="sm",
-                scale=0,
-                min_width=140,
-                elem_id="qb-practice-weakest-start",
+                elem_id="qb-practice-progress-topics",
             )
-        session_table = gr.Dataframe(
-            headers=SESSION_HEADERS,
-            label="Sessions",
-            interactive=False,
-            elem_id="qb-practice-progress-sessions",
-        )
+            coverage_text = gr.Markdown(elem_id="qb-practice-coverage-text")
+            coverage_view = gr.Radio(
+                choices=COVERAGE_VIEWS,
+                value="system",
+                label="Coverage",
+                elem_id="qb-practice-coverage-view",
+            )
+            coverage_table = gr.Dataframe(
+                headers=COVERAGE_HEADERS,
+                label="Facts seen and due for review, weakest topics first",
+                interactive=False,
+                elem_id="qb-practice-coverage",
+            )
+            with gr.Row(equal_height=True):
+                weakest = gr.Markdown(elem_id="qb-practice-weakest")
+                weakest_btn = gr.Button(
+                    "Practice these",
+                    interactive=False,
+                    size="sm",
+                    scale=0,
+                    min_width=140,
+                    elem_id="qb-practice-weakest-start",
+                )
+            session_table = gr.Dataframe(
+                headers=SESSION_HEADERS,
+                label="Sessions",
+                interactive=False,
+                elem_id="qb-practice-progress-sessions",
+            )
 
     return _ProgressPanel(
-        progress_box,
+        progress_toggle,
         progress_kb,
         by,
         progress_btn,
@@ -538,6 +555,7 @@ def _wire_starts(
         offer,
         api_visibility="private",
         show_progress="hidden",
+        trigger_mode="always_last",  # see REFRESHING
     )
     gr.on(  # accounts mode: the intro names the account, from the login, on page load
         None,
@@ -707,6 +725,7 @@ def _wire_due_panel(
         [text, button],
         api_visibility="private",
         show_progress="hidden",
+        trigger_mode="always_last",  # see REFRESHING
     )
     gr.on(  # accounts mode: the account's due facts on page load (local: once a name is typed)
         None,
