@@ -6,8 +6,9 @@ Everything is a call to :mod:`quizbot.practice.service` (``start_recall_session`
 this module lays out the section, keeps its per-browser state and renders what comes back.
 
 Design
-    Where. An accordion under the chat of the Practice tab, sharing the tab's pseudonym, cohort,
-    knowledge base and assignment fields (:func:`build` takes them), with its own aspect,
+    Where. A section under the chat of the Practice tab, opened by its toggle, sharing the
+    tab's pseudonym, cohort, knowledge base and assignment fields (:func:`build` takes them),
+    with its own aspect,
     number of questions, "Start recall", a question, a free-text box, "Submit", "Next
     question", "End" and a feedback panel. In accounts mode the student is the account
     (:func:`quizbot.ui.identity.as_student`), whatever the form says.
