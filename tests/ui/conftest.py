@@ -109,14 +109,17 @@ def serve_app(database_url: str, folder: Path, stub_answer: str) -> Iterator[Ser
 
 
 @contextmanager
-def serve_accounts(database_url: str, folder: Path) -> Iterator[str]:
-    """`quizbot serve` in accounts mode (the database already holds accounts) on a free port;
-    yields its address once the login page answers."""
+def serve_accounts(
+    database_url: str, folder: Path, extra: dict[str, str] | None = None
+) -> Iterator[str]:
+    """`quizbot serve` in accounts mode (the database already holds accounts) on a free port,
+    with ``extra`` settings; yields its address once the login page answers."""
     port = free_port()
     env = {
         k: v for k, v in os.environ.items() if not k.startswith("QUIZBOT_") and k != "DATABASE_URL"
     }
     env.update({"QUIZBOT_HOME": str(folder / "home"), "DATABASE_URL": database_url})
+    env.update(extra or {})
     log = (folder / "server.log").open("w")
     proc = subprocess.Popen(
         [QUIZBOT, "serve", "--port", str(port)], cwd=ROOT, env=env, stdout=log, stderr=log

@@ -8,8 +8,6 @@ calling an instructor's handler by raw HTTP, password guessing and framing are a
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -26,9 +24,12 @@ from quizbot import accounts
 from quizbot.domain import RespondentKind
 from storage import open_database
 from storage.sessions import find_respondent
-from tests.helpers.net import free_port, wait_for_http
 from tests.helpers.stub import stub_server
-from tests.ui.conftest import CHROMIUM, QUIZBOT, ROOT, SERVER_START, WAIT_MS, screenshot
+from tests.ui.conftest import (
+    WAIT_MS,
+    screenshot,
+    serve_accounts,
+)
 from tests.ui.events import wait_loaded, watch
 
 pytestmark = pytest.mark.slow
@@ -73,41 +74,14 @@ def _serve(database_url: str, tmp_path: Path, extra: dict[str, str]) -> Generato
             accounts.create_user(db, name, role, password, cohort=cohort)
     finally:
         db.dispose()
-    port = free_port()
-    env = {
-        k: v for k, v in os.environ.items() if not k.startswith("QUIZBOT_") and k != "DATABASE_URL"
-    }
-    env.update({"QUIZBOT_HOME": str(tmp_path / "home"), "DATABASE_URL": database_url, **extra})
-    log = (tmp_path / "server.log").open("w")
-    proc = subprocess.Popen(
-        [QUIZBOT, "serve", "--port", str(port)], cwd=ROOT, env=env, stdout=log, stderr=log
-    )
-    try:
-        wait_for_http(f"http://127.0.0.1:{port}/login", timeout=SERVER_START, process=proc)
-        yield App(f"http://127.0.0.1:{port}", database_url)
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
+    with serve_accounts(database_url, tmp_path, extra) as url:
+        yield App(url, database_url)
 
 
 @pytest.fixture
-def browser() -> Iterator[Any]:
-    if not Path(CHROMIUM).exists():
-        if os.environ.get("QUIZBOT_REQUIRE_BROWSER") == "1":
-            pytest.fail(f"{CHROMIUM} is missing (apt-get install chromium)")
-        pytest.skip("Debian's chromium is not installed (.ci/run installs it)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        chromium = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        try:
-            yield chromium
-        finally:
-            chromium.close()
+def browser(chromium: Any) -> Any:
+    """Chromium (the conftest's ``chromium``), named as these tests and their importers use it."""
+    return chromium
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
