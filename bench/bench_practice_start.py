@@ -113,6 +113,7 @@ class Runner:
         self.start_fn, self.answer_fn = fns["practice_start"], fns["practice_answer"]
         self.handler_ms: list[float] = []
         for block_fn in (self.start_fn, self.answer_fn):
+            assert block_fn.fn is not None
             block_fn.fn = self._timed(block_fn.fn)
 
     def _timed(self, fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -128,6 +129,7 @@ class Runner:
 
     def run(self, block_fn: Any, inputs: list[Any], state: SessionState) -> tuple[Row, list[Any]]:
         """One call through ``process_api``; its figures and outputs."""
+        inputs = inputs + [None] * (len(block_fn.inputs) - len(inputs))  # the states, if more
         cpu, wall = time.process_time(), time.perf_counter()
         out = asyncio.run(
             self.app.process_api(block_fn=block_fn, inputs=inputs, state=state, request=None)
