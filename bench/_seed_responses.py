@@ -16,7 +16,15 @@ What is seeded, all on clinical-core (the knowledge base the Practice tab offers
   :func:`quizbot.evaluation.parse.parse_human` says of the typed text; sessions are spread over 180
   days;
 - a tenth of the rows are model answers from completed baseline runs (``baseline/always-true``,
-  ``baseline/random``, ``baseline/majority``) over random items, with the item as prompt.
+  ``baseline/random``, ``baseline/majority``) over random items, with the item as prompt;
+- the students' spaced-review cards (``review_cards=True``, the default): in a running
+  deployment the answer hook writes a student's FSRS cards as they answer, so a returning
+  student's session start finds them built. Answers are seeded in bulk, without the hook, so
+  the seeder then runs the very backfill the app runs
+  (:func:`quizbot.practice.review_queue.catch_up`, the cards reviewed at each answer's stored
+  time) once per student. ``review_cards=False`` leaves them out: a deployment upgraded from
+  before spaced review, where each returning student's first start builds their cards from
+  their whole history (about 40 ms of CPU for 500 answers), once.
 
 Speed: every row is built as a plain dict (answers from the column set of
 :meth:`storage.repo.NewResponse.row`) and written through :meth:`storage.Database.write` with one
@@ -49,6 +57,7 @@ from quizbot.generate.statements import plan_points, statements
 from quizbot.items import StatementItem
 from quizbot.kb.model import point_id
 from quizbot.kb.registry import DEFAULT_KB, get_kb
+from quizbot.practice.review_queue import sync
 from quizbot.practice.service import CANONICAL_SEED, normalise_student, topics
 from storage import Database
 from storage.models import (
@@ -64,7 +73,14 @@ from storage.models import (
 from storage.repo import NewResponse
 from storage.types import utcnow
 
-__all__ = ["SeedReport", "check_references", "describe", "seed_responses", "student_name"]
+__all__ = [
+    "SeedReport",
+    "backfill_review_cards",
+    "check_references",
+    "describe",
+    "seed_responses",
+    "student_name",
+]
 
 MODEL_SHARE = 0.10  # of all seeded rows
 IDK_RATE = 0.05
@@ -91,6 +107,7 @@ class SeedReport:
     n_runs: int = 0
     n_human_answers: int = 0
     n_model_answers: int = 0
+    review_cards: bool = False  # the students' spaced-review cards were built
     seconds: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -165,12 +182,15 @@ def seed_responses(
     *,
     answers_per_student: int = 500,
     seed: int = 1,
+    review_cards: bool = True,
     progress: Callable[[str], None] = lambda _msg: None,
 ) -> SeedReport:
     """Seed ``n_responses`` answers (90 % students in practice sessions, 10 % baseline runs).
 
     ``db`` should be empty or hold only the schema: seeded students are created, not looked up.
-    Returns what was written, with the time each step took.
+    ``review_cards``: build every student's spaced-review cards afterwards, as the answer hook
+    would have (see the module docstring). Returns what was written, with the time each step
+    took.
     """
     rng = random.Random(seed)
     report = SeedReport()
@@ -420,7 +440,20 @@ def seed_responses(
     progress(
         f"{report.n_human_answers:,} student and {report.n_model_answers:,} model answers stored"
     )
+    if review_cards:
+        _timed(report, "review cards", lambda: backfill_review_cards(db, student_ids))
+        report.review_cards = True
+        progress(f"review cards of {len(student_ids):,} students built")
     return report
+
+
+def backfill_review_cards(db: Database, respondent_ids: Sequence[int]) -> None:
+    """Build the spaced-review cards of ``respondent_ids`` from their stored answers with the
+    app's own backfill (:func:`quizbot.practice.review_queue.catch_up`): the cards the answer
+    hook would have written had each answer been given through the app, at its stored time
+    (:func:`~quizbot.practice.review_queue.sync`, which ``catch_up`` runs; a failure raises)."""
+    for respondent_id in respondent_ids:
+        sync(db, respondent_id)
 
 
 def check_references(db: Database) -> int:
@@ -452,5 +485,10 @@ def describe(report: SeedReport) -> str:
         f"{report.n_students:,} students in {report.n_sessions:,} sessions, "
         f"{report.n_model_answers:,} from {report.n_runs} baseline runs) over "
         f"{report.n_items:,} items in {report.total_seconds:.1f} s = {rate:,.0f} responses/s "
-        f"({steps})"
+        f"({steps}); "
+        + (
+            "students' review cards built (returning students, as in a running deployment)"
+            if report.review_cards
+            else "no review cards (an upgraded deployment: each first start backfills them)"
+        )
     )

@@ -5,7 +5,11 @@ Every figure comes from this one run. Steps:
 1. A fresh database (a SQLite file in a temporary directory, or a new database created on the
    PostgreSQL server named by ``--database-url`` and dropped afterwards) is seeded with
    ``--seed-responses`` answers (bench/_seed_responses.py: clinical-core items, students with
-   finished sessions, baseline runs); the seeding time is printed.
+   finished sessions, baseline runs) and the students' spaced-review cards (built with the app's
+   own backfill, as the answer hook would have built them: a returning student in a running
+   deployment has them); the seeding time is printed. ``--no-review-cards`` seeds no cards: a
+   deployment upgraded from before spaced review, where every returning student's first start
+   also builds their cards from ~500 answers, once (about 40 ms of CPU each).
 2. ``quizbot serve`` starts in a subprocess on a free port over that database, with the default
    settings (SQLite ``synchronous=FULL``: a committed answer survives power loss).
 3. ``--students`` simulated students (asyncio tasks in this process, each its own Gradio session,
@@ -36,6 +40,7 @@ Usage:
 
     .venv/bin/python bench/bench_practice_load.py [--duration 300] [--students 50]
         [--seed-responses 1000000] [--think 1,5] [--database-url postgresql://...] [--quick]
+        [--no-review-cards] [--checkouts /main/checkout,/this/checkout]
 
 ``--quick`` is a 30 s run over 20,000 seeded responses (each can still be set explicitly).
 
@@ -547,7 +552,12 @@ def run_once(args: argparse.Namespace, url: str, tmp: Path, seeded: Any, n_befor
             f"{max(0, min(args.students, seeded.n_students - args.first_student + 1))} of them "
             "returning students "
             f"with about {seeded.n_human_answers // max(1, seeded.n_students)} answers "
-            "of history"
+            "of history and "
+            + (
+                "their review cards (as in a running deployment)"
+                if seeded.review_cards
+                else "no review cards (each first start backfills them: an upgraded deployment)"
+            )
         )
         server_cpu0 = sum(cpu_seconds(proc.pid) for _, proc, _ in servers)
         client_cpu0 = time.process_time()
@@ -602,6 +612,12 @@ def main() -> int:
         help="source trees the servers import quizbot from, one after the other (e.g. a "
         "checkout of main, then this one: before/after in one run over one seeding)",
     )
+    parser.add_argument(
+        "--no-review-cards",
+        action="store_true",
+        help="seed no spaced-review cards: every returning student's first start backfills "
+        "them (a deployment upgraded from before spaced review)",
+    )
     parser.add_argument("--quick", action="store_true", help="30 s over 20,000 responses")
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
     args = parser.parse_args()
@@ -628,7 +644,12 @@ def main() -> int:
             # Seeding only: no fsync per commit, foreign keys checked once at the end.
             options = EngineOptions(sqlite_synchronous="NORMAL", sqlite_foreign_keys=False)
             db = open_database(url, options)
-            seeded = seed_responses(db, args.seed_responses, progress=lambda m: print(f"  {m}"))
+            seeded = seed_responses(
+                db,
+                args.seed_responses,
+                review_cards=not args.no_review_cards,
+                progress=lambda m: print(f"  {m}"),
+            )
             print(describe(seeded))
             started = time.perf_counter()
             if check_references(db):

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from sqlalchemy import func, select
+from sqlalchemy import func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col
 
@@ -51,6 +51,7 @@ __all__ = [
     "ModelAnswer",
     "RecordedAnswer",
     "SessionHistory",
+    "abandon_if_active",
     "create_session",
     "find_respondent",
     "load_session",
@@ -304,6 +305,26 @@ def set_session_status(
         return to_record(domain.PracticeSessionRecord, row)
 
     return db.write(_do)
+
+
+def abandon_if_active(db: Database, session_id: int) -> bool:
+    """Mark session ``session_id`` ``abandoned`` if it is still active (``finished_at`` now),
+    as :func:`set_session_status` would; a finished, abandoned or missing session is left as
+    it is. One UPDATE, reading nothing: what a tab does with the session it leaves behind when
+    another starts. Returns whether the session was active."""
+    stmt = (
+        update(QuizSession)
+        .where(
+            col(QuizSession.id) == session_id,
+            col(QuizSession.status) == SessionStatus.ACTIVE.value,
+        )
+        .values(
+            status=SessionStatus.ABANDONED.value,
+            finished_at=func.coalesce(col(QuizSession.finished_at), utcnow()),
+        )
+        .execution_options(synchronize_session=False)
+    )
+    return bool(db.write(lambda session: getattr(session.execute(stmt), "rowcount", 0)))
 
 
 @dataclass(frozen=True)

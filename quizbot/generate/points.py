@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import heapq
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date
 
 from quizbot.kb.model import KnowledgeBaseData, Triplet, point_id
 
-__all__ = ["Subset", "candidate_points", "select", "stratified"]
+__all__ = ["Subset", "candidate_points", "select", "stratified", "stratified_rounds"]
 
 
 def _rank(key: str, t: Triplet, kb: str) -> bytes:
@@ -99,6 +99,35 @@ def stratified(
     for i in range(depth):
         ordered.extend(q[i] for q in queues if i < len(q))
     return ordered if limit is None else ordered[:limit]
+
+
+def stratified_rounds(
+    kb: str,
+    triplets: Sequence[Triplet],
+    key: str,
+    *,
+    point_digits: Callable[[Triplet], bytes] | None = None,
+) -> Iterator[list[Triplet]]:
+    """:func:`stratified`'s order round by round, computed only as far as it is read: round
+    ``i`` holds the ``i``-th point of each relation (relations by name) in that relation's
+    seeded order, so the rounds joined are ``stratified(kb, triplets, key)``.
+
+    Every point is still ranked (one hash each), but a relation is put in order only as deep
+    as the rounds read (a heap, not a full sort): a practice session reading its first rounds
+    of a KB's 5,000 points sorts none of them (:func:`quizbot.practice.planning.start_session`).
+    """
+    by_relation: dict[str, list[Triplet]] = {}
+    for t in triplets:
+        by_relation.setdefault(t.relation, []).append(t)
+    queues: list[tuple[list[tuple[bytes, int]], list[Triplet]]] = []
+    for relation, ts in sorted(by_relation.items()):
+        rank = _ranker(f"{key}\x1f{relation}", kb, point_digits)
+        heap = [(rank(t), i) for i, t in enumerate(ts)]  # i: ties keep sorted()'s order
+        heapq.heapify(heap)
+        queues.append((heap, ts))
+    while queues:
+        yield [ts[heapq.heappop(heap)[1]] for heap, ts in queues]
+        queues = [q for q in queues if q[0]]
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,7 @@ __all__ = [
     "get_kb",
     "import_kb",
     "install",
+    "kb_license",
     "kb_listing",
     "load_builtin",
 ]
@@ -295,6 +296,17 @@ def _stored_kb(db: Database, name: str) -> tuple[KnowledgeBaseData, int]:
         meta=row.meta,
     )
     return kb, row.id
+
+
+def kb_license(db: Database, name: str) -> str:
+    """The licence :func:`kb_listing` gives knowledge base ``name`` ("" if none, or if the
+    listing leaves it out), read alone: one indexed row, not the listing's count of every KB's
+    knowledge points. What a session start shows under the chat."""
+    try:
+        kb = get_knowledge_base(db, name)
+    except NotFoundError:
+        return ""  # a built-in not installed yet: listed without a licence
+    return "" if kb.source == ITEM_SET_SOURCE else kb.license or ""
 
 
 def kb_listing(db: Database) -> list[KbListing]:

@@ -9,10 +9,11 @@ and recording a planned session.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import math
 import threading
 from collections import OrderedDict, defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -251,7 +252,7 @@ def _pick_variants(
 
 def _statement_items(
     kb: KnowledgeBaseData,
-    facts: Sequence[Triplet],
+    facts: Iterable[Triplet],
     n: int,
     *,
     seed: str,
@@ -265,11 +266,13 @@ def _statement_items(
     every pick is kept out of the later ones: an item appears once per session. In review mode
     the items the student missed are never picked; retired items never are.
     """
-    if n <= 0 or not facts:
+    if n <= 0:
+        return []
+    chosen = list(itertools.islice(facts, math.ceil(n / VARIANTS_PER_FACT)))  # read no further
+    if not chosen:
         return []
     protos = default_prototypes()
-    n_facts = min(len(facts), math.ceil(n / VARIANTS_PER_FACT))
-    chosen = list(facts[:n_facts])
+    n_facts = len(chosen)
     per_fact = min(cap, math.ceil(n / n_facts))
     by_fact: dict[str, list[StatementItem]] = defaultdict(list)
     for made in statements(kb, _kb_cache(kb).plans(chosen), protos):
@@ -294,7 +297,7 @@ def _statement_items(
 
 def _choice_items(
     kb: KnowledgeBaseData,
-    facts: Sequence[Triplet],
+    facts: Iterable[Triplet],
     n: int,
     *,
     review: bool,
@@ -308,11 +311,12 @@ def _choice_items(
     if n <= 0:
         return []
     firsts: dict[tuple[str, str], Triplet] = {}
+    wanted = None if review else 3 * n + 10  # some facts have too few safe distractors
     for fact in facts:
         firsts.setdefault((fact.head, fact.relation), fact)
+        if wanted is not None and len(firsts) >= wanted:
+            break  # the rest would never be asked: facts are read no further
     pending = list(firsts.values())
-    if not review:
-        pending = pending[: 3 * n + 10]  # some facts have too few safe distractors
     found: dict[tuple[str, str], ChoiceItem] = {}
     for seed in (CANONICAL_SEED, *_REVIEW_SEEDS) if review else (CANONICAL_SEED,):
         if not pending:

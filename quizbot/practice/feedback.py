@@ -45,6 +45,7 @@ from storage.repo import NewResponse
 from storage.review import create_flag, list_flags
 from storage.sessions import (
     LoadedSession,
+    abandon_if_active,
     load_session,
     point_tails,
     record_session_answer,
@@ -68,6 +69,14 @@ def session_belongs_to(db: Database, session_id: int, student: str) -> bool:
         return False
     owner = session_respondent(db, session_id)
     return owner is not None and owner.kind == RespondentKind.HUMAN.value and owner.name == key
+
+
+def leave_session(db: Database, session_id: int) -> bool:
+    """End a session its tab leaves behind (another was started): ``abandoned`` if it was still
+    active, as :func:`end_session` would make it, in one UPDATE and without reading it back (a
+    session start does this, and every statement counts there). Returns whether it was active.
+    """
+    return abandon_if_active(db, session_id)
 
 
 def end_session(db: Database, session_id: int) -> SessionView:

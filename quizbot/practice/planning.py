@@ -4,15 +4,16 @@ queue live in :mod:`quizbot.practice.facts`."""
 
 from __future__ import annotations
 
+import itertools
 import random
 import secrets
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from quizbot.domain import RespondentKind
 from quizbot.errors import InputError
-from quizbot.generate.points import stratified
+from quizbot.generate.points import stratified, stratified_rounds
 from quizbot.generate.prototypes import default_prototypes
 from quizbot.kb.model import KnowledgeBaseData, Triplet
 from quizbot.kb.registry import DEFAULT_KB
@@ -113,7 +114,7 @@ def _interleaved(facts: Sequence[Triplet], seed: str) -> list[Triplet]:
     return out
 
 
-def _one_per_point(facts: Sequence[Triplet]) -> list[Triplet]:
+def _one_per_point(facts: Iterable[Triplet]) -> list[Triplet]:
     """The first fact of each (head, relation), in order.
 
     The feedback on a statement names the true fact and lists what the knowledge base has for
@@ -121,18 +122,73 @@ def _one_per_point(facts: Sequence[Triplet]) -> list[Triplet]:
     false): a second statement on the pair, whichever tail it names, would be asked after its
     answer was shown. Multiple choice already asks once per pair.
     """
+    return list(_first_per_point(facts))
+
+
+def _first_per_point(facts: Iterable[Triplet]) -> Iterator[Triplet]:
+    """:func:`_one_per_point`, as far as it is read."""
     seen: set[tuple[str, str]] = set()
-    out: list[Triplet] = []
     for fact in facts:
         if (fact.head, fact.relation) not in seen:
             seen.add((fact.head, fact.relation))
-            out.append(fact)
-    return out
+            yield fact
+
+
+T = TypeVar("T")
+
+
+class _Replayable(Generic[T]):
+    """An iterable computed only as far as it is read, and read again from its start as often
+    as wanted (a session's plan reads the facts' order once per kind of question)."""
+
+    def __init__(self, source: Iterable[T]) -> None:
+        self._source = iter(source)
+        self._read: list[T] = []
+
+    def __iter__(self) -> Iterator[T]:
+        for i in itertools.count():
+            if i == len(self._read):
+                try:
+                    self._read.append(next(self._source))
+                except StopIteration:
+                    return
+            yield self._read[i]
+
+
+def _practice_order(
+    rounds: Iterable[Sequence[Triplet]], seed: str, tier: Callable[[Triplet], int]
+) -> Iterator[Triplet]:
+    """``sorted(_interleaved(<the rounds joined>, seed), key=tier)``, produced only as far as
+    it is read: the facts of tier 0 as they come, the others kept until the rounds run out.
+
+    :func:`_interleaved` shuffles each round with one random stream, so the rounds taken in
+    order give the same shuffles; a stable sort by tier is each tier's facts in that order,
+    one tier after the other. A start reads the first few rounds of a KB's thousands of facts
+    (tests/practice/test_start_order.py checks it is the same order).
+    """
+    rng = random.Random(f"topics\x1f{seed}")
+    later: list[list[Triplet]] = [[], []]
+    last: str | None = None
+    for each in rounds:
+        round_ = list(each)
+        rng.shuffle(round_)
+        if len(round_) > 1 and last is not None and round_[0].relation == last:
+            round_[0], round_[1] = round_[1], round_[0]
+        if round_:
+            last = round_[-1].relation
+        for fact in round_:
+            rank = tier(fact)
+            if rank == 0:
+                yield fact
+            else:
+                later[rank - 1].append(fact)
+    for kept in later:
+        yield from kept
 
 
 def _plan(
     kb: KnowledgeBaseData,
-    facts: Sequence[Triplet],
+    facts: Iterable[Triplet],
     format: str,
     length: int,
     *,
@@ -140,9 +196,18 @@ def _plan(
     review: bool,
     history: _History,
 ) -> list[_Planned]:
+    """The session's questions from ``facts`` in order, each read only as far as needed (it
+    may be read more than once: a list, or a :class:`_Replayable`)."""
     protos = default_prototypes()
-    covered = {r: protos.covers(r) for r in {f.relation for f in facts}}
-    stateable = _one_per_point([f for f in facts if covered[f.relation]])
+    covered: dict[str, bool] = {}
+
+    def coverable(fact: Triplet) -> bool:
+        known = covered.get(fact.relation)
+        if known is None:
+            known = covered[fact.relation] = protos.covers(fact.relation)
+        return known
+
+    stateable = _Replayable(_first_per_point(f for f in facts if coverable(f)))
     cap = REVIEW_VARIANTS_PER_FACT if review else VARIANTS_PER_FACT
     if format == "statement":
         return _statement_items(
@@ -153,7 +218,7 @@ def _plan(
     if format == "choice":
         return chosen
     taken = {(p.fact.head, p.fact.relation) for p in chosen}
-    rest = [f for f in stateable if (f.head, f.relation) not in taken]
+    rest = (f for f in stateable if (f.head, f.relation) not in taken)
     said = _statement_items(
         kb, rest, length - len(chosen), seed=seed, cap=cap, history=history, review=review
     )
@@ -236,6 +301,7 @@ def start_session(
     history.retired = retired_item_ids(db)
     pool = _candidates(kb_data, chosen)
     notes: list[str] = []
+    facts: Iterable[Triplet]
     if review:
         due = [t for t in pool if history.facts.get(cache.fact_key(t), _FactRecord()).needs_review]
         facts = _interleaved(
@@ -250,18 +316,17 @@ def start_session(
                 hint="practise without review first, or choose another topic",
             )
     else:
-        ordered = _interleaved(
-            stratified(
-                kb_data.name, pool, f"practice\x1f{session_seed}", point_digits=cache.point_digits
-            ),
-            session_seed,
-        )
 
         def tier(t: Triplet) -> int:
             record = history.facts.get(cache.fact_key(t))
             return 0 if record is None else (2 if record.mastered else 1)
 
-        facts = sorted(ordered, key=tier)
+        # Never answered first, then not mastered, then mastered, each in the seeded order:
+        # computed only as far as the plan reads it (a few rounds of thousands of facts).
+        rounds = stratified_rounds(
+            kb_data.name, pool, f"practice\x1f{session_seed}", point_digits=cache.point_digits
+        )
+        facts = _Replayable(_practice_order(rounds, session_seed, tier))
     planned = _plan(
         kb_data, facts, format, length, seed=session_seed, review=review, history=history
     )

@@ -542,6 +542,9 @@ def _wire_starts(
     # assignment, added last, comes after the cohort there too.
     settings = [s.student, s.kb, s.topic, s.fmt, s.length, s.cohort]
     settings += [states.session, s.assignment, states.chat]
+    # ...and, last, what the tab shows (states too): a start skips the updates that would leave
+    # a control as it is (Screen.tab_known)
+    settings += [states.question, states.flag]
     # In accounts mode the logged-in account is the student, whatever the form says.
     identity.hide_in_accounts_mode(ctx, s.student, s.cohort)
     as_account = partial(
@@ -580,21 +583,21 @@ def _wire_starts(
     }
     to_chat = {"fn": None, "js": SHOW_CHAT_JS, "api_visibility": "private"}
     s.start_btn.click(
-        as_account(partial(start, ctx)),
+        as_account(partial(start, ctx, tab_known=True)),
         settings,
         screen,
         api_name="practice_start",
         show_progress="minimal",
     ).then(**settled).then(**to_chat)
     s.review_btn.click(
-        as_account(partial(start, ctx, review=True)),
+        as_account(partial(start, ctx, review=True, tab_known=True)),
         settings,
         screen,
         api_visibility="private",
         show_progress="minimal",
     ).then(**settled).then(**to_chat)
     s.fresh_btn.click(
-        as_account(partial(start, ctx)),
+        as_account(partial(start, ctx, tab_known=True)),
         settings,
         screen,
         api_visibility="private",

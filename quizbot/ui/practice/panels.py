@@ -11,7 +11,7 @@ import pandas as pd
 
 from quizbot.domain import FlagReason
 from quizbot.errors import InputError, NotFoundError
-from quizbot.kb.registry import DEFAULT_KB, kb_listing
+from quizbot.kb.registry import DEFAULT_KB, kb_license
 from quizbot.practice import service as practice
 from quizbot.ui import recall_practice
 from quizbot.ui.boundary import guarded, guarded_by
@@ -28,7 +28,7 @@ from quizbot.ui.practice.render import (
     coverage_text,
     due_hint,
     due_panel_text,
-    kb_note,
+    license_note,
     progress_view,
     topic_choices,
     weakest_text,
@@ -51,7 +51,7 @@ def kb_changed(ctx: UiContext, kb: str) -> tuple[Any, Any]:
     found = practice.topics(ctx.db, kb or DEFAULT_KB)
     return (
         gr.update(choices=topic_choices(found)),
-        kb_note(kb_listing(ctx.db), kb or DEFAULT_KB),
+        license_note(kb or DEFAULT_KB, kb_license(ctx.db, kb or DEFAULT_KB)),
     )
 
 

@@ -275,9 +275,16 @@ def kb_note(listing: Sequence[KbListing], kb: str) -> str:
     """The licence or acknowledgement of knowledge base ``kb`` as Markdown ("" if none)."""
     for entry in listing:
         if entry.name == kb and entry.license:
-            text = "  \n".join(md_escape(line) for line in entry.license.splitlines())
-            return f"**Knowledge base {_code(kb)}:** {text}"
+            return license_note(kb, entry.license)
     return ""
+
+
+def license_note(kb: str, license: str) -> str:
+    """:func:`kb_note` from the licence alone (:func:`quizbot.kb.registry.kb_license`)."""
+    if not license:
+        return ""
+    text = "  \n".join(md_escape(line) for line in license.splitlines())
+    return f"**Knowledge base {_code(kb)}:** {text}"
 
 
 def topic_choices(topics: Sequence[practice.Topic]) -> list[tuple[str, str]]:

@@ -36,6 +36,11 @@ class Screen:
     # The question in the session's state when the action came (the one answered, or the one
     # "Next" shows): the controls it cannot have shown are known to be hidden, and End shown.
     asked: Question | None = None
+    # ``asked`` and ``flagged`` are what the tab's state held when the action came, None
+    # included (a session start is given both): no question there means every answer control
+    # hidden (the tab's first screen, or a session over), no flaggable question the flag box.
+    tab_known: bool = False
+    flagged: str | None = None  # the question the flag box offered (the flag state)
 
 
 def _data(
@@ -101,20 +106,24 @@ def _unchanged(screen: Screen) -> list[bool]:
     """
     same = [False] * (len(LETTER_BUTTONS) + len(_OTHER_CONTROLS))
     before = screen.asked
-    if before is None or screen.keep_state:
+    if (before is None and not screen.tab_known) or screen.keep_state:
         return same
     q = screen.question
     asking = q is not None and not screen.pending
     statement = asking and q is not None and q.kind == "statement"
     letters = set(answer_letters(q)) if asking and q is not None and q.kind == "choice" else set()
-    shown = set(answer_letters(before)) if before.kind == "choice" else set()
+    shown = set(answer_letters(before)) if before is not None and before.kind == "choice" else set()
     n = len(LETTER_BUTTONS)
-    if before.kind != "statement" and not statement:
+    if (before is None or before.kind != "statement") and not statement:
         same[0] = same[1] = True  # True, False
     for i, letter in enumerate(LETTER_BUTTONS):
         same[2 + i] = letter not in shown and letter not in letters
     same[2 + n] = not shown and not letters  # Submit
-    same[2 + n + 3] = q is not None  # End
+    if before is None:  # no question was on screen: End and Next hidden, and stay so if...
+        same[2 + n + 3] = q is None  # ...no session runs now
+        same[2 + n + 4] = not (q is not None and screen.pending)  # ...none waits for Next
+    else:
+        same[2 + n + 3] = q is not None  # End
     return same
 
 
@@ -124,6 +133,8 @@ def _flag_controls(screen: Screen) -> list[Any]:
         return [gr.skip()] * 2
     answered = screen.answered
     if answered is None:
+        if screen.tab_known and screen.flagged is None:  # hidden already (see Screen.flagged)
+            return [gr.skip(), None]
         return [gr.update(visible=False, open=False), None]
     return [
         gr.update(

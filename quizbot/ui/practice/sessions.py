@@ -11,7 +11,7 @@ from typing import Any, cast
 import gradio as gr
 
 from quizbot.errors import DuplicateError, InputError, NotFoundError, QuizbotError
-from quizbot.kb.registry import DEFAULT_KB, kb_listing
+from quizbot.kb.registry import DEFAULT_KB, kb_license
 from quizbot.practice import service as practice
 from quizbot.practice.feedback import WITHHELD
 from quizbot.practice.service import Feedback, Question
@@ -25,7 +25,7 @@ from quizbot.ui.practice.render import (
     _code,
     _error_text,
     _when,
-    kb_note,
+    license_note,
     render_feedback,
     render_question,
     render_receipt,
@@ -91,9 +91,11 @@ def _finish(
 
 
 def _abandon(ctx: UiContext, session_id: int) -> None:
-    """End the session this tab leaves behind; a failure only costs a stale 'active' mark."""
+    """End the session this tab leaves behind (as :func:`end` would, without reading it back:
+    one UPDATE; a finished session stays finished); a failure only costs a stale 'active'
+    mark."""
     try:
-        practice.end_session(ctx.db, session_id)
+        practice.leave_session(ctx.db, session_id)
     except QuizbotError as exc:
         log.warning("practice tab: could not end session %s: %s", session_id, exc)
 
@@ -136,16 +138,21 @@ def start(
     session_id: int | None = None,
     assignment: str | None = None,
     chat: list[Message] | None = None,
+    shown: Question | None = None,
+    flagged: str | None = None,
     *,
     review: bool = False,
     topics: Sequence[str] = (),
+    tab_known: bool = False,
 ) -> tuple[Any, ...]:
     """Start a session and ask its first question (the ``practice_start`` endpoint).
 
     With an ``assignment`` name the session is the student's on that assignment (started or
     resumed, see :func:`start_assignment`); the other settings are then the assignment's.
     ``topics`` (topic keys, "Practice these" in "My progress") draws from several topics at
-    once, in place of ``topic``.
+    once, in place of ``topic``. ``tab_known``: ``shown`` and ``flagged`` are the tab's
+    question and flag states (None included), so the controls they show are known and the
+    updates that would leave them as they are are skipped (:attr:`Screen.tab_known`).
     """
     if assignment is not None and assignment.strip() and not review:
         # accounts mode: the account (as_student) and its cohort decide what it may sit
@@ -171,9 +178,11 @@ def start(
         f"Hello {md_escape(view.student)}! {view.total} question(s) on {what} from "
         f"{_code(view.kb)}. Answer with the buttons or type your answer."
     )
-    ack = kb_note(kb_listing(ctx.db), view.kb)
+    ack = license_note(view.kb, kb_license(ctx.db, view.kb))
     # no question cannot happen for a new session; shown rather than assumed
-    return _outputs(_opening(ctx, view, question, intro, ack))
+    screen = _opening(ctx, view, question, intro, ack)
+    screen.asked, screen.flagged, screen.tab_known = shown, flagged, tab_known
+    return _outputs(screen)
 
 
 def _unknown_assignment(name: str) -> str:
@@ -221,7 +230,7 @@ def start_assignment(
     if session_id is not None and session_id != view.id:
         _abandon(ctx, session_id)
     title = f"assignment {_code(view.assignment or name)}"
-    ack = kb_note(kb_listing(ctx.db), view.kb)
+    ack = license_note(view.kb, kb_license(ctx.db, view.kb))
     if view.status != "active":
         intro = (
             f"Hello {md_escape(view.student)}! You have already finished {title} "
@@ -302,7 +311,7 @@ def resume(
         f"{view.total} questions of your session of {_when(view.started_at)} UTC "
         f"({md_escape(view.topic_label)} from {_code(view.kb)}); here is the next one."
     )
-    ack = kb_note(kb_listing(ctx.db), view.kb)
+    ack = license_note(view.kb, kb_license(ctx.db, view.kb))
     return _outputs(_opening(ctx, view, question, intro, ack))
 
 
