@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import csv
 import io
-import os
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -29,8 +27,11 @@ from quizbot.ui.assignments import create
 from quizbot.ui.context import UiContext
 from storage import open_database
 from storage.assignments import list_assignments
-from tests.helpers.net import free_port, wait_for_http
-from tests.ui.conftest import CHROMIUM, QUIZBOT, ROOT, SERVER_START, WAIT_MS, screenshot
+from tests.ui.conftest import (
+    WAIT_MS,
+    screenshot,
+    serve_accounts,
+)
 from tests.ui.events import wait_loaded, watch
 from tests.ui.test_accounts import App, _call_handler, _login
 
@@ -64,42 +65,8 @@ def school(database_url: str, tmp_path: Path) -> Iterator[App]:
                 answer(db, view.id, question.id, "true", shown_at=question.shown_at)
     finally:
         db.dispose()
-    port = free_port()
-    env = {
-        k: v for k, v in os.environ.items() if not k.startswith("QUIZBOT_") and k != "DATABASE_URL"
-    }
-    env.update({"QUIZBOT_HOME": str(tmp_path / "home"), "DATABASE_URL": database_url})
-    log = (tmp_path / "server.log").open("w")
-    proc = subprocess.Popen(
-        [QUIZBOT, "serve", "--port", str(port)], cwd=ROOT, env=env, stdout=log, stderr=log
-    )
-    try:
-        wait_for_http(f"http://127.0.0.1:{port}/login", timeout=SERVER_START, process=proc)
-        yield App(f"http://127.0.0.1:{port}", database_url)
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
-
-
-@pytest.fixture
-def chromium() -> Iterator[Any]:
-    """Debian's Chromium through Playwright (skips when it is not installed)."""
-    if not Path(CHROMIUM).exists():
-        if os.environ.get("QUIZBOT_REQUIRE_BROWSER") == "1":
-            pytest.fail(f"{CHROMIUM} is missing (apt-get install chromium)")
-        pytest.skip("Debian's chromium is not installed (.ci/run installs it)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        try:
-            yield browser
-        finally:
-            browser.close()
+    with serve_accounts(database_url, tmp_path) as url:
+        yield App(url, database_url)
 
 
 def _log_in(browser: Any, app: App, name: str) -> Any:

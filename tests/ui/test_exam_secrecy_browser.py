@@ -36,7 +36,7 @@ from quizbot.ui.practice import SEALED_ACCURACY
 from storage import open_database
 from storage.assignments import assignment_sessions, get_assignment
 from tests.helpers.net import free_port, wait_for_http
-from tests.ui.conftest import CHROMIUM, QUIZBOT, ROOT, screenshot
+from tests.ui.conftest import QUIZBOT, ROOT, screenshot
 from tests.ui.test_accounts import _csrf
 from tests.ui.test_practice import database, session_items
 
@@ -140,23 +140,6 @@ def proxied(database_url: str, tmp_path: Path) -> Iterator[Served]:
         tmp_path,
         {PROXY_HEADER_SETTING: PROXY_HEADER, "QUIZBOT_TRUSTED_PROXIES": "127.0.0.1"},
     )
-
-
-@pytest.fixture
-def chromium() -> Iterator[Any]:
-    """Debian's Chromium through Playwright (skips when it is not installed)."""
-    if not Path(CHROMIUM).exists():
-        if os.environ.get("QUIZBOT_REQUIRE_BROWSER") == "1":
-            pytest.fail(f"{CHROMIUM} is missing (apt-get install chromium)")
-        pytest.skip("Debian's chromium is not installed (.ci/run installs it)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        try:
-            yield browser
-        finally:
-            browser.close()
 
 
 def _log_in(browser: Any, app: Served, name: str) -> Any:
