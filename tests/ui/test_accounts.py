@@ -151,6 +151,7 @@ def _call_handler(
     ids = {c["props"].get("elem_id"): c["id"] for c in config["components"]}
     target = ids[elem_id]
     dep = next(d for d in config["dependencies"] if [target, "click"] in d["targets"])
+    data = [*data, *[None] * (len(dep["inputs"]) - len(data))]  # states the page sends as null
     session = session or uuid.uuid4().hex
     body = {"data": data, "fn_index": dep["id"], "session_hash": session, "trigger_id": target}
     status, _, _ = _http(

@@ -257,6 +257,7 @@ def _call(
         config = json.loads(r.read())
     ids = {c["props"].get("elem_id"): c["id"] for c in config["components"]}
     dep = next(d for d in config["dependencies"] if [ids[elem_id], "click"] in d["targets"])
+    data = [*data, *[None] * (len(dep["inputs"]) - len(data))]  # states the page sends as null
     session = uuid.uuid4().hex
     body = {
         "data": data,
