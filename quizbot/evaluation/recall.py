@@ -289,6 +289,12 @@ def parse_list(text: str, protect: Sequence[str] = ()) -> tuple[list[str], bool]
     return [name for name, _note in entries], abstained
 
 
+# A lead-in before the list ("Symptoms: fever, cough"): up to 12 words with no list separator in
+# them, then a colon that ends a word. "LH:FSH ratio" in the middle of a list is a name, not a
+# lead-in, and what comes before it stays in the answer.
+_LEAD_IN_RE = re.compile(r"^[^,;:]{1,200}?:(?=\s|$)")
+
+
 def parse_entries(text: str, protect: Sequence[str] = ()) -> tuple[list[tuple[str, str]], bool]:
     """As :func:`parse_list`, each entity with the text of its parentheses ("" when none):
     ``("FLOT", "fluorouracil, oxaliplatin, docetaxel")``."""
@@ -305,10 +311,13 @@ def parse_entries(text: str, protect: Sequence[str] = ()) -> tuple[list[tuple[st
     lines = [_protect(line, phrases, kept) for line in raw_lines]
     if len(lines) > 1 and lines[0].rstrip().endswith(":"):
         lines = lines[1:]
-    elif len(lines) == 1 and ":" in lines[0]:
-        before, after = lines[0].split(":", 1)
-        if after.strip() and len(before.split()) <= 12:
-            lines = [after]
+    elif (
+        len(lines) == 1
+        and (lead := _LEAD_IN_RE.match(lines[0])) is not None
+        and len(lead.group().split()) <= 12
+        and lines[0][lead.end() :].strip()
+    ):
+        lines = [lines[0][lead.end() :]]
     entities: list[tuple[str, str]] = []
     seen: set[str] = set()
     for line in lines:

@@ -117,6 +117,20 @@ def test_known_names_with_separators_stay_whole() -> None:
     ]
 
 
+def test_a_colon_inside_a_list_is_no_lead_in() -> None:
+    """Only a short opening phrase without list separators, ended by a colon and a space, is a
+    lead-in; a ratio written with a colon in the middle of a list keeps what comes before it."""
+    text = "Pelvic ultrasound, serum testosterone, LH:FSH ratio, prolactin"
+    assert parse_list(text)[0] == [
+        "Pelvic ultrasound",
+        "serum testosterone",
+        "LH:FSH ratio",
+        "prolactin",
+    ]
+    assert parse_list("Investigations: FBC, CRP")[0] == ["FBC", "CRP"]
+    assert parse_list("Main ones are: FBC, CRP")[0] == ["FBC", "CRP"]
+
+
 def test_matching_uses_synonyms_narrower_containment_and_broader() -> None:
     found = match(
         MIGRAINE,
