@@ -7,9 +7,11 @@ Reading (:func:`parse_list`)
     starts a new demonstration (``Question:``, ``Q:``, ``Disease:``...). Each line loses its bullet
     or number (``-``, ``*``, ``•``, ``1.``, ``2)``, ``(3)``, ``a)``) and, when it was a bullet, a
     trailing explanation after " - ", " – " or ":" ("Headache - often severe"). Lines are split
-    at ``,`` ``;`` ``/`` "and", "or", "as well as", "plus" and "&" (except inside a name the
-    scorer knows, e.g. a gold entity "nausea and vomiting"); parentheses are dropped from the
-    name ("ACE inhibitors (e.g. ramipril)" is "ACE inhibitors") and kept as the entry's note
+    at ``,`` ``;`` ``/`` (not before a short token that starts with a digit: "NS3/4A protease
+    inhibitors", "IL-12/23 inhibitor"), "and", "or", "as well as", "plus" and "&" (except
+    inside a name the scorer knows, e.g. a gold entity "nausea and vomiting"); parentheses are
+    dropped from the name ("ACE inhibitors (e.g. ramipril)" is "ACE inhibitors") and kept as
+    the entry's note
     (:func:`parse_entries`); each part loses leading "and", "or",
     "also", "e.g.", "such as", "including", articles, and trailing "etc" and punctuation. Empty
     parts and duplicates (same :func:`~quizbot.kb.knowledge.entity_key`) go; at most 50
@@ -24,8 +26,12 @@ Matching (:func:`match`, synonym- and hierarchy-aware)
     ("severe headache" recalls "headache"). The first of these rules that finds a gold decides,
     so an answer naming a listed part ("bronchi") does not also recall the listed whole ("lungs").
     An answer that recalls nothing but names a broader entity of a gold (up to two levels: "eye" for
-    "retina") is *vague*: not wrong, but it recalls nothing. An entry that names no gold as
-    written is read again (:mod:`quizbot.evaluation.recall_rules`): an age question's entry by the
+    "retina") is *vague*: not wrong, but it recalls nothing, unless it is the gold's own name
+    without its clinical qualifiers (:data:`~quizbot.evaluation.recall_words.QUALIFIERS`:
+    "sinusitis" for "acute sinusitis", "pancreatitis" for "acute pancreatitis"), which recalls
+    it. A gold is compared by the lexicon's spelling of its names and by their own words. An
+    entry that names no gold as written is read again (:mod:`quizbot.evaluation.recall_rules`):
+    an age question's entry by the
     ages it names ("children under 5"), then by its parentheses' parts and with them
     ("FLOT (fluorouracil, oxaliplatin)"), then without a trailing qualifier ("IV fluids in
     crisis"). What still names no gold is classed by the KB (true but not listed, known wrong,
@@ -44,8 +50,13 @@ Scores (:func:`score_recall`)
 
 Tiers (:class:`Tiers`)
     One metric (F1 by default) and two thresholds: below ``low`` "completely wrong", at or above
-    ``high`` "basically correct", between "partially correct". Defaults F1 0.25 / 0.7, chosen on
-    a hand-graded sample (tests/evaluation/data/recall_graded.jsonl, docs/recall.md); settable as
+    ``high`` "basically correct", between "partially correct". The floor: an answer that lists
+    at least one entry known true (matched, not merely vague; true but not in the list; judged
+    correct) and none known wrong (no known-wrong entry, none judged incorrect) is at least
+    "partially correct", whatever its metric ("hands, head" for essential tremor's sites
+    "cerebellum, brain": F1 0, but every entry true). The metric itself is unchanged. Defaults
+    F1 0.25 / 0.7, chosen on a hand-graded sample (tests/evaluation/data/recall_graded.jsonl,
+    docs/recall.md); settable as
     ``QUIZBOT_RECALL_TIERS="metric:low:high"``. The stored outcome of a recall answer is CORRECT
     for "basically correct", INCORRECT otherwise, ABSTAINED for an abstention and UNPARSED for an
     empty answer; reports recompute every score from the stored raw text.
@@ -65,7 +76,14 @@ from quizbot.domain import Outcome
 from quizbot.errors import ConfigError
 from quizbot.evaluation.recall_context import RecallContext, context_for, same_name, shortened
 from quizbot.evaluation.recall_rules import ages_recalled, note_parts, without_qualifier
-from quizbot.evaluation.recall_terms import _PAREN_RE, _SPLIT_RE, content, separated, words
+from quizbot.evaluation.recall_terms import (
+    _PAREN_RE,
+    _SPLIT_RE,
+    content,
+    folded_qualifiers,
+    separated,
+    words,
+)
 from quizbot.items import RecallItem
 from quizbot.kb.knowledge import entity_key
 
@@ -82,6 +100,7 @@ __all__ = [
     "cosine",
     "cosine_from_summary",
     "counts_from_summary",
+    "has_truth_and_no_wrong",
     "how_recalled",
     "match",
     "parse_entries",
@@ -270,6 +289,12 @@ def parse_list(text: str, protect: Sequence[str] = ()) -> tuple[list[str], bool]
     return [name for name, _note in entries], abstained
 
 
+# A lead-in before the list ("Symptoms: fever, cough"): up to 12 words with no list separator in
+# them, then a colon that ends a word. "LH:FSH ratio" in the middle of a list is a name, not a
+# lead-in, and what comes before it stays in the answer.
+_LEAD_IN_RE = re.compile(r"^[^,;:]{1,200}?:(?=\s|$)")
+
+
 def parse_entries(text: str, protect: Sequence[str] = ()) -> tuple[list[tuple[str, str]], bool]:
     """As :func:`parse_list`, each entity with the text of its parentheses ("" when none):
     ``("FLOT", "fluorouracil, oxaliplatin, docetaxel")``."""
@@ -286,10 +311,13 @@ def parse_entries(text: str, protect: Sequence[str] = ()) -> tuple[list[tuple[st
     lines = [_protect(line, phrases, kept) for line in raw_lines]
     if len(lines) > 1 and lines[0].rstrip().endswith(":"):
         lines = lines[1:]
-    elif len(lines) == 1 and ":" in lines[0]:
-        before, after = lines[0].split(":", 1)
-        if after.strip() and len(before.split()) <= 12:
-            lines = [after]
+    elif (
+        len(lines) == 1
+        and (lead := _LEAD_IN_RE.match(lines[0])) is not None
+        and len(lead.group().split()) <= 12
+        and lines[0][lead.end() :].strip()
+    ):
+        lines = [lines[0][lead.end() :]]
     entities: list[tuple[str, str]] = []
     seen: set[str] = set()
     for line in lines:
@@ -398,7 +426,12 @@ def _golds(item: RecallItem, context: RecallContext | None) -> list[_Gold]:
     golds: list[_Gold] = []
     for gold in item.answers:
         names = [gold, *item.synonyms.get(gold, ())]
-        forms = tuple((fold(n), n == gold) for n in names if fold(n))
+        # The lexicon's spelling of each name, and the name's own words where they differ: a
+        # gold whose lexicon spelling is another name ("acute sinusitis" as "acute
+        # rhinosinusitis") is still named by its own words without a qualifier ("sinusitis").
+        forms = tuple(
+            dict.fromkeys((f, n == gold) for n in names for f in (fold(n), words(n)) if f)
+        )
         own: frozenset[str] = frozenset()
         above: frozenset[str] = frozenset()
         if context is not None:
@@ -444,6 +477,16 @@ def _contains(words_of: frozenset[str], gold: _Gold) -> bool:
     return False
 
 
+def _unqualified(words_of: frozenset[str], gold: _Gold) -> bool:
+    """Whether an entry's words are a gold name's without its clinical qualifiers only."""
+    qualifiers = folded_qualifiers()
+    for name, _ in gold.forms:
+        dropped = content(name) - words_of
+        if words_of < content(name) and dropped <= qualifiers and words_of - qualifiers:
+            return True
+    return False
+
+
 def _recalls(
     item: RecallItem,
     golds: Sequence[_Gold],
@@ -471,7 +514,11 @@ def _recalls(
     if contained:
         return contained, "contains"
     if broader:
-        return [], "vague"
+        # A broader name that is the gold's own name without a clinical qualifier ("sinusitis"
+        # for "acute sinusitis") names it; any other broader name is vague ("heart" for "heart
+        # valves", "arrhythmias" for "ventricular arrhythmias").
+        named = [g.name for g in golds if g.name in broader and _unqualified(words_of, g)]
+        return (named, "shorter") if named else ([], "vague")
     if context is not None and item.relation in _DRUG_RELATIONS:
         # A drug class named with a modifier: "broad-spectrum antibiotics", "topical steroids".
         inside = context.contained(entry)
@@ -768,6 +815,17 @@ def precision_of(found: Match) -> float:
     return right / known if known else 0.0
 
 
+def has_truth_and_no_wrong(found: Match) -> bool:
+    """Whether an answer lists something known true (an entry that recalls a gold, a truth not
+    in the list, a judge's *correct*) and nothing known wrong (no known-wrong entry, no judge's
+    *incorrect*): the tier floor "partially correct" (see the module docstring). A vague entry
+    ("eye" for "retina") recalls nothing and says nothing specific: it does not count."""
+    judged = found.judged
+    if found.wrong or any(e.judge == "incorrect" for e in judged):
+        return False
+    return bool(found.correct or found.extra or any(e.judge == "correct" for e in judged))
+
+
 def score_recall(
     item: RecallItem,
     text: str,
@@ -806,6 +864,8 @@ def score_recall(
     values = {"f1": f1, "rouge1": r1, "bleu1": b1, "cosine": cosine}
     graded = values[tiers.metric]
     tier = tiers.grade(graded if graded is not None else f1)
+    if tier == "completely wrong" and has_truth_and_no_wrong(found):
+        tier = "partially correct"  # the floor: something true, nothing known wrong
     if abstained:
         outcome, reason = Outcome.ABSTAINED, "abstained"
         tier = "completely wrong"

@@ -16,7 +16,9 @@ alike. In order:
 3. each word: a plain plural dropped (as :func:`quizbot.kb.knowledge.entity_key` does for a
    name), British and American spellings folded ("ae"/"oe" to "e", "our" to "or", "-ise" to
    "-ize"), :data:`WORD_FORMS` applied (organ adjectives to the organ: "renal" is "kidney",
-   "testicular" and "testicle" are "testis"), then the Porter stem ("heaviness" and "heavy"
+   "testicular" and "testicle" are "testis"; "visual" is "vision"), Greek and Latin plurals
+   written one way ("metastasis" and "metastases", "varix" and "varices", "emboli" and
+   "embolus": :func:`_latin`), then the Porter stem ("heaviness" and "heavy"
    share one);
 4. :data:`STOPWORDS` go in :func:`content` (not in :func:`words`: "type 1" and "type 2" stay
    apart).
@@ -37,7 +39,13 @@ import unicodedata
 from collections.abc import Sequence
 
 from quizbot.evaluation.recall_abbreviations import ABBREVIATIONS, CAPITALS
-from quizbot.evaluation.recall_words import GENERIC_WORDS, SPECIMENS, STOPWORDS, WORD_FORMS
+from quizbot.evaluation.recall_words import (
+    GENERIC_WORDS,
+    QUALIFIERS,
+    SPECIMENS,
+    STOPWORDS,
+    WORD_FORMS,
+)
 
 __all__ = [
     "content",
@@ -47,9 +55,11 @@ __all__ = [
     "words",
 ]
 
-# How a list reader (:func:`quizbot.evaluation.recall.parse_list`) cuts a line into entities.
+# How a list reader (:func:`quizbot.evaluation.recall.parse_list`) cuts a line into entities. A
+# slash before a short token that starts with a digit is part of a name, not a separator: "NS3/4A
+# protease inhibitors", "IL-12/23 inhibitor" (such a token is never a name of its own).
 _SPLIT_RE = re.compile(
-    r"\s*(?:[,;/、，；]|\s&\s|\band/or\b|\bas\s+well\s+as\b|\band\b|\bor\b|\bplus\b)\s*",
+    r"\s*(?:[,;、，；]|/(?!\d[a-z0-9]{0,2}\b)|\s&\s|\band/or\b|\bas\s+well\s+as\b|\band\b|\bor\b|\bplus\b)\s*",
     re.IGNORECASE,
 )
 _PAREN_RE = re.compile(r"\([^()]*\)|\[[^\[\]]*\]")
@@ -120,6 +130,59 @@ def _plural(word: str) -> str:
     return word
 
 
+# Greek and Latin plurals a plain plural rule does not read, written as one form: "-sis" as
+# "-se" (the plain plural of "-ses": "metastasis" and "metastases" are both "metastase"), "-ix"
+# as "-ice" ("varix", "varices"), "-ae" as "-a" ("petechiae"); and the -um/-a, -us/-i, -on/-a,
+# -ex/-ices words of :data:`LATIN_PLURALS` by name (a general "-i" or "-a" rule would fold
+# ordinary words).
+LATIN_PLURALS: dict[str, str] = {
+    "bacterium": "bacteria",  # the plural, whose stem "bacterial" shares
+    "diverticula": "diverticulum",
+    "atria": "atrium",
+    "septa": "septum",
+    "ova": "ovum",
+    "labia": "labium",
+    "criteria": "criterion",
+    "ganglia": "ganglion",
+    "foramina": "foramen",
+    "thrombi": "thrombus",
+    "emboli": "embolus",
+    "calculi": "calculus",
+    "fungi": "fungus",
+    "bacilli": "bacillus",
+    "cocci": "coccus",
+    "nuclei": "nucleus",
+    "glomeruli": "glomerulus",
+    "villi": "villus",
+    "nevi": "nevus",
+    "naevi": "nevus",
+    "naevus": "nevus",
+    "tophi": "tophus",
+    "menisci": "meniscus",
+    "sulci": "sulcus",
+    "gyri": "gyrus",
+    "stimuli": "stimulus",
+    "cortice": "cortex",  # "-ices" has lost its plain plural "s" by now
+    "apice": "apex",
+    "indice": "index",
+    "vertice": "vertex",
+}
+
+
+def _latin(word: str) -> str:
+    """``word`` with a Greek or Latin plural (or its singular) written one way (see above)."""
+    found = LATIN_PLURALS.get(word)
+    if found is not None:
+        return found
+    if len(word) > 5 and word.endswith("sis"):
+        return word[:-3] + "se"
+    if len(word) > 4 and word.endswith("ix"):
+        return word[:-2] + "ice"
+    if len(word) > 4 and word.endswith("ae"):
+        return word[:-1]
+    return word
+
+
 @functools.cache
 def _stemmer() -> object:
     from nltk.stem.porter import PorterStemmer  # noqa: PLC0415 - nltk is slow to import
@@ -130,7 +193,7 @@ def _stemmer() -> object:
 @functools.lru_cache(maxsize=65536)
 def _word(word: str) -> str:
     """One word folded: plural, spelling, word form, stem."""
-    folded = _plural(word)
+    folded = _latin(_plural(word))
     mapped = WORD_FORMS.get(folded)
     if mapped is None:
         spelled = folded
@@ -139,6 +202,7 @@ def _word(word: str) -> str:
         mapped = WORD_FORMS.get(spelled, spelled)
     if " " in mapped:
         return " ".join(_word(w) for w in mapped.split())
+    mapped = _latin(mapped)  # a word form's organ may be one ("cervical" is "cervix")
     if not mapped.isalpha() or len(mapped) <= 3:
         return mapped
     stem: str = _stemmer().stem(mapped)  # type: ignore[attr-defined]
@@ -206,6 +270,12 @@ def _folded_stopwords() -> frozenset[str]:
 def folded_specimens() -> frozenset[str]:
     """:data:`SPECIMENS` as :func:`words` folds them."""
     return frozenset(_word(w) for w in SPECIMENS)
+
+
+@functools.cache
+def folded_qualifiers() -> frozenset[str]:
+    """:data:`QUALIFIERS` as :func:`words` folds them."""
+    return frozenset(w for q in QUALIFIERS for w in words(q))
 
 
 @functools.cache

@@ -5,7 +5,7 @@ no KB): word forms, specimen words, stopwords and words too generic to name anyt
 
 from __future__ import annotations
 
-__all__ = ["GENERIC_WORDS", "SPECIMENS", "STOPWORDS", "WORD_FORMS"]
+__all__ = ["GENERIC_WORDS", "QUALIFIERS", "SPECIMENS", "STOPWORDS", "WORD_FORMS"]
 
 # Word forms: a word and the word it stands for here. Applied after spelling is folded and before
 # the stem, so keys are folded ("anaemia" is written "anemia").
@@ -37,6 +37,8 @@ WORD_FORMS: dict[str, str] = {
     "cutaneous": "skin",
     "nasal": "nose",
     "ocular": "eye",
+    "visual": "vision",
+    "sight": "vision",
     "optic": "eye",
     "aural": "ear",
     "otic": "ear",
@@ -197,6 +199,32 @@ SPECIMENS = frozenset(
         "assessment",
         "monitoring",
         "imaging",
+    }
+)
+
+# Clinical qualifiers: a finding's course, severity or side, not what it is. A broader name of a
+# gold that is the gold's own name without them names the gold ("sinusitis" for "acute
+# sinusitis"); a broader name that drops anything else stays vague ("heart" for "heart valves").
+QUALIFIERS = frozenset(
+    {
+        "acute",
+        "subacute",
+        "chronic",
+        "recurrent",
+        "relapsing",
+        "persistent",
+        "transient",
+        "mild",
+        "moderate",
+        "severe",
+        "massive",
+        "early",
+        "late",
+        "unilateral",
+        "bilateral",
+        "progressive",
+        "irreversible",
+        "permanent",
     }
 )
 

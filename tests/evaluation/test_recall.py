@@ -14,12 +14,14 @@ from quizbot.errors import ConfigError
 from quizbot.evaluation.recall import (
     DEFAULT_TIERS,
     Tiers,
+    Verdict,
     bleu1,
     match,
     parse_list,
     parse_tiers,
     rouge1,
     score_recall,
+    verdict_key,
 )
 from quizbot.generate.recall import plan_recall, recall_items
 from quizbot.items import RecallItem, any_item_from_json, recall_item_from_json
@@ -115,6 +117,20 @@ def test_known_names_with_separators_stay_whole() -> None:
     ]
 
 
+def test_a_colon_inside_a_list_is_no_lead_in() -> None:
+    """Only a short opening phrase without list separators, ended by a colon and a space, is a
+    lead-in; a ratio written with a colon in the middle of a list keeps what comes before it."""
+    text = "Pelvic ultrasound, serum testosterone, LH:FSH ratio, prolactin"
+    assert parse_list(text)[0] == [
+        "Pelvic ultrasound",
+        "serum testosterone",
+        "LH:FSH ratio",
+        "prolactin",
+    ]
+    assert parse_list("Investigations: FBC, CRP")[0] == ["FBC", "CRP"]
+    assert parse_list("Main ones are: FBC, CRP")[0] == ["FBC", "CRP"]
+
+
 def test_matching_uses_synonyms_narrower_containment_and_broader() -> None:
     found = match(
         MIGRAINE,
@@ -166,6 +182,44 @@ def test_a_full_answer_is_basically_correct_and_vague_answers_are_not_wrong() ->
     vague = score_recall(SITES, "eye")
     assert (vague.precision, vague.recall, vague.f1) == (1.0, 0.0, 0.0)
     assert vague.tier == "completely wrong"
+
+
+def test_the_tier_floor_needs_something_true_and_nothing_wrong() -> None:
+    """F1 0 is "completely wrong" unless an entry is known true and none known wrong."""
+    true_only = RecallItem(
+        kb="t", kb_version="1", relation="affects_site", aspect="anatomical sites",
+        head="essential tremor", question="q", answers=("cerebellum",),
+    )  # fmt: skip
+    # No KB context: nothing is true but not in the list, so the floor needs a judge's word.
+    alone = score_recall(true_only, "hands, head", context=None)
+    assert alone.f1 == 0.0 and alone.tier == "completely wrong"
+    correct: dict[str, Verdict] = {verdict_key("hands"): "correct", verdict_key("head"): "correct"}
+    judged = score_recall(true_only, "hands, head", context=None, verdicts=correct)
+    assert judged.f1 == 0.0 and judged.precision == 1.0
+    assert judged.tier == "partially correct" and judged.outcome is Outcome.INCORRECT
+    # One entry known wrong (a judge's incorrect) takes the floor away.
+    mixed = score_recall(
+        true_only,
+        "hands, head",
+        context=None,
+        verdicts={**correct, verdict_key("head"): "incorrect"},
+    )
+    assert mixed.tier == "completely wrong"
+
+
+def test_the_tier_floor_on_clinical_core() -> None:
+    kb = load_builtin("clinical-core")
+    tremor = next(
+        i
+        for i in recall_items(kb, plan_recall(kb, relations=["affects_site"]))
+        if i.head == "essential tremor"
+    )
+    scored = score_recall(tremor, "hands, head")  # both true of it, neither listed
+    assert scored.match.extra and not scored.match.recalled
+    assert scored.f1 == 0.0 and scored.tier == "partially correct"
+    # With an entry of another organ system (known wrong) it is completely wrong again.
+    wrong = score_recall(tremor, "hands, head, appendix")
+    assert wrong.match.wrong and wrong.tier == "completely wrong"
 
 
 def test_abstentions_and_empty_answers_score_zero() -> None:

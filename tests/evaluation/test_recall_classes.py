@@ -145,6 +145,41 @@ def test_abbreviations_wordings_and_shorter_names() -> None:
     assert words("ALL") != words("all")
 
 
+def test_the_gold_named_without_its_qualifier_is_matched_before_any_other_class() -> None:
+    # "acute sinusitis" is spelled "acute rhinosinusitis" by the lexicon; its own words still
+    # count, so "sinusitis" (also listed for allergic rhinitis under another aspect) recalls it.
+    rhinitis = item("allergic rhinitis", "has_complication")
+    assert "acute sinusitis" in rhinitis.answers
+    found = match(rhinitis, ["Sinusitis"])
+    assert found.recalled == ("acute sinusitis",) and found.entries[0].why == "shorter"
+    # The same holds through a parent the lexicon gives: the parent named by the gold's own
+    # words without a qualifier recalls it, any other broader name stays vague.
+    colic = item("biliary colic", "has_complication")
+    assert "pancreatitis" in colic.broader["acute pancreatitis"]
+    assert match(colic, ["pancreatitis"]).recalled == ("acute pancreatitis",)
+    endocarditis = item("infective endocarditis", "affects_site")
+    assert match(endocarditis, ["heart"]).entries[0].why == "vague"  # "valves" is no qualifier
+    retinal = item("retinal detachment", "has_complication")
+    assert match(retinal, ["Permanent vision loss"]).recalled == ("permanent visual loss",)
+    thyroid = item("papillary thyroid carcinoma", "has_complication")
+    assert match(thyroid, ["cervical lymph node metastasis"]).recalled == (
+        "cervical lymph node metastases",
+    )
+
+
+def test_hepatitis_c_direct_acting_antiviral_subclasses_recall_the_class() -> None:
+    hcv = item("hepatitis C virus infection", "treated_with_drug_class")
+    scored = score_recall(
+        hcv, "NS5A inhibitors, NS5B polymerase inhibitors, NS3/4A protease inhibitors, interferon"
+    )
+    kinds = classes(scored)
+    assert scored.match.recalled == ("hepatitis C direct-acting antiviral",)
+    for name in ("NS5A inhibitors", "NS5B polymerase inhibitors", "NS3/4A protease inhibitors"):
+        assert kinds[name] == ("matched", "narrower")
+    assert kinds["interferon"][0] == "extra_truth"  # r12: the former standard, not listed
+    assert scored.tier == "basically correct"
+
+
 # -- true but not in the list, known wrong, unverified ---------------------------------------
 
 

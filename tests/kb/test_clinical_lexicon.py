@@ -222,3 +222,29 @@ def test_the_gold_list_audit_r11_is_in_the_kb_row_by_row() -> None:
         ("miscarriage", "treated_with_procedure")
     ]
     assert {"dizziness", "dyspnoea"} <= gold[("supraventricular tachycardia", "has_symptom")]
+
+
+def test_the_recall_names_audit_r12_is_in_the_kb_row_by_row() -> None:
+    """docs/audits/r12_recall_names.csv and the shipped KB agree: each lexicon row is a narrower
+    name of its class, each reviewed row (true or unsure) is never offered as false, and a true
+    one is an extra truth of the KB."""
+    kb = load_clinical_core()
+    knowledge = Knowledge(kb)
+    with (AUDITS / "r12_recall_names.csv").open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    review = json.loads((LEXICON.parent / "clinical_review.json").read_text("utf-8"))
+    (audit,) = [a for a in review["audits"] if a["name"] == "r12-recall-names"]
+    assert audit["rows"] == len(rows)
+    assert (audit["true"], audit["unsure"]) == (
+        sum(r["verdict"] == "true" for r in rows),
+        sum(r["verdict"] == "unsure" for r in rows),
+    )
+    for row in rows:
+        assert row["note"] and row["verdict"] in {"true", "unsure"}, row
+        if row["kind"] == "lexicon_narrower":
+            assert kb.lexicon.parents[row["tail"]] == (row["head"],), row
+            continue
+        fact = (row["head"], row["relation"], row["tail"])
+        assert not knowledge.safe(*fact), row
+        if row["verdict"] == "true":
+            assert fact in kb.extra_truths, row
