@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from quizbot.generate.rephrase import negation_cues, validate_rephrasing
+from quizbot.generate.rephrase import negation_cues
 from quizbot.generate.rephrase.contrasts import (
     degree_added,
     kept_qualifiers,
@@ -19,12 +19,9 @@ from quizbot.generate.rephrase.contrasts import (
     remedy_to_onset,
     risk_dropped,
 )
+from tests.helpers.rephrase import verdict_of
 
-
-def _verdict(statement: str, candidate: str, head: str, tail: str) -> str:
-    negated = len(negation_cues(statement, mask=(head, tail))) % 2 == 1
-    verdict = validate_rephrasing(statement, candidate, head=head, tail=tail, negated=negated)
-    return verdict.category if not verdict.ok else "accepted"
+_verdict = verdict_of
 
 
 def _words(text: str) -> list[str]:

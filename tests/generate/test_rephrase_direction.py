@@ -9,19 +9,15 @@ from __future__ import annotations
 
 import pytest
 
-from quizbot.generate.rephrase import negation_cues, validate_rephrasing
 from quizbot.generate.rephrase.direction import (
     direction_change,
     direction_kept,
     effect_target,
     risk_outcome,
 )
+from tests.helpers.rephrase import verdict_of
 
-
-def _verdict(statement: str, candidate: str, head: str, tail: str) -> str:
-    negated = len(negation_cues(statement, mask=(head, tail))) % 2 == 1
-    verdict = validate_rephrasing(statement, candidate, head=head, tail=tail, negated=negated)
-    return verdict.category if not verdict.ok else "accepted"
+_verdict = verdict_of
 
 
 def _spans(masked: str, *keys: str) -> dict[str, list[tuple[int, int]]]:

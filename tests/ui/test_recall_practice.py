@@ -21,6 +21,7 @@ from quizbot.generate.service import load_any_items
 from quizbot.items import RecallItem
 from storage.sessions import find_respondent, load_session, respondent_history
 from tests.ui.conftest import Served, screenshot
+from tests.ui.events import wait_settled
 from tests.ui.test_practice import assert_fits, config_text, database, stored
 
 N = 3
@@ -60,7 +61,11 @@ def start_recall(tab: Any, student: str | None, n: int, aspect: str | None = Non
     """
     if student is not None:
         tab.locator("#qb-practice-student textarea, #qb-practice-student input").first.fill(student)
-    tab.locator("#qb-recall").get_by_text("Recall: list what you remember").first.click()
+    # Clicks land where the button was when Playwright found it steady: wait until what the
+    # page asked the server has come back (it can move the section down the page) first.
+    wait_settled(tab)
+    tab.locator("#qb-recall-toggle").click()
+    expect(tab.locator("#qb-recall-toggle")).to_have_attribute("aria-expanded", "true")
     if aspect is not None:  # typed: the dropdown takes a relation as it is (the service checks)
         box = tab.locator("#qb-recall-aspect input")
         box.fill(aspect)
@@ -72,6 +77,7 @@ def start_recall(tab: Any, student: str | None, n: int, aspect: str | None = Non
     length.fill(str(n))
     length.press("Enter")
     expect(length).to_have_value(str(n))
+    wait_settled(tab)  # the name's blur (offers, due counts) can move Start down the page
     tab.locator("#qb-recall-start").click()
     first = tab.locator("#qb-recall-question").get_by_text(f"Question 1 of {n}")
     try:
