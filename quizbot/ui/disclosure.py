@@ -106,8 +106,11 @@ def disclosure_body(elem_id: str) -> Any:
 
 def _wire_toggle(toggle: Any, elem_id: str) -> None:
     """Open and close the section in the page on the toggle's click, and say it is closed to
-    screen readers once the page has loaded."""
-    toggle.click(None, None, None, js=toggle_js(elem_id), api_visibility="private")
+    screen readers once the page has loaded. Server work on opening chains after it
+    (``toggle.opened.then(...)``), never on the click itself: the page re-runs every handler of
+    an event when one of them was deferred behind its own earlier run, which ran the toggle
+    twice (the section opened and closed again)."""
+    toggle.opened = toggle.click(None, None, None, js=toggle_js(elem_id), api_visibility="private")
     closed = json.dumps(f"{elem_id}-toggle")
     gr.on(
         None,

@@ -808,11 +808,8 @@ def _wire_comeback(
         api_visibility="private",
         show_progress="hidden",
     )
-    gr.on(
-        [student.blur, student.submit, kb.change, toggle.click],
-        **due_panel,
-        trigger_mode="always_last",
-    )
+    gr.on([student.blur, student.submit, kb.change], **due_panel, trigger_mode="always_last")
+    toggle.opened.then(**due_panel)  # not on the click itself (quizbot/ui/disclosure.py)
     return settled, due_panel
 
 
@@ -921,14 +918,15 @@ def build(ctx: UiContext, *, student: Any, cohort: Any, kb: Any, assignment: Any
         api_visibility="private",
         show_progress="minimal",
     )
-    gr.on(
-        [kb.change, toggle.click],
-        partial(aspects_for, ctx),
-        [kb],
-        [aspect],
-        api_visibility="private",
-        show_progress="hidden",
-    )
+    aspects: dict[str, Any] = {
+        "fn": partial(aspects_for, ctx),
+        "inputs": [kb],
+        "outputs": [aspect],
+        "api_visibility": "private",
+        "show_progress": "hidden",
+    }
+    kb.change(**aspects)
+    toggle.opened.then(**aspects)
     kb.change(  # a new knowledge base: "All aspects" again, in the browser
         None, None, [aspect], js=f"() => {ALL_ASPECTS!r}", api_visibility="private"
     )
