@@ -26,13 +26,18 @@ Matching (:func:`match`, synonym- and hierarchy-aware)
     ("severe headache" recalls "headache"). The first of these rules that finds a gold decides,
     so an answer naming a listed part ("bronchi") does not also recall the listed whole ("lungs").
     An answer that recalls nothing but names a broader entity of a gold (up to two levels: "eye" for
-    "retina") is *vague*: not wrong, but it recalls nothing, unless it is the gold's own name
-    without its clinical qualifiers (:data:`~quizbot.evaluation.recall_words.QUALIFIERS`:
-    "sinusitis" for "acute sinusitis", "pancreatitis" for "acute pancreatitis"), which recalls
-    it. A gold is compared by the lexicon's spelling of its names and by their own words. An
-    entry that names no gold as written is read again (:mod:`quizbot.evaluation.recall_rules`):
-    an age question's entry by the
-    ages it names ("children under 5"), then by its parentheses' parts and with them
+    "retina", "heart failure" for "high-output cardiac failure") recalls nothing, unless it is
+    the gold's own name without its clinical qualifiers
+    (:data:`~quizbot.evaluation.recall_words.QUALIFIERS`: "sinusitis" for "acute sinusitis",
+    "pancreatitis" for "acute pancreatitis"), which recalls it. Otherwise it is *true but not in
+    the list* ("a broader name of 'high-output cardiac failure'": if the specific entity is
+    true, its broader name is too, only less specific), unless a reviewer found it false or it
+    is made of broad words only ("failure", "joints", "symptoms":
+    :func:`~quizbot.evaluation.recall_terms.folded_too_broad`): then it is *vague*, matched but
+    recalling nothing and no help to the tier floor. A gold is compared by the lexicon's
+    spelling of its names and by their own words. An entry that names no gold as written is
+    read again (:mod:`quizbot.evaluation.recall_rules`): an age question's entry by the ages it
+    names ("children under 5"), then by its parentheses' parts and with them
     ("FLOT (fluorouracil, oxaliplatin)"), then without a trailing qualifier ("IV fluids in
     crisis"). What still names no gold is classed by the KB (true but not listed, known wrong,
     unverified: :meth:`~quizbot.evaluation.recall_context.RecallContext.classify`).
@@ -81,6 +86,7 @@ from quizbot.evaluation.recall_terms import (
     _SPLIT_RE,
     content,
     folded_qualifiers,
+    folded_too_broad,
     separated,
     words,
 )
@@ -357,8 +363,9 @@ _DRUG_RELATIONS = frozenset({"treated_with_drug", "treated_with_drug_class"})
 class Entry:
     """One listed entry and what it was found to be.
 
-    ``kind``: ``matched`` (it names a gold entity, or is a broader name of one: ``why`` is the
-    rule, ``"vague"`` for a broader name that recalls nothing), ``extra_truth`` (true but not in
+    ``kind``: ``matched`` (it names a gold entity, or is a broader name of one in broad words
+    only: ``why`` is the rule, ``"vague"`` for such a broader name, which recalls nothing),
+    ``extra_truth`` (true but not in
     the list: ``why`` says how the KB knows), ``known_wrong`` (the KB contradicts it: ``why``
     says how) or ``unverified`` (nothing known). ``judge`` is a judge model's verdict on an
     unverified entry, when the scoring had one.
@@ -487,6 +494,28 @@ def _unqualified(words_of: frozenset[str], gold: _Gold) -> bool:
     return False
 
 
+def _broader_of(golds: Sequence[_Gold], form: tuple[str, ...], keys: frozenset[str]) -> list[str]:
+    """The golds an entry (folded ``form``, concept ``keys``) is a broader entity of: a whole,
+    kind or class the item or the KB's lineage knows ("heart failure" for "high-output cardiac
+    failure")."""
+    return [g.name for g in golds if form in g.broader or (keys and (keys & g.above))]
+
+
+def _broader_truth(golds: Sequence[_Gold], entry: str, context: RecallContext | None) -> str | None:
+    """The gold a vague entry is a broader name of, when the entry says enough to be true of the
+    disease: a specific word beyond :func:`~quizbot.evaluation.recall_terms.folded_too_broad`
+    ("heart failure" for "high-output cardiac failure", "scrotum" for "epididymis"). ``None``
+    for a broader name of broad words only ("infection", "failure", "chronic disease",
+    "symptoms": vague) or none at all. If a specific entity is true of a disease, its broader
+    name is true too, only less specific: it is true but not in the list, and recalls nothing."""
+    form = context.form(entry) if context is not None else words(entry)
+    if not content(form) - folded_too_broad():
+        return None
+    keys = context.concepts(entry) if context is not None else frozenset()
+    broader = _broader_of(golds, form, keys)
+    return broader[0] if broader else None
+
+
 def _recalls(
     item: RecallItem,
     golds: Sequence[_Gold],
@@ -506,7 +535,7 @@ def _recalls(
     narrower = [g.name for g in golds if form in g.narrower or (above & g.own)]
     if narrower:
         return narrower, "narrower"
-    broader = [g.name for g in golds if form in g.broader or (keys and (keys & g.above))]
+    broader = _broader_of(golds, form, keys)
     if broader and item.relation in _DRUG_RELATIONS:
         return broader, "class"  # a drug class recalls its members the list names
     words_of = content(form)
@@ -608,6 +637,15 @@ def match(
             entries.append(Entry(answer, "matched", rule, tuple(hits)))
             continue
         if rule == "vague":
+            wider = _broader_truth(golds, classed_as, found_context)
+            if wider is not None and not (
+                found_context is not None
+                and found_context.reviewed_false(item.head, item.relation, classed_as)
+            ):
+                # A broader name of a gold: true, less specific (no recall; counts for the
+                # floor). One a reviewer found false, or of broad words only, stays vague.
+                entries.append(Entry(answer, "extra_truth", f"a broader name of {wider!r}"))
+                continue
             how[answer] = "vague"
             entries.append(Entry(answer, "matched", "vague"))
             continue

@@ -276,8 +276,7 @@ class RecallContext:
         truth = self.listed_truth(head, relation, name)
         if truth is not None and truth in _FIRM_TRUTHS:
             return "extra_truth", truth
-        found = self.concepts(name)
-        if found & self._reviewed_false.get((head, relation), set()):
+        if self.reviewed_false(head, relation, name):
             return "known_wrong", "reviewed false"
         if truth is not None:
             return "extra_truth", truth
@@ -286,6 +285,10 @@ class RecallContext:
             return "extra_truth", truth
         wrong = self.wrong_for(head, relation, name)
         return ("known_wrong", wrong) if wrong is not None else None
+
+    def reviewed_false(self, head: str, relation: str, name: str) -> bool:
+        """Whether a reviewer found an entity ``name`` names false for ``head``'s ``relation``."""
+        return bool(self.concepts(name) & self._reviewed_false.get((head, relation), set()))
 
     def listed_truth(self, head: str, relation: str, name: str) -> str | None:
         """Why the truth check calls ``name`` true of ``head`` (the entities it names), or None."""

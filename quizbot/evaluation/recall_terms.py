@@ -40,6 +40,7 @@ from collections.abc import Sequence
 
 from quizbot.evaluation.recall_abbreviations import ABBREVIATIONS, CAPITALS
 from quizbot.evaluation.recall_words import (
+    BROAD_HEADS,
     GENERIC_WORDS,
     QUALIFIERS,
     SPECIMENS,
@@ -49,6 +50,7 @@ from quizbot.evaluation.recall_words import (
 
 __all__ = [
     "content",
+    "folded_too_broad",
     "plain_words",
     "separated",
     "split",
@@ -282,6 +284,14 @@ def folded_qualifiers() -> frozenset[str]:
 def folded_generic() -> frozenset[str]:
     """:data:`GENERIC_WORDS` as :func:`words` folds them."""
     return frozenset(w for g in GENERIC_WORDS for w in words(g))
+
+
+@functools.cache
+def folded_too_broad() -> frozenset[str]:
+    """The words of a name too broad to be true of a disease as a broader name of a gold:
+    :data:`GENERIC_WORDS`, :data:`QUALIFIERS` and :data:`BROAD_HEADS`, folded."""
+    heads = frozenset(w for h in BROAD_HEADS for w in words(h))
+    return folded_generic() | folded_qualifiers() | heads
 
 
 def separated(names: Sequence[str]) -> list[str]:

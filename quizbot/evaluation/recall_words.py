@@ -5,7 +5,7 @@ no KB): word forms, specimen words, stopwords and words too generic to name anyt
 
 from __future__ import annotations
 
-__all__ = ["GENERIC_WORDS", "QUALIFIERS", "SPECIMENS", "STOPWORDS", "WORD_FORMS"]
+__all__ = ["BROAD_HEADS", "GENERIC_WORDS", "QUALIFIERS", "SPECIMENS", "STOPWORDS", "WORD_FORMS"]
 
 # Word forms: a word and the word it stands for here. Applied after spelling is folded and before
 # the stem, so keys are folded ("anaemia" is written "anemia").
@@ -269,6 +269,35 @@ STOPWORDS = frozenset(
         "significant",
         "possible",
         "associated",
+    }
+)
+
+# Heads that say what kind of thing an entry is but not which one ("symptoms", "complications",
+# "organs"). With :data:`GENERIC_WORDS` and :data:`QUALIFIERS`, a broader name of a gold made
+# only of them ("infection", "failure", "chronic disease", "symptoms") is too general to be
+# called true of the disease: it stays vague (:func:`quizbot.evaluation.recall.match`).
+BROAD_HEADS = frozenset(
+    {
+        "symptom",
+        "sign",
+        "complication",
+        "finding",
+        "feature",
+        "manifestation",
+        "illness",
+        "inflammation",
+        "organ",
+        "system",
+        "body",
+        "part",
+        "area",
+        "region",
+        "site",
+        "structure",
+        "involvement",
+        "effect",
+        "issue",
+        "other",
     }
 )
 

@@ -139,14 +139,16 @@ def test_matching_uses_synonyms_narrower_containment_and_broader() -> None:
     assert found.recalled == ("headache", "photophobia")
     assert found.missed == ("nausea and vomiting", "aura")
     assert found.correct == ("Light sensitivity", "unilateral throbbing headache")
-    assert found.vague == ("neurological symptom",)
+    # A broader name of a gold is true, less specific: true but not in the list, no recall.
+    assert found.vague == () and found.extra == ("neurological symptom",)
+    assert found.entries[2].why == "a broader name of 'aura'"
     # KB "t" has no context: what names no gold is unverified, never wrong.
     assert found.unverified == ("fever",) and found.wrong == ()
     contained = match(MIGRAINE, ["severe headaches", "visual aura"])
     assert contained.recalled == ("headache", "aura") and contained.unverified == ()
     parts = match(SITES, ["Glomeruli", "eye", "liver"])
     assert parts.recalled == ("kidneys",)
-    assert parts.vague == ("eye",) and parts.unverified == ("liver",)
+    assert parts.extra == ("eye",) and parts.unverified == ("liver",)
 
 
 def test_scores_match_hand_computed_values() -> None:
@@ -179,9 +181,21 @@ def test_a_full_answer_is_basically_correct_and_vague_answers_are_not_wrong() ->
     assert (full.precision, full.recall, full.f1) == (1.0, 1.0, 1.0)
     assert full.rouge1 == pytest.approx(1.0) and full.bleu1 == pytest.approx(1.0)
     assert full.tier == "basically correct" and full.outcome is Outcome.CORRECT
-    vague = score_recall(SITES, "eye")
+    # A broader name made only of broad words ("organ", "tissue") says nothing true of the
+    # disease: vague, right in precision, recalls nothing, and no floor.
+    broad = RecallItem(
+        kb="t", kb_version="1", relation="affects_site", aspect="anatomical sites",
+        head="essential hypertension", question="q", answers=("retina",),
+        broader={"retina": ("eye", "organ")},
+    )  # fmt: skip
+    vague = score_recall(broad, "organ")
+    assert vague.match.vague == ("organ",)
     assert (vague.precision, vague.recall, vague.f1) == (1.0, 0.0, 0.0)
     assert vague.tier == "completely wrong"
+    # "eye" is true of it, only less specific: F1 0, but the floor makes it partially correct.
+    eye = score_recall(broad, "eye")
+    assert eye.match.extra == ("eye",) and eye.recall == 0.0
+    assert eye.tier == "partially correct"
 
 
 def test_the_tier_floor_needs_something_true_and_nothing_wrong() -> None:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+from dataclasses import replace
 from functools import cache
 from pathlib import Path
 from types import ModuleType
@@ -153,18 +154,53 @@ def test_the_gold_named_without_its_qualifier_is_matched_before_any_other_class(
     found = match(rhinitis, ["Sinusitis"])
     assert found.recalled == ("acute sinusitis",) and found.entries[0].why == "shorter"
     # The same holds through a parent the lexicon gives: the parent named by the gold's own
-    # words without a qualifier recalls it, any other broader name stays vague.
+    # words without a qualifier recalls it; any other broader name recalls nothing (true, less
+    # specific: test_a_broader_name_of_a_gold_is_true_but_recalls_nothing).
     colic = item("biliary colic", "has_complication")
     assert "pancreatitis" in colic.broader["acute pancreatitis"]
     assert match(colic, ["pancreatitis"]).recalled == ("acute pancreatitis",)
     endocarditis = item("infective endocarditis", "affects_site")
-    assert match(endocarditis, ["heart"]).entries[0].why == "vague"  # "valves" is no qualifier
+    heart = match(endocarditis, ["heart"])  # "valves" is no qualifier
+    assert heart.recalled == () and heart.entries[0].kind == "extra_truth"
     retinal = item("retinal detachment", "has_complication")
     assert match(retinal, ["Permanent vision loss"]).recalled == ("permanent visual loss",)
     thyroid = item("papillary thyroid carcinoma", "has_complication")
     assert match(thyroid, ["cervical lymph node metastasis"]).recalled == (
         "cervical lymph node metastases",
     )
+
+
+def test_a_broader_name_of_a_gold_is_true_but_recalls_nothing() -> None:
+    """If a specific entity is true of a disease, its broader name is too, only less specific:
+    "heart failure" for iron-deficiency anaemia's "high-output cardiac failure" (a parent the
+    lexicon knows, also written "cardiac failure") is true but not in the list, names the gold
+    it is broader than, recalls nothing, and lifts an answer off "completely wrong" by the
+    floor. A broader name of broad words only ("failure", "joints") is not made true by it."""
+    anaemia = item("iron-deficiency anaemia", "has_complication")
+    assert anaemia.answers == ("high-output cardiac failure",)
+    assert "heart failure" in anaemia.broader["high-output cardiac failure"]
+    scored = score_recall(anaemia, "heart failure, cardiac failure, failure")
+    kinds = classes(scored)
+    for name in ("heart failure", "cardiac failure"):
+        assert kinds[name] == ("extra_truth", "a broader name of 'high-output cardiac failure'")
+    assert kinds["failure"][0] == "unverified"
+    assert scored.recall == 0.0 and scored.match.recalled == ()
+    assert scored.tier == "partially correct"  # the floor: true entries, none known wrong
+    # Through a whole the KB knows, on another aspect: the scrotum holds the epididymis.
+    orchitis = item("epididymo-orchitis", "affects_site")
+    assert classes(score_recall(orchitis, "scrotum"))["scrotum"][0] == "extra_truth"
+    # A parent of broad words only stays vague: "joints" for osteoarthritis' knees and hips.
+    arthritis = item("osteoarthritis", "affects_site")
+    assert classes(score_recall(arthritis, "joints"))["joints"] == ("matched", "vague")
+    # The gold without a qualifier still recalls it ("pancreatitis" for "acute pancreatitis").
+    colic = item("biliary colic", "has_complication")
+    assert classes(score_recall(colic, "pancreatitis"))["pancreatitis"][0] == "matched"
+    # A reviewer's "false" outranks the rule: the entry stays vague, as before it.
+    kb = load_clinical_core()
+    fact = ("iron-deficiency anaemia", "has_complication", "heart failure")
+    reviewed = RecallContext(replace(kb, reviewed_false=kb.reviewed_false | {fact}))
+    found = score_recall(anaemia, "heart failure", context=reviewed)
+    assert classes(found)["heart failure"] == ("matched", "vague")
 
 
 def test_hepatitis_c_direct_acting_antiviral_subclasses_recall_the_class() -> None:
