@@ -161,6 +161,11 @@ class RecallContext:
             drugs.add(known.key(drug))
             drugs.update(known.key(c) for c in classes)
         self._drugs = frozenset(drugs)
+        # Truths of an aspect beyond its list (reviews, the lexicon's also_true): "listed" by the
+        # truth check like any tail, told apart from other aspects' tails in the reason.
+        self._extra: dict[tuple[str, str], set[str]] = defaultdict(set)
+        for head, relation, tail in kb.extra_truths:
+            self._extra[(head, relation)].add(known.key(tail))
         self._reviewed_false: dict[tuple[str, str], set[str]] = defaultdict(set)
         for head, relation, tail in kb.reviewed_false:
             self._reviewed_false[(head, relation)].add(known.key(tail))
@@ -294,6 +299,8 @@ class RecallContext:
         """Why the truth check calls ``name`` true of ``head`` (the entities it names), or None."""
         for key in sorted(self.concepts(name)):
             reason = self.knowledge.conflict(head, relation, self.name_of(key))
+            if reason == "listed" and key in self._extra.get((head, relation), ()):
+                return _REVIEWED_TRUTH
             if reason is not None:
                 return _TRUTH_REASONS.get(reason, reason)
         return None
@@ -361,8 +368,13 @@ class RecallContext:
         return frozenset(out)
 
 
+_REVIEWED_TRUTH = "an extra truth of the KB: true of it, not in the list"
 _FIRM_TRUTHS = frozenset(
-    {"listed for it under another aspect", "a generic name, true of nearly anything"}
+    {
+        "listed for it under another aspect",
+        _REVIEWED_TRUTH,
+        "a generic name, true of nearly anything",
+    }
 )
 _TRUTH_REASONS = {
     "listed": "listed for it under another aspect",

@@ -203,6 +203,25 @@ def test_a_broader_name_of_a_gold_is_true_but_recalls_nothing() -> None:
     assert classes(found)["heart failure"] == ("matched", "vague")
 
 
+def test_iron_deficiency_anaemias_broader_and_obstetric_complications_are_true() -> None:
+    """Set E's miss, as a rule and a fact: "heart failure" is a broader name of the gold
+    "high-output cardiac failure", and preterm birth (r13) is a complication of maternal
+    iron-deficiency anaemia, no longer another organ system's entity. Neither recalls the gold;
+    the answer is no longer completely wrong."""
+    anaemia = item("iron-deficiency anaemia", "has_complication")
+    scored = score_recall(anaemia, "heart failure, preterm birth")
+    kinds = classes(scored)
+    assert kinds["heart failure"][0] == kinds["preterm birth"][0] == "extra_truth"
+    assert scored.match.wrong == () and scored.recall == 0.0
+    assert scored.tier == "partially correct"
+    # Where no review says so, an obstetric outcome is still another system's entity.
+    migraine = item("migraine", "has_complication")
+    assert classes(score_recall(migraine, "preterm birth"))["preterm birth"] == (
+        "known_wrong",
+        "another organ system's entity",
+    )
+
+
 def test_hepatitis_c_direct_acting_antiviral_subclasses_recall_the_class() -> None:
     hcv = item("hepatitis C virus infection", "treated_with_drug_class")
     scored = score_recall(

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from quizbot.errors import InputError
+from quizbot.evaluation.recall_context import context_for
 from quizbot.kb.clinical import load_clinical_core, read_lexicon, read_review
 from quizbot.kb.knowledge import Knowledge
 from quizbot.kb.model import KnowledgeBaseData, Lexicon
@@ -248,3 +249,31 @@ def test_the_recall_names_audit_r12_is_in_the_kb_row_by_row() -> None:
         assert not knowledge.safe(*fact), row
         if row["verdict"] == "true":
             assert fact in kb.extra_truths, row
+
+
+def test_the_obstetric_truths_audit_r13_is_in_the_kb_row_by_row() -> None:
+    """docs/audits/r13_obstetric_truths.csv and the shipped KB agree: every row is a pregnancy
+    complication of a non-obstetric disease, reviewed true with its reason, an extra truth of
+    the KB and never offered as false; the recall scorer no longer calls it another organ
+    system's entity."""
+    kb = load_clinical_core()
+    knowledge = Knowledge(kb)
+    context = context_for("clinical-core")
+    assert context is not None
+    with (AUDITS / "r13_obstetric_truths.csv").open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    review = json.loads((LEXICON.parent / "clinical_review.json").read_text("utf-8"))
+    (audit,) = [a for a in review["audits"] if a["name"] == "r13-obstetric-truths"]
+    assert audit["rows"] == audit["true"] == len(rows) > 0
+    assert audit["unsure"] == audit["false"] == 0
+    assert kb.version == "2026.11.10"
+    for row in rows:
+        assert row["kind"] == "extra_truth" and row["verdict"] == "true" and row["note"], row
+        fact = (row["head"], row["relation"], row["tail"])
+        assert "reproductive_obstetric" not in knowledge.groups(row["head"]), row
+        assert fact in kb.extra_truths and not knowledge.safe(*fact), row
+        assert context.classify(*fact) == (
+            "extra_truth",
+            "an extra truth of the KB: true of it, not in the list",
+        ), row
+    assert ("iron-deficiency anaemia", "has_complication", "preterm birth") in kb.extra_truths
