@@ -25,7 +25,9 @@ alike. In order:
 
 :data:`SPECIMENS` are the sample words a test may be named with or without ("serum alkaline
 phosphatase" is "alkaline phosphatase"); :data:`GENERIC_WORDS` are words too broad to identify
-anything on their own ("pain", "disease"): a shortened name made only of them names nothing.
+anything on their own ("pain", "disease"): a shortened name made only of them names nothing;
+with the qualifiers and :data:`BROAD_HEADS` ("symptoms", "organ") they are
+:func:`folded_too_broad`, the words a broader name of a gold cannot be made of alone to be true.
 None of this knows a KB: these are facts of clinical English, written for this module. The
 tables live in :mod:`quizbot.evaluation.recall_abbreviations` (abbreviations, capitals) and
 :mod:`quizbot.evaluation.recall_words` (word forms, specimens, stopwords, generic words).
