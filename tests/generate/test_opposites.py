@@ -37,6 +37,7 @@ def test_word_forms() -> None:
 _CLASHES = [
     ("if \x1a decreases \x1a may be influenced", "when \x1a soars \x1a may be affected"),
     ("the likelihood of \x1a is higher", "\x1a slashes the odds of \x1a"),  # quantity
+    ("the likelihood of \x1a is higher", "\x1a shrinks the chance of \x1a"),
     ("\x1a can dilate \x1a", "\x1a can constrict \x1a"),  # vessels
     ("\x1a can dilate \x1a", "\x1a can narrow \x1a"),  # vessels
     ("\x1a makes \x1a expand", "\x1a makes \x1a shrink"),  # growth
