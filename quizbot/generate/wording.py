@@ -25,6 +25,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from quizbot.generate.opposites import lexicon_clash
+
 __all__ = [
     "ANTONYMS",
     "CHANGING_HEADS",
@@ -754,7 +756,18 @@ ANTONYMS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("sensitiv",), ("resistan",)),
     (("disease", "illness"), ("recover", "health")),
 )
-_PREFIX_PAIRS = (("hyper", "hypo"), ("tachy", "brady"), ("macro", "micro"), ("over", "under"))
+_PREFIX_PAIRS = (
+    *(("hyper", "hypo"), ("tachy", "brady"), ("macro", "micro"), ("over", "under")),
+    # opposite prefixes of general medical word formation: intracellular / extracellular,
+    # endogenous / exogenous, preoperative / postoperative, pro- / anti-inflammatory
+    *(("intra", "extra"), ("endo", "exo"), ("pre", "post"), ("pro-", "anti-"), ("up", "down")),
+)
+# Negating prefixes with the shortest base they take: "asymmetric" for "symmetric", but not
+# "apart" for "part"; "irreversible", "decompensated", but not "deliver" for "liver".
+_NEGATORS: tuple[tuple[str, int], ...] = (
+    *(("un", 4), ("in", 4), ("im", 4), ("non-", 4), ("non", 4), ("dis", 4)),
+    *(("ir", 5), ("a", 6), ("de", 6)),
+)
 
 
 def _side(word: str, prefixes: tuple[str, ...]) -> bool:
@@ -781,7 +794,9 @@ def antonym_clash(original: list[str], candidate: list[str]) -> tuple[str, str] 
 
     A candidate word clashes when it is on one side of a pair, no original word is on that side
     and an original word is on the other; or when it is the original word with an opposite
-    prefix (hyper/hypo, tachy/brady...) or a negating one (un-, in-, non-, dis-).
+    prefix (hyper/hypo, tachy/brady, intra/extra, pre/post...) or a negating one (un-, in-,
+    non-, dis-, ir-, a-, de-); or when the lexicon of opposites says so
+    (:func:`~quizbot.generate.opposites.lexicon_clash`, its rows that are no converses).
     """
     orig = [w.lower() for w in original]
     cand = [w.lower() for w in candidate]
@@ -801,11 +816,11 @@ def antonym_clash(original: list[str], candidate: list[str]) -> tuple[str, str] 
             for mine, theirs in ((one, two), (two, one)):
                 if word.startswith(theirs) and mine + word[len(theirs) :] in orig_set:
                     return mine + word[len(theirs) :], word
-        for negator in ("un", "in", "im", "non-", "non", "dis"):
+        for negator, shortest in _NEGATORS:
             base = word[len(negator) :]
-            if word.startswith(negator) and len(base) >= 4 and base in orig_set:
+            if word.startswith(negator) and len(base) >= shortest and base in orig_set:
                 return base, word
-    return None
+    return lexicon_clash(orig, cand)
 
 
 # --------------------------------------------------------------------------------------------

@@ -54,7 +54,9 @@ antonyms, core predicate) are in :mod:`~quizbot.generate.rephrase.claims`. In or
   statement has nothing of the kind ("disappearance", "protective against", "harm"), a
   remedy made a cause (and back), a qualifier made its opposite ("normal" / "abnormal",
   "where [X] functions" / "outside [X]") or a remedy made the way to get the disease ("can
-  prevent" / "can help a patient develop", :mod:`~quizbot.generate.rephrase.contrasts`);
+  prevent" / "can help a patient develop", :mod:`~quizbot.generate.rephrase.contrasts`), an
+  opposite from the lexicon :mod:`~quizbot.generate.opposites` ("soars" for "decreases"; a
+  converse such as "subsequent to" for "before" only while the entities keep their order);
 * ``predicate changed``: a core predicate (treat, prevent, cause incl. "lead to" / "result in",
   risk, feature, diagnose, inherit, spread) other than the statement's ("used to prevent" for
   "used to treat");
@@ -86,6 +88,7 @@ import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from quizbot.generate.opposites import lexicon_clash
 from quizbot.generate.rephrase.claims import (
     ABSOLUTE,
     NEGATION,
@@ -910,12 +913,29 @@ def _check_absolutes(orig: _Reading, cand: _Reading, context: _Context) -> Verdi
     return _found(strength_change(orig.masked, cand.masked, context.negated))
 
 
-def _check_antonyms(orig: _Reading, cand: _Reading, _c: _Context) -> Verdict | None:
-    kept = kept_qualifiers(orig.words, cand.words)
+def _check_antonyms(orig: _Reading, cand: _Reading, context: _Context) -> Verdict | None:
+    """An opposite of a statement word (:func:`~quizbot.generate.rephrase.claims.reversal`,
+    the lexicon's converses while the entities keep their order, qualifiers, remedy to onset).
+    A word only found inside the statement's entity names ("left" in "Left ventricular
+    failure", "positive" in "HER2 positive") is the name's, not the claim's, wherever the
+    candidate writes it."""
+    names = {w.lower() for w in _WORD.findall(orig.text)} - set(orig.words)
+    words = [w for w in cand.words if w not in names]
+    kept = kept_qualifiers(orig.words, words)
+    first, second = context.keys
+    same_order = (orig.found[first][0] < orig.found[second][0]) == (
+        cand.found[first][0] < cand.found[second][0]
+    )
+    converse = lexicon_clash(orig.words, words, converse=True) if same_order else None
     return _found(
-        reversal(orig.words, [w for w in cand.words if w not in kept])
-        or opposite_qualifier(orig.words, cand.words)
-        or remedy_to_onset(orig.words, cand.words)
+        reversal(orig.words, [w for w in words if w not in kept])
+        or (
+            ("antonym", f"{converse[1]!r} opposes the original's {converse[0]!r}")
+            if converse
+            else None
+        )
+        or opposite_qualifier(orig.words, words)
+        or remedy_to_onset(orig.words, words)
     )
 
 
