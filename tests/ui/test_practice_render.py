@@ -24,6 +24,7 @@ from quizbot.generate.service import load_items
 from quizbot.items import StatementItem
 from quizbot.kb.registry import KbListing
 from quizbot.practice import review_queue
+from quizbot.practice import service as practice_service
 from quizbot.practice.service import (
     AnswerRecord,
     Coverage,
@@ -791,9 +792,17 @@ def test_an_answer_and_a_start_bring_the_due_panel_with_their_screen(
     assert all(is_skip(v) for v in out[due_at : due_at + 3])
     assert out[due_at - 2 : due_at] == ("", "")  # the flag form, cleared for the new question
     moment[0] = t0 + timedelta(days=2)  # the miss is due now
+    reads: list[str] = []  # the panel read apart (name looked up, synced, counted)
+    read_apart = practice_service.count_due_now
+    monkeypatch.setattr(
+        practice_service,
+        "count_due_now",
+        lambda *args, **kwargs: reads.append("read") or read_apart(*args, **kwargs),
+    )
     out = ui.submit(ctx, wrong(2), session_id, out[-2], out[-1], state)
     text, button, kept = out[due_at : due_at + 3]
     assert "Due for review: 1 fact." in text and button["interactive"] is True
     assert kept == state
+    assert reads == []  # counted in the answer's own transaction
     out = ui.end(ctx, session_id, out[-1], state)  # End reads it again too
-    assert "Due for review: 1 fact." in out[due_at]
+    assert "Due for review: 1 fact." in out[due_at] and reads == ["read"]
