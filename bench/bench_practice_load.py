@@ -44,6 +44,14 @@ Usage:
 
 ``--quick`` is a 30 s run over 20,000 seeded responses (each can still be set explicitly).
 
+``--as-browser`` also sends, after each start and each answer, the server events the page sends
+by itself (found in the app's /config): the steps chained with ``.then`` and the handlers set off
+by a change of the chat or of a server-side state the event wrote (before Part 7 of
+docs/performance.md: the due panel's refresh and the flag form's reset after every answer).
+With one student (no overlap) the server's CPU is read around each answer and what it set off,
+and the CPU per answer as a browser sends it is printed; with ``--checkouts`` before and after,
+their ratio too.
+
 The server runs the ``quizbot`` of this virtualenv with this process's environment, so
 ``PYTHONPATH=/another/checkout`` measures that checkout's server with this client (a before/after
 pair with the same client and the same seeding).
@@ -192,6 +200,61 @@ def endpoints(config: dict[str, Any], names: tuple[str, ...]) -> dict[str, Endpo
 
 
 @dataclass(frozen=True)
+class FollowUp:
+    """A server event the page sends by itself after another (see ``--as-browser``), and what
+    its non-state inputs are: ``student`` or ``kb`` (the Practice tab's fields)."""
+
+    endpoint: Endpoint
+    fields: tuple[str, ...]
+
+
+_FIELDS = {"qb-practice-student": "student", "qb-practice-kb": "kb"}
+
+
+def follow_ups(config: dict[str, Any], name: str) -> list[FollowUp]:
+    """The server events a browser sends after endpoint ``name`` by itself: the steps chained
+    after it (``.then``), and the handlers a change of the chat, or of a server-side state it
+    writes but does not read (a state it reads is the session's, the same after an answer),
+    sets off. Steps that run in the page only (no backend function) are left out."""
+    comps = {c["id"]: c for c in config["components"]}
+    deps = {int(d.get("id", i)): d for i, d in enumerate(config["dependencies"])}
+    (main_id,) = (i for i, d in deps.items() if d.get("api_name") == name)
+    main = deps[main_id]
+    chat = [i for i, c in comps.items() if c["props"].get("elem_id") == "qb-practice-chat"]
+    watched = set(chat) | {
+        o for o in main["outputs"] if comps[o].get("type") == "state" and o not in main["inputs"]
+    }
+    found: list[int] = []
+    chained = [main_id]
+    while chained:
+        after = chained.pop()
+        for i, d in deps.items():
+            if d.get("trigger_after") == after:
+                chained.append(i)
+                found.append(i)
+    found += [
+        i
+        for i, d in deps.items()
+        if any(t[0] in watched and t[1] == "change" for t in d["targets"])
+    ]
+    result = []
+    for i in dict.fromkeys(found):
+        d = deps[i]
+        if not d.get("backend_fn", True):
+            continue
+        states = tuple(comps[c].get("type") == "state" for c in d["inputs"])
+        fields = []
+        for c, state in zip(d["inputs"], states, strict=True):
+            if not state:
+                elem = comps[c]["props"].get("elem_id")
+                if elem not in _FIELDS:
+                    raise SystemExit(f"error: a follow-up of {name} reads {elem!r}")
+                fields.append(_FIELDS[elem])
+        result.append(FollowUp(Endpoint(i, states), tuple(fields)))
+    return result
+
+
+@dataclass(frozen=True)
 class CallResult:
     """One call: its outputs, whether Gradio reported success, and both times in ms."""
 
@@ -212,7 +275,10 @@ class Student:
 
     async def call(self, name: str, values: list[Any]) -> CallResult:
         """Call endpoint ``name`` with the values of its non-state inputs, in order."""
-        ep = self.eps[name]
+        return await self.call_endpoint(self.eps[name], values)
+
+    async def call_endpoint(self, ep: Endpoint, values: list[Any]) -> CallResult:
+        """Call ``ep`` with the values of its non-state inputs, in order."""
         given = iter(values)
         data = [None if state else next(given) for state in ep.state_inputs]
         body = {
@@ -306,6 +372,11 @@ class Tally:
     last: Timings = field(default_factory=Timings)  # last answer of a session -> summary
     start: Timings = field(default_factory=Timings)  # start -> first question
     acknowledged: set[tuple[int, str]] = field(default_factory=set)  # (session, question id)
+    # --as-browser: events sent after starts and answers; with one student, the server's CPU
+    # (seconds) around each answer and what it set off, and around each start likewise
+    follow_up_events: int = 0
+    answer_cpu_s: list[float] = field(default_factory=list)
+    start_cpu_s: list[float] = field(default_factory=list)
     sessions: set[int] = field(default_factory=set)
     sessions_finished: int = 0
     errors: list[str] = field(default_factory=list)
@@ -318,6 +389,26 @@ def _answer_for(question: dict[str, Any], rng: random.Random) -> str:
     return rng.choices(STATEMENT_ANSWERS, STATEMENT_WEIGHTS)[0]
 
 
+@dataclass(frozen=True)
+class Browser:
+    """What ``--as-browser`` adds: the follow-ups of a start and of an answer, and a reading of
+    the server's CPU (seconds) when one student runs alone (``None`` otherwise)."""
+
+    after_start: list[FollowUp]
+    after_answer: list[FollowUp]
+    cpu: Any = None  # Callable[[], float] | None
+
+
+async def _send_follow_ups(student: Student, ups: list[FollowUp], name: str, tally: Tally) -> None:
+    """Send ``ups`` one after the other, as the page does once the event before is done."""
+    values = {"student": name, "kb": "clinical-core"}
+    for up in ups:
+        result = await student.call_endpoint(up.endpoint, [values[f] for f in up.fields])
+        tally.follow_up_events += 1
+        if not result.success:
+            tally.errors.append(f"follow-up {up.endpoint.fn_index}: {result.error}"[:200])
+
+
 async def student_loop(
     student: Student,
     name: str,
@@ -325,9 +416,13 @@ async def student_loop(
     deadline: float,
     tally: Tally,
     rng: random.Random,
+    browser: Browser | None = None,
 ) -> None:
     """Practise until the deadline: start a session, answer it to the end, start another."""
     think_min, think_max = args.think
+
+    def cpu() -> float:
+        return browser.cpu() if browser is not None and browser.cpu is not None else 0.0
 
     async def think() -> None:
         pause = min(rng.uniform(think_min, think_max), max(0.0, deadline - time.monotonic()))
@@ -338,10 +433,14 @@ async def student_loop(
     await asyncio.sleep(rng.uniform(0, think_max))
     while time.monotonic() < deadline:
         try:
+            cpu0 = cpu()
             started = await student.call(
                 "practice_start",
                 [name, "clinical-core", "all", args.format, args.length, "", None],
             )
+            if browser is not None and started.success:
+                await _send_follow_ups(student, browser.after_start, name, tally)
+                tally.start_cpu_s.append(cpu() - cpu0)
         except (httpx.HTTPError, json.JSONDecodeError) as exc:
             tally.errors.append(f"start: {type(exc).__name__}: {exc}"[:200])
             await think()
@@ -362,7 +461,11 @@ async def student_loop(
                 break
             text = _answer_for(question, rng)
             try:
+                cpu0 = cpu()
                 result = await student.call("practice_answer", [text])
+                if browser is not None and result.success:
+                    await _send_follow_ups(student, browser.after_answer, name, tally)
+                    tally.answer_cpu_s.append(cpu() - cpu0)
             except (httpx.HTTPError, json.JSONDecodeError) as exc:
                 tally.errors.append(f"answer: {type(exc).__name__}: {exc}"[:200])
                 break  # state unknown: start a new session
@@ -386,18 +489,33 @@ async def student_loop(
             await think()
 
 
-async def run_students(bases: list[str], args: argparse.Namespace, tally: Tally) -> float:
+async def run_students(
+    bases: list[str], args: argparse.Namespace, tally: Tally, pids: list[int]
+) -> float:
     """All students until the deadline, student ``i`` on replica ``i % len(bases)`` (what a
     proxy's sticky sessions do); returns the measured wall time in seconds."""
     limits = httpx.Limits(max_connections=4 * args.students, max_keepalive_connections=None)
     timeout = httpx.Timeout(CALL_TIMEOUT_S)
     async with httpx.AsyncClient(limits=limits, timeout=timeout) as client:
-        eps = [
-            endpoints(
-                (await client.get(f"{b}/config")).json(), ("practice_start", "practice_answer")
-            )
-            for b in bases
-        ]
+        configs = [(await client.get(f"{b}/config")).json() for b in bases]
+        eps = [endpoints(c, ("practice_start", "practice_answer")) for c in configs]
+        browsers: list[Browser | None] = [None] * len(bases)
+        if args.as_browser:
+            alone = args.students == 1 and len(bases) == 1
+            browsers = [
+                Browser(
+                    follow_ups(c, "practice_start"),
+                    follow_ups(c, "practice_answer"),
+                    (lambda pid=pid: cpu_seconds(pid)) if alone else None,
+                )
+                for c, pid in zip(configs, pids, strict=True)
+            ]
+            for k, b in enumerate(browsers):
+                assert b is not None
+                print(
+                    f"  as a browser on replica {k + 1}: {len(b.after_start)} more event(s) per "
+                    f"start, {len(b.after_answer)} per answer"
+                )
         started = time.monotonic()
         deadline = started + args.duration
         await asyncio.gather(
@@ -409,6 +527,7 @@ async def run_students(bases: list[str], args: argparse.Namespace, tally: Tally)
                     deadline,
                     tally,
                     random.Random(i),
+                    browsers[i % len(bases)],
                 )
                 for i in range(args.students)
             )
@@ -562,7 +681,8 @@ def run_once(args: argparse.Namespace, url: str, tmp: Path, seeded: Any, n_befor
         server_cpu0 = sum(cpu_seconds(proc.pid) for _, proc, _ in servers)
         client_cpu0 = time.process_time()
         tally = Tally()
-        wall = asyncio.run(run_students(bases, args, tally))
+        pids = [proc.pid for _, proc, _ in servers]
+        wall = asyncio.run(run_students(bases, args, tally, pids))
         per_server = [cpu_seconds(proc.pid) for _, proc, _ in servers]
         usage = Usage(
             wall,
@@ -582,7 +702,20 @@ def run_once(args: argparse.Namespace, url: str, tmp: Path, seeded: Any, n_befor
     db = open_database(url, ensure=False)
     new_rows = count_responses(db) - n_before
     db.dispose()
-    return report(args, tally, usage, stored, new_rows, server_errors)
+    ok = report(args, tally, usage, stored, new_rows, server_errors)
+    if tally.answer_cpu_s:
+        per_answer = sum(tally.answer_cpu_s) * 1000 / len(tally.answer_cpu_s)
+        per_start = sum(tally.start_cpu_s) * 1000 / max(1, len(tally.start_cpu_s))
+        events = (len(tally.answer_cpu_s) + len(tally.start_cpu_s) + tally.follow_up_events) / (
+            len(tally.answer_cpu_s) + len(tally.start_cpu_s)
+        )
+        print(
+            f"as a browser, one student alone: server CPU per answer {per_answer:.1f} ms "
+            f"(n={len(tally.answer_cpu_s):,}), per start {per_start:.1f} ms "
+            f"(n={len(tally.start_cpu_s):,}); {events:.2f} server events per action"
+        )
+        args.per_answer.append((args.checkout or "this environment", per_answer, per_start))
+    return ok
 
 
 def main() -> int:
@@ -617,6 +750,12 @@ def main() -> int:
         action="store_true",
         help="seed no spaced-review cards: every returning student's first start backfills "
         "them (a deployment upgraded from before spaced review)",
+    )
+    parser.add_argument(
+        "--as-browser",
+        action="store_true",
+        help="also send the events the page sends by itself after starts and answers; with "
+        "--students 1, the server CPU per answer as a browser sends it",
     )
     parser.add_argument("--quick", action="store_true", help="30 s over 20,000 responses")
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
@@ -666,6 +805,7 @@ def main() -> int:
             # start with the same kind of history: no run finds its students' review cards
             # already built by an earlier run.
             args.first_student = 1
+            args.per_answer = []
             for replicas, students, checkout in itertools.product(
                 replica_counts, student_counts, checkouts
             ):
@@ -680,6 +820,13 @@ def main() -> int:
                 db = open_database(url, ensure=False)
                 n_before = count_responses(db)
                 db.dispose()
+        if len(args.per_answer) == 2:
+            (before, b_answer, b_start), (after, a_answer, a_start) = args.per_answer
+            print(
+                f"\nserver CPU per answer as a browser sends it, {after} / {before}: "
+                f"{a_answer / b_answer:.2f} ({a_answer:.1f} / {b_answer:.1f} ms); per start "
+                f"{a_start / b_start:.2f} ({a_start:.1f} / {b_start:.1f} ms)"
+            )
     finally:
         if args.keep:
             print(f"kept {tmp}")

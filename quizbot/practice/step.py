@@ -13,12 +13,15 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from quizbot.errors import InputError
+from quizbot.practice import review_queue
 from quizbot.practice.assignments import second_pass_session
 from quizbot.practice.facts import _view
 from quizbot.practice.feedback import answer, first_unanswered
+from quizbot.practice.topics import normalise_student
 from quizbot.practice.views import Feedback, Question, SessionView
 from storage import Database
-from storage.sessions import load_session
+from storage.sessions import LoadedSession, load_session
 
 __all__ = ["AnswerStep", "answer_and_next"]
 
@@ -30,7 +33,9 @@ class AnswerStep:
     ``view`` is the session after the answer; ``question`` its next unanswered question
     (``None`` once it is finished). When a finished first pass of a two-pass assignment
     leads to a second pass, ``second`` is that session and ``second_question`` its first
-    question.
+    question. ``due``: how many facts are due for review now for the student and knowledge
+    base asked for (``due_for``), counted after this answer's review; ``None`` when not asked
+    for, or asked for another student.
     """
 
     feedback: Feedback
@@ -38,6 +43,7 @@ class AnswerStep:
     question: Question | None
     second: SessionView | None = None
     second_question: Question | None = None
+    due: int | None = None
 
     def as_json(self) -> dict[str, Any]:
         """Plain JSON types."""
@@ -59,6 +65,7 @@ def answer_and_next(
     text: str,
     *,
     shown_at: datetime | None = None,
+    due_for: tuple[str, str] | None = None,
 ) -> AnswerStep:
     """Store and score an answer (:func:`quizbot.practice.feedback.answer`, same refusals) and
     return the feedback with the next question, in one transaction.
@@ -66,6 +73,12 @@ def answer_and_next(
     Either everything happens or nothing does: a refused answer (unreadable, a duplicate, a
     closed window) writes nothing; a failure after the answer was stored rolls it back too, so
     the student is never told "stored" for an answer that is not, nor the reverse.
+
+    ``due_for`` (student, knowledge base): the Practice tab's "Due for review" panel, counted
+    in the same transaction once the answer is reviewed (one query: the answer hook has just
+    brought the student's cards up to date, and the session names the student), so the tab
+    needs no second request to show it (:attr:`AnswerStep.due`). Answers of an exam still
+    sealed are not counted, as everywhere (:mod:`quizbot.practice.sealed`).
     """
 
     def _step() -> AnswerStep:
@@ -77,6 +90,19 @@ def answer_and_next(
             second = second_pass_session(db, session_id)
             if second is not None:
                 second_question = first_unanswered(db, load_session(db, second.id))
-        return AnswerStep(feedback, _view(loaded), question, second, second_question)
+        due = None if due_for is None else _due(db, loaded, *due_for)
+        return AnswerStep(feedback, _view(loaded), question, second, second_question, due)
 
     return db.unit(_step)
+
+
+def _due(db: Database, loaded: LoadedSession, student: str, kb: str) -> int | None:
+    """The due count of ``student`` on ``kb`` when the session is theirs, else ``None``."""
+    respondent = loaded.respondent
+    try:
+        theirs = normalise_student(student) == respondent.name
+    except InputError:  # an unusable name: not this session's student
+        return None
+    if not theirs or respondent.id is None:
+        return None
+    return review_queue.count_due_synced(db, respondent.id, kb)

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
 from sqlalchemy import event
 
 import quizbot.practice.step as step_module
+from quizbot.domain import AssignmentMode
 from quizbot.errors import DuplicateError
+from quizbot.generate.assignments import AssignmentRequest, make_assignment
+from quizbot.practice import review_queue
+from quizbot.practice.assignments import start_assignment_session
 from quizbot.practice.service import answer_and_next, next_question, start_session
 from storage import Database
 from storage.sessions import load_session
@@ -75,3 +80,69 @@ def test_a_failure_after_the_answer_was_stored_leaves_nothing(
     with pytest.raises(DuplicateError):
         answer_and_next(db, view.id, question.id, "false")
     assert len(load_session(db, view.id).answers) == 1
+
+
+def test_the_due_count_comes_with_the_answer_in_its_one_commit(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``due_for``: the Practice tab's due panel counted in the answer's own transaction, equal
+    to a separate read after it (a missed fact due two days on counts; the answer just given is
+    reviewed first); another student's name, or none, counts nothing."""
+    t0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+    moment = [t0]
+    monkeypatch.setattr(review_queue, "now", lambda: moment[0])
+    view = start_session(db, student="Wes", length=3, seed="w1")
+    rows = session_rows(db, view.id)
+    question = next_question(db, view.id)
+    assert question is not None
+    first = answer_and_next(
+        db, view.id, question.id, _wrong(rows, question), due_for=("wes", "clinical-core")
+    )
+    assert first.due == 0 == review_queue.count_due_now(db, "wes", kb="clinical-core")
+    moment[0] = t0 + timedelta(days=2)  # the miss is due now
+    question = first.question
+    assert question is not None
+    commits = _commits(db)
+    second = answer_and_next(
+        db, view.id, question.id, _wrong(rows, question), due_for=(" WES ", "clinical-core")
+    )
+    assert commits[0] == 1
+    assert second.due == 1 == review_queue.count_due_now(db, "wes", kb="clinical-core")
+    question = second.question
+    assert question is not None
+    other = answer_and_next(
+        db, view.id, question.id, _wrong(rows, question), due_for=("someone else", "clinical-core")
+    )
+    assert other.due is None and other.feedback.finished
+    assert review_queue.count_due_now(db, "wes", kb="another-kb") == 0
+
+
+def test_an_exam_still_sealed_is_left_out_of_the_due_count_its_answers_return(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An exam's misses are not due while it runs (issue 25's sealing), in the count that
+    comes with each answer too; its last answer releases them, counted as a separate read."""
+    t0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+    moment = [t0]
+    monkeypatch.setattr(review_queue, "now", lambda: moment[0])
+    request = AssignmentRequest(
+        name="final", kb="clinical-core", points=3, seed="7", mode=AssignmentMode.EXAM
+    )
+    make_assignment(db, request)
+    view = start_assignment_session(db, assignment="final", student="xia")
+    rows = session_rows(db, view.id)
+    question = next_question(db, view.id)
+    who = ("xia", "clinical-core")
+    while question is not None:
+        step = answer_and_next(db, view.id, question.id, _wrong(rows, question), due_for=who)
+        assert step.due == review_queue.count_due_now(db, "xia", kb="clinical-core")
+        if not step.feedback.finished:
+            assert step.due == 0  # the misses of two days ago are not due: sealed
+        moment[0] += timedelta(days=2)
+        question = step.question
+    assert step.feedback.finished
+
+
+def _wrong(rows: Any, question: Any) -> str:
+    """The wrong answer to a statement of the session (its key from the KB file)."""
+    return "false" if truth(rows[question.position - 1]) else "true"

@@ -90,8 +90,8 @@ def test_four_letters_clicked_as_fast_as_possible_are_all_submitted_and_send_no_
     assert set(joins.fns) <= stray  # the clicks stayed in the page
     tab.locator("#qb-practice-submit").click()  # Playwright waits until it is enabled
     chat.get_by_text("Answer 1 of 2:").wait_for()
-    # Submit: one event (and the counter does count); what the answer changes (the chat, the
-    # flag form) starts handlers of its own, none of them a letter's.
+    # Submit: one event (and the counter does count), none of them a letter's (that the answer
+    # sets off nothing else is tests/ui/test_due_with_answer.py's).
     assert joins.fns.count(submit_fn) == 1 and not letter_fns & set(joins.fns)
 
     tab.locator("#qb-practice-next").click()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -23,6 +23,8 @@ from quizbot.errors import InputError
 from quizbot.generate.service import load_items
 from quizbot.items import StatementItem
 from quizbot.kb.registry import KbListing
+from quizbot.practice import review_queue
+from quizbot.practice import service as practice_service
 from quizbot.practice.service import (
     AnswerRecord,
     Coverage,
@@ -403,8 +405,9 @@ def test_coverage_follows_show_my_progress_and_stays_out_of_the_api(db: Database
 # --------------------------------------------------------------------------------------------
 # Handlers over a real database
 
-N_OUTPUTS = 5 + 2 + len(ui.LETTER_BUTTONS) + 5 + 2 + 3  # shown, answer controls, flag, states
-NEXT, ANSWER_BOX = -6, -8  # the Next button and the answer box among the outputs
+# shown, answer controls, flag form, due panel, flag, states
+N_OUTPUTS = 5 + 2 + len(ui.LETTER_BUTTONS) + 5 + 2 + 3 + 2 + 3
+NEXT, ANSWER_BOX = -11, -13  # the Next button and the answer box among the outputs
 
 
 @pytest.fixture
@@ -541,8 +544,8 @@ def test_starting_again_abandons_the_session_left_behind(ctx: UiContext, db: Dat
 def test_every_screen_fills_exactly_the_tabs_outputs() -> None:
     """An error keeps the state: its screen must still have one value per output, or every
     later output shifts (the letter buttons stopped working after an unreadable answer)."""
-    outputs = 5 + 2 + len(ui.LETTER_BUTTONS) + 5 + 2 + 3  # views, T/F, letters, controls, flag,
-    # states
+    # views, T/F, letters, controls, flag form, due panel, flag, states
+    outputs = 5 + 2 + len(ui.LETTER_BUTTONS) + 5 + 2 + 3 + 2 + 3
     normal = ui._outputs(ui.Screen(chat=[], data={}))
     kept = ui._outputs(ui.Screen(chat=None, data={}, keep_state=True))
     assert len(normal) == len(kept) == outputs
@@ -760,3 +763,46 @@ def test_coverage_is_a_line_for_the_kb_and_a_row_per_topic_weakest_first() -> No
     assert ui.coverage_rows(report, "system") == [
         ["Cardiovascular", "3 of 300", "1.0%", 1, 2, "1/3", "33%"]
     ]
+
+
+def test_an_answer_and_a_start_bring_the_due_panel_with_their_screen(
+    ctx: UiContext, db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No second request for the "Due for review" panel: a start reads it for the tab's name
+    and KB (and keeps them in the panel's state); an answer given with that state counts it
+    again after its own review; an API client's answer (no state) leaves it. The flag form is
+    cleared by the answer too."""
+    t0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+    moment = [t0]
+    monkeypatch.setattr(review_queue, "now", lambda: moment[0])
+    due_at = practice_screen._DUE
+    out = ui.start(ctx, "Eli", "clinical-core", "all", "statement", 3.0)
+    text, button, state = out[due_at : due_at + 3]
+    assert "Due for review: 0 facts" in text and button["interactive"] is False
+    assert state == ["Eli", "clinical-core"]
+    session_id = out[-3]
+    items = load_items(db, [e["id"] for e in load_session(db, session_id).session.config["items"]])
+
+    def wrong(position: int) -> str:
+        item = items[position - 1]
+        assert isinstance(item, StatementItem)
+        return "false" if item.label else "true"
+
+    out = ui.submit(ctx, wrong(1), session_id, out[-2], out[-1])  # as the API: no state
+    assert all(is_skip(v) for v in out[due_at : due_at + 3])
+    assert out[due_at - 2 : due_at] == ("", "")  # the flag form, cleared for the new question
+    moment[0] = t0 + timedelta(days=2)  # the miss is due now
+    reads: list[str] = []  # the panel read apart (name looked up, synced, counted)
+    read_apart = practice_service.count_due_now
+    monkeypatch.setattr(
+        practice_service,
+        "count_due_now",
+        lambda *args, **kwargs: reads.append("read") or read_apart(*args, **kwargs),
+    )
+    out = ui.submit(ctx, wrong(2), session_id, out[-2], out[-1], state)
+    text, button, kept = out[due_at : due_at + 3]
+    assert "Due for review: 1 fact." in text and button["interactive"] is True
+    assert kept == state
+    assert reads == []  # counted in the answer's own transaction
+    out = ui.end(ctx, session_id, out[-1], state)  # End reads it again too
+    assert "Due for review: 1 fact." in out[due_at] and reads == ["read"]

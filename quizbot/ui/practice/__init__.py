@@ -2,7 +2,8 @@
 
 Modules: :mod:`.render` (words and pure rendering), :mod:`.browser` (what runs in the page),
 :mod:`.screen` (the screen after an action), :mod:`.sessions` (start, resume, answer, next, end),
-:mod:`.panels` (topics, progress, flags, due panel), :mod:`.layout` (components and wiring).
+:mod:`.panels` (topics, progress, flags, due panel), :mod:`.due` (the due panel's values, which
+an answer, a start and End show with their own screen), :mod:`.layout` (components and wiring).
 This package exports the names the app and its tests use.
 
 Everything a student does is a call to :mod:`quizbot.practice.service`; this module only lays out

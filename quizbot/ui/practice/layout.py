@@ -166,11 +166,15 @@ class _States:
     chat: Any
     flag: Any  # the question just answered (its id stays on the server)
     offered: Any  # the session offered for resuming (pseudonym or account)
+    due: Any  # whom and which KB the due panel counts for (quizbot.ui.practice.due)
 
     @classmethod
     def make(cls) -> _States:
         """The states, created inside the tab's Blocks."""
-        return cls(gr.State(None), gr.State(None), gr.State([]), gr.State(None), gr.State(None))
+        return cls(
+            gr.State(None), gr.State(None), gr.State([]), gr.State(None), gr.State(None),
+            gr.State(None),
+        )  # fmt: skip
 
     def answer(self) -> list[Any]:
         """The inputs of every answering handler after the answer itself."""
@@ -206,27 +210,33 @@ def build(ctx: UiContext) -> None:
         chat.answer_box,
         chat.end_btn,
         chat.next_btn,
+        # an answer clears the flag form and shows the due panel itself: no request of their own
+        chat.flag_result,
+        chat.flag_comment,
+        settings.due_text,
+        settings.due_btn,
+        states.due,
         chat.flag_box,
         states.flag,
         states.session,
         states.question,
         states.chat,
     ]
-    settled = _wire_starts(ctx, settings, states, screen)
-    assignment_list.wire(
-        ctx,
-        settings.assignments,
-        settings.assignment,
-        [states.session.change, chat.summary.change],  # a session started or finished
-    )
-    _wire_due_panel(
+    refresh = _wire_due_panel(
         ctx,
         settings.due_text,
         settings.due_btn,
         [settings.student, settings.kb],
         [settings.length, states.session, states.chat],
-        chat.chatbot,
+        states.due,
         screen,
+    )
+    settled = _wire_starts(ctx, settings, states, screen, refresh)
+    assignment_list.wire(
+        ctx,
+        settings.assignments,
+        settings.assignment,
+        [states.session.change, chat.summary.change],  # a session started or finished
     )
     _wire_answers(ctx, chat, states, screen)
     _wire_kb_and_flag(ctx, settings, chat, states)
@@ -534,10 +544,12 @@ def _progress_panel(kb_names: list[str], accounts_mode: bool) -> _ProgressPanel:
 
 
 def _wire_starts(
-    ctx: UiContext, s: _Settings, states: _States, screen: list[Any]
+    ctx: UiContext, s: _Settings, states: _States, screen: list[Any], refresh: dict[str, Any]
 ) -> dict[str, Any]:
     """The resume offer, Start, Review my mistakes, Start new and Resume. Returns the step
-    chained after a start (the resume offer settles), for the other ways to start."""
+    chained after a start (the resume offer settles), for the other ways to start. A start
+    shows the due panel itself; Resume, which reads no field of the form, chains ``refresh``
+    (the panel read again)."""
     # The API takes the components in this order (states are not part of it), so the
     # assignment, added last, comes after the cohort there too.
     settings = [s.student, s.kb, s.topic, s.fmt, s.length, s.cohort]
@@ -609,17 +621,21 @@ def _wire_starts(
         screen,
         api_visibility="private",
         show_progress="minimal",
-    ).then(**settled).then(**to_chat)
+    ).then(**settled).then(**to_chat).then(**refresh)
     return settled
 
 
 def _wire_answers(ctx: UiContext, c: _Chat, states: _States, screen: list[Any]) -> None:
-    """Typed answers, True/False/I don't know, the letters (in the page), Submit, End, Next."""
+    """Typed answers, True/False/I don't know, the letters (in the page), Submit, End, Next.
+
+    An answer and End also take the due panel's state (never part of the API) and show the
+    panel with their screen; Next changes nothing the panel counts, so it leaves it."""
     answer_state = states.answer()
+    due = [*answer_state, states.due]
     gr.on(
         [c.answer_box.submit],
-        identity.own_sessions(ctx, partial(submit, ctx), 4, sessions=(1,)),
-        [c.answer_box, *answer_state],
+        identity.own_sessions(ctx, partial(submit, ctx), 5, sessions=(1,)),
+        [c.answer_box, *due],
         screen,
         api_name="practice_answer",
         show_progress="minimal",
@@ -627,8 +643,8 @@ def _wire_answers(ctx: UiContext, c: _Chat, states: _States, screen: list[Any]) 
     fixed: list[tuple[Any, str]] = [(c.true_btn, "True"), (c.false_btn, "False"), (c.idk_btn, IDK)]
     for button, text in fixed:
         button.click(
-            identity.own_sessions(ctx, _fixed_answer(ctx, text), 3, sessions=(0,)),
-            answer_state,
+            identity.own_sessions(ctx, _fixed_answer(ctx, text), 4, sessions=(0,)),
+            due,
             screen,
             api_visibility="private",
             show_progress="minimal",
@@ -642,16 +658,16 @@ def _wire_answers(ctx: UiContext, c: _Chat, states: _States, screen: list[Any]) 
             api_visibility="private",
         )
     c.submit_btn.click(
-        identity.own_sessions(ctx, partial(submit_selection, ctx), 5, sessions=(2,)),
-        [c.submit_btn, c.data, *answer_state],
+        identity.own_sessions(ctx, partial(submit_selection, ctx), 6, sessions=(2,)),
+        [c.submit_btn, c.data, *due],
         screen,
         js=SUBMIT_JS,
         api_visibility="private",
         show_progress="minimal",
     )
     c.end_btn.click(
-        identity.own_sessions(ctx, partial(end, ctx), 2, sessions=(0,)),
-        [states.session, states.chat],
+        identity.own_sessions(ctx, partial(end, ctx), 3, sessions=(0,)),
+        [states.session, states.chat, states.due],
         screen,
         api_visibility="private",
         show_progress="minimal",
@@ -680,9 +696,6 @@ def _wire_kb_and_flag(ctx: UiContext, s: _Settings, c: _Chat, states: _States) -
         show_progress="minimal",
     )
     s.kb.change(None, None, [s.topic], js=ALL_TOPICS_JS, api_visibility="private")  # in the browser
-    states.flag.change(  # a new answer: a fresh flag form
-        lambda: ("", ""), None, [c.flag_result, c.flag_comment], api_visibility="private"
-    )
     c.flag_btn.click(
         identity.own_sessions(ctx, partial(send_flag, ctx), 4, sessions=(2,)),
         [c.flag_reason, c.flag_comment, states.session, states.flag],
@@ -707,10 +720,16 @@ def _wire_due_panel(
     button: Any,
     who: list[Any],
     session: list[Any],
-    chatbot: Any,
+    state: Any,
     screen: list[Any],
-) -> None:
-    """``who`` is [student, kb]; ``session`` is [length, session state, chat state]."""
+) -> dict[str, Any]:
+    """``who`` is [student, kb]; ``session`` is [length, session state, chat state]; ``state``
+    the panel's own (whom and which KB it counts for).
+
+    The panel is read again when the name or the KB changes (and, in accounts mode, on page
+    load), and comes with the screen of every start, answer and End (their handlers read it:
+    :mod:`quizbot.ui.practice.due`), not after every change of the chat as a request of its
+    own. Returns the refresh as a step to chain (Resume)."""
     student, kb = who
     button.click(
         identity.as_student(
@@ -721,19 +740,23 @@ def _wire_due_panel(
         api_visibility="private",
         show_progress="minimal",
     )
+    refresh: dict[str, Any] = {
+        "fn": identity.as_student(ctx, partial(refresh_due, ctx), len(who), student=0),
+        "inputs": who,
+        "outputs": [text, button, state],
+        "api_visibility": "private",
+        "show_progress": "hidden",
+    }
     gr.on(
-        [student.blur, student.submit, kb.change, chatbot.change],
-        identity.as_student(ctx, partial(refresh_due, ctx), len(who), student=0),
-        who,
-        [text, button],
-        api_visibility="private",
-        show_progress="hidden",
+        [student.blur, student.submit, kb.change],
+        **refresh,
         trigger_mode="always_last",  # see REFRESHING
     )
     gr.on(  # accounts mode: the account's due facts on page load (local: once a name is typed)
         None,
-        identity.for_account(ctx, lambda name: refresh_due(ctx, name, DEFAULT_KB), 2),
-        outputs=[text, button],
+        identity.for_account(ctx, lambda name: refresh_due(ctx, name, DEFAULT_KB), 3),
+        outputs=[text, button, state],
         api_visibility="private",
         show_progress="hidden",
     )
+    return refresh

@@ -16,6 +16,7 @@ from quizbot.practice import service as practice
 from quizbot.ui import recall_practice
 from quizbot.ui.boundary import guarded, guarded_by
 from quizbot.ui.context import UiContext
+from quizbot.ui.practice.due import due_panel
 from quizbot.ui.practice.render import (
     ALL_TOPICS,
     COVERAGE_HEADERS,
@@ -26,8 +27,6 @@ from quizbot.ui.practice.render import (
     _error_text,
     coverage_rows,
     coverage_text,
-    due_hint,
-    due_panel_text,
     license_note,
     progress_view,
     topic_choices,
@@ -180,17 +179,11 @@ def send_flag(
     )
 
 
-@guarded_by(lambda exc, _: (_error_text(exc), gr.update(interactive=False)))
-def refresh_due(ctx: UiContext, student: str, kb: str) -> tuple[Any, Any]:
-    """The panel's text and whether its button can be pressed (the student's cards are built
-    from their answers on first use)."""
-    if not (student or "").strip():
-        return due_hint(ctx.accounts_mode()), gr.update(interactive=False)
-    try:
-        count = practice.count_due_now(ctx.db, student, kb=kb or DEFAULT_KB)
-    except Exception as exc:  # every error becomes a message, never a traceback
-        return _error_text(exc), gr.update(interactive=False)
-    return due_panel_text(count), gr.update(interactive=count > 0)
+@guarded_by(lambda exc, _: (_error_text(exc), gr.update(interactive=False), gr.skip()))
+def refresh_due(ctx: UiContext, student: str, kb: str) -> tuple[Any, Any, Any]:
+    """The panel's text, whether its button can be pressed, and what it counts for (the state
+    an answer counts the panel again with, :mod:`quizbot.ui.practice.due`)."""
+    return due_panel(ctx, student, kb)
 
 
 def _due_line(ctx: UiContext, student: str, kb: str | None) -> str:

@@ -146,9 +146,26 @@ def _flag_controls(screen: Screen) -> list[Any]:
     ]
 
 
+def _flag_form(screen: Screen) -> list[Any]:
+    """Updates for the flag form's result line and comment: cleared whenever the flaggable
+    question changes (a new answer, Next, a new session), so no second request is needed for
+    it; left as they are when the flag state is (see :func:`_flag_controls`)."""
+    unchanged = screen.keep_state or (
+        screen.answered is None and screen.tab_known and screen.flagged is None
+    )
+    return [gr.skip(), gr.skip()] if unchanged else ["", ""]
+
+
+# Where the "Due for review" panel's three outputs (text, button, what it counts for: see
+# quizbot.ui.practice.due) sit in :func:`_outputs`: after the answer controls and the flag
+# form, before the flag box, its state and the session's states (the last five, as before).
+_DUE = 5 + len(LETTER_BUTTONS) + len(_OTHER_CONTROLS) + 2
+
+
 def _outputs(screen: Screen) -> tuple[Any, ...]:
-    """The screen as values/updates for the tab's output components, the flag form's two next
-    to last, the session's three states last."""
+    """The screen as values/updates for the tab's output components: what it shows, the
+    answer controls, the flag form, the due panel (left as it is: :func:`with_due` fills it),
+    the flag box and its state, the session's three states last."""
     if screen.keep_state:
         states: list[Any] = [gr.skip(), gr.skip(), _keep(screen.chat)]
     else:
@@ -160,9 +177,21 @@ def _outputs(screen: Screen) -> tuple[Any, ...]:
         _keep(screen.summary),
         _keep(screen.ack),
         *_controls(screen),
+        *_flag_form(screen),
+        gr.skip(),
+        gr.skip(),
+        gr.skip(),
         *_flag_controls(screen),
         *states,
     )
+
+
+def with_due(outputs: tuple[Any, ...], panel: tuple[Any, Any, Any] | None) -> tuple[Any, ...]:
+    """``outputs`` (of :func:`_outputs`) showing the due panel ``panel`` too (text, button,
+    what it counts for; see :mod:`quizbot.ui.practice.due`); as they are for ``None``."""
+    if panel is None:
+        return outputs
+    return (*outputs[:_DUE], *panel, *outputs[_DUE + 3 :])
 
 
 def _status(view: practice.SessionView, position: int | None) -> str:

@@ -19,6 +19,7 @@ from quizbot.ui import identity
 from quizbot.ui.boundary import guarded_by
 from quizbot.ui.context import UiContext
 from quizbot.ui.practice import failures
+from quizbot.ui.practice.due import DuePanel, due_for, due_panel, panel_of
 from quizbot.ui.practice.render import (
     ALL_TOPICS,
     Message,
@@ -32,7 +33,7 @@ from quizbot.ui.practice.render import (
     render_review,
     render_summary,
 )
-from quizbot.ui.practice.screen import Screen, _data, _outputs, _status
+from quizbot.ui.practice.screen import Screen, _data, _outputs, _status, with_due
 from quizbot.ui.render import (
     format_proportion,
     md_escape,
@@ -153,10 +154,13 @@ def start(
     once, in place of ``topic``. ``tab_known``: ``shown`` and ``flagged`` are the tab's
     question and flag states (None included), so the controls they show are known and the
     updates that would leave them as they are are skipped (:attr:`Screen.tab_known`).
+    The "Due for review" panel comes with the screen, read for ``student`` and ``kb`` once the
+    session is started (its cards are brought up to date then).
     """
     if assignment is not None and assignment.strip() and not review:
         # accounts mode: the account (as_student) and its cohort decide what it may sit
-        return start_assignment(ctx, student, assignment, session_id, chat)
+        started = start_assignment(ctx, student, assignment, session_id, chat)
+        return with_due(started, due_panel(ctx, student, kb))
     chosen_topic = None if topic in (None, "", ALL_TOPICS) else topic
     view = practice.start_session(
         ctx.db,
@@ -182,7 +186,7 @@ def start(
     # no question cannot happen for a new session; shown rather than assumed
     screen = _opening(ctx, view, question, intro, ack)
     screen.asked, screen.flagged, screen.tab_known = shown, flagged, tab_known
-    return _outputs(screen)
+    return with_due(_outputs(screen), due_panel(ctx, student, kb))
 
 
 def _unknown_assignment(name: str) -> str:
@@ -333,8 +337,14 @@ def submit(
     session_id: int | None,
     question: Question | None,
     chat: list[Message] | None,
+    due: Any = None,
 ) -> tuple[Any, ...]:
-    """Score an answer, show the feedback and the next question (``practice_answer``)."""
+    """Score an answer, show the feedback and the next question (``practice_answer``).
+
+    ``due`` is the "Due for review" panel's state (:mod:`quizbot.ui.practice.due`, server
+    side, never part of the API): when it names a student, the panel is counted again in the
+    answer's own transaction and comes with the screen; otherwise (an API client) it is left.
+    """
     chat = list(chat or [])
     typed = answer if isinstance(answer, str) else ""
     shown = failures.echo(answer)
@@ -355,8 +365,9 @@ def submit(
         )
     try:
         ctx.check_answer_rate(session_id)  # refused: said in the chat below, nothing recorded
+        who = due_for(due)
         step = practice.answer_and_next(
-            ctx.db, session_id, question.id, typed, shown_at=question.shown_at
+            ctx.db, session_id, question.id, typed, shown_at=question.shown_at, due_for=who
         )
     except (InputError, DuplicateError) as exc:
         # Unreadable input, or a question answered already (a double click): say so; for a
@@ -372,14 +383,19 @@ def submit(
             )
         return _next(ctx, session_id, chat, None, error=user_message(exc), asked=question)
     feedback = step.feedback
+    if who is None:
+        panel = None
+    else:  # counted with the answer; another student's (a name retyped): read for them
+        panel = panel_of(step.due, who) if step.due is not None else due_panel(ctx, *who)
     if feedback.outcome == WITHHELD:  # an exam: stored, acknowledged, nothing revealed
         chat = [*chat, shown, {"role": "assistant", "content": render_receipt(feedback)}]
-        return _next(ctx, session_id, chat, None, step=step, asked=question)
+        return with_due(_next(ctx, session_id, chat, None, step=step, asked=question), panel)
     if feedback.finished and step.view.mode == "exam":  # the review below says it all
         chat = [*chat, shown, {"role": "assistant", "content": render_receipt(feedback)}]
     else:
         chat = [*chat, shown, {"role": "assistant", "content": render_feedback(feedback)}]
-    return _next(ctx, session_id, chat, feedback, hold=True, step=step, asked=question)
+    screen = _next(ctx, session_id, chat, feedback, hold=True, step=step, asked=question)
+    return with_due(screen, panel)
 
 
 def _next(
@@ -452,13 +468,14 @@ def submit_selection(
     session_id: int | None,
     question: Question | None,
     chat: list[Message] | None,
+    due: Any = None,
 ) -> tuple[Any, ...]:
     """Send the letters chosen with the letter buttons (``"A, C"``, put in by :data:`SUBMIT_JS`
     from the page's selection) as the answer; they are read and checked like a typed answer.
     ``data`` is the tab's JSON, which the browser needs and the server does not."""
     del data
     text = letters if isinstance(letters, str) else ""
-    return submit(ctx, text.removeprefix("Submit").strip(), session_id, question, chat)
+    return submit(ctx, text.removeprefix("Submit").strip(), session_id, question, chat, due)
 
 
 @guarded_by(failures.in_status)
@@ -487,8 +504,11 @@ def show_next(
 
 
 @guarded_by(failures.in_status)
-def end(ctx: UiContext, session_id: int | None, chat: list[Message] | None) -> tuple[Any, ...]:
-    """Stop the running session early and show its summary."""
+def end(
+    ctx: UiContext, session_id: int | None, chat: list[Message] | None, due: Any = None
+) -> tuple[Any, ...]:
+    """Stop the running session early and show its summary, with the "Due for review" panel
+    read again for what its state ``due`` names (:mod:`quizbot.ui.practice.due`)."""
     chat = list(chat or [])
     if session_id is None:
         return _outputs(
@@ -502,7 +522,7 @@ def end(ctx: UiContext, session_id: int | None, chat: list[Message] | None) -> t
             "stored; an exam's results are shown only when every question is answered, so "
             "there is no review. Enter the assignment again to start it afresh."
         )
-        return _outputs(
+        shown = _outputs(
             Screen(
                 chat=[*chat, {"role": "assistant", "content": message}],
                 data=_data(session=view.as_json()),
@@ -510,16 +530,27 @@ def end(ctx: UiContext, session_id: int | None, chat: list[Message] | None) -> t
                 summary="",
             )
         )
-    return _outputs(_finish(ctx, session_id, chat))
+    else:
+        shown = _outputs(_finish(ctx, session_id, chat))
+    return with_due(shown, _panel(ctx, due))
+
+
+def _panel(ctx: UiContext, due: Any) -> DuePanel | None:
+    """The due panel read again for what its state names; ``None`` (left) when it names none."""
+    who = due_for(due)
+    return None if who is None else due_panel(ctx, *who)
 
 
 def _fixed_answer(ctx: UiContext, text: str) -> Callable[..., tuple[Any, ...]]:
     """A handler answering ``text`` (a button's answer) to the current question."""
 
     def handler(
-        session_id: int | None, question: Question | None, chat: list[Message] | None
+        session_id: int | None,
+        question: Question | None,
+        chat: list[Message] | None,
+        due: Any = None,
     ) -> tuple[Any, ...]:
-        return submit(ctx, text, session_id, question, chat)
+        return submit(ctx, text, session_id, question, chat, due)
 
     return handler
 
@@ -544,4 +575,4 @@ def start_due(
         f"Hello {md_escape(view.student)}! {view.total} fact(s) due for review from "
         f"{_code(view.kb)}. Answer with the buttons or type your answer."
     )
-    return _outputs(_opening(ctx, view, question, intro, ""))
+    return with_due(_outputs(_opening(ctx, view, question, intro, "")), due_panel(ctx, student, kb))
