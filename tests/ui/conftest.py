@@ -9,11 +9,10 @@ tests/artifacts/ (ignored by git) for a person to look at.
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -70,72 +69,43 @@ def stub_answer() -> str:
     return "true"
 
 
-class Starting:
-    """A served app whose process has started: :meth:`ready` waits until it answers.
-
-    What a test needs besides the app (the stub model, a browser) is started while the app
-    starts, not after: a start is seconds of CPU (gradio, the KB's plan) on two cores."""
-
-    def __init__(self, url: str, database_url: str, clock: Path, proc: Any) -> None:
-        self.url = url
-        self._served = Served(url, database_url, clock_file=clock)
-        self._proc = proc
-        self._ready = False
-
-    def ready(self) -> Served:
-        """The app, once it answers (at once after the first call)."""
-        if not self._ready:
-            wait_for_http(self.url, timeout=SERVER_START, process=self._proc)
-            self._ready = True
-        return self._served
-
-
-@contextmanager
-def start_app(database_url: str, folder: Path, stub_answer: str) -> Iterator[Starting]:
-    """Start `quizbot serve` on a free port over ``database_url`` (its home, clock file and log
-    in ``folder``), with the shared stub configured as a model answering ``stub_answer``; yield
-    before it answers. The stub starts while the app does (the app calls it only when asked)."""
-    port, stub_port = free_port(), free_port()
-    clock = folder / "clock"
-    clock.write_text(datetime.now(UTC).isoformat(), encoding="utf-8")
-    env = {
-        k: v for k, v in os.environ.items() if not k.startswith("QUIZBOT_") and k != "DATABASE_URL"
-    }
-    env.update(
-        {
-            "QUIZBOT_HOME": str(folder / "home"),
-            "DATABASE_URL": database_url,
-            "QUIZBOT_MODELS": STUB_MODEL,
-            "QUIZBOT_MODEL_SETTINGS": json.dumps(
-                {STUB_MODEL: {"api_base": f"http://127.0.0.1:{stub_port}/v1"}}
-            ),
-            "QUIZBOT_ADMIN_PASSWORD": ADMIN_PASSWORD,
-            "QUIZBOT_CLOCK_FILE": str(clock),
-        }
-    )
-    log = (folder / "server.log").open("w")
-    proc = subprocess.Popen(
-        [QUIZBOT, "serve", "--port", str(port)], cwd=ROOT, env=env, stdout=log, stderr=log
-    )
-    try:
-        with stub_server("--answer", stub_answer, "--port", str(stub_port)):
-            yield Starting(f"http://127.0.0.1:{port}/", database_url, clock, proc)
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
-
-
 @contextmanager
 def serve_app(database_url: str, folder: Path, stub_answer: str) -> Iterator[Served]:
     """`quizbot serve` on a free port over ``database_url`` (its home, clock file and log in
-    ``folder``), with the shared stub configured as a model answering ``stub_answer``; yields
-    once it answers."""
-    with start_app(database_url, folder, stub_answer) as starting:
-        yield starting.ready()
+    ``folder``), with the shared stub configured as a model answering ``stub_answer``."""
+    with stub_server("--answer", stub_answer) as stub:
+        port = free_port()
+        clock = folder / "clock"
+        clock.write_text(datetime.now(UTC).isoformat(), encoding="utf-8")
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith("QUIZBOT_") and k != "DATABASE_URL"
+        }
+        env.update(
+            {
+                "QUIZBOT_HOME": str(folder / "home"),
+                "DATABASE_URL": database_url,
+                "QUIZBOT_MODELS": STUB_MODEL,
+                "QUIZBOT_MODEL_SETTINGS": f'{{"openai/stub": {{"api_base": "{stub}"}}}}',
+                "QUIZBOT_ADMIN_PASSWORD": ADMIN_PASSWORD,
+                "QUIZBOT_CLOCK_FILE": str(clock),
+            }
+        )
+        log = (folder / "server.log").open("w")
+        proc = subprocess.Popen(
+            [QUIZBOT, "serve", "--port", str(port)], cwd=ROOT, env=env, stdout=log, stderr=log
+        )
+        try:
+            wait_for_http(f"http://127.0.0.1:{port}/", timeout=SERVER_START, process=proc)
+            yield Served(f"http://127.0.0.1:{port}/", database_url, clock_file=clock)
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+            log.close()
 
 
 @contextmanager
@@ -181,18 +151,11 @@ def chromium() -> Iterator[Any]:
 
 
 @pytest.fixture
-def starting(served_database: str, tmp_path: Path, stub_answer: str) -> Iterator[Starting]:
-    """`quizbot serve` started on a free port over the test's own database, with a stub model
-    configured; ``served`` (or ``page``, which opens the browser meanwhile) waits for it."""
-    with start_app(served_database, tmp_path, stub_answer) as app:
+def served(served_database: str, tmp_path: Path, stub_answer: str) -> Iterator[Served]:
+    """`quizbot serve` on a free port over the test's own database (as a first start left it,
+    ``served_database``), with a stub model configured."""
+    with serve_app(served_database, tmp_path, stub_answer) as app:
         yield app
-
-
-@pytest.fixture
-def served(starting: Starting) -> Served:
-    """`quizbot serve` on a free port over the test's own database, with a stub model
-    configured, once it answers."""
-    return starting.ready()
 
 
 @pytest.fixture(scope="session", params=BACKENDS)
@@ -222,10 +185,8 @@ def _browser_or_skip() -> None:
 
 
 @contextmanager
-def open_page(url: str, ready: Callable[[], object] | None = None) -> Iterator[Any]:
-    """A Chromium page on the app at ``url``, once the page's own load events have run. With
-    ``ready``, the browser is launched first and ``ready()`` (which waits for a starting app)
-    called before the page is loaded."""
+def open_page(url: str) -> Iterator[Any]:
+    """A Chromium page on the app at ``url``, once the page's own load events have run."""
     _browser_or_skip()
     from playwright.sync_api import sync_playwright
 
@@ -235,8 +196,6 @@ def open_page(url: str, ready: Callable[[], object] | None = None) -> Iterator[A
         tab = context.new_page()
         tab.set_default_timeout(WAIT_MS)
         watch(tab)
-        if ready is not None:
-            ready()
         tab.goto(url)
         tab.get_by_text("quizbot", exact=False).first.wait_for()
         wait_loaded(tab, url)  # tests start once the page's own load events have run
@@ -248,10 +207,9 @@ def open_page(url: str, ready: Callable[[], object] | None = None) -> Iterator[A
 
 
 @pytest.fixture
-def page(starting: Starting) -> Iterator[object]:
-    """A Chromium page on the served app (skips when Chromium is not installed), the browser
-    launched while the app starts."""
-    with open_page(starting.url, starting.ready) as tab:
+def page(served: Served) -> Iterator[object]:
+    """A Chromium page on the served app (skips when Chromium is not installed)."""
+    with open_page(served.url) as tab:
         yield tab
 
 
