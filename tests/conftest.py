@@ -75,30 +75,48 @@ def _create_pg_database(template: str | None = None) -> str:
 
 
 class _Templates:
-    """Databases migrated to the newest schema once per test process, copied per test."""
+    """Databases migrated to the newest schema once per test process, copied per test; with
+    ``kb``, also holding the built-in default KB as `quizbot serve` installs it at its first
+    start (what a served app's database holds after that start, whichever way it was made)."""
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
-        self._sqlite: Path | None = None
-        self._pg: str | None = None
+        self._sqlite: dict[bool, Path] = {}
+        self._pg: dict[bool, str] = {}
 
-    def sqlite(self) -> Path:
-        if self._sqlite is None:
-            path = self.folder / "template.db"
-            open_database(f"sqlite:///{path}").dispose()
-            self._sqlite = path
-        return self._sqlite
+    def sqlite(self, *, kb: bool = False) -> Path:
+        if kb not in self._sqlite:
+            path = self.folder / ("template-kb.db" if kb else "template.db")
+            if kb:
+                shutil.copyfile(self.sqlite(), path)
+            _seed(f"sqlite:///{path}", kb=kb)
+            self._sqlite[kb] = path
+        return self._sqlite[kb]
 
-    def postgresql(self) -> str:
-        if self._pg is None:
-            url = _create_pg_database()
-            open_database(url).dispose()  # no connection may stay open on a template
-            self._pg = url.rsplit("/", 1)[1]
-        return self._pg
+    def postgresql(self, *, kb: bool = False) -> str:
+        if kb not in self._pg:
+            url = _create_pg_database(self.postgresql() if kb else None)
+            self._pg[kb] = url.rsplit("/", 1)[1]  # dropped at the end even if seeding fails
+            _seed(url, kb=kb)
+        return self._pg[kb]
 
     def drop(self) -> None:
-        if self._pg is not None:
-            _drop_pg_database(_pg_url(self._pg))
+        for name in self._pg.values():
+            _drop_pg_database(_pg_url(name))
+
+
+def _seed(url: str, *, kb: bool) -> None:
+    """Migrate the database at ``url`` and, with ``kb``, install the default KB the way
+    `quizbot serve` does at its first start; no connection stays open (a PostgreSQL template
+    must have none)."""
+    database = open_database(url)
+    try:
+        if kb:
+            from quizbot.kb.registry import DEFAULT_KB, get_kb  # imported by KB tests only
+
+            get_kb(database, DEFAULT_KB)
+    finally:
+        database.dispose()
 
 
 @pytest.fixture(scope="session")
@@ -118,15 +136,16 @@ def _drop_pg_database(url: str) -> None:
 
 @contextmanager
 def fresh_database(
-    backend: str, folder: Path, templates: _Templates, *, migrated: bool
+    backend: str, folder: Path, templates: _Templates, *, migrated: bool, kb: bool = False
 ) -> Iterator[str]:
     """A fresh database of ``backend`` ("sqlite": a file in ``folder``; "postgresql": a new
-    database, dropped after), empty or a copy of the migrated template. Skips (or, with
-    ``QUIZBOT_REQUIRE_POSTGRES``, fails) when the PostgreSQL server cannot be reached."""
+    database, dropped after), empty or a copy of the migrated template (with ``kb``: of the one
+    that also holds the default KB). Skips (or, with ``QUIZBOT_REQUIRE_POSTGRES``, fails) when
+    the PostgreSQL server cannot be reached."""
     if backend == "sqlite":
         path = folder / "quizbot.db"
         if migrated:
-            shutil.copyfile(templates.sqlite(), path)
+            shutil.copyfile(templates.sqlite(kb=kb), path)
         yield f"sqlite:///{path}"
         return
     reason = _pg_unavailable()
@@ -134,7 +153,7 @@ def fresh_database(
         if REQUIRE_PG:
             pytest.fail(reason + " (QUIZBOT_REQUIRE_POSTGRES is set)")
         pytest.skip(reason)
-    url = _create_pg_database(templates.postgresql() if migrated else None)
+    url = _create_pg_database(templates.postgresql(kb=kb) if migrated else None)
     try:
         yield url
     finally:
@@ -146,10 +165,22 @@ def database_url(
     request: pytest.FixtureRequest, tmp_path: Path, _templates: _Templates
 ) -> Iterator[str]:
     """URL of a fresh database: a SQLite file, or a new PostgreSQL database. Empty, unless the
-    test also asks for ``db`` (then a copy of the migrated template, as ``db`` would make it)."""
-    migrated = "db" in request.fixturenames and "empty_db" not in request.fixturenames
-    with fresh_database(request.param, tmp_path, _templates, migrated=migrated) as url:
+    test also asks for ``db`` (then a copy of the migrated template, as ``db`` would make it)
+    or ``served_database`` (a copy of the template that also holds the default KB)."""
+    kb = "served_database" in request.fixturenames
+    migrated = kb or ("db" in request.fixturenames and "empty_db" not in request.fixturenames)
+    with fresh_database(request.param, tmp_path, _templates, migrated=migrated, kb=kb) as url:
         yield url
+
+
+@pytest.fixture
+def served_database(database_url: str) -> str:
+    """The test's database (``database_url``) for an app it serves, as `quizbot serve` leaves
+    it after its first start: migrated, the default KB installed, copied from a template made
+    once per test process. Each served app's first start on an empty database spent 1-3 s
+    migrating it and writing the KB (about 3 s on PostgreSQL on an idle machine), the same
+    work for every test; that first start is tests/quizbot/test_server.py's to test."""
+    return database_url
 
 
 @pytest.fixture

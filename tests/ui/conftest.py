@@ -151,9 +151,10 @@ def chromium() -> Iterator[Any]:
 
 
 @pytest.fixture
-def served(database_url: str, tmp_path: Path, stub_answer: str) -> Iterator[Served]:
-    """`quizbot serve` on a free port over the test database, with a stub model configured."""
-    with serve_app(database_url, tmp_path, stub_answer) as app:
+def served(served_database: str, tmp_path: Path, stub_answer: str) -> Iterator[Served]:
+    """`quizbot serve` on a free port over the test's own database (as a first start left it,
+    ``served_database``), with a stub model configured."""
+    with serve_app(served_database, tmp_path, stub_answer) as app:
         yield app
 
 
@@ -162,13 +163,15 @@ def served_shared(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, _templates: Any
 ) -> Iterator[Served]:
     """One served app per database backend for a test process, shared by the tests that only
-    read the app or write what no other test reads (their own student names, their own page):
-    a server start costs seconds of CPU (gradio, scipy, the KB's plan). A test that changes
-    what others see (settings, assignments, the clock, flags, the KB) uses ``served``. The
-    stub model answers "true"; the clock file is not to be moved."""
+    read the app or write what no other test reads (their own student names, their own page,
+    an assignment of their own name that only their own student takes): a server start costs
+    seconds of CPU (gradio, scipy, the KB's plan). A test that changes what others see
+    (settings, the clock, flags, the KB, whom the comparisons count) or reads what others may
+    have added (the list of assignments, every student's results) uses ``served``. The stub
+    model answers "true"; the clock file is not to be moved."""
     folder = tmp_path_factory.mktemp(f"shared-{request.param}")
     with (
-        fresh_database(request.param, folder, _templates, migrated=True) as url,
+        fresh_database(request.param, folder, _templates, migrated=True, kb=True) as url,
         serve_app(url, folder, "true") as app,
     ):
         yield app

@@ -62,8 +62,9 @@ class App:
 
 
 @pytest.fixture
-def app(database_url: str, tmp_path: Path) -> Iterator[App]:
-    yield from _serve(database_url, tmp_path, {})
+def app(served_database: str, tmp_path: Path) -> Iterator[App]:
+    """The app in accounts mode over the test's own database (as a first start left it)."""
+    yield from _serve(served_database, tmp_path, {})
 
 
 def _serve(database_url: str, tmp_path: Path, extra: dict[str, str]) -> Generator[App, None, None]:

@@ -218,9 +218,10 @@ def test_the_api_takes_an_assignment_and_withholds_an_exams_keys(served: Served)
 
 
 def test_a_multiple_choice_exam_takes_letters_and_typing_and_withholds_the_key(
-    page: Any, served: Served
+    shared_page: Any, served_shared: Served
 ) -> None:
-    tab = page
+    """An exam of its own name that only its own student takes: on the shared app."""
+    tab, served = shared_page, served_shared
     student = "Mo Choice"
     with database(served.database_url) as db:
         make_assignment(

@@ -229,13 +229,14 @@ def test_inputs_hold_while_the_load_offers_an_accounts_recall_session(
 
 
 def test_the_recall_section_is_on_the_page_closed_and_keeps_what_is_typed_at_once(
-    page: Any, served: Served
+    shared_page: Any,
 ) -> None:
     """The Recall section's inputs are rendered with the page, hidden while it is closed, so
     opening it renders nothing that Gradio would then set back to its config (a closed
     ``gr.Accordion`` did: a length typed at once after opening became 5 again). The toggle
-    opens and closes it in the page, by mouse or keyboard, and says which to screen readers."""
-    tab = page
+    opens and closes it in the page, by mouse or keyboard, and says which to screen readers.
+    It starts nothing (no name, no Start): the shared app serves it."""
+    tab = shared_page
     length = tab.locator("#qb-recall-length input[type=number]")
     toggle = tab.locator("#qb-recall-toggle")
     assert length.count() == 1  # already on the page: a closed accordion's inputs are not

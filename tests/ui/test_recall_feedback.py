@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +92,9 @@ def _run(page: Any, served: Served, student: str, width: int) -> None:
     tab.locator("#qb-recall-verdict").wait_for()
 
     expect(tab.locator("#qb-recall-recalled")).to_contain_text(item.answers[0])
+    # A typed entry is shown as it was read, NFKC ("kg/m²" as "kg/m2"): 3 of the 216 symptom
+    # questions draw such a wrong entry, and this test failed on one (issue 31's hunt).
+    extra, wrong = unicodedata.normalize("NFKC", extra), unicodedata.normalize("NFKC", wrong)
     extras = tab.locator("#qb-recall-extras")
     expect(extras).to_contain_text("True, but not in our list (1)")
     expect(extras.locator("li")).to_contain_text(extra)

@@ -195,11 +195,13 @@ def test_the_recall_section_fits_a_phone(shared_page: Any, served_shared: Served
 
 
 def test_a_recall_exam_assignment_shows_nothing_until_its_last_answer(
-    page: Any, served: Served
+    shared_page: Any, served_shared: Served
 ) -> None:
+    """An exam of its own name that only its own student takes: on the shared app."""
     from quizbot.domain import AssignmentMode
     from quizbot.generate.assignments import AssignmentRequest, make_assignment
 
+    tab, served = shared_page, served_shared
     with database(served.database_url) as db:
         make_assignment(
             db,
@@ -208,7 +210,6 @@ def test_a_recall_exam_assignment_shows_nothing_until_its_last_answer(
                 mode=AssignmentMode.EXAM,
             ),
         )  # fmt: skip
-    tab = page
     tab.locator("#qb-practice-assignment textarea, #qb-practice-assignment input").first.fill(
         "recall-exam"
     )

@@ -47,6 +47,7 @@ def _enter_name(tab: Any, student: str) -> None:
 def test_a_missed_entry_comes_back_in_review_my_mistakes_and_when_due(
     page: Any, served: Served
 ) -> None:
+    """Moves the app's clock: an app of its own."""
     tab = page
     student = "Mia Missed"
     start_recall(tab, student, 2, aspect="relation:has_symptom")
@@ -101,9 +102,10 @@ def test_a_missed_entry_comes_back_in_review_my_mistakes_and_when_due(
 
 
 def test_a_reload_during_a_recall_session_offers_it_and_resume_asks_the_same_question(
-    page: Any, served: Served
+    shared_page: Any, served_shared: Served
 ) -> None:
-    tab = page
+    """Its student's own session only (the clock is not moved): on the shared app."""
+    tab, served = shared_page, served_shared
     student = "Remy Reload"
     start_recall(tab, student, 3)
     session_id, items = recall_items(served, student)
