@@ -794,11 +794,12 @@ def test_an_answer_and_a_start_bring_the_due_panel_with_their_screen(
     moment[0] = t0 + timedelta(days=2)  # the miss is due now
     reads: list[str] = []  # the panel read apart (name looked up, synced, counted)
     read_apart = practice_service.count_due_now
-    monkeypatch.setattr(
-        practice_service,
-        "count_due_now",
-        lambda *args, **kwargs: reads.append("read") or read_apart(*args, **kwargs),
-    )
+
+    def counted(*args: Any, **kwargs: Any) -> int:
+        reads.append("read")
+        return read_apart(*args, **kwargs)
+
+    monkeypatch.setattr(practice_service, "count_due_now", counted)
     out = ui.submit(ctx, wrong(2), session_id, out[-2], out[-1], state)
     text, button, kept = out[due_at : due_at + 3]
     assert "Due for review: 1 fact." in text and button["interactive"] is True
