@@ -4,8 +4,10 @@ the app rather than sleep.
 :func:`watch` installs a small wrapper of the page's ``fetch`` (before the app's scripts run):
 every ``queue/join`` (one server event: the handler's ``fn_index``, the ``event_id`` the
 server gives it) and every ``process_completed`` message of the ``queue/data`` stream are
-recorded in the page. :func:`wait_settled` then waits until given handlers have run and every
-event the page started has completed.
+recorded in the page. :func:`wait_settled` then waits until given handlers have run, every
+event the page started has completed, no join is on its way, and nothing has moved for three
+frames and 100 ms (a completed event's outputs set off their ``.change`` handlers a tick later:
+without that, "settled" could be seen between an event and the change it causes).
 """
 
 from __future__ import annotations
@@ -19,6 +21,13 @@ _WATCH_JS = """
 (() => {
   const joined = (window.qbJoined = {});  // event_id -> fn_index
   const done = (window.qbDone = new Set());
+  // Joins sent whose event_id has not come back yet, and the frame and time of the last
+  // join sent, join answered or event completed: a completed event's outputs set off their
+  // .change handlers a tick or two later, so "nothing pending" must hold a few frames on.
+  const quiet = (window.qbQuiet = { inflight: 0, frame: 0, lastFrame: 0, lastAt: 0 });
+  const stir = () => { quiet.lastFrame = quiet.frame; quiet.lastAt = performance.now(); };
+  const tickFrame = () => { quiet.frame += 1; requestAnimationFrame(tickFrame); };
+  requestAnimationFrame(tickFrame);
   const original = window.fetch.bind(window);
   async function read(stream) {
     const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
@@ -33,18 +42,32 @@ _WATCH_JS = """
         if (!line.startsWith("data:")) continue;
         try {
           const msg = JSON.parse(line.slice(5));
-          if (msg.msg === "process_completed" && msg.event_id) done.add(msg.event_id);
+          if (msg.msg === "process_completed" && msg.event_id) {
+            done.add(msg.event_id);
+            stir();
+          }
         } catch (e) {}
       }
     }
   }
   window.fetch = async (input, init) => {
     const url = typeof input === "string" ? input : input.url ?? String(input);
-    const response = await original(input, init);
-    if (url.includes("/queue/join")) {
+    const joining = url.includes("/queue/join");
+    if (joining) { quiet.inflight += 1; stir(); }
+    let response;
+    try {
+      response = await original(input, init);
+    } catch (e) {
+      if (joining) { quiet.inflight -= 1; stir(); }
+      throw e;
+    }
+    if (joining) {
       let fn = null;
       try { fn = JSON.parse(init?.body ?? "{}").fn_index; } catch (e) {}
-      response.clone().json().then((r) => { if (r.event_id) joined[r.event_id] = fn; }, () => {});
+      response.clone().json().then(
+        (r) => { if (r.event_id) joined[r.event_id] = fn; },
+        () => {},
+      ).finally(() => { quiet.inflight -= 1; stir(); });
     } else if (url.includes("/queue/data") && response.body) {
       const [mine, theirs] = response.body.tee();
       read(mine);
@@ -58,10 +81,12 @@ _WATCH_JS = """
 """
 
 _SETTLED_JS = """(fns) => {
-  const joined = window.qbJoined, done = window.qbDone;
+  const joined = window.qbJoined, done = window.qbDone, quiet = window.qbQuiet;
   if (!joined) return false;
   const ran = new Set(Object.entries(joined).filter(([id]) => done.has(id)).map(([, fn]) => fn));
-  return fns.every((fn) => ran.has(fn)) && Object.keys(joined).every((id) => done.has(id));
+  const still = quiet.inflight === 0 && quiet.frame - quiet.lastFrame >= 3
+    && performance.now() - quiet.lastAt >= 100;
+  return still && fns.every((fn) => ran.has(fn)) && Object.keys(joined).every((id) => done.has(id));
 }"""
 
 
