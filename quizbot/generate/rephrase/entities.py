@@ -35,7 +35,23 @@ _ADJECTIVAL = ("r", "l", "ar", "al", "ic", "ous", "ary")
 def same_root(one: str, two: str) -> bool:
     """Two lower-cased words of one root: the same stem, the same first six letters
     ("amputated" ~ "amputation", "morphological" ~ "morphology"), a noun and its adjective
-    ("vulva" ~ "vulvar") or two words of totality ("entire" ~ "total"); numbers must be equal."""
+    ("vulva" ~ "vulvar") or two words of totality ("entire" ~ "total"); numbers must be equal.
+
+    A hyphenated compound is of a word's root only part by part: "triple-positive" is not
+    "triple-negative" and "granulocyte-macrophage" not "granulocyte", though each shares the
+    first six letters; "post-partum" is "postpartum"."""
+    if one == two or stem(one) == stem(two):
+        return True
+    if "-" in one or "-" in two:
+        ones, twos = one.split("-"), two.split("-")
+        if len(ones) != len(twos):
+            return one.replace("-", "") == two.replace("-", "")
+        return all(_same_word_root(a, b) for a, b in zip(ones, twos, strict=True))
+    return _same_word_root(one, two)
+
+
+def _same_word_root(one: str, two: str) -> bool:
+    """:func:`same_root` of two words without hyphens."""
     if one == two or stem(one) == stem(two):
         return True
     if one in _TOTAL and two in _TOTAL:
@@ -48,17 +64,28 @@ def same_root(one: str, two: str) -> bool:
 
 # A one-word name's adjective: "fibrosis" -> "fibrotic", "apoptosis" -> "apoptotic",
 # "paralysis" -> "paralytic", "anaemia" -> "anaemic", "ischemia" -> "ischemic", "endometrium" ->
-# "endometrial".
-_ADJECTIVE_OF = (("sis", "tic"), ("ia", "ic"), ("ium", "ial"))
+# "endometrial"; a noun of quality in -ity names the state of its adjective: "obesity" ->
+# "obese", "sterility" -> "sterile", "rigidity" -> "rigid", "spasticity" -> "spastic",
+# "tortuosity" -> "tortuous" (a form that is no word never occurs in a sentence).
+_ADJECTIVE_OF: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("sis", ("tic",)),
+    ("ia", ("ic",)),
+    ("ium", ("ial",)),
+    ("osity", ("ous",)),
+    ("ity", ("e", "")),
+)
 
 
 def adjective_forms(name: str) -> tuple[str, ...]:
-    """The adjective of a one-word name of at least six letters by its ending (see
+    """The adjectives of a one-word name of at least six letters by its ending (see
     ``_ADJECTIVE_OF``), lower-cased, or nothing."""
     word = name.strip().lower()
     if " " in word or len(word) < 6 or not word.isalpha():
         return ()
-    return tuple(word[: -len(end)] + adj for end, adj in _ADJECTIVE_OF if word.endswith(end))
+    for end, adjectives in _ADJECTIVE_OF:
+        if word.endswith(end):  # the first ending that fits ("-osity" before "-ity")
+            return tuple(word[: -len(end)] + adj for adj in adjectives)
+    return ()
 
 
 def loose_span(text: str, name: str) -> tuple[int, int] | None:
@@ -66,13 +93,14 @@ def loose_span(text: str, name: str) -> tuple[int, int] | None:
     of one another ("complete traumatic amputation of a structure" for "Amputated structure,
     traumatic, complete", "binding to DNA" for "DNA Binding"): every word of the name but its
     function words, each matched once, outside the text's masked entities. None if not found."""
-    # a word the name repeats may be said once ("intraductal and lobular carcinoma" for
-    # "intraductal carcinoma and lobular carcinoma")
-    wanted = list(
-        dict.fromkeys(w.lower() for w in TOKEN.findall(name) if w.lower() not in FUNCTION_WORDS)
-    )
-    if len(wanted) < 2:
+    words = [w.lower() for w in TOKEN.findall(name) if w.lower() not in FUNCTION_WORDS]
+    if len(set(words)) < 2:
         return None
+    # a word the name repeats may be said once ("intraductal and lobular carcinoma" for
+    # "intraductal carcinoma and lobular carcinoma"); a hyphenated word of the name is matched
+    # part by part ("sequence specific" for "Sequence-Specific")
+    parts = (p for w in words for p in w.split("-") if p)
+    wanted = list(dict.fromkeys(p for p in parts if p not in FUNCTION_WORDS))
     tokens = [(m.start(), m.end(), m.group(0).lower()) for m in TOKEN.finditer(text)]
     width = len(wanted) + LOOSE_SLACK
     best: tuple[int, int] | None = None
@@ -80,22 +108,22 @@ def loose_span(text: str, name: str) -> tuple[int, int] | None:
         left = list(wanted)
         last = None
         for index in range(first, min(len(tokens), first + width)):
-            word = tokens[index][2]
-            hit = next((w for w in left if same_root(w, word)), None)
-            if hit is None:
+            hits = _hits(left, tokens[index][2])
+            if not hits:
                 continue
             if index == first or last is not None:
-                left.remove(hit)
+                for hit in hits:
+                    left.remove(hit)
                 last = index
             if not left:
                 break
         if (
             last is not None
             and not left
-            and same_root_any(wanted, tokens[first][2])
+            and _hits(wanted, tokens[first][2])
             and not any(
                 foreign_looking(tokens[i][2], text[tokens[i][0]])
-                and not same_root_any(wanted, tokens[i][2])
+                and not _hits(wanted, tokens[i][2])
                 for i in range(first, last + 1)
             )
         ):
@@ -103,6 +131,22 @@ def loose_span(text: str, name: str) -> tuple[int, int] | None:
             if best is None or span[1] - span[0] < best[1] - best[0]:
                 best = span
     return best
+
+
+def _hits(left: list[str], word: str) -> list[str]:
+    """The words of ``left`` that ``word`` matches: one of its root, or one per part of a
+    hyphenated compound when every part matches ("sequence-specific"); none when a part is
+    not the name's ("granulocyte-macrophage" names another factor)."""
+    hit = next((w for w in left if same_root(w, word)), None)
+    if hit is not None:
+        return [hit]
+    found: list[str] = []
+    for part in (p for p in word.split("-") if p and p not in FUNCTION_WORDS):
+        match = next((w for w in left if w not in found and same_root(w, part)), None)
+        if match is None:
+            return []
+        found.append(match)
+    return found if "-" in word else []
 
 
 def foreign_looking(word: str, initial: str) -> bool:

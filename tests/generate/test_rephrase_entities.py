@@ -1,0 +1,103 @@
+"""Entity names read loosely by the rephrasing validator (:mod:`quizbot.generate.rephrase.entities`,
+issue 24, sixth round): a hyphenated compound is of a name word's root only part by part, so a
+compound that changes one part ("castration-sensitive" for "Castration-Resistant") or joins a
+word to a name word ("myeloid-lymphoid" for "Myeloid") names another entity; a noun of quality
+in -ity is read in its adjective ("obese" for "Obesity").
+
+Every test pairs what a rule lets through with what it must still reject. Sentences are our own.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from quizbot.generate.rephrase.entities import adjective_forms, loose_span, same_root
+from tests.helpers.rephrase import verdict_of
+
+
+@pytest.mark.parametrize(
+    ("one", "two", "same"),
+    [
+        ("castration-resistant", "castration-sensitive", False),
+        ("myeloid", "myeloid-lymphoid", False),
+        ("colony-stimulating", "colony", False),
+        ("post-partum", "postpartum", True),
+        ("castration-resistant", "castration-resistance", True),
+        ("amputated", "amputation", True),  # words without hyphens: unchanged
+    ],
+)
+def test_hyphenated_compounds_share_a_root_part_by_part(one: str, two: str, same: bool) -> None:
+    assert same_root(one, two) is same
+    assert same_root(two, one) is same
+
+
+def test_a_compound_of_name_words_takes_them_all() -> None:
+    name = "Refractory HER2-Positive Gastric Carcinoma"
+    text = "gastric carcinoma, HER2-positive and refractory"
+    assert loose_span(text, name) == (0, len(text))
+    assert loose_span("gastric carcinoma, HER2-negative and refractory", name) is None
+    # a name word split in the text is still found ("sequence specific" for "Sequence-Specific")
+    assert loose_span("binding of DNA, sequence specific", "Sequence-Specific DNA Binding")
+
+
+_CRPC = ("Enzalutamide may treat Castration-Resistant Prostate Carcinoma.", "Enzalutamide")
+_CML = ("Imatinib may treat Chronic Myeloid Leukemia.", "Imatinib")
+
+
+@pytest.mark.parametrize(
+    ("statement", "head", "tail", "candidate", "expected"),
+    [
+        (
+            *_CRPC,
+            "Castration-Resistant Prostate Carcinoma",
+            "Enzalutamide may treat prostate carcinoma that is castration-resistant.",
+            "accepted",
+        ),
+        (
+            *_CRPC,
+            "Castration-Resistant Prostate Carcinoma",
+            "Enzalutamide may treat prostate carcinoma that is castration-sensitive.",
+            "entity missing",
+        ),
+        (
+            *_CML,
+            "Chronic Myeloid Leukemia",
+            "Imatinib may be used to treat leukemia of the chronic myeloid type.",
+            "accepted",
+        ),
+        (
+            *_CML,
+            "Chronic Myeloid Leukemia",
+            "Imatinib may treat chronic myeloid-lymphoid leukemia.",
+            "entity missing",
+        ),
+    ],
+)
+def test_a_changed_compound_is_another_entity(
+    statement: str, head: str, tail: str, candidate: str, expected: str
+) -> None:
+    assert verdict_of(statement, candidate, head, tail) == expected
+
+
+def test_adjectives_of_nouns_of_quality() -> None:
+    assert "obese" in adjective_forms("Obesity")
+    assert "sterile" in adjective_forms("Sterility")
+    assert "spastic" in adjective_forms("Spasticity")
+    assert adjective_forms("Tortuosity") == ("tortuous",)
+    assert adjective_forms("Fibrosis") == ("fibrotic",)
+
+
+_OBESE = "If a patient suffers from Obesity, he/she may develop Gallstones."
+
+
+@pytest.mark.parametrize(
+    ("candidate", "expected"),
+    [
+        ("An obese patient may develop gallstones.", "accepted"),
+        ("A patient who is obese may go on to develop gallstones.", "accepted"),
+        ("An obese patient may develop kidney stones.", "entity missing"),
+        ("A patient who is not obese may develop gallstones.", "negation flipped"),
+    ],
+)
+def test_obese_names_obesity(candidate: str, expected: str) -> None:
+    assert verdict_of(_OBESE, candidate, "Obesity", "Gallstones") == expected
