@@ -277,3 +277,72 @@ def test_reworded_names_in_the_validator(
     statement: str, candidate: str, head: str, tail: str, expected: str
 ) -> None:
     assert _check(statement, candidate, head, tail) == expected
+
+
+# -- a causal link said otherwise, a binding protein named by its function (sixth round) --------
+
+
+def test_causal_link_and_binding_protein_variants() -> None:
+    variants = {v.casefold() for v in name_variants("Pancreatitis due to gallstones")}
+    assert {"pancreatitis caused by gallstones", "pancreatitis secondary to gallstones"} <= variants
+    assert "pancreatitis" not in variants
+    variants = {v.casefold() for v in name_variants("Calcium Binding Protein")}
+    assert {"calcium binding", "calcium binding activity", "calcium binding function"} <= variants
+    assert not name_variants("Calcium Channel Protein")  # no function in its name
+
+
+_GALLSTONES = "Cholecystectomy may prevent Pancreatitis due to gallstones."
+_CALCIUM = "Calcium Binding Protein is a biochemical function of Calmodulin."
+
+
+@pytest.mark.parametrize(
+    ("statement", "head", "tail", "candidate", "expected"),
+    [
+        (
+            _GALLSTONES,
+            "Cholecystectomy",
+            "Pancreatitis due to gallstones",
+            "Cholecystectomy may prevent pancreatitis caused by gallstones.",
+            "accepted",
+        ),
+        (
+            _GALLSTONES,
+            "Cholecystectomy",
+            "Pancreatitis due to gallstones",
+            "Cholecystectomy may prevent pancreatitis resulting from the gallstones.",
+            "accepted",
+        ),
+        (
+            _GALLSTONES,
+            "Cholecystectomy",
+            "Pancreatitis due to gallstones",
+            "Cholecystectomy may prevent pancreatitis caused by alcohol.",
+            "entity missing",
+        ),
+        (
+            _CALCIUM,
+            "Calmodulin",
+            "Calcium Binding Protein",
+            "Calcium binding is a biochemical function of calmodulin.",
+            "accepted",
+        ),
+        (
+            _CALCIUM,
+            "Calmodulin",
+            "Calcium Binding Protein",
+            "Calcium-binding activity is one of the biochemical functions of calmodulin.",
+            "accepted",
+        ),
+        (
+            _CALCIUM,
+            "Calmodulin",
+            "Calcium Binding Protein",
+            "Zinc binding is a biochemical function of calmodulin.",
+            "entity missing",
+        ),
+    ],
+)
+def test_relinked_names_in_the_validator(
+    statement: str, head: str, tail: str, candidate: str, expected: str
+) -> None:
+    assert _check(statement, candidate, head, tail) == expected

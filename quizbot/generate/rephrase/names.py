@@ -14,7 +14,11 @@ a dropped or swapped entity pass:
 * a type number in Roman or Arabic figures: "type 2" / "type II" (1 to 4 only);
 * a generic last word dropped: "Phosphorylation Process", "Atypical Cells Present";
 * an organ noun as its adjective ("Tooth Diseases" / "dental diseases", "Cell" / "cellular") and
-  a two-word name as "[B] of [A]" ("diseases of the teeth").
+  a two-word name as "[B] of [A]" ("diseases of the teeth");
+* a causal link inside the name in other words: "Dermatitis due to radiation" / "dermatitis
+  caused by (the) radiation", "resulting from", "secondary to", "induced by", "owing to";
+* a binding protein named for what it does, where the name is a function: "DNA Binding
+  Protein" / "DNA binding", "DNA-binding function" or "activity".
 
 Hyphens and spaces inside a name ("cell-surface receptor", "T cell") are matched by
 :func:`~quizbot.generate.wording.entity_regex` itself. :data:`DESCRIPTORS` are words that may
@@ -171,9 +175,40 @@ def _reworded(name: str) -> list[str]:
     return found
 
 
+# Phrases that link an effect to its cause inside a name ("Dermatitis due to radiation")
+_CAUSAL_LINKS = (
+    "due to",
+    "caused by",
+    "resulting from",
+    "secondary to",
+    "induced by",
+    "owing to",
+    "attributable to",
+    "because of",
+)
+_CAUSAL_LINK = re.compile(
+    r"(?<=\w )(" + "|".join(p.replace(" ", r"\s+") for p in _CAUSAL_LINKS) + r")(?= \w)",
+    re.IGNORECASE,
+)
+# "... DNA Binding Protein": the protein named for what it does, said as the function
+_FUNCTION_PROTEIN = re.compile(r"(?<=\w)(ing)\s+proteins?$", re.IGNORECASE)
+
+
+def _relinked(name: str) -> list[str]:
+    """The name with its causal link said in each other way, and a binding protein's name as
+    its function ("... Binding" / "... Binding function" / "... Binding activity")."""
+    found: list[str] = []
+    if _CAUSAL_LINK.search(name):
+        found += [_CAUSAL_LINK.sub(link, name, count=1) for link in _CAUSAL_LINKS]
+    if _FUNCTION_PROTEIN.search(name):
+        ends = ("", " function", " activity")
+        found += [_FUNCTION_PROTEIN.sub(r"\1" + end, name) for end in ends]
+    return found
+
+
 def name_variants(name: str) -> tuple[str, ...]:
     """Other ways to write ``name`` (see the module docstring), ``name`` itself left out."""
-    bases = [name, *_reworded(name)]
+    bases = [name, *_reworded(name), *_relinked(name)]
     plain = _QUALIFIER.sub("", name).strip()
     if plain and plain != name:
         bases.append(plain)
