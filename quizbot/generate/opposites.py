@@ -15,7 +15,8 @@ to the voice families of :mod:`~quizbot.generate.wording`.
 :func:`lexicon_clash` finds a word of the candidate on one side of a row that the statement does
 not have, where the statement has a word of the other side: "soars" for "decreases",
 "detrimental" for "beneficial". A few fixed phrases do not carry their word's sense ("give rise
-to", "falls under", "the lower limb", "if left untreated"), see ``_NEUTRAL``.
+to", "falls under", "the lower limb", "if left untreated"), see ``_NEUTRAL``. A phrasal verb of
+quantity ("goes up", "tails off", "cut back") counts as the word it means, see ``_PHRASAL``.
 """
 
 from __future__ import annotations
@@ -150,6 +151,43 @@ def _sides(row: Opposition, words: Sequence[str]) -> tuple[list[str], list[str]]
     return found
 
 
+def _verbs(text: str) -> frozenset[str]:
+    """Verbs and their regular inflections; irregular forms are written out."""
+    return frozenset(form for word in text.split() for form in word_forms_of(word))
+
+
+# Phrasal verbs of quantity: a motion verb and its particle say "increase" or "decrease" ("goes
+# up", "shot up", "ramps down", "tails off", "cut back"), read as one word of the quantity row.
+_PHRASAL: tuple[tuple[frozenset[str], str, str], ...] = (
+    (
+        _verbs("go goes went gone shoot shot jump spike ramp step scale climb move tick creep edge")
+        | _verbs("push drive drove driven crank bump ratchet gear"),
+        "up",
+        "increase",
+    ),
+    (
+        _verbs("go goes went gone come came drop die cut scale ramp step wind wound tick move")
+        | _verbs("slow calm"),
+        "down",
+        "decrease",
+    ),
+    (_verbs("drop tail taper fall fell fallen die ease"), "off", "decrease"),
+    (_verbs("cut scale pull"), "back", "decrease"),
+)
+
+
+def _phrasal(words: Sequence[str]) -> list[str]:
+    """``words`` with each phrasal verb of quantity made the one word it means."""
+    out: list[str] = []
+    index = 0
+    while index < len(words):
+        after = words[index + 1] if index + 1 < len(words) else ""
+        meaning = next((m for v, p, m in _PHRASAL if words[index] in v and after == p), None)
+        out.append(meaning or words[index])
+        index += 2 if meaning else 1
+    return out
+
+
 def lexicon_clash(
     original: Sequence[str], candidate: Sequence[str], *, converse: bool = False
 ) -> tuple[str, str] | None:
@@ -161,8 +199,10 @@ def lexicon_clash(
     or one fewer of the other side in the candidate (a statement with both sides, "if [X]
     decreases, the likelihood of [Y] is higher", clashes when one of them is flipped). Only the
     rows that are converses with ``converse`` (the caller knows the entities kept their order),
-    only the others without it.
+    only the others without it. A phrasal verb of quantity counts as its one word ("goes up"
+    as "increase").
     """
+    original, candidate = _phrasal(original), _phrasal(candidate)
     had = set(original)
     for row in lexicon():
         if row.converse != converse:

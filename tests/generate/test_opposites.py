@@ -156,3 +156,32 @@ def test_an_opposite_inside_an_entity_name_does_not_fire(
     # "left" and "high" belong to the tail's name: written again outside the name's span they
     # are still the name's words, not opposites of the statement's "right" and "low"
     assert verdict_of(statement, candidate, head, tail) == "accepted"
+
+
+@pytest.mark.parametrize(
+    ("statement", "candidate", "clash"),
+    [
+        ("if \x1a decreases \x1a may decrease", "when \x1a falls \x1a may go up", True),
+        ("\x1a increases the level of \x1a", "\x1a makes the level of \x1a tail off", True),
+        ("\x1a raises the level of \x1a", "the level of \x1a is cut back by \x1a", True),
+        ("\x1a lowers the level of \x1a", "\x1a makes the level of \x1a shoot up", True),
+        ("if \x1a decreases \x1a may decrease", "when \x1a falls \x1a may go down too", False),
+        ("\x1a increases the level of \x1a", "\x1a makes the level of \x1a go up", False),
+    ],
+)
+def test_a_phrasal_verb_of_quantity_reads_as_its_word(
+    statement: str, candidate: str, clash: bool
+) -> None:
+    assert (lexicon_clash(_words(statement), _words(candidate)) is not None) is clash
+
+
+def test_the_validator_reads_a_phrasal_opposite() -> None:
+    statement = (
+        "If the production of Calmodulin decreases, the functionality of Calcium Binding "
+        "Protein may decrease."
+    )
+    head, tail = "Calmodulin", "Calcium Binding Protein"
+    flipped = "When calmodulin production falls, calcium-binding function may go up."
+    kept = "When calmodulin production falls, calcium-binding function may go down too."
+    assert verdict_of(statement, flipped, head, tail) == "antonym"
+    assert verdict_of(statement, kept, head, tail) == "accepted"
