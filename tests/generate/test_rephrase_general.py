@@ -468,3 +468,49 @@ def test_unlikely_hedges_a_firm_negation() -> None:
     assert _check(
         statement, "Patients with gout are unlikely to have tophi.", "Gout", "Tophus"
     ) == ("claim strength changed")
+
+
+# -- kind nouns are no relational noun; describing adjectives hide no role (sixth round) --------
+
+
+def test_kind_nouns_name_no_possessor() -> None:
+    text = "Insulin is a gene product associated with the Pancreas"
+    assert _owner(text, "Insulin", "Pancreas") is None
+    # a relational noun still has one
+    assert _owner("Insulin is the anatomy associated with the Pancreas", "Insulin", "Pancreas") == 1
+
+
+@pytest.mark.parametrize(
+    ("candidate", "expected"),
+    [
+        ("Insulin is a gene product associated with the pancreas.", "accepted"),
+        ("The pancreas is a gene product associated with insulin.", "roles swapped"),
+    ],
+)
+def test_a_type_complement_keeps_the_relation(candidate: str, expected: str) -> None:
+    statement = "The gene product Insulin has the associated anatomy Pancreas."
+    assert _check(statement, candidate, "Insulin", "Pancreas") == expected
+
+
+def test_roles_read_past_describing_adjectives() -> None:
+    assert kinds_before("is associated with the development of normal ", "") == {"condition"}
+    assert kinds_before("the treatment of chronic ", "") == {"condition"}
+    assert kinds_before("Normal tissue ", " is associated") == set()
+
+
+@pytest.mark.parametrize(
+    ("candidate", "expected"),
+    [
+        ("Normal bone marrow is associated with the development of myelofibrosis.", "accepted"),
+        (
+            "Myelofibrosis is associated with the development of normal bone marrow.",
+            "roles swapped",
+        ),
+        ("Myelofibrosis is linked to the development of healthy bone marrow.", "roles swapped"),
+    ],
+)
+def test_development_of_a_described_entity(candidate: str, expected: str) -> None:
+    statement = (
+        "Normal tissue Bone Marrow is associated with the development of disease Myelofibrosis."
+    )
+    assert _check(statement, candidate, "Myelofibrosis", "Bone Marrow") == expected

@@ -105,13 +105,21 @@ _FREQUENCY = re.compile(
 )
 
 
-def _absolutes(masked: str) -> set[str]:
+# A conditional statement: "If [X] is affected, ...", "When a patient takes [X], ..."
+_CONDITIONAL = re.compile(r"^\s*(?:if|when|whenever)\b", re.IGNORECASE)
+
+
+def _absolutes(masked: str, *, generic: bool = False) -> set[str]:
     """The absolutes of ``masked``, lower-cased ("any" after a negation is a negative-polarity
-    item, "cannot show any sign", not the universal "any patient")."""
+    item, "cannot show any sign", not the universal "any patient"). With ``generic`` (the
+    statement is a conditional), a sentence-initial "Any" restates its condition ("Any change
+    in [X] may ..." for "If [X] changes, ... may ...") and is no absolute."""
     found: set[str] = set()
     for match in ABSOLUTE.finditer(masked):
         word = match.group(0).lower()
         if word == "any" and NEGATION.search(masked[: match.start()]):
+            continue
+        if word == "any" and generic and not masked[: match.start()].strip():
             continue
         if word == "should" and not masked[: match.start()].strip(" ,;:"):
             continue  # sentence-initial "Should a patient have X, ...": a condition
@@ -161,8 +169,9 @@ def strength_change(orig: str, cand: str, negated: bool) -> Finding | None:
     indicate" for "may suffer from", "has the potential to" for "may be able to"), but an
     affirmative one may not drop its "can"/"may" ("affects" for "can affect"). Where the statement
     says there is no need to do something, "can avoid doing it" is the same permission, no hedge;
-    where it says something is not able to, "cannot" is the same inability, no hedge."""
-    added = sorted(_absolutes(cand) - _absolutes(orig))
+    where it says something is not able to, "cannot" is the same inability, no hedge; where it
+    is a conditional, a candidate opening with "Any" restates the condition."""
+    added = sorted(_absolutes(cand, generic=bool(_CONDITIONAL.match(orig))) - _absolutes(orig))
     if added:
         return ("claim strength changed", f"adds {', '.join(map(repr, added))}")
     often = _FREQUENCY.search(cand)

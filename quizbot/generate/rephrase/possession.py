@@ -9,6 +9,8 @@ whose relation it is, and a role swap changes exactly that:
 * ``The [N] of [B] is (not) [A]`` and ``[B]'s [N] is [A]``: B, the copula inverted;
 * ``In [B], the [N] is [A]``: B, set before the clause;
 * ``[B] is associated with [A] as its [N]``: B, the owner of "its";
+* not ``[A] is a gene product associated with [B]``: a noun phrase of kind nouns only ("gene
+  product", "disease", "drug") says what [A] is, not whose relation it is;
 * ``[B] has / possesses / exhibits / shows (the [N] (of)) [A]``, with any auxiliary, modal or
   negation before the verb ("[B] does not exhibit [A] as its morphology", "[B] does not possess
   the biochemical function of a [A]"): B, the subject of a verb of having.
@@ -40,6 +42,17 @@ _BE = r"(?:(?:is|are|(?:may|might|can|could)\s+(?:not\s+)?be)\s+(?:not\s+)?)"
 _HEAD_NOUN = r"(?:(?:activity|activities|function|process|gene|protein|cells?|tissue)\s+)?"
 _FORWARD = re.compile(
     rf"^\s*{_HEAD_NOUN}{_BE}(?:one\s+of\s+)?{_ART}{_NOUNS}(?:{_OF}|in|within)\s+{_ART}$",
+    re.IGNORECASE,
+)
+# "[A] is a gene product associated with [B]": the noun phrase only says what kind of thing
+# [A] is, and "associated with" relates the two; no relational noun, no possessor
+_KIND = (
+    r"(?:gene|product|protein|enzyme|molecule|drug|medication|medicine|disease|disorder"
+    r"|condition|syndrome|cell|tissue|substance|compound|hormone)s?"
+)
+_KIND_ONLY = re.compile(
+    rf"^\s*{_BE}{_ART}(?:{_KIND}\s+){{1,3}}(?:associated|linked|related|connected)\s+(?:with|to)"
+    rf"\s+{_ART}$",
     re.IGNORECASE,
 )
 # "[A] is (an abnormal cell) found in [B]": B has A
@@ -100,6 +113,8 @@ def possessor(masked: str, first: tuple[int, int], second: tuple[int, int]) -> i
     (start, stop)."""
     between = masked[first[1] : second[0]]
     lead = _CLAUSE.split(masked[: first[0]])[-1]
+    if _KIND_ONLY.match(between):
+        return None
     if _FORWARD.match(between) and _plain(between):
         return 1
     if _HAVE.match(between) and _plain(between):

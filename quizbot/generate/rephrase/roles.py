@@ -2,7 +2,8 @@
 
 A role swap puts each entity where the other stood ("Administration of [disease]", "a preventive
 effect on [drug]", "the [organelle] gene"). The words right before an entity (up to three, within
-its clause) and the word right after it say what kind of thing the sentence takes it for:
+its clause, past describing adjectives such as "normal" or "chronic") and the word right after
+it say what kind of thing the sentence takes it for:
 
 * ``agent``: something taken or given (a drug, a treatment): "taking", "administration of", "treated
   with", "prevented by", "[X] treatment";
@@ -77,12 +78,40 @@ _PARTNER = {"agent": "condition", "product": "function"}
 _MODIFIED = re.compile(r"^\s*(?:lesions?|involvement|damage)\b", re.IGNORECASE)
 
 
+# Adjectives that describe an entity without saying what role it plays: the role word stands
+# before them ("the development of normal [tissue]", "treatment of chronic [disease]")
+_DESCRIBING = frozenset(
+    [
+        "normal",
+        "healthy",
+        "abnormal",
+        "diseased",
+        "human",
+        "cellular",
+        "biological",
+        "molecular",
+        "chronic",
+        "acute",
+        "severe",
+        "mild",
+        "benign",
+        "malignant",
+        "underlying",
+        "existing",
+        "pre-existing",
+    ]
+)
+
+
 def kinds_before(before: str, after: str) -> set[str]:
-    """The kinds the words ``before`` an entity (and the word ``after`` it) give it."""
+    """The kinds the words ``before`` an entity (and the word ``after`` it) give it, past the
+    adjectives that only describe it (``_DESCRIBING``)."""
     if _MODIFIED.match(after):
         return {"site"}
     clause = _CLAUSE.split(before)[-1]
     words = _ARTICLES.sub("", clause).split()
+    while words and words[-1].lower() in _DESCRIBING:
+        words.pop()
     near = " ".join(words[-3:])
     kinds = {kind for kind, pattern in _BEFORE if pattern.search(near)}
     kinds |= {kind for kind, pattern in _AFTER if pattern.match(after)}
