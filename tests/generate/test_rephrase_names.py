@@ -286,6 +286,7 @@ def test_causal_link_and_binding_protein_variants() -> None:
     variants = {v.casefold() for v in name_variants("Pancreatitis due to gallstones")}
     assert {"pancreatitis caused by gallstones", "pancreatitis secondary to gallstones"} <= variants
     assert "pancreatitis" not in variants
+    assert {"gallstones-induced pancreatitis", "gallstones-related pancreatitis"} <= variants
     variants = {v.casefold() for v in name_variants("Calcium Binding Protein")}
     assert {"calcium binding", "calcium binding activity", "calcium binding function"} <= variants
     assert not name_variants("Calcium Channel Protein")  # no function in its name
@@ -317,6 +318,20 @@ _CALCIUM = "Calcium Binding Protein is a biochemical function of Calmodulin."
             "Cholecystectomy",
             "Pancreatitis due to gallstones",
             "Cholecystectomy may prevent pancreatitis caused by alcohol.",
+            "entity missing",
+        ),
+        (
+            "Corticosteroids may treat Pneumonitis due to radiation.",
+            "Corticosteroids",
+            "Pneumonitis due to radiation",
+            "Corticosteroids may treat radiation-induced pneumonitis.",
+            "accepted",
+        ),
+        (
+            "Corticosteroids may treat Pneumonitis due to radiation.",
+            "Corticosteroids",
+            "Pneumonitis due to radiation",
+            "Corticosteroids may treat drug-induced pneumonitis.",
             "entity missing",
         ),
         (

@@ -16,7 +16,8 @@ a dropped or swapped entity pass:
 * an organ noun as its adjective ("Tooth Diseases" / "dental diseases", "Cell" / "cellular") and
   a two-word name as "[B] of [A]" ("diseases of the teeth");
 * a causal link inside the name in other words: "Dermatitis due to radiation" / "dermatitis
-  caused by (the) radiation", "resulting from", "secondary to", "induced by", "owing to";
+  caused by (the) radiation", "resulting from", "secondary to", "induced by", "owing to", or a
+  short cause set before the effect ("radiation-induced dermatitis", "radiation-related");
 * a binding protein named for what it does, where the name is a function: "DNA Binding
   Protein" / "DNA binding", "DNA-binding function" or "activity".
 
@@ -195,11 +196,15 @@ _FUNCTION_PROTEIN = re.compile(r"(?<=\w)(ing)\s+proteins?$", re.IGNORECASE)
 
 
 def _relinked(name: str) -> list[str]:
-    """The name with its causal link said in each other way, and a binding protein's name as
-    its function ("... Binding" / "... Binding function" / "... Binding activity")."""
+    """The name with its causal link said in each other way (and a short cause set before the
+    effect: "radiation-induced pneumonitis"), and a binding protein's name as its function ("... Binding" / "... Binding function" / "... Binding activity")."""
     found: list[str] = []
-    if _CAUSAL_LINK.search(name):
-        found += [_CAUSAL_LINK.sub(link, name, count=1) for link in _CAUSAL_LINKS]
+    link = _CAUSAL_LINK.search(name)
+    if link:
+        found += [_CAUSAL_LINK.sub(other, name, count=1) for other in _CAUSAL_LINKS]
+        effect, cause = name[: link.start()].strip(), name[link.end() :].strip()
+        if len(cause.split()) <= 2 and "," not in name:  # "radiation-induced pneumonitis"
+            found += [f"{cause}-{how} {effect}" for how in ("induced", "related")]
     if _FUNCTION_PROTEIN.search(name):
         ends = ("", " function", " activity")
         found += [_FUNCTION_PROTEIN.sub(r"\1" + end, name) for end in ends]
