@@ -514,3 +514,71 @@ def test_development_of_a_described_entity(candidate: str, expected: str) -> Non
         "Normal tissue Bone Marrow is associated with the development of disease Myelofibrosis."
     )
     assert _check(statement, candidate, "Myelofibrosis", "Bone Marrow") == expected
+
+
+def test_a_place_relation_is_owned_by_the_thing_placed() -> None:
+    text = "Asthma is found in the Bronchus"
+    a, b = text.index("Asthma"), text.index("Bronchus")
+    masked = text.replace("Asthma", "\x1a" * 6).replace("Bronchus", "\x1a" * 8)
+    assert possessor(masked, (a, a + 6), (b, b + 8)) == 1  # a morphology: the container
+    assert possessor(masked, (a, a + 6), (b, b + 8), place=True) == 0  # a site: what is found
+
+
+@pytest.mark.parametrize(
+    ("statement", "head", "tail", "candidate", "expected"),
+    [
+        (
+            "The gene product Insulin has the associated anatomy Pancreas.",
+            "Insulin",
+            "Pancreas",
+            "Insulin is located in the pancreas.",
+            "accepted",
+        ),
+        (
+            "The gene product Insulin has the associated anatomy Pancreas.",
+            "Insulin",
+            "Pancreas",
+            "Insulin is a gene product expressed in the pancreas.",
+            "accepted",
+        ),
+        (
+            "The gene product Insulin has the associated anatomy Pancreas.",
+            "Insulin",
+            "Pancreas",
+            "The pancreas is found in insulin.",
+            "roles swapped",
+        ),
+        (
+            "Asthma has the finding site Bronchus.",
+            "Asthma",
+            "Bronchus",
+            "Asthma occurs in the bronchus.",
+            "accepted",
+        ),
+        (
+            "Asthma has the finding site Bronchus.",
+            "Asthma",
+            "Bronchus",
+            "The bronchus occurs in asthma.",
+            "roles swapped",
+        ),
+        (
+            "Granuloma is the associated morphology of Sarcoidosis.",
+            "Sarcoidosis",
+            "Granuloma",
+            "Granuloma is found in sarcoidosis.",
+            "accepted",
+        ),
+        (
+            "Granuloma is the associated morphology of Sarcoidosis.",
+            "Sarcoidosis",
+            "Granuloma",
+            "Sarcoidosis is found in granuloma.",
+            "roles swapped",
+        ),
+    ],
+)
+def test_found_in_for_a_place_and_for_a_morphology(
+    statement: str, head: str, tail: str, candidate: str, expected: str
+) -> None:
+    assert _check(statement, candidate, head, tail) == expected

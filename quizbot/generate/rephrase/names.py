@@ -197,7 +197,8 @@ _FUNCTION_PROTEIN = re.compile(r"(?<=\w)(ing)\s+proteins?$", re.IGNORECASE)
 
 def _relinked(name: str) -> list[str]:
     """The name with its causal link said in each other way (and a short cause set before the
-    effect: "radiation-induced pneumonitis"), and a binding protein's name as its function ("... Binding" / "... Binding function" / "... Binding activity")."""
+    effect: "radiation-induced pneumonitis"), and a binding protein's name as its function
+    ("... Binding" / "... Binding function" / "... Binding activity")."""
     found: list[str] = []
     link = _CAUSAL_LINK.search(name)
     if link:

@@ -11,6 +11,9 @@ whose relation it is, and a role swap changes exactly that:
 * ``[B] is associated with [A] as its [N]``: B, the owner of "its";
 * not ``[A] is a gene product associated with [B]``: a noun phrase of kind nouns only ("gene
   product", "disease", "drug") says what [A] is, not whose relation it is;
+* ``[A] is found / occurs in [B]``: B, the container ("Granuloma is found in sarcoidosis"),
+  but A when the relation is a place ("[A] has the associated anatomy [B]" = "[A] is found in
+  [B]");
 * ``[B] has / possesses / exhibits / shows (the [N] (of)) [A]``, with any auxiliary, modal or
   negation before the verb ("[B] does not exhibit [A] as its morphology", "[B] does not possess
   the biochemical function of a [A]"): B, the subject of a verb of having.
@@ -26,7 +29,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["possessor"]
+__all__ = ["names_a_place", "possessor"]
 
 _ART = r"(?:(?:the|a|an|any|no|its|their)\s+)?"
 # Up to four words of a noun phrase: no negation, no adverb ("is not associated with",
@@ -57,8 +60,9 @@ _KIND_ONLY = re.compile(
 )
 # "[A] is (an abnormal cell) found in [B]": B has A
 _FOUND_IN = re.compile(
-    rf"^\s*{_BE}(?:{_ART}{_NOUNS})?(?:found|present|seen|observed|detected|encountered)"
-    rf"\s+(?:in|within)\s+{_ART}$",
+    rf"^\s*{_BE}(?:{_ART}{_NOUNS})?(?:(?:mainly|mostly|primarily|chiefly|largely)\s+)?"
+    r"(?:found|present|seen|observed|detected|encountered|located|locali[sz]ed|situated"
+    rf"|expressed)\s+(?:in|within)\s+{_ART}$",
     re.IGNORECASE,
 )
 # "The morphological correlate of [B]" (at the start of its clause) + "is [A]"
@@ -106,21 +110,36 @@ def _plain(phrase: str) -> bool:
     return not any(w in _PREPOSITIONS for w in words[:-1])
 
 
-def possessor(masked: str, first: tuple[int, int], second: tuple[int, int]) -> int | None:
+# A relational noun of place: its owner is the thing placed ("[A] has the associated anatomy
+# [B]", "[A] has the finding site [B]")
+_PLACE = re.compile(
+    r"\b(?:anatom\w*|sites?|locations?|locali[sz]ations?|compartments?)\b", re.IGNORECASE
+)
+
+
+def names_a_place(masked: str) -> bool:
+    """Whether the sentence speaks of a place relation (anatomy, site, location)."""
+    return bool(_PLACE.search(masked))
+
+
+def possessor(
+    masked: str, first: tuple[int, int], second: tuple[int, int], *, place: bool = False
+) -> int | None:
     """Which of two entity mentions owns the relation the sentence states: 0 for the mention at
     ``first`` (the earlier one), 1 for ``second``, None when no shape of the module docstring
     fits. ``masked`` is the sentence with the entities blanked out; the spans are the mentions'
-    (start, stop)."""
+    (start, stop). With ``place`` (the relation is a place: anatomy, site), "[A] is found /
+    occurs in [B]" is owned by the thing found, [A], as "[A] has the anatomy [B]" is."""
     between = masked[first[1] : second[0]]
     lead = _CLAUSE.split(masked[: first[0]])[-1]
     if _KIND_ONLY.match(between):
         return None
+    if _FOUND_IN.match(between) or _OCCURS_IN.match(between):
+        return 0 if place else 1
     if _FORWARD.match(between) and _plain(between):
         return 1
     if _HAVE.match(between) and _plain(between):
         return 0
-    if _FOUND_IN.match(between) or _OCCURS_IN.match(between):
-        return 1
     if _INVERTED_LEAD.match(lead) and _plain(lead) and _INVERTED_BE.match(between):
         return 0
     if _GENITIVE.match(between) and _plain(between):

@@ -123,7 +123,7 @@ from quizbot.generate.rephrase.lexicon import (
     looks_medical,
 )
 from quizbot.generate.rephrase.names import DESCRIPTORS, name_variants
-from quizbot.generate.rephrase.possession import possessor
+from quizbot.generate.rephrase.possession import names_a_place, possessor
 from quizbot.generate.rephrase.relational import owner_role, player, read_relation
 from quizbot.generate.rephrase.roles import kinds_before, role_kept, role_swap
 from quizbot.generate.wording import (
@@ -619,7 +619,8 @@ def _check_roles(orig: _Reading, cand: _Reading, context: _Context) -> Verdict |
     head, tail = context.keys
     if head == tail:
         return None
-    owners = (_owner(orig, context.keys), _owner(cand, context.keys))
+    place = names_a_place(orig.masked) or names_a_place(cand.masked)
+    owners = (_owner(orig, context.keys, place), _owner(cand, context.keys, place))
     if None not in owners:
         if owners[0] != owners[1]:
             return _reject("roles swapped", "the relation now belongs to the other entity")
@@ -801,10 +802,10 @@ def _check_condition(orig: _Reading, cand: _Reading, context: _Context) -> Verdi
     return None
 
 
-def _owner(reading: _Reading, keys: tuple[str, str]) -> str | None:
+def _owner(reading: _Reading, keys: tuple[str, str], place: bool = False) -> str | None:
     """The key of the entity owning the sentence's relational noun (see :mod:`.possession`)."""
     spans = sorted((reading.found[key][0], key) for key in keys)
-    which = possessor(reading.masked, spans[0][0], spans[1][0])
+    which = possessor(reading.masked, spans[0][0], spans[1][0], place=place)
     return None if which is None else spans[which][1]
 
 
