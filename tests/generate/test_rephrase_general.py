@@ -582,3 +582,29 @@ def test_found_in_for_a_place_and_for_a_morphology(
     statement: str, head: str, tail: str, candidate: str, expected: str
 ) -> None:
     assert _check(statement, candidate, head, tail) == expected
+
+
+_BRAF = "Molecular abnormality BRAF V600E Mutation may be associated with the disease Melanoma."
+
+
+@pytest.mark.parametrize(
+    ("candidate", "expected"),
+    [
+        (
+            "BRAF V600E mutation, a molecular abnormality, may be associated with melanoma.",
+            "accepted",
+        ),
+        (
+            "Melanoma, a molecular abnormality, may be associated with BRAF V600E mutation.",
+            "roles swapped",
+        ),
+    ],
+)
+def test_a_type_label_set_off_after_an_entity(candidate: str, expected: str) -> None:
+    assert _check(_BRAF, candidate, "Melanoma", "BRAF V600E Mutation") == expected
+
+
+def test_a_clause_after_a_comma_is_no_type_label() -> None:
+    statement = "Ulceration is the associated morphology of Peptic Ulcer."
+    candidate = "In peptic ulcer, the associated morphology is ulceration."
+    assert _check(statement, candidate, "Peptic Ulcer", "Ulceration") == "accepted"

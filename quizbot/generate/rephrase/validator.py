@@ -860,8 +860,9 @@ def _anchored_to_patient(orig: _Reading, cand: _Reading, context: _Context) -> b
 _RIGHT_WORD = re.compile(r"^ ([^\W\d_][\w'’-]*)")
 # "[X] is (not) a molecular abnormality": the complement's first two words, unless they label
 # the entity that follows ("is not the anatomy [Y]")
-_COMPLEMENT = re.compile(
-    r"^\s*(?:is|are)\s+(?:not\s+)?(?:(?:a|an|the)\s+)?"
+_COMPLEMENT = re.compile(  # or set off: "[X], a molecular abnormality, ..."
+    r"^\s*(?:(?:is|are)\s+(?:not\s+)?|,\s*(?=(?:a|an|the)(?:\s+[^\W\d_][\w'’-]*){1,3}\s*,))"
+    r"(?:(?:a|an|the)\s+)?"
     r"([^\W\d_][\w'’-]*+)(?:\s+([^\W\d_][\w'’-]*+))?(?!\s*\x1a)",
     re.I,
 )
