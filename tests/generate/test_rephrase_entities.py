@@ -2,7 +2,8 @@
 issue 24, sixth round): a hyphenated compound is of a name word's root only part by part, so a
 compound that changes one part ("castration-sensitive" for "Castration-Resistant") or joins a
 word to a name word ("myeloid-lymphoid" for "Myeloid") names another entity; a noun of quality
-in -ity is read in its adjective ("obese" for "Obesity").
+in -ity is read in its adjective ("obese" for "Obesity"); an entity's acronym ("(COPD)") is no
+foreign term, and a capitalised word right after an entity that opens the sentence is one.
 
 Every test pairs what a rule lets through with what it must still reject. Sentences are our own.
 """
@@ -11,7 +12,12 @@ from __future__ import annotations
 
 import pytest
 
-from quizbot.generate.rephrase.entities import adjective_forms, loose_span, same_root
+from quizbot.generate.rephrase.entities import (
+    acronym_of,
+    adjective_forms,
+    loose_span,
+    same_root,
+)
 from tests.helpers.rephrase import verdict_of
 
 
@@ -101,3 +107,41 @@ _OBESE = "If a patient suffers from Obesity, he/she may develop Gallstones."
 )
 def test_obese_names_obesity(candidate: str, expected: str) -> None:
     assert verdict_of(_OBESE, candidate, "Obesity", "Gallstones") == expected
+
+
+def test_acronyms() -> None:
+    assert acronym_of("COPD", "Chronic Obstructive Pulmonary Disease")
+    assert acronym_of("PTLD", "Post-Transplant Lymphoproliferative Disorder")
+    assert acronym_of("TNF-A", "Tumor Necrosis Factor-Alpha")
+    assert acronym_of("CPH", "Carcinoma of the Pancreatic Head")  # function words left out
+    assert not acronym_of("CLL", "Chronic Obstructive Pulmonary Disease")
+    assert not acronym_of("copd", "Chronic Obstructive Pulmonary Disease")  # as written
+    assert not acronym_of("TGF", "Tumor Necrosis Factor")
+
+
+_COPD = "Chronic Obstructive Pulmonary Disease may cause Cor Pulmonale."
+
+
+@pytest.mark.parametrize(
+    ("candidate", "expected"),
+    [
+        ("Chronic obstructive pulmonary disease (COPD) can lead to cor pulmonale.", "accepted"),
+        (
+            "Cor pulmonale may be caused by chronic obstructive pulmonary disease (COPD).",
+            "accepted",
+        ),
+        (
+            "Chronic obstructive pulmonary disease (CLL) can lead to cor pulmonale.",
+            "foreign entity",
+        ),
+        (
+            "Cor pulmonale may be caused by chronic obstructive pulmonary disease (CLL).",
+            "foreign entity",
+        ),
+    ],
+)
+def test_an_acronym_after_the_entity(candidate: str, expected: str) -> None:
+    assert (
+        verdict_of(_COPD, candidate, "Chronic Obstructive Pulmonary Disease", "Cor Pulmonale")
+        == expected
+    )

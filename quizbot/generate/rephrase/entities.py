@@ -10,6 +10,7 @@ from quizbot.generate.wording import FUNCTION_WORDS, stem
 
 __all__ = [
     "TOKEN",
+    "acronym_of",
     "adjective_forms",
     "foreign_looking",
     "loose_span",
@@ -147,6 +148,20 @@ def _hits(left: list[str], word: str) -> list[str]:
             return []
         found.append(match)
     return found if "-" in word else []
+
+
+def acronym_of(word: str, name: str) -> bool:
+    """Whether ``word`` as written is the acronym of ``name``: the capital initials of its words
+    and hyphenated parts, with or without its function words ("PTLD" for "Post-Transplant
+    Lymphoproliferative Disorder", "G-CSF" for "Granulocyte Colony-Stimulating Factor"; not
+    "GM-CSF")."""
+    letters = word.replace("-", "")
+    if len(letters) < 2 or not letters.isalpha() or not letters.isupper():
+        return False
+    parts = [p for w in TOKEN.findall(name) for p in w.split("-") if p]
+    every = "".join(p[0] for p in parts).upper()
+    content = "".join(p[0] for p in parts if p.lower() not in FUNCTION_WORDS).upper()
+    return letters in (every, content)
 
 
 def foreign_looking(word: str, initial: str) -> bool:

@@ -110,6 +110,7 @@ from quizbot.generate.rephrase.contrasts import (
 from quizbot.generate.rephrase.direction import direction_change, direction_kept
 from quizbot.generate.rephrase.entities import (
     TOKEN,
+    acronym_of,
     adjective_forms,
     loose_span,
     loose_span_over,
@@ -958,21 +959,25 @@ def _check_predicate(orig: _Reading, cand: _Reading, context: _Context) -> Verdi
     return _found(predicate_change(orig.masked, orig.words, cand.words, inherits=inherits))
 
 
-def _check_foreign(orig: _Reading, cand: _Reading, _c: _Context) -> Verdict | None:
+def _check_foreign(orig: _Reading, cand: _Reading, context: _Context) -> Verdict | None:
     """A medical term the statement does not have (outside the two entities) is a foreign
     entity: a tail swapped for another disease, organ or drug, or a claim about something else.
     A term is medical when :func:`~quizbot.generate.rephrase.lexicon.looks_medical` says so or
-    when it is capitalised inside the sentence (entity names are written that way)."""
+    when it is capitalised inside the sentence (entity names are written that way; after an
+    entity that opens it too). An entity's acronym ("COPD") is no foreign term."""
     known = {w.lower() for w in TOKEN.findall(orig.text)}
     known_stems = {stem(w) for w in known}
-    for index, match in enumerate(TOKEN.finditer(cand.masked)):
+    for match in TOKEN.finditer(cand.masked):
         word = match.group(0)
         lower = word.lower()
         if lower in known or stem(lower) in known_stems or lower in FUNCTION_WORDS:
             continue
         if any(same_root(lower, w) for w in known if len(w) >= 6):
             continue
-        capital = word[:1].isupper() and index > 0 and stem(lower) not in TYPE_NOUNS
+        if any(acronym_of(word, name) for name in context.names):
+            continue
+        inside = bool(cand.masked[: match.start()].strip(" \"'“‘("))
+        capital = word[:1].isupper() and inside and stem(lower) not in TYPE_NOUNS
         if looks_medical(lower) or capital:
             return _reject("foreign entity", f"{word!r} is not in the statement")
     return None
