@@ -2,7 +2,9 @@
 issue 24, sixth round): a hyphenated compound is of a name word's root only part by part, so a
 compound that changes one part ("castration-sensitive" for "Castration-Resistant") or joins a
 word to a name word ("myeloid-lymphoid" for "Myeloid") names another entity; a noun of quality
-in -ity is read in its adjective ("obese" for "Obesity"); an entity's acronym ("(COPD)") is no
+in -ity or -sion is read in its adjective ("obese" for "Obesity", "hypertensive"), a name's
+variants in theirs ("anaemic"), an adjective's name in its noun ("apoptosis" for "Apoptotic
+Process"); an entity's acronym ("(COPD)") is no
 foreign term, and a capitalised word right after an entity that opens the sentence is one.
 
 Every test pairs what a rule lets through with what it must still reject. Sentences are our own.
@@ -16,6 +18,8 @@ from quizbot.generate.rephrase.entities import (
     acronym_of,
     adjective_forms,
     loose_span,
+    name_forms,
+    noun_forms,
     same_root,
 )
 from tests.helpers.rephrase import verdict_of
@@ -145,3 +149,59 @@ def test_an_acronym_after_the_entity(candidate: str, expected: str) -> None:
         verdict_of(_COPD, candidate, "Chronic Obstructive Pulmonary Disease", "Cor Pulmonale")
         == expected
     )
+
+
+def test_nouns_of_adjectives_and_forms_of_variants() -> None:
+    assert noun_forms("Apoptotic") == ("apoptosis",)
+    assert noun_forms("Glycolytic") == ("glycolysis",)
+    assert noun_forms("Anaemic") == ("anaemia",)
+    assert noun_forms("Apoptotic Process") == ()  # one word only
+    assert "hypertensive" in adjective_forms("Hypertension")
+    assert "apoptosis" in name_forms("Apoptotic Process")
+    assert "anaemic" in name_forms("Anemia")  # the adjective of a British spelling
+
+
+@pytest.mark.parametrize(
+    ("statement", "head", "tail", "candidate", "expected"),
+    [
+        (
+            "The gene product Caspase 3 plays a role in biological process Apoptotic Process.",
+            "Caspase 3",
+            "Apoptotic Process",
+            "Caspase 3 plays a role in apoptosis.",
+            "accepted",
+        ),
+        (
+            "The gene product Caspase 3 plays a role in biological process Apoptotic Process.",
+            "Caspase 3",
+            "Apoptotic Process",
+            "Caspase 3 plays a role in necrosis.",
+            "entity missing",
+        ),
+        (
+            "If a patient suffers from Hypertension, he/she may develop Stroke.",
+            "Hypertension",
+            "Stroke",
+            "A hypertensive patient may develop a stroke.",
+            "accepted",
+        ),
+        (
+            "If a patient suffers from Hypertension, he/she may develop Stroke.",
+            "Hypertension",
+            "Stroke",
+            "A hypotensive patient may develop a stroke.",
+            "entity missing",
+        ),
+        (
+            "If a patient suffers from Anemia, he/she may develop Fatigue.",
+            "Anemia",
+            "Fatigue",
+            "An anaemic patient may experience fatigue.",
+            "accepted",
+        ),
+    ],
+)
+def test_adjectives_and_nouns_in_the_validator(
+    statement: str, head: str, tail: str, candidate: str, expected: str
+) -> None:
+    assert verdict_of(statement, candidate, head, tail) == expected

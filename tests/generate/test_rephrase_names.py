@@ -361,3 +361,49 @@ def test_relinked_names_in_the_validator(
     statement: str, head: str, tail: str, candidate: str, expected: str
 ) -> None:
     assert _check(statement, candidate, head, tail) == expected
+
+
+def test_greek_letters_and_activity() -> None:
+    assert "Tumor Necrosis Factor-α" in name_variants("Tumor Necrosis Factor-alpha")
+    assert "Interferon-gamma" in name_variants("Interferon-γ")
+    assert not any("α" in v for v in name_variants("Alphavirus Infection"))
+    assert "Protein Kinase" in name_variants("Protein Kinase Activity")
+
+
+@pytest.mark.parametrize(
+    ("statement", "head", "tail", "candidate", "expected"),
+    [
+        (
+            "Adalimumab inhibits Tumor Necrosis Factor-alpha.",
+            "Adalimumab",
+            "Tumor Necrosis Factor-alpha",
+            "Adalimumab inhibits tumor necrosis factor-α.",
+            "accepted",
+        ),
+        (
+            "Adalimumab inhibits Tumor Necrosis Factor-alpha.",
+            "Adalimumab",
+            "Tumor Necrosis Factor-alpha",
+            "Adalimumab inhibits tumor necrosis factor-β.",
+            "entity missing",
+        ),
+        (
+            "Protein Kinase Activity is a biochemical function of Src.",
+            "Src",
+            "Protein Kinase Activity",
+            "Src functions as a protein kinase.",
+            "accepted",
+        ),
+        (
+            "Protein Kinase Activity is a biochemical function of Src.",
+            "Src",
+            "Protein Kinase Activity",
+            "Src functions as a protein phosphatase.",
+            "entity missing",
+        ),
+    ],
+)
+def test_greek_letters_and_activity_in_the_validator(
+    statement: str, head: str, tail: str, candidate: str, expected: str
+) -> None:
+    assert _check(statement, candidate, head, tail) == expected

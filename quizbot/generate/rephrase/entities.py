@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from quizbot.generate.rephrase.lexicon import looks_medical
+from quizbot.generate.rephrase.names import name_variants
 from quizbot.generate.wording import FUNCTION_WORDS, stem
 
 __all__ = [
@@ -15,6 +16,8 @@ __all__ = [
     "foreign_looking",
     "loose_span",
     "loose_span_over",
+    "name_forms",
+    "noun_forms",
     "same_root",
     "same_root_any",
 ]
@@ -74,7 +77,11 @@ _ADJECTIVE_OF: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("ium", ("ial",)),
     ("osity", ("ous",)),
     ("ity", ("e", "")),
+    ("sion", ("sive",)),  # "hypertension" -> "hypertensive", "depression" -> "depressive"
 )
+# An adjective's noun, the other way round: "apoptotic" -> "apoptosis", "glycolytic" ->
+# "glycolysis", "anaemic" -> "anaemia", "endometrial" -> "endometrium"
+_NOUN_OF: tuple[tuple[str, str], ...] = (("tic", "sis"), ("ial", "ium"), ("ic", "ia"))
 
 
 def adjective_forms(name: str) -> tuple[str, ...]:
@@ -87,6 +94,30 @@ def adjective_forms(name: str) -> tuple[str, ...]:
         if word.endswith(end):  # the first ending that fits ("-osity" before "-ity")
             return tuple(word[: -len(end)] + adj for adj in adjectives)
     return ()
+
+
+def noun_forms(name: str) -> tuple[str, ...]:
+    """The noun of a one-word adjective of at least six letters by its ending (see
+    ``_NOUN_OF``), lower-cased, or nothing: "Apoptotic" (of "Apoptotic Process") ->
+    "apoptosis"."""
+    word = name.strip().lower()
+    if " " in word or len(word) < 6 or not word.isalpha():
+        return ()
+    for end, noun in _NOUN_OF:
+        if word.endswith(end):
+            return (word[: -len(end)] + noun,)
+    return ()
+
+
+def name_forms(name: str) -> tuple[str, ...]:
+    """Other ways to write ``name``: its prose variants (:func:`.names.name_variants`) and, for
+    each one-word form, its adjective ("anaemic" for "Anemia", "obese" for "Obesity") or the
+    noun of an adjective ("apoptosis" for "Apoptotic Process")."""
+    variants = name_variants(name)
+    found = list(variants)
+    for form in (name, *variants):
+        found += adjective_forms(form) + noun_forms(form)
+    return tuple(dict.fromkeys(found))
 
 
 def loose_span(text: str, name: str) -> tuple[int, int] | None:

@@ -12,7 +12,9 @@ a dropped or swapped entity pass:
   "leukaemia", "diarrhoea", "-ise" / "-ize";
 * a prefix set off by a hyphen: "post-partum" / "postpartum", "non-small cell";
 * a type number in Roman or Arabic figures: "type 2" / "type II" (1 to 4 only);
-* a generic last word dropped: "Phosphorylation Process", "Atypical Cells Present";
+* a Greek letter spelled out or as its symbol: "TNF-alpha" / "TNF-α";
+* a generic last word dropped: "Phosphorylation Process", "Atypical Cells Present", "Protein
+  Kinase Activity" (what the enzyme does: "functions as a protein kinase");
 * an organ noun as its adjective ("Tooth Diseases" / "dental diseases", "Cell" / "cellular") and
   a two-word name as "[B] of [A]" ("diseases of the teeth");
 * a causal link inside the name in other words: "Dermatitis due to radiation" / "dermatitis
@@ -70,7 +72,7 @@ DESCRIPTORS = frozenset(
 )
 
 # A last word that says what kind of thing the name is, or that it was seen, not which one
-_GENERIC_LAST = re.compile(r"(?<=\w)\s+(?:process|present)$", re.IGNORECASE)
+_GENERIC_LAST = re.compile(r"(?<=\w)\s+(?:process|present|activity)$", re.IGNORECASE)
 # Organ nouns and their adjectives ("renal" for "kidney")
 ORGAN_ADJECTIVES: dict[str, tuple[str, ...]] = {
     "cell": ("cellular",),
@@ -136,6 +138,21 @@ _PREFIX = re.compile(
     r"(?<![\w-])(post|pre|peri|anti|intra|extra|sub|supra|inter|trans|non)(?=[a-z]{4,}\b)",
     re.IGNORECASE,
 )
+
+
+# Greek letters spelled out and as symbols ("TNF-alpha" / "TNF-α")
+_GREEK = {"alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "kappa": "κ"}
+_LATIN_GREEK = {v: k for k, v in _GREEK.items()}
+_GREEK_WORD = re.compile(r"(?<![^\W\d_])(?:" + "|".join(_GREEK) + r")(?![^\W\d_])", re.IGNORECASE)
+_GREEK_SIGN = re.compile("|".join(_LATIN_GREEK))
+
+
+def _greek(name: str) -> str:
+    """The name with its Greek letters spelled the other way (word -> symbol, or symbol ->
+    word)."""
+    if _GREEK_WORD.search(name):
+        return _GREEK_WORD.sub(lambda m: _GREEK[m.group(0).lower()], name)
+    return _GREEK_SIGN.sub(lambda m: _LATIN_GREEK[m.group(0)], name)
 
 
 def _uninverted(name: str) -> str | None:
@@ -225,5 +242,5 @@ def name_variants(name: str) -> tuple[str, ...]:
     for base in bases:
         for spelled in (base, _respelled(base, _TO_UK, _UK), _respelled(base, _TO_US, _US)):
             # "post-partum" is matched with or without the hyphen
-            found += [spelled, _renumbered(spelled), _PREFIX.sub(r"\1-", spelled)]
+            found += [spelled, _renumbered(spelled), _PREFIX.sub(r"\1-", spelled), _greek(spelled)]
     return tuple(v for v in dict.fromkeys(found) if v and v.casefold() != name.casefold())

@@ -111,9 +111,9 @@ from quizbot.generate.rephrase.direction import direction_change, direction_kept
 from quizbot.generate.rephrase.entities import (
     TOKEN,
     acronym_of,
-    adjective_forms,
     loose_span,
     loose_span_over,
+    name_forms,
     same_root,
 )
 from quizbot.generate.rephrase.lexicon import (
@@ -123,7 +123,7 @@ from quizbot.generate.rephrase.lexicon import (
     STATE_WORDS,
     looks_medical,
 )
-from quizbot.generate.rephrase.names import DESCRIPTORS, name_variants
+from quizbot.generate.rephrase.names import DESCRIPTORS
 from quizbot.generate.rephrase.possession import names_a_place, possessor
 from quizbot.generate.rephrase.relational import owner_role, player, read_relation
 from quizbot.generate.rephrase.roles import kinds_before, role_kept, role_swap
@@ -211,8 +211,7 @@ def _names(entity: str, synonyms: Synonyms | None) -> tuple[str, ...]:
             others = next((v for k, v in synonyms.items() if k.casefold() == folded), ())
         names += [normalise(name) for name in others if normalise(name)]
     names += LAY_NAMES.get(entity.casefold(), ())
-    names += adjective_forms(entity)
-    names += name_variants(entity)
+    names += name_forms(entity)
     return tuple(dict.fromkeys(names))
 
 
