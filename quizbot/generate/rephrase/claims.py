@@ -98,6 +98,11 @@ _PERMISSION = re.compile(
 # Negated ability: "is not able to" / "is unable to" says what "cannot" says, no hedge
 _UNABLE = re.compile(r"\b(?:(?:not|never)\s+(?:be\s+)?able|unable|incapable)\b", re.IGNORECASE)
 _CANNOT = re.compile(r"\b(?:cannot|can\s+not|can['’]t|could\s+not|couldn['’]t)\b", re.IGNORECASE)
+# Words of risk: a statement of risk is no categorical claim, and another word of risk no hedge
+_RISK = re.compile(
+    r"\b(?:risks?|likelihood|chances?|probabilit(?:y|ies)|odds|(?:more|less)\s+likely)\b",
+    re.IGNORECASE,
+)
 _FREQUENCY = re.compile(
     r"\b(?:usually|occasional(?:ly)?|sometimes|often|frequent(?:ly)?|common(?:ly)?|rare(?:ly)?"
     r"|seldom|typical(?:ly)?|generally|mostly|mainly|predominantly|regularly|invariably)\b",
@@ -170,6 +175,7 @@ def strength_change(orig: str, cand: str, negated: bool) -> Finding | None:
     affirmative one may not drop its "can"/"may" ("affects" for "can affect"). Where the statement
     says there is no need to do something, "can avoid doing it" is the same permission, no hedge;
     where it says something is not able to, "cannot" is the same inability, no hedge; where it
+    speaks of a risk, another word of risk ("likelihood", "more likely") is none; where it
     is a conditional, a candidate opening with "Any" restates the condition."""
     added = sorted(_absolutes(cand, generic=bool(_CONDITIONAL.match(orig))) - _absolutes(orig))
     if added:
@@ -181,6 +187,8 @@ def strength_change(orig: str, cand: str, negated: bool) -> Finding | None:
     hedged = _PERMISSION.sub(" ", cand) if _NO_NEED.search(orig) else cand
     if _UNABLE.search(orig):
         hedged = _CANNOT.sub(" ", hedged)  # "cannot treat" for "is not able to treat"
+    if _RISK.search(orig):
+        hedged = _RISK.sub(" ", hedged)  # "raises the likelihood of" for "increases the risk of"
     hedge = _HEDGE.search(hedged)
     if hedge is not None and _HEDGE.search(orig) is None:
         return ("claim strength changed", f"hedges a categorical claim ({hedge.group(0)!r})")
@@ -283,13 +291,32 @@ def _core(words: Iterable[str], *, nouns: bool = False) -> set[str]:
     }
 
 
+_PERSONS = frozenset(
+    [
+        "patient",
+        "patients",
+        "person",
+        "persons",
+        "people",
+        "individual",
+        "individuals",
+        "someone",
+        "anyone",
+        "those",
+        "subject",
+        "subjects",
+    ]
+)
+
+
 def predicate_change(
     orig: str, had: Sequence[str], words: Sequence[str], *, inherits: bool
 ) -> Finding | None:
     """A core predicate (treat, prevent, cause, risk, feature, diagnose) the statement does not
     have, where it has another one ("used to prevent" for "used to treat"); or, where it has
     none, a directional one (treat, prevent, cause: "is prevented through" for "is passed down
-    through"). A noun such as "treatment" is neutral."""
+    through"). A noun such as "treatment" is neutral, and so is "diagnosed" after a person ("a
+    patient diagnosed with [Y]" is a patient who has [Y])."""
     was = _core(had, nouns=True)
     if inherits:
         was.add("inherit")  # "follows X-linked inheritance" = "is inherited in an X-linked ..."
@@ -297,7 +324,9 @@ def predicate_change(
         was = {"cause"}
     if not was and re.search(r"\b(?:drug|medication|candidate\s+for)\b", orig, re.I):
         was = {"treat"}  # "a suitable drug to give", "a candidate for treatment with"
-    for word in words:
+    for index, word in enumerate(words):
+        if word.startswith("diagnos") and _PERSONS & set(words[max(0, index - 3) : index]):
+            continue  # "a patient diagnosed with [Y]" has [Y]: no claim of diagnosis
         added = _core([word]) - was
         if not was:
             added &= set(_DIRECTIONAL)

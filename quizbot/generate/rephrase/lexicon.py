@@ -10,7 +10,14 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["ABBREVIATIONS", "LAY_NAMES", "QUALIFIERS", "STATE_WORDS", "looks_medical"]
+__all__ = [
+    "ABBREVIATIONS",
+    "HAVING",
+    "LAY_NAMES",
+    "QUALIFIERS",
+    "STATE_WORDS",
+    "looks_medical",
+]
 
 # Lower-cased entity name -> other names a reader accepts for it.
 LAY_NAMES: dict[str, tuple[str, ...]] = {
@@ -104,6 +111,16 @@ STATE_WORDS = frozenset(
         "undergo",
         "undergoes",
         "undergoing",
+        # verbs of onset: "the chance of getting [Y]", "at risk of contracting [Y]"
+        "get",
+        "gets",
+        "getting",
+        "contract",
+        "contracts",
+        "contracting",
+        "acquire",
+        "acquires",
+        "acquiring",
         "exhibit",
         "exhibits",
         "exhibiting",
@@ -119,6 +136,28 @@ STATE_WORDS = frozenset(
         "containing",
         # "no association between [X] and [Y]"
         "between",
+    ]
+)
+
+# Words that tie a patient to the condition he or she has, all saying the same: "a patient who
+# suffers from [Y]" = "a patient with [Y]" = "a patient diagnosed with [Y]"
+HAVING = frozenset(
+    [
+        "suffer",
+        "suffers",
+        "suffering",
+        "has",
+        "have",
+        "having",
+        "had",
+        "diagnosed",
+        "affected",
+        "afflicted",
+        "living",
+        "lives",
+        "presenting",
+        "presents",
+        "known",
     ]
 )
 

@@ -118,6 +118,7 @@ from quizbot.generate.rephrase.entities import (
 )
 from quizbot.generate.rephrase.lexicon import (
     ABBREVIATIONS,
+    HAVING,
     LAY_NAMES,
     QUALIFIERS,
     STATE_WORDS,
@@ -376,7 +377,8 @@ class _Reading:
 
     def anchor(self, key: str) -> tuple[str, ...] | None:
         """The words tying the entity's first mention to a patient, stemmed and without
-        function words ("In a patient with [Y]" -> (), "a patient whose blood cultures grow
+        function words and verbs of having ("In a patient with [Y]" -> (), "a patient who suffers
+        from [Y]" -> (), "a patient whose blood cultures grow
         [Y]" -> ("blood", "cultur", "grow")), or None when no person noun stands at most four
         words before it in its clause with no other entity in between."""
         before = _CLAUSE_BREAK.split(self.masked[: self.found[key][0][0]])[-1]
@@ -385,7 +387,7 @@ class _Reading:
         for back in range(1, min(len(words), 5) + 1):
             if stem(words[-back]) in _PERSON_STEMS:
                 tail = words[len(words) - back + 1 :]
-                return tuple(stem(w) for w in tail if w not in FUNCTION_WORDS)
+                return tuple(stem(w) for w in tail if w not in FUNCTION_WORDS and w not in HAVING)
         return None
 
     def frame(self, key: str) -> tuple[str, ...]:
