@@ -839,11 +839,15 @@ class PredicateReading:
 
 
 _BE = r"\b(?:is|are|was|were|be|been|being|get|gets|got)\s+(?:(?:not|never|also|often|\w+ly)\s+)*"
+_ADVERB = r"(?:\w+ly\s+)?"  # "characterized morphologically by", "caused mainly by"
 # (pattern, family, flip); symmetric families use flip 0. Searched together; the leftmost wins.
 _VOICE: tuple[tuple[str, str, int], ...] = (
     # treatment: the therapy is the first role
     (
-        _BE + r"(?:treat|manag|cur|controll?)(?:ed|able)\s+(?:with|by|using|through|via)\b",
+        _BE
+        + r"(?:treat|manag|cur|controll?)(?:ed|able)\s+"
+        + _ADVERB
+        + r"(?:with|by|using|through|via)\b",
         "treat",
         1,
     ),
@@ -860,14 +864,17 @@ _VOICE: tuple[tuple[str, str, int], ...] = (
     ),
     # prevention: the preventive agent first
     (
-        _BE + r"(?:prevent(?:ed|able)|averted|protected)\s+(?:with|by|using|through|via)\b",
+        _BE
+        + r"(?:prevent(?:ed|able)|averted|protected)\s+"
+        + _ADVERB
+        + r"(?:with|by|using|through|via)\b",
         "prevent",
         1,
     ),
     (r"\b(?:prevent(?:s|ing)?|protect(?:s|ing)?\s+against)\b", "prevent", 0),
     (r"\b(?:prevention|prophylaxis)\s+(?:of|against)\b", "prevent", 0),
     # causation: the cause first
-    (_BE + r"(?:caused|produced|induced|triggered)\s+(?:by|with)\b", "cause", 1),
+    (_BE + r"(?:caused|produced|induced|triggered)\s+" + _ADVERB + r"(?:by|with)\b", "cause", 1),
     (r"\b(?:result(?:s|ed)?\s+from|due\s+to|aris(?:e|es|ing)\s+from)\b", "cause", 1),
     (
         r"\b(?:caus(?:e|es|ing)|produc(?:e|es|ing)|induc(?:e|es|ing)|trigger(?:s|ing)?"
@@ -878,7 +885,7 @@ _VOICE: tuple[tuple[str, str, int], ...] = (
     (r"\b(?:cause|trigger|reason|explanation)s?\s+(?:of|for|behind)\b", "cause", 0),
     (r"\b(?:has|have|having)\s+(?:the|an?)\s+(?:\w+\s+)?effects?\b", "cause", 0),
     # presentation: the disease first
-    (_BE + r"(?:characteri[sz]ed|marked|accompanied)\s+by\b", "feature", 0),
+    (_BE + r"(?:characteri[sz]ed|marked|accompanied)\s+" + _ADVERB + r"by\b", "feature", 0),
     (
         r"\b(?:feature|sign|symptom|manifestation|finding|characteristic|hallmark)s?"
         r"(?:\s+(?:\w+ly\s+)?(?:seen|found|observed|encountered|present))?\s+(?:of|in)\b",

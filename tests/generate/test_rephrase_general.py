@@ -608,3 +608,56 @@ def test_a_clause_after_a_comma_is_no_type_label() -> None:
     statement = "Ulceration is the associated morphology of Peptic Ulcer."
     candidate = "In peptic ulcer, the associated morphology is ulceration."
     assert _check(statement, candidate, "Peptic Ulcer", "Ulceration") == "accepted"
+
+
+@pytest.mark.parametrize(
+    ("statement", "head", "tail", "candidate", "expected"),
+    [
+        (
+            "Bronchus is the finding site of Asthma.",
+            "Asthma",
+            "Bronchus",
+            "Asthma is localized to the bronchus.",
+            "accepted",
+        ),
+        (
+            "Bronchus is the finding site of Asthma.",
+            "Asthma",
+            "Bronchus",
+            "The bronchus is localized to asthma.",
+            "roles swapped",
+        ),
+        (
+            "Granuloma is the associated morphology of Sarcoidosis.",
+            "Sarcoidosis",
+            "Granuloma",
+            "Sarcoidosis is characterized morphologically by granulomas.",
+            "accepted",
+        ),
+        (
+            "Granuloma is the associated morphology of Sarcoidosis.",
+            "Sarcoidosis",
+            "Granuloma",
+            "Granuloma is characterized morphologically by sarcoidosis.",
+            "roles swapped",
+        ),
+        (
+            "Metformin may treat Type 2 Diabetes Mellitus.",
+            "Metformin",
+            "Type 2 Diabetes Mellitus",
+            "Type 2 diabetes mellitus may be treated effectively with metformin.",
+            "accepted",
+        ),
+        (
+            "Metformin may treat Type 2 Diabetes Mellitus.",
+            "Metformin",
+            "Type 2 Diabetes Mellitus",
+            "Metformin may be treated effectively with type 2 diabetes mellitus.",
+            "roles swapped",
+        ),
+    ],
+)
+def test_an_adverb_inside_a_passive_and_localized_to(
+    statement: str, head: str, tail: str, candidate: str, expected: str
+) -> None:
+    assert _check(statement, candidate, head, tail) == expected

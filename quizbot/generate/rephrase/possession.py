@@ -61,8 +61,9 @@ _KIND_ONLY = re.compile(
 # "[A] is (an abnormal cell) found in [B]": B has A
 _FOUND_IN = re.compile(
     rf"^\s*{_BE}(?:{_ART}{_NOUNS})?(?:(?:mainly|mostly|primarily|chiefly|largely)\s+)?"
-    r"(?:found|present|seen|observed|detected|encountered|located|locali[sz]ed|situated"
-    rf"|expressed)\s+(?:in|within)\s+{_ART}$",
+    r"(?:(?:found|present|seen|observed|detected|encountered|located|locali[sz]ed|situated"
+    r"|expressed)\s+(?:in|within)|locali[sz]ed\s+to)"
+    rf"\s+{_ART}$",
     re.IGNORECASE,
 )
 # "The morphological correlate of [B]" (at the start of its clause) + "is [A]"
