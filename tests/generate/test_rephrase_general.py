@@ -661,3 +661,21 @@ def test_an_adverb_inside_a_passive_and_localized_to(
     statement: str, head: str, tail: str, candidate: str, expected: str
 ) -> None:
     assert _check(statement, candidate, head, tail) == expected
+
+
+_CF = "Cystic Fibrosis is inherited in an Autosomal Recessive Inheritance pattern."
+
+
+@pytest.mark.parametrize(
+    ("candidate", "expected"),
+    [
+        ("Cystic fibrosis has an autosomal recessive mode of inheritance.", "accepted"),
+        ("Cystic fibrosis shows an autosomal recessive pattern of inheritance.", "accepted"),
+        ("An autosomal recessive inheritance pattern has cystic fibrosis.", "order swapped"),
+    ],
+)
+def test_a_passive_verb_names_no_possessor(candidate: str, expected: str) -> None:
+    assert (
+        _owner("Cystic Fibrosis is inherited in Autosomal", "Cystic Fibrosis", "Autosomal") is None
+    )
+    assert _check(_CF, candidate, "Cystic Fibrosis", "Autosomal Recessive Inheritance") == expected

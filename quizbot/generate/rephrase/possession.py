@@ -9,6 +9,7 @@ whose relation it is, and a role swap changes exactly that:
 * ``The [N] of [B] is (not) [A]`` and ``[B]'s [N] is [A]``: B, the copula inverted;
 * ``In [B], the [N] is [A]``: B, set before the clause;
 * ``[B] is associated with [A] as its [N]``: B, the owner of "its";
+* not ``[A] is inherited / involved in [B]``: a passive verb is no relational noun;
 * not ``[A] is a gene product associated with [B]``: a noun phrase of kind nouns only ("gene
   product", "disease", "drug") says what [A] is, not whose relation it is;
 * ``[A] is found / occurs in [B]``: B, the container ("Granuloma is found in sarcoidosis"),
@@ -57,6 +58,10 @@ _KIND_ONLY = re.compile(
     rf"^\s*{_BE}{_ART}(?:{_KIND}\s+){{1,3}}(?:associated|linked|related|connected)\s+(?:with|to)"
     rf"\s+{_ART}$",
     re.IGNORECASE,
+)
+# "[A] is inherited in [B]", "[A] is involved in [B]": a passive verb, no noun phrase
+_PASSIVE = re.compile(
+    rf"^\s*{_BE}(?:\w+ly\s+)?[^\W\d_]+(?:ed|en)\s+(?:in|within|of|to)\s+{_ART}$", re.IGNORECASE
 )
 # "[A] is (an abnormal cell) found in [B]": B has A
 _FOUND_IN = re.compile(
@@ -137,6 +142,8 @@ def possessor(
         return None
     if _FOUND_IN.match(between) or _OCCURS_IN.match(between):
         return 0 if place else 1
+    if _PASSIVE.match(between):
+        return None
     if _FORWARD.match(between) and _plain(between):
         return 1
     if _HAVE.match(between) and _plain(between):
