@@ -21,13 +21,14 @@ from quizbot.practice.facts import (
     _choice_items,
     _FactRecord,
     _History,
-    _history,
+    _history_of,
     _kb_cache,
     _Planned,
     _record_plan,
     _statement_items,
 )
 from quizbot.practice.review_queue import catch_up
+from quizbot.practice.stored_plans import plan_params, use_stored_plan
 from quizbot.practice.topics import (
     _cohort,
     _display_name,
@@ -46,10 +47,10 @@ from quizbot.practice.views import (
     Topic,
 )
 from storage import Database
+from storage.practice_plans import start_probe
 from storage.practice_queries import close_idle_sessions
 from storage.repo import get_or_create_respondent
-from storage.review import retired_item_ids
-from storage.sessions import find_respondent, set_respondent_cohort
+from storage.sessions import respondent_history, set_respondent_cohort
 from storage.types import utcnow
 
 
@@ -244,6 +245,13 @@ def _chosen_topics(kb: KnowledgeBaseData, topic: str | None, topics: Sequence[st
     return list(found.values())
 
 
+def _label(chosen: Sequence[Topic]) -> str | None:
+    """What a session on the ``chosen`` topics is called (``None``: all topics)."""
+    if len(chosen) == 1:
+        return chosen[0].label
+    return "Topics: " + ", ".join(t.label for t in chosen) if chosen else None
+
+
 def start_session(
     db: Database,
     *,
@@ -275,15 +283,8 @@ def start_session(
     group = _cohort(cohort)
     kb_data, kb_id = _load_kb(db, kb)
     chosen = _chosen_topics(kb_data, topic, topics)
-    chosen_topic = chosen[0] if len(chosen) == 1 else None
-    label = (
-        chosen_topic.label
-        if chosen_topic
-        else "Topics: " + ", ".join(t.label for t in chosen)
-        if chosen
-        else None
-    )
-    respondent = find_respondent(db, RespondentKind.HUMAN, key_name)  # a read, usually enough
+    probe = start_probe(db, key_name, kb_data.name)
+    respondent = probe.respondent  # a read, usually enough
     if respondent is None:
         respondent = get_or_create_respondent(
             db, RespondentKind.HUMAN, key_name, display_name=display, cohort=group
@@ -291,14 +292,54 @@ def start_session(
     assert respondent.id is not None
     if group is not None and respondent.cohort != group:
         set_respondent_cohort(db, respondent.id, group)
-    close_idle_sessions(db, respondent.id, (now or utcnow()) - idle_timeout)
+    close_idle_sessions(
+        db,
+        respondent.id,
+        (now or utcnow()) - idle_timeout,
+        active=probe.active if probe.respondent is not None else [],
+    )
     # A returning student's spaced-review cards are built from their history here, before
     # their first answer, not inside it (where it held the answer's write transaction).
     catch_up(db, respondent.id)
-    cache = _kb_cache(kb_data)
+    params = plan_params(kb_data.name, chosen, format, length)
+    if not review and probe.mark is not None and probe.plan is not None:
+        ahead = use_stored_plan(db, kb_data, respondent, probe, params, seed=seed, cohort=group)
+        if ahead is not None:
+            return ahead
+    history = _history_of(respondent_history(db, respondent.id, kb_name=kb_data.name))
+    history.retired = probe.retired
     session_seed = seed if seed is not None else secrets.token_hex(4)
-    history = _history(db, respondent.id, kb_data.name)
-    history.retired = retired_item_ids(db)
+    planned, config = _plan_session(
+        kb_data,
+        chosen,
+        format=format,
+        length=length,
+        seed=session_seed,
+        review=review,
+        history=history,
+        cohort=group,
+    )
+    return _record_plan(db, kb_data, kb_id, respondent, planned, config)
+
+
+def _plan_session(
+    kb_data: KnowledgeBaseData,
+    chosen: Sequence[Topic],
+    *,
+    format: str,
+    length: int,
+    seed: str,
+    review: bool,
+    history: _History,
+    cohort: str | None,
+) -> tuple[list[_Planned], dict[str, Any]]:
+    """A session's questions and its config (without the items), from the student's
+    ``history`` alone: what a start records, and what :mod:`quizbot.practice.next_plan` stores
+    ahead of it. :class:`InputError` when nothing can be asked."""
+    session_seed = seed
+    chosen_topic = chosen[0] if len(chosen) == 1 else None
+    label = _label(chosen)
+    cache = _kb_cache(kb_data)
     pool = _candidates(kb_data, chosen)
     notes: list[str] = []
     facts: Iterable[Triplet]
@@ -350,12 +391,12 @@ def start_session(
         "topic_label": label or "All topics",
         "seed": session_seed,
         "review": review,
-        "cohort": group,
+        "cohort": cohort,
         "notes": notes,
     }
     if len(chosen) > 1:
         config["topics"] = [t.key for t in chosen]
-    return _record_plan(db, kb_data, kb_id, respondent, planned, config)
+    return planned, config
 
 
 # --------------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ import gradio as gr
 
 from quizbot.errors import DuplicateError, InputError, NotFoundError, QuizbotError
 from quizbot.kb.registry import DEFAULT_KB, kb_license
+from quizbot.practice import next_plan
 from quizbot.practice import service as practice
 from quizbot.practice.feedback import WITHHELD
 from quizbot.practice.service import Feedback, Question
@@ -187,6 +188,13 @@ def start(
     screen = _opening(ctx, view, question, intro, ack)
     screen.asked, screen.flagged, screen.tab_known = shown, flagged, tab_known
     return with_due(_outputs(screen), due_panel(ctx, student, kb))
+
+
+def _plan_ahead(ctx: UiContext, view: practice.SessionView) -> None:
+    """Plan the student's next session in the background once a free-practice session is
+    over (:mod:`quizbot.practice.next_plan`): their next start then only records it."""
+    if view.status != "active" and view.assignment is None and not view.review:
+        next_plan.schedule_next(ctx.db, view.id)
 
 
 def _unknown_assignment(name: str) -> str:
@@ -383,6 +391,8 @@ def submit(
             )
         return _next(ctx, session_id, chat, None, error=user_message(exc), asked=question)
     feedback = step.feedback
+    if step.question is None and step.second is None:
+        _plan_ahead(ctx, step.view)
     if who is None:
         panel = None
     else:  # counted with the answer; another student's (a name retyped): read for them
@@ -515,6 +525,7 @@ def end(
             Screen(chat=None, data=_data(error="no practice session is running"), keep_state=True)
         )
     view = practice.end_session(ctx.db, session_id)
+    _plan_ahead(ctx, view)
     if view.mode == "exam" and view.answered < view.total:
         # An unfinished exam has no results to show (the service refuses its summary).
         message = (
