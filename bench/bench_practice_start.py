@@ -165,7 +165,7 @@ class _PlansAhead:
     def __init__(self) -> None:
         self.rows: list[Row] = []
         try:
-            from quizbot.practice import next_plan  # noqa: PLC0415
+            from quizbot.practice import next_plan
         except ImportError:
             self._module: Any = None
             return

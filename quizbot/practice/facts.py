@@ -462,9 +462,22 @@ def _record_plan(
     config: dict[str, Any],
 ) -> SessionView:
     """Store the planned items and record the session (``config`` gets the items and labels)."""
+    return _view(_record_loaded(db, kb_data, kb_id, respondent, planned, config))
+
+
+def _record_loaded(
+    db: Database,
+    kb_data: KnowledgeBaseData,
+    kb_id: int,
+    respondent: Respondent,
+    planned: Sequence[_Planned],
+    config: dict[str, Any],
+) -> LoadedSession:
+    """:func:`_record_plan`, returning the session as :func:`storage.sessions.load_session`
+    would read it back (no answers yet)."""
     assert respondent.id is not None
     _store_planned_items(db, kb_data, kb_id, planned)
     full = _session_config(kb_data, planned, config)
     row = create_session(db, respondent_id=respondent.id, kb_name=kb_data.name, config=full)
     assert row.id is not None
-    return _view(LoadedSession(row, respondent, []))
+    return LoadedSession(row, respondent, [])

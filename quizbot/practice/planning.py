@@ -24,9 +24,11 @@ from quizbot.practice.facts import (
     _history_of,
     _kb_cache,
     _Planned,
-    _record_plan,
+    _record_loaded,
     _statement_items,
+    _view,
 )
+from quizbot.practice.feedback import first_question
 from quizbot.practice.review_queue import catch_up
 from quizbot.practice.stored_plans import plan_params, use_stored_plan
 from quizbot.practice.topics import (
@@ -43,6 +45,8 @@ from quizbot.practice.views import (
     REVIEW_VARIANTS_PER_FACT,
     VARIANTS_PER_FACT,
     Format,
+    Item,
+    Question,
     SessionView,
     Topic,
 )
@@ -50,14 +54,15 @@ from storage import Database
 from storage.practice_plans import start_probe
 from storage.practice_queries import close_idle_sessions
 from storage.repo import get_or_create_respondent
-from storage.sessions import respondent_history, set_respondent_cohort
+from storage.sessions import LoadedSession, respondent_history, set_respondent_cohort
 from storage.types import utcnow
 
 
 def prepare(kb: KnowledgeBaseData) -> int:
     """Compute now what every session start on ``kb`` would otherwise compute the first time:
-    the candidate facts, their point ids and each fact's plan (negative tail, sides), and a
-    statement session's generation code path. Returns how many facts were planned.
+    the candidate facts, their point ids and each fact's plan (negative tail, sides), the KB's
+    fingerprint (:meth:`quizbot.practice.facts._KbCache.fingerprint`) and a statement
+    session's generation code path. Returns how many facts were planned.
 
     ``quizbot serve`` calls it for the default KB before taking requests: the first starts of a
     fresh server (a replica that has just come up, every student of a class at once) otherwise
@@ -65,6 +70,7 @@ def prepare(kb: KnowledgeBaseData) -> int:
     lock. Safe to call again (a no-op once done) and from several threads.
     """
     cache = _kb_cache(kb)
+    cache.fingerprint()  # what a stored plan's basis is checked with (next_plan)
     pool = cache.candidates()
     for t in pool:
         cache.point_digits(t)
@@ -277,6 +283,75 @@ def start_session(
     Raises :class:`InputError` for an unknown KB or topic, a length outside 1..100, an unusable
     pseudonym, or nothing left to ask.
     """
+    loaded, _ = _start(
+        db,
+        student=student,
+        kb=kb,
+        topic=topic,
+        format=format,
+        length=length,
+        cohort=cohort,
+        seed=seed,
+        review=review,
+        topics=topics,
+        idle_timeout=idle_timeout,
+        now=now,
+    )
+    return _view(loaded)
+
+
+def start_session_and_ask(
+    db: Database,
+    *,
+    student: str,
+    kb: str = DEFAULT_KB,
+    topic: str | None = None,
+    format: Format = "statement",
+    length: int = 10,
+    cohort: str | None = None,
+    seed: str | None = None,
+    review: bool = False,
+    topics: Sequence[str] = (),
+    idle_timeout: timedelta = IDLE_TIMEOUT,
+    now: datetime | None = None,
+) -> tuple[SessionView, Question | None]:
+    """:func:`start_session` and the session's first question (what
+    :func:`quizbot.practice.feedback.next_question` would read back), built from the session
+    just recorded: no second read of it."""
+    loaded, first = _start(
+        db,
+        student=student,
+        kb=kb,
+        topic=topic,
+        format=format,
+        length=length,
+        cohort=cohort,
+        seed=seed,
+        review=review,
+        topics=topics,
+        idle_timeout=idle_timeout,
+        now=now,
+    )
+    return _view(loaded), first_question(db, loaded, first)
+
+
+def _start(
+    db: Database,
+    *,
+    student: str,
+    kb: str = DEFAULT_KB,
+    topic: str | None = None,
+    format: Format = "statement",
+    length: int = 10,
+    cohort: str | None = None,
+    seed: str | None = None,
+    review: bool = False,
+    topics: Sequence[str] = (),
+    idle_timeout: timedelta = IDLE_TIMEOUT,
+    now: datetime | None = None,
+) -> tuple[LoadedSession, Item | None]:
+    """What :func:`start_session` does: the session recorded, as read back, and its first
+    item when planned now (``None``: taken from a stored plan, not in memory)."""
     _validate(length, format, seed)
     display = _display_name(student)
     key_name = display.casefold()
@@ -305,7 +380,7 @@ def start_session(
     if not review and probe.mark is not None and probe.plan is not None:
         ahead = use_stored_plan(db, kb_data, respondent, probe, params, seed=seed, cohort=group)
         if ahead is not None:
-            return ahead
+            return ahead, None
     history = _history_of(respondent_history(db, respondent.id, kb_name=kb_data.name))
     history.retired = probe.retired
     session_seed = seed if seed is not None else secrets.token_hex(4)
@@ -319,7 +394,8 @@ def start_session(
         history=history,
         cohort=group,
     )
-    return _record_plan(db, kb_data, kb_id, respondent, planned, config)
+    loaded = _record_loaded(db, kb_data, kb_id, respondent, planned, config)
+    return loaded, planned[0].item
 
 
 def _plan_session(

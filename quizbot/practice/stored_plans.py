@@ -25,8 +25,8 @@ from typing import Any
 from quizbot import __version__
 from quizbot.domain import Respondent
 from quizbot.kb.model import KnowledgeBaseData
-from quizbot.practice.facts import _kb_cache, _view
-from quizbot.practice.views import CONFIG_VERSION, SessionView, Topic
+from quizbot.practice.facts import _kb_cache
+from quizbot.practice.views import CONFIG_VERSION, Topic
 from storage import Database
 from storage.practice_plans import HistoryMark, StartProbe, create_session_from_plan
 from storage.sessions import LoadedSession
@@ -91,9 +91,10 @@ def use_stored_plan(
     *,
     seed: str | None,
     cohort: str | None,
-) -> SessionView | None:
+) -> LoadedSession | None:
     """Record the session of the student's stored plan when it is still the one a start would
-    plan (see the module docstring); ``None`` when it is not, or is gone: then plan."""
+    plan (see the module docstring) and return it as read back; ``None`` when it is not, or
+    is gone: then plan."""
     plan, mark = probe.plan, probe.mark
     if plan is None or mark is None or respondent.id is None:
         return None
@@ -107,6 +108,4 @@ def use_stored_plan(
     row = create_session_from_plan(
         db, respondent.id, kb.name, plan.basis, {**config, "cohort": cohort}
     )
-    if row is None:
-        return None
-    return _view(LoadedSession(row, respondent, []))
+    return None if row is None else LoadedSession(row, respondent, [])

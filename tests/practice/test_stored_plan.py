@@ -6,6 +6,7 @@ a SQLite file and PostgreSQL.
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import timedelta
 from typing import Any
 
@@ -19,7 +20,9 @@ from quizbot.practice.service import (
     answer,
     end_session,
     next_question,
+    session_view,
     start_session,
+    start_session_and_ask,
 )
 from quizbot.practice.views import Format
 from storage import Database
@@ -282,3 +285,22 @@ def test_the_background_plan_after_end_is_used(
     planning_calls = _Planning(monkeypatch)
     start_session(db, student="ada", kb=KB)
     assert planning_calls.calls == 0
+
+
+@pytest.mark.parametrize("format", ["statement", "choice", "mixed"])
+@pytest.mark.parametrize("ahead", [False, True], ids=["planned", "stored"])
+def test_the_first_question_built_at_the_start_is_the_one_read_back(
+    db: Database, format: Format, ahead: bool
+) -> None:
+    last = _history(db, "ada", 1, format=format, length=6)
+    if ahead:
+        assert next_plan.plan_next(db, last)
+    view, first = start_session_and_ask(db, student="ada", kb=KB, format=format, length=6)
+    if ahead:
+        assert _plan(db, "ada") is None, "the stored plan was not used"
+    read_back = next_question(db, view.id)
+    assert first is not None and read_back is not None
+    assert dataclasses.replace(first, shown_at=None) == dataclasses.replace(
+        read_back, shown_at=None
+    )
+    assert view == session_view(db, view.id)

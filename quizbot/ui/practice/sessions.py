@@ -163,7 +163,7 @@ def start(
         started = start_assignment(ctx, student, assignment, session_id, chat)
         return with_due(started, due_panel(ctx, student, kb))
     chosen_topic = None if topic in (None, "", ALL_TOPICS) else topic
-    view = practice.start_session(
+    view, question = practice.start_session_and_ask(
         ctx.db,
         student=student or "",
         kb=kb or DEFAULT_KB,
@@ -177,7 +177,6 @@ def start(
     )
     if session_id is not None and session_id != view.id:
         _abandon(ctx, session_id)
-    question = practice.next_question(ctx.db, view.id)
     what = "your mistakes" if view.review else md_escape(view.topic_label)
     intro = (
         f"Hello {md_escape(view.student)}! {view.total} question(s) on {what} from "
