@@ -19,6 +19,12 @@ Students (the seeded ``student-0001``...):
   first: a deployment upgraded from before spaced review, where a returning student's first
   start also builds their cards from their whole history, once. Reported on a line of its own.
 
+Each returning student then answers the later session to its end (not timed) and starts once
+more: "start after a finished session", which a checkout that plans a student's next session
+when one ends (:mod:`quizbot.practice.next_plan`, in a background thread, waited for first, as
+a student reads the summary) serves from the stored plan; the CPU of those plans, on their own
+thread, is the line "plan made ahead".
+
 For each step: CPU and wall p50/p95 of the whole ``process_api``, the CPU of the handler alone
 (the rest is Gradio's pre- and postprocessing), how many of the outputs were sent as updates
 (not ``gr.skip()``) and the bytes of their JSON.
@@ -152,6 +158,36 @@ class Runner:
         return self.run(self.answer_fn, [text, None, None, None], state)[0]
 
 
+class _PlansAhead:
+    """The plans a checkout makes in the background after a session ends (none before issue
+    32's plan-ahead): waited for before the next start, and their CPU (of their own thread)."""
+
+    def __init__(self) -> None:
+        self.rows: list[Row] = []
+        try:
+            from quizbot.practice import next_plan
+        except ImportError:
+            self._module: Any = None
+            return
+        self._module = next_plan
+        real = next_plan.plan_next
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            cpu, wall = time.thread_time(), time.perf_counter()
+            try:
+                return real(*args, **kwargs)
+            finally:
+                cpu_ms = (time.thread_time() - cpu) * 1000
+                self.rows.append((cpu_ms, (time.perf_counter() - wall) * 1000, cpu_ms, 0, 0))
+
+        next_plan.plan_next = timed
+
+    def wait(self) -> None:
+        """Until every plan scheduled so far is made (a no-op for a checkout without them)."""
+        if self._module is not None:
+            self._module.wait_planned(timeout=120)
+
+
 def _report(steps: dict[str, list[Row]]) -> None:
     for step, rows in steps.items():
         if not rows:
@@ -185,6 +221,8 @@ def main() -> int:
         "first start with backfill (upgrade)": [],
         "answer": [],
         "later start": [],
+        "start after a finished session": [],
+        "plan made ahead (background thread)": [],
     }
     with tempfile.TemporaryDirectory(prefix="quizbot-start-") as tmp:
         path = Path(tmp) / "bench.db"
@@ -199,6 +237,7 @@ def main() -> int:
         for i in upgraded:
             _forget_cards(db, _respondent(db, i))
         runner = Runner(db, url, tmp)
+        ahead = _PlansAhead()
         runner.start("warm-up", SessionState(runner.app))
         for i in returning:
             state = SessionState(runner.app)
@@ -206,6 +245,11 @@ def main() -> int:
             steps["answer"].append(runner.answer("True", state))
             steps["answer"].append(runner.answer("False", state))
             steps["later start"].append(runner.start(student_name(i), state))
+            for _ in range(10):  # to its end: the last answer ends it (not timed here)
+                runner.answer("True", state)
+            ahead.wait()  # the student reads the summary meanwhile
+            steps["start after a finished session"].append(runner.start(student_name(i), state))
+        steps["plan made ahead (background thread)"] = ahead.rows
         for i in upgraded:
             state = SessionState(runner.app)
             steps["first start with backfill (upgrade)"].append(

@@ -928,3 +928,25 @@ class UploadUsageRow(SQLModel, table=True):
     owner: str = Field(max_length=100, index=True)
     size: int = Field(sa_type=BigInteger)
     at: float
+
+
+# --------------------------------------------------------------------------------------------
+# A student's next practice session, planned ahead (migration 0024)
+
+
+class PracticePlanRow(SQLModel, table=True):
+    """The plan of a student's next free-practice session on one KB, made when their last one
+    ended (:mod:`quizbot.practice.next_plan`), so the start that finds it still valid only
+    records it. ``params`` is what the start must ask for (topics, format, length), ``basis``
+    a digest of everything the plan was computed from (the KB, the retired items, the
+    student's answers and exam sessions), ``config`` the session's config as a start computes
+    it. One row per student and KB; a start takes (deletes) the row it uses."""
+
+    __tablename__ = "practice_plans"
+
+    respondent_id: int = Field(foreign_key="respondent.id", ondelete="CASCADE", primary_key=True)
+    kb_name: str = Field(max_length=100, primary_key=True)
+    params: dict[str, Any] = Field(default_factory=dict, sa_type=JSONType)
+    basis: str = Field(max_length=64)
+    config: dict[str, Any] = Field(default_factory=dict, sa_type=JSONType)
+    created_at: datetime = _created()

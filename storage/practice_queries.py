@@ -120,7 +120,13 @@ def active_sessions(db: Database, respondent_id: int) -> list[ActiveSession]:
     return db.read(lambda s: _active(s, respondent_id))
 
 
-def close_idle_sessions(db: Database, respondent_id: int, idle_since: datetime) -> list[int]:
+def close_idle_sessions(
+    db: Database,
+    respondent_id: int,
+    idle_since: datetime,
+    *,
+    active: Sequence[ActiveSession] | None = None,
+) -> list[int]:
     """Mark ``abandoned`` every active free-practice session of the respondent whose last
     activity is before ``idle_since``; ``finished_at`` becomes that last activity. One
     transaction; returns the ids closed (oldest first).
@@ -128,7 +134,8 @@ def close_idle_sessions(db: Database, respondent_id: int, idle_since: datetime) 
     The usual case, nothing idle, is one read: the write transaction (on SQLite the database's
     one write lock, which answers queue on) is taken only when there is something to close.
     """
-    active = db.read(lambda session: _active(session, respondent_id))
+    if active is None:
+        active = db.read(lambda session: _active(session, respondent_id))
     if not any(f.last_activity < idle_since for f in active):
         return []
 

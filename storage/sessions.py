@@ -356,20 +356,24 @@ def respondent_history(
 ) -> list[SessionHistory]:
     """Every practice session of a respondent (only in ``kb_name`` if given), oldest first."""
 
-    def _do(session: Session) -> list[SessionHistory]:
-        stmt = select(QuizSession).where(col(QuizSession.respondent_id) == respondent_id)
-        if kb_name is not None:
-            stmt = stmt.where(col(QuizSession.kb_name) == kb_name)
-        rows = [
-            to_record(domain.PracticeSessionRecord, row)
-            for row in session.execute(stmt.order_by(col(QuizSession.id))).scalars()
-        ]
-        by_session: dict[int, list[AnswerRow]] = {row.id: [] for row in rows}
-        for answer in _answers(session, list(by_session)):
-            by_session[answer.quiz_session_id].append(answer)
-        return [SessionHistory(row, by_session[row.id]) for row in rows]
+    return db.read(lambda session: _history_rows(session, respondent_id, kb_name))
 
-    return db.read(_do)
+
+def _history_rows(
+    session: Session, respondent_id: int, kb_name: str | None
+) -> list[SessionHistory]:
+    """:func:`respondent_history` inside a transaction already open."""
+    stmt = select(QuizSession).where(col(QuizSession.respondent_id) == respondent_id)
+    if kb_name is not None:
+        stmt = stmt.where(col(QuizSession.kb_name) == kb_name)
+    rows = [
+        to_record(domain.PracticeSessionRecord, row)
+        for row in session.execute(stmt.order_by(col(QuizSession.id))).scalars()
+    ]
+    by_session: dict[int, list[AnswerRow]] = {row.id: [] for row in rows}
+    for answer in _answers(session, list(by_session)):
+        by_session[answer.quiz_session_id].append(answer)
+    return [SessionHistory(row, by_session[row.id]) for row in rows]
 
 
 # --------------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import json
 import math
 import threading
 from collections import OrderedDict, defaultdict
@@ -42,7 +43,13 @@ from quizbot.practice.views import (
     SessionView,
 )
 from storage import Database
-from storage.sessions import LoadedSession, create_session, respondent_history, stored_item_ids
+from storage.sessions import (
+    LoadedSession,
+    SessionHistory,
+    create_session,
+    respondent_history,
+    stored_item_ids,
+)
 
 
 @dataclass
@@ -78,8 +85,12 @@ def _history(db: Database, respondent_id: int, kb_name: str) -> _History:
     """What the student has answered in ``kb_name``, fact by fact, leaving out exams that are
     still sealed (:mod:`quizbot.practice.sealed`): an open exam's misses are not reviewed, its
     facts not ranked by how they went, until its last answer."""
+    return _history_of(respondent_history(db, respondent_id, kb_name=kb_name))
+
+
+def _history_of(past_sessions: Sequence[SessionHistory]) -> _History:
+    """:func:`_history` from the sessions of one KB as already read."""
     history = _History()
-    past_sessions = respondent_history(db, respondent_id, kb_name=kb_name)
     sealed = sealed_in_history(past_sessions)
     for past in past_sessions:
         session_id = past.session.id or 0
@@ -133,6 +144,7 @@ class _KbCache:
         self._sampler: NegativeSampler | None = None
         self._candidates: tuple[Triplet, ...] | None = None
         self._own: set[int] = set()
+        self._fingerprint: str | None = None
         self._lock = threading.Lock()  # the pool's caches are not safe to share unlocked
 
     def fact_key(self, t: Triplet) -> str:
@@ -152,6 +164,51 @@ class _KbCache:
         if digits is None:
             digits = self._digits[triple] = self.fact_key(t)[4:].encode()
         return digits
+
+    def fingerprint(self) -> str:
+        """A digest of everything of the KB a session's plan may read (its facts, relations,
+        reviewers' truths and falsehoods, lexicon, meta), computed once: two KBs with the
+        same fingerprint plan the same sessions."""
+        with self._lock:
+            if self._fingerprint is None:
+                kb, lex = self.kb, self.kb.lexicon
+                parts = (
+                    kb.name,
+                    kb.version,
+                    kb.source,
+                    [
+                        (
+                            t.head,
+                            t.relation,
+                            t.tail,
+                            t.head_ref,
+                            t.tail_ref,
+                            t.group,
+                            sorted(t.meta.items()),
+                        )
+                        for t in kb.triplets
+                    ],
+                    sorted(
+                        (r.name, r.label, r.head_type, r.tail_type) for r in kb.relations.values()
+                    ),
+                    sorted(kb.extra_truths),
+                    sorted(kb.reviewed_false),
+                    json.dumps(kb.meta, sort_keys=True, default=str),
+                    [
+                        sorted(m.items())
+                        for m in (
+                            lex.synonyms,
+                            lex.parents,
+                            lex.classes,
+                            lex.components,
+                            lex.head_groups,
+                        )
+                    ],
+                    sorted(lex.generic),
+                    type(kb.oracle).__qualname__,
+                )
+                self._fingerprint = hashlib.sha256(repr(parts).encode()).hexdigest()
+            return self._fingerprint
 
     def candidates(self) -> tuple[Triplet, ...]:
         """:func:`quizbot.generate.points.candidate_points` of the KB."""
@@ -354,20 +411,11 @@ def _view(loaded: LoadedSession) -> SessionView:
     )
 
 
-def _record_plan(
-    db: Database,
-    kb_data: KnowledgeBaseData,
-    kb_id: int,
-    respondent: Respondent,
-    planned: Sequence[_Planned],
-    config: dict[str, Any],
-) -> SessionView:
-    """Store the planned items and record the session (``config`` gets the items and labels)."""
-    assert respondent.id is not None
-    stored = stored_item_ids(db, [p.item.id for p in planned])
-    new_items = [p.item for p in planned if p.item.id not in stored]
-    if new_items:  # usually none: the canonical items are stored once and asked again
-        store_items(db, kb_data, kb_id, new_items)
+def _session_config(
+    kb_data: KnowledgeBaseData, planned: Sequence[_Planned], config: dict[str, Any]
+) -> dict[str, Any]:
+    """The config a session of ``planned`` is recorded with: ``config`` with the items (their
+    facts, relations and systems) and the labels of their topics and relations."""
     labels: dict[str, str] = {}
     systems = _system_labels(kb_data)
     entries: list[dict[str, Any]] = []
@@ -384,7 +432,7 @@ def _record_plan(
                 "system": system,
             }
         )
-    config = {
+    return {
         **config,
         "items": entries,
         "labels": labels,
@@ -392,6 +440,44 @@ def _record_plan(
             r: _relation_label(kb_data, r) for r in sorted({p.fact.relation for p in planned})
         },
     }
-    row = create_session(db, respondent_id=respondent.id, kb_name=kb_data.name, config=config)
+
+
+def _store_planned_items(
+    db: Database, kb_data: KnowledgeBaseData, kb_id: int, planned: Sequence[_Planned]
+) -> None:
+    """Store the planned items not stored yet (usually none: the canonical items are stored
+    once and asked again)."""
+    stored = stored_item_ids(db, [p.item.id for p in planned])
+    new_items = [p.item for p in planned if p.item.id not in stored]
+    if new_items:
+        store_items(db, kb_data, kb_id, new_items)
+
+
+def _record_plan(
+    db: Database,
+    kb_data: KnowledgeBaseData,
+    kb_id: int,
+    respondent: Respondent,
+    planned: Sequence[_Planned],
+    config: dict[str, Any],
+) -> SessionView:
+    """Store the planned items and record the session (``config`` gets the items and labels)."""
+    return _view(_record_loaded(db, kb_data, kb_id, respondent, planned, config))
+
+
+def _record_loaded(
+    db: Database,
+    kb_data: KnowledgeBaseData,
+    kb_id: int,
+    respondent: Respondent,
+    planned: Sequence[_Planned],
+    config: dict[str, Any],
+) -> LoadedSession:
+    """:func:`_record_plan`, returning the session as :func:`storage.sessions.load_session`
+    would read it back (no answers yet)."""
+    assert respondent.id is not None
+    _store_planned_items(db, kb_data, kb_id, planned)
+    full = _session_config(kb_data, planned, config)
+    row = create_session(db, respondent_id=respondent.id, kb_name=kb_data.name, config=full)
     assert row.id is not None
-    return _view(LoadedSession(row, respondent, []))
+    return LoadedSession(row, respondent, [])

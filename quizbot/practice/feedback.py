@@ -171,6 +171,22 @@ def first_unanswered(db: Database, loaded: LoadedSession) -> Question | None:
     return None
 
 
+def first_question(
+    db: Database, loaded: LoadedSession, item: Item | None = None
+) -> Question | None:
+    """The first question of a session just recorded (``loaded``, no answers yet), as
+    :func:`next_question` would read it back; ``item`` is its first item when already in
+    memory (else it is read)."""
+    if loaded.answers:
+        return first_unanswered(db, loaded)
+    entries = _entries(loaded.session.config)
+    if loaded.session.status != SessionStatus.ACTIVE.value or not entries:
+        return None
+    if item is None or item.id != entries[0]["id"]:
+        item = load_items(db, [entries[0]["id"]])[0]
+    return _question(loaded, 1, item)
+
+
 def _locate(loaded: LoadedSession, question_id: str) -> tuple[int, dict[str, Any]]:
     """(position, entry) of a question id or item id within the session."""
     row = loaded.session

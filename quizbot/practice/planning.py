@@ -21,13 +21,16 @@ from quizbot.practice.facts import (
     _choice_items,
     _FactRecord,
     _History,
-    _history,
+    _history_of,
     _kb_cache,
     _Planned,
-    _record_plan,
+    _record_loaded,
     _statement_items,
+    _view,
 )
+from quizbot.practice.feedback import first_question
 from quizbot.practice.review_queue import catch_up
+from quizbot.practice.stored_plans import plan_params, use_stored_plan
 from quizbot.practice.topics import (
     _cohort,
     _display_name,
@@ -42,21 +45,24 @@ from quizbot.practice.views import (
     REVIEW_VARIANTS_PER_FACT,
     VARIANTS_PER_FACT,
     Format,
+    Item,
+    Question,
     SessionView,
     Topic,
 )
 from storage import Database
+from storage.practice_plans import start_probe
 from storage.practice_queries import close_idle_sessions
 from storage.repo import get_or_create_respondent
-from storage.review import retired_item_ids
-from storage.sessions import find_respondent, set_respondent_cohort
+from storage.sessions import LoadedSession, respondent_history, set_respondent_cohort
 from storage.types import utcnow
 
 
 def prepare(kb: KnowledgeBaseData) -> int:
     """Compute now what every session start on ``kb`` would otherwise compute the first time:
-    the candidate facts, their point ids and each fact's plan (negative tail, sides), and a
-    statement session's generation code path. Returns how many facts were planned.
+    the candidate facts, their point ids and each fact's plan (negative tail, sides), the KB's
+    fingerprint (:meth:`quizbot.practice.facts._KbCache.fingerprint`) and a statement
+    session's generation code path. Returns how many facts were planned.
 
     ``quizbot serve`` calls it for the default KB before taking requests: the first starts of a
     fresh server (a replica that has just come up, every student of a class at once) otherwise
@@ -64,6 +70,7 @@ def prepare(kb: KnowledgeBaseData) -> int:
     lock. Safe to call again (a no-op once done) and from several threads.
     """
     cache = _kb_cache(kb)
+    cache.fingerprint()  # what a stored plan's basis is checked with (next_plan)
     pool = cache.candidates()
     for t in pool:
         cache.point_digits(t)
@@ -244,6 +251,13 @@ def _chosen_topics(kb: KnowledgeBaseData, topic: str | None, topics: Sequence[st
     return list(found.values())
 
 
+def _label(chosen: Sequence[Topic]) -> str | None:
+    """What a session on the ``chosen`` topics is called (``None``: all topics)."""
+    if len(chosen) == 1:
+        return chosen[0].label
+    return "Topics: " + ", ".join(t.label for t in chosen) if chosen else None
+
+
 def start_session(
     db: Database,
     *,
@@ -269,21 +283,83 @@ def start_session(
     Raises :class:`InputError` for an unknown KB or topic, a length outside 1..100, an unusable
     pseudonym, or nothing left to ask.
     """
+    loaded, _ = _start(
+        db,
+        student=student,
+        kb=kb,
+        topic=topic,
+        format=format,
+        length=length,
+        cohort=cohort,
+        seed=seed,
+        review=review,
+        topics=topics,
+        idle_timeout=idle_timeout,
+        now=now,
+    )
+    return _view(loaded)
+
+
+def start_session_and_ask(
+    db: Database,
+    *,
+    student: str,
+    kb: str = DEFAULT_KB,
+    topic: str | None = None,
+    format: Format = "statement",
+    length: int = 10,
+    cohort: str | None = None,
+    seed: str | None = None,
+    review: bool = False,
+    topics: Sequence[str] = (),
+    idle_timeout: timedelta = IDLE_TIMEOUT,
+    now: datetime | None = None,
+) -> tuple[SessionView, Question | None]:
+    """:func:`start_session` and the session's first question (what
+    :func:`quizbot.practice.feedback.next_question` would read back), built from the session
+    just recorded: no second read of it."""
+    loaded, first = _start(
+        db,
+        student=student,
+        kb=kb,
+        topic=topic,
+        format=format,
+        length=length,
+        cohort=cohort,
+        seed=seed,
+        review=review,
+        topics=topics,
+        idle_timeout=idle_timeout,
+        now=now,
+    )
+    return _view(loaded), first_question(db, loaded, first)
+
+
+def _start(
+    db: Database,
+    *,
+    student: str,
+    kb: str = DEFAULT_KB,
+    topic: str | None = None,
+    format: Format = "statement",
+    length: int = 10,
+    cohort: str | None = None,
+    seed: str | None = None,
+    review: bool = False,
+    topics: Sequence[str] = (),
+    idle_timeout: timedelta = IDLE_TIMEOUT,
+    now: datetime | None = None,
+) -> tuple[LoadedSession, Item | None]:
+    """What :func:`start_session` does: the session recorded, as read back, and its first
+    item when planned now (``None``: taken from a stored plan, not in memory)."""
     _validate(length, format, seed)
     display = _display_name(student)
     key_name = display.casefold()
     group = _cohort(cohort)
     kb_data, kb_id = _load_kb(db, kb)
     chosen = _chosen_topics(kb_data, topic, topics)
-    chosen_topic = chosen[0] if len(chosen) == 1 else None
-    label = (
-        chosen_topic.label
-        if chosen_topic
-        else "Topics: " + ", ".join(t.label for t in chosen)
-        if chosen
-        else None
-    )
-    respondent = find_respondent(db, RespondentKind.HUMAN, key_name)  # a read, usually enough
+    probe = start_probe(db, key_name, kb_data.name)
+    respondent = probe.respondent  # a read, usually enough
     if respondent is None:
         respondent = get_or_create_respondent(
             db, RespondentKind.HUMAN, key_name, display_name=display, cohort=group
@@ -291,14 +367,55 @@ def start_session(
     assert respondent.id is not None
     if group is not None and respondent.cohort != group:
         set_respondent_cohort(db, respondent.id, group)
-    close_idle_sessions(db, respondent.id, (now or utcnow()) - idle_timeout)
+    close_idle_sessions(
+        db,
+        respondent.id,
+        (now or utcnow()) - idle_timeout,
+        active=probe.active if probe.respondent is not None else [],
+    )
     # A returning student's spaced-review cards are built from their history here, before
     # their first answer, not inside it (where it held the answer's write transaction).
     catch_up(db, respondent.id)
-    cache = _kb_cache(kb_data)
+    params = plan_params(kb_data.name, chosen, format, length)
+    if not review and probe.mark is not None and probe.plan is not None:
+        ahead = use_stored_plan(db, kb_data, respondent, probe, params, seed=seed, cohort=group)
+        if ahead is not None:
+            return ahead, None
+    history = _history_of(respondent_history(db, respondent.id, kb_name=kb_data.name))
+    history.retired = probe.retired
     session_seed = seed if seed is not None else secrets.token_hex(4)
-    history = _history(db, respondent.id, kb_data.name)
-    history.retired = retired_item_ids(db)
+    planned, config = _plan_session(
+        kb_data,
+        chosen,
+        format=format,
+        length=length,
+        seed=session_seed,
+        review=review,
+        history=history,
+        cohort=group,
+    )
+    loaded = _record_loaded(db, kb_data, kb_id, respondent, planned, config)
+    return loaded, planned[0].item
+
+
+def _plan_session(
+    kb_data: KnowledgeBaseData,
+    chosen: Sequence[Topic],
+    *,
+    format: str,
+    length: int,
+    seed: str,
+    review: bool,
+    history: _History,
+    cohort: str | None,
+) -> tuple[list[_Planned], dict[str, Any]]:
+    """A session's questions and its config (without the items), from the student's
+    ``history`` alone: what a start records, and what :mod:`quizbot.practice.next_plan` stores
+    ahead of it. :class:`InputError` when nothing can be asked."""
+    session_seed = seed
+    chosen_topic = chosen[0] if len(chosen) == 1 else None
+    label = _label(chosen)
+    cache = _kb_cache(kb_data)
     pool = _candidates(kb_data, chosen)
     notes: list[str] = []
     facts: Iterable[Triplet]
@@ -350,12 +467,12 @@ def start_session(
         "topic_label": label or "All topics",
         "seed": session_seed,
         "review": review,
-        "cohort": group,
+        "cohort": cohort,
         "notes": notes,
     }
     if len(chosen) > 1:
         config["topics"] = [t.key for t in chosen]
-    return _record_plan(db, kb_data, kb_id, respondent, planned, config)
+    return planned, config
 
 
 # --------------------------------------------------------------------------------------------

@@ -134,6 +134,7 @@ from quizbot.practice.feedback import (
 )
 from quizbot.practice.planning import (
     start_session,
+    start_session_and_ask,
 )
 from quizbot.practice.recall import (
     DEFAULT_RECALL_LENGTH,
@@ -283,6 +284,7 @@ __all__ = [
     "start_recall_session",
     "start_review_session",
     "start_session",
+    "start_session_and_ask",
     "student_assignments",
     "summary",
     "topics",

@@ -44,6 +44,7 @@ EXPECTED_TABLES = {
     "monitor",
     "monitor_incident",
     "monitor_night",
+    "practice_plans",
     "prototype_set",
     "quiz_session",
     "rate_buckets",

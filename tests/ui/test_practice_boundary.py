@@ -37,9 +37,9 @@ def _text(value: Any) -> str:
 
 @pytest.fixture
 def ctx(db: Database, monkeypatch: pytest.MonkeyPatch) -> UiContext:
-    for name in ("start_session", "start_assignment_session", "session_view", "end_session",
-                 "start_review_session", "answer_and_next", "topics", "progress", "coverage",
-                 "count_due_now"):  # fmt: skip
+    for name in ("start_session", "start_session_and_ask", "start_assignment_session",
+                 "session_view", "end_session", "start_review_session", "answer_and_next",
+                 "topics", "progress", "coverage", "count_due_now"):  # fmt: skip
         monkeypatch.setattr(service, name, _broken)
     return UiContext(load_settings(database_url=db.url), db)
 

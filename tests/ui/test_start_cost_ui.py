@@ -56,13 +56,14 @@ def _start(app: Any, state: SessionState, student: str = "ada") -> list[Any]:
 def outside_the_service(
     db: Database, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[list[tuple[str, Any]]]:
-    """The statements run meanwhile, with their parameters, but for those of ``start_session``
-    (the service's own cost is bounded in tests/practice/test_start_cost.py) and of the due
-    panel's count (read after every start in a request of its own before Part 7 of
-    docs/performance.md, now with the start's outputs; an answer counts it in one query)."""
+    """The statements run meanwhile, with their parameters, but for those of
+    ``start_session_and_ask`` (the start and its first question; the service's own cost is
+    bounded in tests/practice/test_start_cost.py) and of the due panel's count (read after
+    every start in a request of its own before Part 7 of docs/performance.md, now with the
+    start's outputs; an answer counts it in one query)."""
     seen: list[tuple[str, Any]] = []
     paused: list[bool] = []
-    original = service.start_session
+    original = service.start_session_and_ask
 
     def counted(*args: Any, **kwargs: Any) -> Any:
         paused.append(True)
@@ -83,7 +84,7 @@ def outside_the_service(
             paused.pop()
 
     original_due = service.count_due_now
-    monkeypatch.setattr(service, "start_session", counted)
+    monkeypatch.setattr(service, "start_session_and_ask", counted)
     monkeypatch.setattr(service, "count_due_now", due_counted)
     event.listen(db.engine, "before_cursor_execute", count)
     try:
@@ -113,9 +114,10 @@ def test_a_start_reads_the_licence_alone_and_leaves_the_old_session_in_one_updat
         if "quiz_session" in s and old in _values(params)
     ]
     assert touching_old == ["UPDATE"]  # not read before or after
-    # Beyond start_session: the licence (1), the first question (4), the old session (1), and
-    # transactions; before the change 9 and 22.
-    assert len(first) <= 8 and len(second) <= 12, (len(first), len(second))
+    # Beyond start_session_and_ask (its first question is built from the session it recorded,
+    # not read back: 4 statements less): the licence (1), the old session (1), and
+    # transactions; 9 and 22 before Part 6 of docs/performance.md, 2 and 4 now.
+    assert len(first) <= 3 and len(second) <= 6, (len(first), len(second))
     assert load_session(db, old).session.status == "abandoned"
     assert data[0].model_dump()["session"]["id"] != old
 

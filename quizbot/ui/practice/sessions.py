@@ -12,6 +12,7 @@ import gradio as gr
 
 from quizbot.errors import DuplicateError, InputError, NotFoundError, QuizbotError
 from quizbot.kb.registry import DEFAULT_KB, kb_license
+from quizbot.practice import next_plan
 from quizbot.practice import service as practice
 from quizbot.practice.feedback import WITHHELD
 from quizbot.practice.service import Feedback, Question
@@ -162,7 +163,7 @@ def start(
         started = start_assignment(ctx, student, assignment, session_id, chat)
         return with_due(started, due_panel(ctx, student, kb))
     chosen_topic = None if topic in (None, "", ALL_TOPICS) else topic
-    view = practice.start_session(
+    view, question = practice.start_session_and_ask(
         ctx.db,
         student=student or "",
         kb=kb or DEFAULT_KB,
@@ -176,7 +177,6 @@ def start(
     )
     if session_id is not None and session_id != view.id:
         _abandon(ctx, session_id)
-    question = practice.next_question(ctx.db, view.id)
     what = "your mistakes" if view.review else md_escape(view.topic_label)
     intro = (
         f"Hello {md_escape(view.student)}! {view.total} question(s) on {what} from "
@@ -187,6 +187,13 @@ def start(
     screen = _opening(ctx, view, question, intro, ack)
     screen.asked, screen.flagged, screen.tab_known = shown, flagged, tab_known
     return with_due(_outputs(screen), due_panel(ctx, student, kb))
+
+
+def _plan_ahead(ctx: UiContext, view: practice.SessionView) -> None:
+    """Plan the student's next session in the background once a free-practice session is
+    over (:mod:`quizbot.practice.next_plan`): their next start then only records it."""
+    if view.status != "active" and view.assignment is None and not view.review:
+        next_plan.schedule_next(ctx.db, view.id)
 
 
 def _unknown_assignment(name: str) -> str:
@@ -383,6 +390,8 @@ def submit(
             )
         return _next(ctx, session_id, chat, None, error=user_message(exc), asked=question)
     feedback = step.feedback
+    if step.question is None and step.second is None:
+        _plan_ahead(ctx, step.view)
     if who is None:
         panel = None
     else:  # counted with the answer; another student's (a name retyped): read for them
@@ -515,6 +524,7 @@ def end(
             Screen(chat=None, data=_data(error="no practice session is running"), keep_state=True)
         )
     view = practice.end_session(ctx.db, session_id)
+    _plan_ahead(ctx, view)
     if view.mode == "exam" and view.answered < view.total:
         # An unfinished exam has no results to show (the service refuses its summary).
         message = (
