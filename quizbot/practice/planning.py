@@ -30,7 +30,7 @@ from quizbot.practice.facts import (
 )
 from quizbot.practice.feedback import first_question
 from quizbot.practice.review_queue import catch_up
-from quizbot.practice.stored_plans import plan_params, use_stored_plan
+from quizbot.practice.stored_plans import code_digest, plan_params, use_stored_plan
 from quizbot.practice.topics import (
     _cohort,
     _display_name,
@@ -71,6 +71,7 @@ def prepare(kb: KnowledgeBaseData) -> int:
     """
     cache = _kb_cache(kb)
     cache.fingerprint()  # what a stored plan's basis is checked with (next_plan)
+    code_digest()  # and the planning code's (read once a process)
     pool = cache.candidates()
     for t in pool:
         cache.point_digits(t)

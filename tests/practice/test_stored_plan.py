@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 from datetime import timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,7 +16,7 @@ from sqlalchemy import update
 
 from quizbot.domain import OverrideKind, RespondentKind
 from quizbot.kb.registry import get_kb
-from quizbot.practice import next_plan, planning
+from quizbot.practice import next_plan, planning, stored_plans
 from quizbot.practice.service import (
     answer,
     end_session,
@@ -304,3 +305,47 @@ def test_the_first_question_built_at_the_start_is_the_one_read_back(
         read_back, shown_at=None
     )
     assert view == session_view(db, view.id)
+
+
+def test_a_plan_made_by_other_planning_code_is_never_used(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A release whose planner, KB or generation code differs takes no plan the previous one
+    stored, whatever ``PLAN_VERSION`` says: the code's digest is part of the plan's basis."""
+    last = _history(db, "ada", 1)
+    assert next_plan.plan_next(db, last)
+    stored = _plan(db, "ada")
+    assert stored is not None
+    monkeypatch.setattr(stored_plans, "code_digest", lambda: "another release's planner")
+    planning_calls = _Planning(monkeypatch)
+
+    start_session(db, student="ada", kb=KB, seed=stored.config["seed"])
+
+    assert planning_calls.calls == 1, "a plan made by other planning code stood in for planning"
+
+
+@pytest.mark.parametrize(
+    "module", ["quizbot/practice/planning.py", "quizbot/transforms.py", "storage/sessions.py"]
+)
+def test_editing_any_planning_module_changes_the_code_digest(
+    monkeypatch: pytest.MonkeyPatch, module: str
+) -> None:
+    """The digest reads the source of the planner and what it uses (the transforms beside the
+    items, the storage of the history): an edit of any module (one line appended) makes it
+    another digest."""
+    target = Path(stored_plans.__file__).resolve().parents[2] / module
+    assert target.is_file()
+    stored_plans.code_digest.cache_clear()
+    before = stored_plans.code_digest()
+    real = Path.read_bytes
+
+    def edited(path: Path) -> bytes:
+        data = real(path)
+        return data + b"# edited\n" if path.resolve() == target else data
+
+    monkeypatch.setattr(Path, "read_bytes", edited)
+    stored_plans.code_digest.cache_clear()
+    try:
+        assert stored_plans.code_digest() != before
+    finally:
+        stored_plans.code_digest.cache_clear()
