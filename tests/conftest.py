@@ -206,6 +206,18 @@ def served_database(database_url: str) -> str:
 
 
 @pytest.fixture
+def served_home(tmp_path: Path, _templates: _Templates) -> Path:
+    """A ``QUIZBOT_HOME`` (``tmp_path / "home"``) whose default SQLite database is as
+    `quizbot serve` leaves it after its first start (migrated, the default KB installed), copied
+    from the template: for tests of a served process's later behaviour on SQLite only; the
+    first start on an empty home stays tests/quizbot/test_server.py's first test."""
+    home = tmp_path / "home"
+    home.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(_templates.sqlite(kb=True), home / "quizbot.db")
+    return home
+
+
+@pytest.fixture
 def empty_db(database_url: str) -> Iterator[Database]:
     """A connected database with no schema at all."""
     database = Database(database_url)

@@ -75,7 +75,9 @@ def test_server_starts_migrates_and_reports_the_database(tmp_path: Path, how: st
     assert f"on http://127.0.0.1:{port}" in err
 
 
-def test_a_busy_port_is_a_clear_error(tmp_path: Path) -> None:
+def test_a_busy_port_is_a_clear_error(tmp_path: Path, served_home: Path) -> None:
+    # a home served before: the port is checked after the database is opened, so an empty one
+    # would be migrated first, for nothing this test looks at
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         sock.listen()
@@ -113,7 +115,9 @@ def test_an_outdated_database_is_not_served(tmp_path: Path) -> None:
     assert "quizbot db upgrade" in result.stderr
 
 
-def test_serve_runs_the_scheduler_in_process_when_asked(tmp_path: Path) -> None:
+def test_serve_runs_the_scheduler_in_process_when_asked(tmp_path: Path, served_home: Path) -> None:
+    # a home served before (its database migrated, the default KB in it): the scheduler is
+    # what this start adds; a first start on an empty database is the first test's
     port = free_port()
     env = _env(tmp_path, QUIZBOT_SCHEDULER="1")
     proc = subprocess.Popen(
