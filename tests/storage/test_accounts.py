@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Literal
 
 import pytest
 from argon2 import PasswordHasher
@@ -249,7 +250,7 @@ class _SlowChecks(PasswordHasher):
     guess stays in flight while the others start, as real argon2 keeps them (and releases the
     GIL, as sleeping does)."""
 
-    def verify(self, hash: str | bytes, password: str | bytes) -> bool:
+    def verify(self, hash: str | bytes, password: str | bytes) -> Literal[True]:
         time.sleep(0.3)
         return super().verify(hash, password)
 
