@@ -10,6 +10,11 @@ A test that asks for ``db`` gets its database already migrated, copied from a te
 once per test process (a file copy on SQLite, ``CREATE DATABASE ... TEMPLATE`` on PostgreSQL):
 migrating from empty costs 1.5-3 s a test, a copy a fraction of that. Tests of the migrations
 themselves ask for ``empty_db`` and still start from nothing.
+
+A test of what accounts do (lockout, sessions, the audit log) may ask for ``quick_argon2``: the
+same argon2id hashing at the lowest cost argon2 allows, instead of argon2-cffi's defaults (64 MiB
+and 3 passes: 1.2-1.4 s a hash or check on this loaded machine, and a lockout test makes a dozen).
+The parameters a stored hash carries are tested with the real ones (tests/storage/test_accounts.py).
 """
 
 from __future__ import annotations
@@ -42,6 +47,23 @@ def _pg_unavailable() -> str | None:
     except psycopg.Error as exc:
         return f"PostgreSQL at {PG_ADMIN} is not reachable: {str(exc).strip().splitlines()[0]}"
     return None
+
+
+@pytest.fixture
+def quick_argon2(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Hash and check passwords in process with argon2id at its lowest cost (8 KiB, 1 pass, 1
+    lane) for the test; the product's parameters are back after it. Processes the test starts
+    (`quizbot serve`, the CLI) keep the real ones."""
+    from argon2 import PasswordHasher
+
+    from quizbot import accounts
+
+    accounts._dummy_hash.cache_clear()  # made with the real parameters by an earlier test?
+    monkeypatch.setattr(
+        accounts, "_hasher", PasswordHasher(time_cost=1, memory_cost=8, parallelism=1)
+    )
+    yield
+    accounts._dummy_hash.cache_clear()  # not to leave a cheap one to the next test
 
 
 @pytest.fixture(autouse=True)
@@ -181,6 +203,18 @@ def served_database(database_url: str) -> str:
     migrating it and writing the KB (about 3 s on PostgreSQL on an idle machine), the same
     work for every test; that first start is tests/quizbot/test_server.py's to test."""
     return database_url
+
+
+@pytest.fixture
+def served_home(tmp_path: Path, _templates: _Templates) -> Path:
+    """A ``QUIZBOT_HOME`` (``tmp_path / "home"``) whose default SQLite database is as
+    `quizbot serve` leaves it after its first start (migrated, the default KB installed), copied
+    from the template: for tests of a served process's later behaviour on SQLite only; the
+    first start on an empty home stays tests/quizbot/test_server.py's first test."""
+    home = tmp_path / "home"
+    home.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(_templates.sqlite(kb=True), home / "quizbot.db")
+    return home
 
 
 @pytest.fixture

@@ -62,8 +62,10 @@ def test_proxy_settings_go_together() -> None:
 
 
 def test_serve_beyond_loopback_without_accounts_refuses_to_start(
-    tmp_path: Path, database_url: str
+    tmp_path: Path, database_url: str, db: Database
 ) -> None:
+    # with ``db`` the database is a copy of the migrated template: the refusal comes after the
+    # database is opened (is there an account?), and an empty one would be migrated first
     env = {
         k: v for k, v in os.environ.items() if not k.startswith("QUIZBOT_") and k != "DATABASE_URL"
     }
@@ -83,8 +85,9 @@ def test_serve_beyond_loopback_without_accounts_refuses_to_start(
 
 
 @pytest.fixture
-def proxied(db: Database, tmp_path: Path) -> Iterator[TestClient]:
-    """The web app in proxy mode (X-Forwarded-User trusted from 10.0.0.1 only), in process."""
+def proxied(db: Database, tmp_path: Path, quick_argon2: None) -> Iterator[TestClient]:
+    """The web app in proxy mode (X-Forwarded-User trusted from 10.0.0.1 only), in process; the
+    accounts' passwords hashed at argon2's lowest cost (the proxy mode never checks them)."""
     from quizbot.ui.gate import web_app
 
     accounts.create_user(db, "boss", "admin", "admin password 123")

@@ -9,10 +9,10 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 
 import pytest
-from gradio_client import Client
 
 from quizbot.kb.clinical import load_clinical_core
 from storage import head_revision
@@ -30,6 +30,24 @@ def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
     }
     env.update({"QUIZBOT_HOME": str(tmp_path / "home"), **extra})
     return env
+
+
+def _predict(port: int, api_name: str) -> str:
+    """Call the app's endpoint ``api_name`` (no inputs) through Gradio's HTTP API and return its
+    one output. Not gradio_client's ``Client``: its heartbeat stream stays open after the
+    calls (and up to 15 s after ``close()``), and uvicorn waits for every open response before
+    it stops, so a SIGINT'ed server outlived the test's 30 s wait and was killed."""
+    base = f"http://127.0.0.1:{port}/gradio_api/call/{api_name}"
+    ask = urllib.request.Request(
+        base, data=b'{"data": []}', headers={"Content-Type": "application/json"}
+    )
+    with urllib.request.urlopen(ask, timeout=60) as answer:
+        event_id = json.load(answer)["event_id"]
+    with urllib.request.urlopen(f"{base}/{event_id}", timeout=60) as answer:
+        events = answer.read().decode("utf-8").split("\n\n")
+    (complete,) = [e for e in events if e.startswith("event: complete\n")]
+    (output,) = json.loads(complete.split("\ndata: ", 1)[1])
+    return str(output)
 
 
 @pytest.mark.parametrize("how", ["quizbot serve", "python app.py"])
@@ -54,12 +72,11 @@ def test_server_starts_migrates_and_reports_the_database(tmp_path: Path, how: st
         assert config["title"] == "quizbot"
         assert config["analytics_enabled"] is False
         assert "# quizbot" in config["components"][0]["props"]["value"]
-        client = Client(f"http://127.0.0.1:{port}/", verbose=False)
-        status = client.predict(api_name="/status")
+        status = _predict(port, "status")
         assert f"**Schema version:** `{head_revision()}`, up to date" in status
         assert "| `response` |" not in status  # row counts are for administrators only
         # The embedded knowledge base is installed at start, offline.
-        kbs = client.predict(api_name="/knowledge_bases")
+        kbs = _predict(port, "knowledge_bases")
         core = load_clinical_core()
         assert f"| `clinical-core` | {core.version} | {len(core.triplets):,} |" in kbs
         assert "| `hpo` | - | loads on first use |" in kbs
@@ -73,9 +90,12 @@ def test_server_starts_migrates_and_reports_the_database(tmp_path: Path, how: st
             _out, err = proc.communicate()
     assert "Traceback" not in err
     assert f"on http://127.0.0.1:{port}" in err
+    assert proc.returncode == 0, "not stopped by SIGINT (killed after 30 s)"
 
 
-def test_a_busy_port_is_a_clear_error(tmp_path: Path) -> None:
+def test_a_busy_port_is_a_clear_error(tmp_path: Path, served_home: Path) -> None:
+    # a home served before: the port is checked after the database is opened, so an empty one
+    # would be migrated first, for nothing this test looks at
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         sock.listen()
@@ -113,7 +133,9 @@ def test_an_outdated_database_is_not_served(tmp_path: Path) -> None:
     assert "quizbot db upgrade" in result.stderr
 
 
-def test_serve_runs_the_scheduler_in_process_when_asked(tmp_path: Path) -> None:
+def test_serve_runs_the_scheduler_in_process_when_asked(tmp_path: Path, served_home: Path) -> None:
+    # a home served before (its database migrated, the default KB in it): the scheduler is
+    # what this start adds; a first start on an empty database is the first test's
     port = free_port()
     env = _env(tmp_path, QUIZBOT_SCHEDULER="1")
     proc = subprocess.Popen(
@@ -139,3 +161,4 @@ def test_serve_runs_the_scheduler_in_process_when_asked(tmp_path: Path) -> None:
             _out, err = proc.communicate()
     assert "Traceback" not in err
     assert "scheduler: 1 monitor job(s): monitor:baselines" in err
+    assert proc.returncode == 0, "not stopped by SIGINT (killed after 30 s)"

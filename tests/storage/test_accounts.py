@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Literal
 
 import pytest
+from argon2 import PasswordHasher
 
 from quizbot import accounts
 from quizbot.domain import Role
@@ -16,17 +19,31 @@ from storage import accounts as store
 PASSWORD = "correct horse battery"
 
 
+@pytest.fixture(autouse=True)
+def _argon2_cost(request: pytest.FixtureRequest) -> None:
+    """Lockout, sessions and the audit log are tested with argon2 at its lowest cost (fixture
+    ``quick_argon2``: a dozen hashes at 1.2-1.4 s each made these the slowest storage tests);
+    the test marked ``real_argon2`` keeps the product's parameters (the hash stored), and
+    parallel guesses race through checks as long as a real one (``_SlowChecks``)."""
+    if request.node.get_closest_marker("real_argon2") is None:
+        request.getfixturevalue("quick_argon2")
+
+
 def _stored_hash(db: Database, name: str) -> str:
     found = store.login_record(db, name)
     assert found is not None
     return found[1]
 
 
+@pytest.mark.real_argon2
 def test_a_password_is_stored_only_as_an_argon2_hash(db: Database) -> None:
     account = accounts.create_user(db, "alice", Role.STUDENT, PASSWORD, cohort="y1")
     assert (account.name, account.role, account.cohort) == ("alice", "student", "y1")
     stored = _stored_hash(db, "alice")
-    assert stored.startswith("$argon2id$")
+    real = PasswordHasher()  # argon2-cffi's defaults, not the tests' quick ones
+    assert stored.startswith(
+        f"$argon2id$v=19$m={real.memory_cost},t={real.time_cost},p={real.parallelism}$"
+    )
     assert PASSWORD not in stored
     assert accounts.accounts_exist(db)
 
@@ -228,10 +245,25 @@ def test_a_lock_holds_one_address_and_grows_with_each_lock_in_a_row(db: Database
     assert accounts.login(db, "alice", PASSWORD, address="10.9.9.9", now=free).outcome == "ok"
 
 
-def test_parallel_guesses_check_no_more_passwords_than_the_limit(db: Database) -> None:
+class _SlowChecks(PasswordHasher):
+    """The quick hasher whose every check takes as long as a real one, without the CPU: each
+    guess stays in flight while the others start, as real argon2 keeps them (and releases the
+    GIL, as sleeping does)."""
+
+    def verify(self, hash: str | bytes, password: str | bytes) -> Literal[True]:
+        time.sleep(0.3)
+        return super().verify(hash, password)
+
+
+def test_parallel_guesses_check_no_more_passwords_than_the_limit(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
     accounts.create_user(db, "alice", "student", PASSWORD)
+    monkeypatch.setattr(
+        accounts, "_hasher", _SlowChecks(time_cost=1, memory_cost=8, parallelism=1)
+    )  # 12 real checks (locked guesses check a dummy hash) took 5-14 s on two busy cores
     with ThreadPoolExecutor(max_workers=8) as pool:
         outcomes = list(
             pool.map(
