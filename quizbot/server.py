@@ -8,14 +8,17 @@ is refused: it would give every student's data and the operator's model keys to 
 
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import logging
 import os
 import shutil
+import signal
 import socket
 import time
 from pathlib import Path
-from typing import Literal
+from types import FrameType
+from typing import Any, Literal
 
 from quizbot import __version__
 from quizbot.accounts import accounts_exist
@@ -95,6 +98,62 @@ def upload_folder(home: Path) -> Path:
     return mine
 
 
+# Seconds a stopping server gives requests in flight (an answer being stored) before it cuts
+# the connections still open (browser tabs' heartbeat streams end at once: see _run).
+SHUTDOWN_GRACE_S = 5
+
+
+class _TerminatedError(Exception):
+    """SIGTERM, raised again by uvicorn once it has shut down cleanly (see :func:`_run`)."""
+
+
+def _terminated(signum: int, frame: FrameType | None) -> None:
+    raise _TerminatedError
+
+
+def _run(app: Any, streams: list[asyncio.Event], *, host: str, port: int) -> None:
+    """Serve ``app`` with uvicorn until SIGTERM or SIGINT; returns once it has shut down.
+
+    Every open browser tab holds a Gradio heartbeat stream that ends only when one of
+    ``streams`` is set (Gradio's own launcher sets it on close; quizbot runs uvicorn itself),
+    and uvicorn waits for every open response before it stops: without setting them, SIGTERM
+    (a replica taken down) or Ctrl-C waited until the last student closed the page. They are
+    set when the signal comes; ``SHUTDOWN_GRACE_S`` bounds the wait for anything else in flight.
+    uvicorn raises a caught signal again after shutting down, with the handler that was there
+    before it ran: for SIGTERM that is ours, so a stopped server exits 0 rather than dying of
+    the signal (Ctrl-C's KeyboardInterrupt likewise, as ``uvicorn.run`` treats it). The
+    forwarded headers stay off: the gate decides which peers' headers to trust.
+    """
+    import uvicorn  # noqa: PLC0415 - serve only
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+            try:
+                loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+            except RuntimeError:  # no loop running: nothing is streaming
+                loop = None
+            if loop is not None:
+                for event in streams:
+                    loop.call_soon_threadsafe(event.set)
+            super().handle_exit(sig, frame)
+
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        proxy_headers=False,
+        log_level="warning",
+        timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
+    )
+    previous = signal.signal(signal.SIGTERM, _terminated)
+    try:
+        Server(config).run()
+    except (KeyboardInterrupt, _TerminatedError):
+        pass  # shut down already: uvicorn raises the signal again only after that
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def serve(settings: Settings, *, host: str | None = None, port: int | None = None) -> None:
     """Serve the app until interrupted. Blocks."""
     host = host or settings.host
@@ -114,9 +173,7 @@ def serve(settings: Settings, *, host: str | None = None, port: int | None = Non
     started = time.perf_counter()  # a session start's KB work, done once before the first one
     log.info("%d facts planned in %.1f s", prepare(kb), time.perf_counter() - started)
     # gradio takes seconds to import: only `serve` pays for it, not every CLI command.
-    import uvicorn  # noqa: PLC0415
-
-    from quizbot.ui.gate import web_app  # noqa: PLC0415
+    from quizbot.ui.gate import heartbeat_stops, web_app  # noqa: PLC0415
 
     # uploads in a folder of this process, where the next start finds them if it is killed
     os.environ["GRADIO_TEMP_DIR"] = str(upload_folder(settings.home))
@@ -133,8 +190,7 @@ def serve(settings: Settings, *, host: str | None = None, port: int | None = Non
         __version__, host, port, mode, db.masked_url,
     )  # fmt: skip
     try:
-        # proxy_headers off: the gate itself decides which peers' forwarded headers to trust
-        uvicorn.run(app, host=host, port=port, proxy_headers=False, log_level="warning")
+        _run(app, heartbeat_stops(app), host=host, port=port)
     finally:
         if scheduler is not None:
             from quizbot.monitoring.scheduler import stop  # noqa: PLC0415

@@ -38,6 +38,7 @@ no other origin; Gradio's run history (which keeps inputs and outputs in the bro
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 import html
 import ipaddress
@@ -55,7 +56,7 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.datastructures import Headers, MutableHeaders
-from starlette.routing import Route
+from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from quizbot import accounts, clock
@@ -67,7 +68,7 @@ from quizbot.ui.context import UiContext
 from quizbot.ui.metrics import METRICS_PATH, MetricsEndpoint, RequestTimer
 from storage import Database, shared_state
 
-__all__ = ["COOKIE", "SECURITY_HEADERS", "Gate", "GateMiddleware", "web_app"]
+__all__ = ["COOKIE", "SECURITY_HEADERS", "Gate", "GateMiddleware", "heartbeat_stops", "web_app"]
 
 log = logging.getLogger(__name__)
 
@@ -835,3 +836,21 @@ def web_app(settings: Settings, db: Database) -> FastAPI:
     )
     app: FastAPI = mounted
     return app
+
+
+def heartbeat_stops(app: FastAPI) -> list[asyncio.Event]:
+    """The events that end the heartbeat streams of the Gradio UI mounted in ``app``.
+
+    Every open browser tab holds a Gradio heartbeat stream that ends only when the mounted
+    Gradio app's ``stop_event`` is set, which Gradio's own launcher does on close. quizbot runs
+    uvicorn itself (:mod:`quizbot.server`), which sets these when it is told to stop, so that
+    no open tab keeps the server from stopping. A touch of Gradio's insides (the attribute):
+    ``tests/quizbot/test_server.py`` fails if setting it stops ending the streams.
+    """
+    events: list[asyncio.Event] = []
+    for route in app.routes:
+        if isinstance(route, Mount):
+            event = getattr(route.app, "stop_event", None)
+            if isinstance(event, asyncio.Event):
+                events.append(event)
+    return events

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from quizbot.kb.clinical import load_clinical_core
+from quizbot.server import SHUTDOWN_GRACE_S
 from storage import head_revision
 from tests.helpers.net import free_port, wait_for_http
 
@@ -162,3 +163,45 @@ def test_serve_runs_the_scheduler_in_process_when_asked(tmp_path: Path, served_h
     assert "Traceback" not in err
     assert "scheduler: 1 monitor job(s): monitor:baselines" in err
     assert proc.returncode == 0, "not stopped by SIGINT (killed after 30 s)"
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_serve_stops_on_a_signal_while_a_browser_tab_is_open(
+    tmp_path: Path, served_home: Path, sig: signal.Signals
+) -> None:
+    """An open tab holds Gradio's heartbeat stream, which only Gradio's own launcher ends: the
+    server must still stop on SIGTERM (a replica taken down, systemd) or Ctrl-C, within its
+    grace period, not when the last student closes the page."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [QUIZBOT, "serve", "--port", str(port)],
+        cwd=ROOT,
+        env=_env(tmp_path),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    tab = socket.socket()
+    try:
+        wait_for_http(f"http://127.0.0.1:{port}/")
+        tab.connect(("127.0.0.1", port))
+        tab.sendall(
+            f"GET /gradio_api/heartbeat/tab-{sig.name} HTTP/1.1\r\n"
+            f"Host: 127.0.0.1:{port}\r\nAccept: text/event-stream\r\n\r\n".encode()
+        )
+        tab.settimeout(30)
+        first = tab.recv(4096).decode("utf-8", "replace")
+        assert " 200 " in first.split("\r\n", 1)[0]  # the stream is open, as a tab's is
+        proc.send_signal(sig)
+        try:
+            _out, err = proc.communicate(timeout=SHUTDOWN_GRACE_S + 20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            _out, err = proc.communicate()
+    finally:
+        tab.close()
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert "Traceback" not in err
+    assert proc.returncode == 0, f"not stopped by {sig.name} with a tab open (killed)"
