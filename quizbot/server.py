@@ -9,6 +9,7 @@ is refused: it would give every student's data and the operator's model keys to 
 from __future__ import annotations
 
 import asyncio
+import faulthandler
 import ipaddress
 import logging
 import os
@@ -159,6 +160,9 @@ def serve(settings: Settings, *, host: str | None = None, port: int | None = Non
     host = host or settings.host
     port = port or settings.port
     settings.ensure_home()
+    # `kill -USR1 PID` writes every thread's stack to the log (stderr): where a hung request
+    # waits, without stopping the server.
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
     db = open_database(settings.effective_database_url, settings.engine_options())
     try:
         mode = check_mode(settings, host, accounts_exist(db))

@@ -165,6 +165,11 @@ def test_serve_runs_the_scheduler_in_process_when_asked(tmp_path: Path, served_h
     assert proc.returncode == 0, "not stopped by SIGINT (killed after 30 s)"
 
 
+def _answers(port: int) -> bool:
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/config", timeout=60) as answer:
+        return bool(answer.status == 200)
+
+
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_serve_stops_on_a_signal_while_a_browser_tab_is_open(
     tmp_path: Path, served_home: Path, sig: signal.Signals
@@ -192,6 +197,10 @@ def test_serve_stops_on_a_signal_while_a_browser_tab_is_open(
         tab.settimeout(30)
         first = tab.recv(4096).decode("utf-8", "replace")
         assert " 200 " in first.split("\r\n", 1)[0]  # the stream is open, as a tab's is
+        if sig == signal.SIGTERM:
+            # An operator's `kill -USR1`: every thread's stack to the log, the server running on.
+            proc.send_signal(signal.SIGUSR1)
+            assert _answers(port), "stopped or stuck after SIGUSR1"
         proc.send_signal(sig)
         try:
             _out, err = proc.communicate(timeout=SHUTDOWN_GRACE_S + 20)
@@ -205,3 +214,6 @@ def test_serve_stops_on_a_signal_while_a_browser_tab_is_open(
             proc.communicate()
     assert "Traceback" not in err
     assert proc.returncode == 0, f"not stopped by {sig.name} with a tab open (killed)"
+    if sig == signal.SIGTERM:
+        assert "most recent call first" in err  # faulthandler's dump of the threads
+        assert "uvicorn" in err  # the server's own thread among them

@@ -10,8 +10,10 @@ tests/artifacts/ (ignored by git) for a person to look at.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -50,6 +52,34 @@ expect.set_options(timeout=WAIT_MS)
 os.environ["PYTHONPATH"] = os.pathsep.join(
     [str(ROOT), *(p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p)]
 )
+
+
+# The apps running now (their process and log), for the report of a failed test.
+_RUNNING: dict[int, tuple[subprocess.Popen[bytes], Path]] = {}
+LOG_TAIL = 400  # lines of each running app's log added to a failed test's report
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """A browser test that fails gets, in its report, every running app's thread stacks and
+    the end of its log: a request that hung (a page waiting out its bound) shows where the
+    server was stuck, which the app's log alone would not say, and the log is gone with the
+    test's folder by the time anyone looks (a flake hunt runs many)."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.when != "call" or not report.failed:
+        return
+    for proc, _log in list(_RUNNING.values()):
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGUSR1)  # quizbot serve: every thread's stack to its log
+    time.sleep(1.0)
+    for pid, (_proc, log) in list(_RUNNING.items()):
+        try:
+            lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            continue
+        tail = "\n".join(lines[-LOG_TAIL:])
+        report.sections.append((f"app {pid} log (last {LOG_TAIL} lines)", tail))
 
 
 @dataclass(frozen=True)
@@ -96,10 +126,12 @@ def serve_app(database_url: str, folder: Path, stub_answer: str) -> Iterator[Ser
         proc = subprocess.Popen(
             [QUIZBOT, "serve", "--port", str(port)], cwd=ROOT, env=env, stdout=log, stderr=log
         )
+        _RUNNING[proc.pid] = (proc, folder / "server.log")
         try:
             wait_for_http(f"http://127.0.0.1:{port}/", timeout=SERVER_START, process=proc)
             yield Served(f"http://127.0.0.1:{port}/", database_url, clock_file=clock)
         finally:
+            _RUNNING.pop(proc.pid, None)
             proc.terminate()
             try:
                 proc.wait(timeout=20)
@@ -124,10 +156,12 @@ def serve_accounts(
     proc = subprocess.Popen(
         [QUIZBOT, "serve", "--port", str(port)], cwd=ROOT, env=env, stdout=log, stderr=log
     )
+    _RUNNING[proc.pid] = (proc, folder / "server.log")
     try:
         wait_for_http(f"http://127.0.0.1:{port}/login", timeout=SERVER_START, process=proc)
         yield f"http://127.0.0.1:{port}"
     finally:
+        _RUNNING.pop(proc.pid, None)
         proc.terminate()
         try:
             proc.wait(timeout=20)
