@@ -14,7 +14,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -59,16 +59,17 @@ _RUNNING: dict[int, tuple[subprocess.Popen[bytes], Path]] = {}
 LOG_TAIL = 400  # lines of each running app's log added to a failed test's report
 
 
-@pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     """A browser test that fails gets, in its report, every running app's thread stacks and
     the end of its log: a request that hung (a page waiting out its bound) shows where the
     server was stuck, which the app's log alone would not say, and the log is gone with the
     test's folder by the time anyone looks (a flake hunt runs many)."""
-    outcome = yield
-    report = outcome.get_result()
+    report = yield
     if report.when != "call" or not report.failed:
-        return
+        return report
     for proc, _log in list(_RUNNING.values()):
         if proc.poll() is None:
             proc.send_signal(signal.SIGUSR1)  # quizbot serve: every thread's stack to its log
@@ -80,6 +81,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
             continue
         tail = "\n".join(lines[-LOG_TAIL:])
         report.sections.append((f"app {pid} log (last {LOG_TAIL} lines)", tail))
+    return report
 
 
 @dataclass(frozen=True)
