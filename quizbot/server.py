@@ -102,6 +102,8 @@ def upload_folder(home: Path) -> Path:
 # Seconds a stopping server gives requests in flight (an answer being stored) before it cuts
 # the connections still open (browser tabs' heartbeat streams end at once: see _run).
 SHUTDOWN_GRACE_S = 5
+# Seconds an idle HTTP connection stays open (above deploy/nginx.conf's keepalive_timeout).
+KEEP_ALIVE_S = 75
 
 
 class _TerminatedError(Exception):
@@ -145,6 +147,10 @@ def _run(app: Any, streams: list[asyncio.Event], *, host: str, port: int) -> Non
         proxy_headers=False,
         log_level="warning",
         timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
+        # Longer than a proxy's idle limit for its connections to us (deploy/nginx.conf: 60 s),
+        # so the proxy closes an idle connection first and never reuses one being closed here
+        # (uvicorn's 5 s default invites that race, and nginx would count it as a failure).
+        timeout_keep_alive=KEEP_ALIVE_S,
     )
     previous = signal.signal(signal.SIGTERM, _terminated)
     try:

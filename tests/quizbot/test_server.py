@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import signal
@@ -9,6 +10,7 @@ import socket
 import sqlite3
 import subprocess
 import sys
+import time
 import urllib.request
 from pathlib import Path
 
@@ -165,6 +167,28 @@ def test_serve_runs_the_scheduler_in_process_when_asked(tmp_path: Path, served_h
     assert proc.returncode == 0, "not stopped by SIGINT (killed after 30 s)"
 
 
+def _reused_after_idle(port: int, idle_s: float) -> bool:
+    """Whether a keep-alive connection still answers a second request after ``idle_s`` idle
+    (the same socket: http.client opens a new one only once it knows the old one closed)."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        conn.request("GET", "/healthz")
+        first = conn.getresponse()
+        first.read()
+        assert first.status == 200, first.status
+        sock = conn.sock
+        time.sleep(idle_s)
+        try:
+            conn.request("GET", "/healthz")
+            second = conn.getresponse()
+            second.read()
+        except (http.client.HTTPException, OSError):
+            return False
+        return second.status == 200 and conn.sock is sock
+    finally:
+        conn.close()
+
+
 def _answers(port: int) -> bool:
     with urllib.request.urlopen(f"http://127.0.0.1:{port}/config", timeout=60) as answer:
         return bool(answer.status == 200)
@@ -198,6 +222,9 @@ def test_serve_stops_on_a_signal_while_a_browser_tab_is_open(
         first = tab.recv(4096).decode("utf-8", "replace")
         assert " 200 " in first.split("\r\n", 1)[0]  # the stream is open, as a tab's is
         if sig == signal.SIGTERM:
+            # An idle connection outlives a proxy's idle limit for it (nginx: 60 s; uvicorn's
+            # default, 5 s, let nginx reuse a connection being closed and mark a replica failed).
+            assert _reused_after_idle(port, idle_s=6.0), "an idle connection was closed at once"
             # An operator's `kill -USR1`: every thread's stack to the log, the server running on.
             proc.send_signal(signal.SIGUSR1)
             assert _answers(port), "stopped or stuck after SIGUSR1"
