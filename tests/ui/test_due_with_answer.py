@@ -20,11 +20,11 @@ import pytest
 from quizbot.items import StatementItem
 from tests.ui.conftest import Served
 from tests.ui.events import config_of, wait_settled
-from tests.ui.test_accounts import App, _log_in_page, _serve, browser
+from tests.ui.test_accounts import App, _log_in_page, _serve, app, browser
 from tests.ui.test_practice import database, session_items
 from tests.ui.test_practice_inputs import Joins
 
-__all__ = ["browser"]  # the accounts-mode fixture, used by name
+__all__ = ["app", "browser"]  # the accounts-mode fixtures, used by name
 
 
 def _handler(tab: Any, base_url: str, elem_id: str) -> int:
@@ -94,8 +94,8 @@ def clocked(database_url: str, tmp_path: Path) -> Iterator[tuple[App, Path]]:
     it on."""
     clock = tmp_path / "clock"
     clock.write_text((datetime.now(UTC) - timedelta(days=2)).isoformat(), encoding="utf-8")
-    for app in _serve(database_url, tmp_path, {"QUIZBOT_CLOCK_FILE": str(clock)}):
-        yield app, clock
+    for served_app in _serve(database_url, tmp_path, {"QUIZBOT_CLOCK_FILE": str(clock)}):
+        yield served_app, clock
 
 
 def test_in_accounts_mode_too_an_answer_is_one_event_with_the_accounts_due_count(
@@ -139,3 +139,43 @@ def test_in_accounts_mode_too_an_answer_is_one_event_with_the_accounts_due_count
     panel.get_by_text("Due for review: 1 fact.").wait_for()  # counted by the answer
     wait_settled(page, {fn})
     assert joins.fns == [fn]
+
+
+def _list_fills(tab: Any, base_url: str) -> set[int]:
+    """The handlers that fill the accounts-mode assignment list after page load (those that
+    write its table and are not set off by the load itself)."""
+    config = config_of(tab.request.get(f"{base_url.rstrip('/')}/config").text())
+    (table,) = (
+        c["id"]
+        for c in config["components"]
+        if c["props"].get("elem_id") == "qb-practice-assignments-table"
+    )
+    return {
+        int(d["id"])
+        for d in config["dependencies"]
+        if table in d["outputs"] and not any(t[1] == "load" for t in d["targets"])
+    }
+
+
+def test_in_accounts_mode_a_start_after_a_finished_session_reads_the_assignments_once(
+    browser: Any, app: App
+) -> None:
+    """A start after a finished session changes the session and clears the summary, both of
+    which refresh the assignment list: one read of the list, not one per change."""
+    page = _log_in_page(browser, app, "stu")
+    length = page.locator("#qb-practice-length input[type=number]")
+    length.fill("1")
+    length.press("Enter")
+    chat = page.locator("#qb-practice-chat")
+    page.locator("#qb-practice-start").click()
+    chat.get_by_text("Question 1 of 1").wait_for()
+    page.locator("#qb-practice-true").click()
+    chat.get_by_text("Answer 1 of 1:").wait_for()
+    wait_settled(page)  # the finished session's own refresh of the list is done
+    fills = _list_fills(page, app.url)
+    assert fills, "no handler refreshes the assignment list"
+    joins = Joins(page)
+    page.locator("#qb-practice-start").click()
+    chat.get_by_text("Question 1 of 1").wait_for()
+    wait_settled(page)
+    assert sum(fn in fills for fn in joins.fns) == 1, joins.fns

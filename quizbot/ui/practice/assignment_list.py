@@ -98,8 +98,18 @@ def wire(ctx: UiContext, shown: AssignmentList, field: Any, refresh: Sequence[An
         return
     outputs = [shown.box, shown.table, shown.choice]
     fill = identity.for_account(ctx, lambda name: listed(ctx, name), len(outputs))
-    for triggers in (None, list(refresh)):  # page load, then each refresh
-        gr.on(triggers, fill, outputs=outputs, api_visibility="private", show_progress="hidden")
+    gr.on(None, fill, outputs=outputs, api_visibility="private", show_progress="hidden")
+    # A start changes the session and clears the summary: both triggers fire, a tick apart.
+    # "once" drops the second while the first read is on its way (it reads the same statuses);
+    # Gradio's default for change triggers would queue a second read after the first.
+    gr.on(
+        list(refresh),
+        fill,
+        outputs=outputs,
+        api_visibility="private",
+        show_progress="hidden",
+        trigger_mode="once",
+    )
     # ``input``: the student's own choice only, never a refresh of the list (which would wipe a
     # name typed into the field while the page loaded).
     shown.choice.input(None, [shown.choice], [field], js=COPY_JS, api_visibility="private")
