@@ -198,7 +198,7 @@ def test_a_served_app_stops_at_once_with_a_pages_stream_open(
         text=True,
     )
     try:
-        wait_for_http(f"http://127.0.0.1:{port}/")
+        wait_for_http(f"http://127.0.0.1:{port}/", timeout=300, process=proc)  # loaded cores
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
         conn.request("GET", "/config")
         config = json.loads(conn.getresponse().read())
