@@ -11,9 +11,9 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, MutableMapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -65,11 +65,11 @@ class Page:
     """What the browser reads from the response, as it comes."""
 
     def __init__(self) -> None:
-        self.sent: list[dict[str, Any]] = []
+        self.sent: list[MutableMapping[str, Any]] = []
         self.chunks: asyncio.Queue[bytes] = asyncio.Queue()
         self.ended = asyncio.Event()
 
-    async def send(self, message: dict[str, Any]) -> None:
+    async def send(self, message: MutableMapping[str, Any]) -> None:
         self.sent.append(message)
         if message["type"] == "http.response.body":
             await self.chunks.put(message.get("body", b""))
@@ -86,6 +86,10 @@ class Page:
 async def _never_disconnects() -> dict[str, Any]:
     await asyncio.Event().wait()
     raise AssertionError("unreachable")
+
+
+async def _nothing_sent(message: MutableMapping[str, Any]) -> None:
+    raise AssertionError(f"sent {message}")
 
 
 async def _until(condition: Callable[[], bool]) -> None:
@@ -160,7 +164,7 @@ def test_other_requests_pass_untouched() -> None:
         lasting = LastingEventStream(app, list, lambda s: False)
         for path, method in (("/gradio_api/queue/join", "POST"), ("/config", "GET")):
             scope = {"type": "http", "method": method, "path": path}
-            await lasting(scope, _never_disconnects, _never_disconnects)
+            await lasting(scope, _never_disconnects, _nothing_sent)
         assert calls == ["/gradio_api/queue/join", "/config"]
 
     asyncio.run(scenario())
@@ -171,7 +175,7 @@ def test_the_app_serves_every_page_stream_through_it(db: Database, tmp_path: Pat
     """The served app has the middleware (the browser test fails without it)."""
     settings = load_settings(home=str(tmp_path / "home"), database_url=db.url)
     app = web_app(settings, db)
-    assert any(m.cls is LastingEventStream for m in app.user_middleware)
+    assert any(cast(Any, m).cls is LastingEventStream for m in app.user_middleware)
 
 
 @pytest.mark.slow
@@ -220,12 +224,12 @@ def test_a_served_app_stops_at_once_with_a_pages_stream_open(
         started = time.monotonic()
         proc.send_signal(signal.SIGTERM)
         rest = response.read()  # ends when the server ends it
-        _out, err = proc.communicate(timeout=SHUTDOWN_GRACE_S + 20)
         took = time.monotonic() - started
+        _out, err = proc.communicate(timeout=SHUTDOWN_GRACE_S + 20)
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
     assert proc.returncode == 0, err[-2000:]
     assert CLOSE in rest  # the page heard the close it expects
-    assert took < SHUTDOWN_GRACE_S, f"stopped after {took:.1f} s"
+    assert took < SHUTDOWN_GRACE_S, f"the stream ended {took:.1f} s after SIGTERM"

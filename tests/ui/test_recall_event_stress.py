@@ -17,6 +17,7 @@ import faulthandler
 import sys
 import threading
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import pytest
@@ -98,12 +99,9 @@ def test_a_last_answer_its_due_refresh_and_a_review_start_never_wait_on_each_oth
     stop = threading.Event()
     faulthandler.dump_traceback_later(BOUND_S, exit=False, file=sys.stderr)
     try:
-        planner = _run_all([lambda: _planner(db, stop, errors)])[0]
+        planner = _run_all([partial(_planner, db, stop, errors)])[0]
         students = _run_all(
-            [
-                (lambda i=i: _student_rounds(ctx, f"Stress Student {i}", errors))
-                for i in range(STUDENTS)
-            ]
+            [partial(_student_rounds, ctx, f"Stress Student {i}", errors) for i in range(STUDENTS)]
         )
         for thread in students:
             thread.join(BOUND_S)
