@@ -65,6 +65,7 @@ from quizbot.errors import QuizbotError
 from quizbot.ratelimit import RateLimitedError
 from quizbot.ui.app import build_app, launch_options
 from quizbot.ui.context import UiContext
+from quizbot.ui.event_stream import LastingEventStream, pending_in
 from quizbot.ui.metrics import METRICS_PATH, MetricsEndpoint, RequestTimer
 from storage import Database, shared_state
 
@@ -820,6 +821,10 @@ def web_app(settings: Settings, db: Database) -> FastAPI:
     api.include_router(_router(gate))
     # /metrics: a plain ASGI app with its own access check (quizbot.ui.metrics)
     api.router.routes.append(Route(METRICS_PATH, MetricsEndpoint(ctx), include_in_schema=False))
+    # innermost: a page's event stream lasts as long as the page (issue 31, the module's docstring)
+    api.add_middleware(
+        LastingEventStream, stops=lambda: heartbeat_stops(api), pending=pending_in(blocks)
+    )
     api.add_middleware(RequestTimer)  # request latency for /metrics, inside the gate
     # No origin but our own: with this middleware present Gradio adds no CORS headers of its own.
     api.add_middleware(CORSMiddleware, allow_origins=[], allow_credentials=False)
