@@ -1,0 +1,99 @@
+"""Summaries of a py-spy profile in its ``raw`` format (collapsed stacks: ``frame;frame N``).
+
+``bench_practice_load.py --py-spy PATH`` samples each server with ``py-spy record --format
+raw --gil`` during the measured phase (only samples of a thread holding the GIL: the CPU the
+Python code used, not threads waiting); :class:`Profile` says how many fell in our handlers,
+in Gradio's ``process_api`` around them, in the background planning, in our middleware, and
+outside all of these (HTTP, Gradio's queue, JSON), and which functions those were in.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+INSIDE = "process_api ("
+# Frames run by the event loop's machinery in nearly every sample: not worth a line.
+_UBIQUITOUS = (
+    "<module> (",
+    "run (",
+    "_run (",
+    "_run_once (",
+    "run_forever (",
+    "run_until_complete (",
+    "_bootstrap (",
+    "_bootstrap_inner (",
+    "worker (",
+    "serve (",
+    "main (",
+    "__call__ (click",
+    "invoke (click",
+    "_main (click",
+    "new_func (click",
+)
+
+
+# Where a sample is counted, the first that matches: (label, a text of some frame).
+CATEGORIES = (
+    ("our handlers (Gradio's worker threads)", "function_wrapper (gradio/utils.py)"),
+    ("Gradio's process_api around them (pre/postprocessing)", INSIDE),
+    ("next sessions planned (background thread)", "(quizbot/practice/next_plan.py)"),
+    ("the gate middleware (quizbot/ui/gate.py)", "(quizbot/ui/gate.py)"),
+    ("the request timer (quizbot/ui/metrics.py)", "(quizbot/ui/metrics.py)"),
+)
+REST = "the rest: HTTP, Gradio's queue and streams, JSON, the event loop"
+
+
+@dataclass
+class Profile:
+    """Samples of one or more processes, split by where they were."""
+
+    total: int = 0
+    by_category: Counter[str] = field(default_factory=Counter)
+    outside: Counter[str] = field(default_factory=Counter)  # the rest: inclusive, per function
+    outside_leaf: Counter[str] = field(default_factory=Counter)  # the rest: frame sampled
+    outside_files: Counter[str] = field(default_factory=Counter)  # the rest: leaf's package
+
+    def add_file(self, path: Path) -> None:
+        """Add the samples of one raw py-spy file."""
+        for line in path.read_text(errors="replace").splitlines():
+            stack, _, count = line.rpartition(" ")
+            if not stack or not count.isdigit():
+                continue
+            n = int(count)
+            frames = stack.split(";")
+            self.total += n
+            label = next(
+                (name for name, text in CATEGORIES if any(text in f for f in frames)), REST
+            )
+            self.by_category[label] += n
+            if label != REST:
+                continue
+            for f in dict.fromkeys(frames):
+                if not f.startswith(_UBIQUITOUS):
+                    self.outside[f] += n
+            leaf = frames[-1]
+            self.outside_leaf[leaf] += n
+            where = leaf.rpartition("(")[2].rstrip(")").split(":")[0]
+            self.outside_files[where.split("/")[0] if "/" in where else where] += n
+
+    def lines(self, top: int = 25) -> list[str]:
+        """The summary, one line each."""
+        if not self.total:
+            return ["  no samples"]
+
+        def pct(n: int) -> str:
+            return f"{100 * n / self.total:5.1f} %"
+
+        result = [f"  samples {self.total:,}, by where they were:"]
+        result += [
+            f"    {pct(self.by_category[name])}  {name}" for name, _ in (*CATEGORIES, (REST, ""))
+        ]
+        result.append("  the rest, by the package of the sampled frame:")
+        result += [f"    {pct(n)}  {name}" for name, n in self.outside_files.most_common(12)]
+        result.append("  the rest, functions on the stack (inclusive):")
+        result += [f"    {pct(n)}  {name}" for name, n in self.outside.most_common(top)]
+        result.append("  the rest, the sampled frame (self):")
+        result += [f"    {pct(n)}  {name}" for name, n in self.outside_leaf.most_common(top)]
+        return result
