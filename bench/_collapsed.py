@@ -14,29 +14,40 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 INSIDE = "process_api ("
-# Frames run by the event loop's machinery in nearly every sample: not worth a line.
-_UBIQUITOUS = (
-    "<module> (",
-    "run (",
-    "_run (",
-    "_run_once (",
-    "run_forever (",
-    "run_until_complete (",
-    "_bootstrap (",
-    "_bootstrap_inner (",
-    "worker (",
-    "serve (",
-    "main (",
-    "__call__ (click",
-    "invoke (click",
-    "_main (click",
-    "new_func (click",
+# Functions (the last part of a frame's name) on nearly every stack, the event loop's or a
+# thread's machinery and the command line's: not worth a line.
+_UBIQUITOUS = frozenset(
+    {
+        "<module>",
+        "run",
+        "_run",
+        "_run_once",
+        "run_forever",
+        "run_until_complete",
+        "_bootstrap",
+        "_bootstrap_inner",
+        "_worker",
+        "serve",
+        "main",
+        "invoke",
+        "new_func",
+        "asyncio_run",
+        "serve_cmd",
+        "_main",
+    }
 )
+
+
+def _function(frame: str) -> str:
+    return frame.split(" (", 1)[0].rsplit(".", 1)[-1]
 
 
 # Where a sample is counted, the first that matches: (label, a text of some frame).
 CATEGORIES = (
-    ("our handlers (Gradio's worker threads)", "function_wrapper (gradio/utils.py)"),
+    (
+        "our handlers (Gradio's worker threads)",
+        "function_wrapper.<locals>.wrapper (gradio/utils.py)",
+    ),
     ("Gradio's process_api around them (pre/postprocessing)", INSIDE),
     ("next sessions planned (background thread)", "(quizbot/practice/next_plan.py)"),
     ("the gate middleware (quizbot/ui/gate.py)", "(quizbot/ui/gate.py)"),
@@ -71,7 +82,7 @@ class Profile:
             if label != REST:
                 continue
             for f in dict.fromkeys(frames):
-                if not f.startswith(_UBIQUITOUS):
+                if _function(f) not in _UBIQUITOUS:
                     self.outside[f] += n
             leaf = frames[-1]
             self.outside_leaf[leaf] += n
