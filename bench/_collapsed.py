@@ -42,18 +42,40 @@ def _function(frame: str) -> str:
     return frame.split(" (", 1)[0].rsplit(".", 1)[-1]
 
 
-# Where a sample is counted, the first that matches: (label, a text of some frame).
-CATEGORIES = (
-    (
-        "our handlers (Gradio's worker threads)",
-        "function_wrapper.<locals>.wrapper (gradio/utils.py)",
-    ),
-    ("Gradio's process_api around them (pre/postprocessing)", INSIDE),
-    ("next sessions planned (background thread)", "(quizbot/practice/next_plan.py)"),
-    ("the gate middleware (quizbot/ui/gate.py)", "(quizbot/ui/gate.py)"),
-    ("the request timer (quizbot/ui/metrics.py)", "(quizbot/ui/metrics.py)"),
+# Where a sample is counted. First the work that contains everything below it (the first that
+# any frame matches): our handlers, Gradio's process_api around them, the background plans.
+CONTAINING = (
+    ("our handlers (Gradio's worker threads)", ("function_wrapper.<locals>.wrapper (gradio/",)),
+    ("Gradio's process_api around them (pre/postprocessing)", (INSIDE,)),
+    ("next sessions planned (background thread)", ("(quizbot/practice/next_plan.py",)),
 )
-REST = "the rest: HTTP, Gradio's queue and streams, JSON, the event loop"
+# Then the layers a request passes through, nested in one another (the gate calls Starlette,
+# which calls Gradio's routes...): a sample is the innermost layer's that any frame names, so
+# a layer's share is its own code and the standard library it calls.
+LAYERS = (
+    ("the gate middleware (quizbot/ui/gate.py)", ("(quizbot/ui/gate.py",)),
+    ("the request timer (quizbot/ui/metrics.py)", ("(quizbot/ui/metrics.py",)),
+    ("other quizbot code", ("(quizbot/", "(storage/")),
+    ("Gradio: routes, queue, event streams", ("(gradio/",)),
+    ("Starlette and FastAPI: routing, middleware, responses", ("(starlette/", "(fastapi/")),
+    ("uvicorn and h11: HTTP", ("(uvicorn/", "(h11/", "(httptools", "(websockets/")),
+    ("pydantic", ("(pydantic",)),
+    ("SQLAlchemy", ("(sqlalchemy/", "(sqlmodel/")),
+    ("anyio: worker threads", ("(anyio/",)),
+)
+REST = "the event loop and the standard library alone"
+CATEGORIES = tuple(name for name, _ in CONTAINING + LAYERS) + (REST,)
+
+
+def _category(frames: list[str]) -> str:
+    for name, marks in CONTAINING:
+        if any(m in f for f in frames for m in marks):
+            return name
+    for frame in reversed(frames):
+        for name, marks in LAYERS:
+            if any(m in frame for m in marks):
+                return name
+    return REST
 
 
 @dataclass
@@ -62,9 +84,11 @@ class Profile:
 
     total: int = 0
     by_category: Counter[str] = field(default_factory=Counter)
-    outside: Counter[str] = field(default_factory=Counter)  # the rest: inclusive, per function
-    outside_leaf: Counter[str] = field(default_factory=Counter)  # the rest: frame sampled
-    outside_files: Counter[str] = field(default_factory=Counter)  # the rest: leaf's package
+    # outside the containing work (the requests' layers): inclusive per function, the frame
+    # sampled, the package of that frame
+    outside: Counter[str] = field(default_factory=Counter)
+    outside_leaf: Counter[str] = field(default_factory=Counter)
+    outside_files: Counter[str] = field(default_factory=Counter)
 
     def add_file(self, path: Path) -> None:
         """Add the samples of one raw py-spy file."""
@@ -75,11 +99,9 @@ class Profile:
             n = int(count)
             frames = stack.split(";")
             self.total += n
-            label = next(
-                (name for name, text in CATEGORIES if any(text in f for f in frames)), REST
-            )
+            label = _category(frames)
             self.by_category[label] += n
-            if label != REST:
+            if label in (name for name, _ in CONTAINING):
                 continue
             for f in dict.fromkeys(frames):
                 if _function(f) not in _UBIQUITOUS:
@@ -98,13 +120,11 @@ class Profile:
             return f"{100 * n / self.total:5.1f} %"
 
         result = [f"  samples {self.total:,}, by where they were:"]
-        result += [
-            f"    {pct(self.by_category[name])}  {name}" for name, _ in (*CATEGORIES, (REST, ""))
-        ]
-        result.append("  the rest, by the package of the sampled frame:")
+        result += [f"    {pct(self.by_category[name])}  {name}" for name in CATEGORIES]
+        result.append("  outside the first three, by the package of the sampled frame:")
         result += [f"    {pct(n)}  {name}" for name, n in self.outside_files.most_common(12)]
-        result.append("  the rest, functions on the stack (inclusive):")
+        result.append("  outside the first three, functions on the stack (inclusive):")
         result += [f"    {pct(n)}  {name}" for name, n in self.outside.most_common(top)]
-        result.append("  the rest, the sampled frame (self):")
+        result.append("  outside the first three, the sampled frame (self):")
         result += [f"    {pct(n)}  {name}" for name, n in self.outside_leaf.most_common(top)]
         return result
