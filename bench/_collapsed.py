@@ -38,10 +38,6 @@ _UBIQUITOUS = frozenset(
 )
 
 
-def _function(frame: str) -> str:
-    return frame.split(" (", 1)[0].rsplit(".", 1)[-1]
-
-
 # Where a sample is counted. First the work that contains everything below it (the first that
 # any frame matches): our handlers, Gradio's process_api around them, the background plans.
 CONTAINING = (
@@ -64,7 +60,11 @@ LAYERS = (
     ("anyio: worker threads", ("(anyio/",)),
 )
 REST = "the event loop and the standard library alone"
-CATEGORIES = tuple(name for name, _ in CONTAINING + LAYERS) + (REST,)
+CATEGORIES = (*(name for name, _ in (*CONTAINING, *LAYERS)), REST)
+
+
+def _function(frame: str) -> str:
+    return frame.split(" (", 1)[0].rsplit(".", 1)[-1]
 
 
 def _category(frames: list[str]) -> str:
@@ -72,6 +72,8 @@ def _category(frames: list[str]) -> str:
         if any(m in f for f in frames for m in marks):
             return name
     for frame in reversed(frames):
+        if _function(frame) in _UBIQUITOUS:  # uvicorn's Server.run under every loop stack
+            continue
         for name, marks in LAYERS:
             if any(m in frame for m in marks):
                 return name
