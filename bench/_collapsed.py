@@ -40,7 +40,7 @@ _UBIQUITOUS = frozenset(
 
 # Where a sample is counted. First the work that contains everything below it (the first that
 # any frame matches): our handlers, Gradio's process_api around them, the background plans.
-CONTAINING = (
+CONTAINING: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("our handlers (Gradio's worker threads)", ("function_wrapper.<locals>.wrapper (gradio/",)),
     ("Gradio's process_api around them (pre/postprocessing)", (INSIDE,)),
     ("next sessions planned (background thread)", ("(quizbot/practice/next_plan.py",)),
@@ -48,7 +48,7 @@ CONTAINING = (
 # Then the layers a request passes through, nested in one another (the gate calls Starlette,
 # which calls Gradio's routes...): a sample is the innermost layer's that any frame names, so
 # a layer's share is its own code and the standard library it calls.
-LAYERS = (
+LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("the gate middleware (quizbot/ui/gate.py)", ("(quizbot/ui/gate.py",)),
     ("the request timer (quizbot/ui/metrics.py)", ("(quizbot/ui/metrics.py",)),
     ("other quizbot code", ("(quizbot/", "(storage/")),
