@@ -52,5 +52,5 @@ class CachedSignatures:
 
 def cache_block_signatures() -> None:
     """Give ``gradio.blocks`` the :class:`CachedSignatures` (once; idempotent)."""
-    if isinstance(gradio.blocks.inspect, types.ModuleType):
-        gradio.blocks.inspect = CachedSignatures()  # type: ignore[assignment]
+    if isinstance(getattr(gradio.blocks, "inspect", None), types.ModuleType):
+        setattr(gradio.blocks, "inspect", CachedSignatures())  # noqa: B010 (not exported)

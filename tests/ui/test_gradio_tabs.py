@@ -28,7 +28,7 @@ def test_a_new_tab_asks_no_signature_the_first_one_asked(
     monkeypatch.setattr(gradio.blocks, "inspect", inspect)  # as Gradio is, before the app
     settings = load_settings(home=str(tmp_path / "home"), database_url=db.url)
     blocks = _blocks(gate.web_app(settings, db))
-    assert isinstance(gradio.blocks.inspect, CachedSignatures)
+    assert isinstance(getattr(gradio.blocks, "inspect"), CachedSignatures)  # noqa: B009
     first = SessionState(blocks)  # the first tab: each block's class asked once
     asked = []
     real = inspect._signature_from_callable  # type: ignore[attr-defined]
