@@ -18,6 +18,7 @@ from storage import Database
 
 
 def _blocks(app: Any) -> Any:
+    mounted: Any
     (mounted,) = (r.app for r in app.routes if isinstance(r, Mount))
     return mounted.blocks
 
