@@ -48,7 +48,8 @@ Usage:
 
     .venv/bin/python bench/bench_practice_load.py [--duration 300] [--students 50]
         [--seed-responses 1000000] [--think 1,5] [--database-url postgresql://...] [--quick]
-        [--no-review-cards] [--checkouts /main/checkout,/this/checkout] [--returning]
+        [--no-review-cards] [--checkouts /main/checkout,/this/checkout]
+        [--returning | --scenarios first,returning] [--py-spy /tmp/pyspy/bin/py-spy]
 
 ``--quick`` is a 30 s run over 20,000 seeded responses (each can still be set explicitly).
 
