@@ -20,6 +20,14 @@ Every figure comes from this one run. Steps:
    so they are returning students with a history. Between answers each one "thinks" for a time
    drawn uniformly from ``--think`` (seconds): real students read the feedback and the next
    question; ``--think 0,0`` measures saturation instead.
+   ``--returning`` (the "returning class" scenario) runs a phase before that: every student
+   finishes one session of the same settings in the running app, as they would have done last
+   time, so the app plans their next session on its background thread and stores it
+   (``practice_plans``); the bench waits until every student's plan is stored, then the
+   measured phase begins with the same burst of starts. Without it (the default) the measured
+   starts are the first after a deployment: no student has a stored plan. Either way the
+   bench counts how many of the students' first measured starts took their stored plan (the
+   session's seed is the stored plan's, and a start that plans draws a seed of its own).
 4. Afterwards every answer a student received feedback for is looked up in the database by its
    session and question; lost answers (acknowledged, not stored) and errors are counted.
 
@@ -41,6 +49,7 @@ Usage:
     .venv/bin/python bench/bench_practice_load.py [--duration 300] [--students 50]
         [--seed-responses 1000000] [--think 1,5] [--database-url postgresql://...] [--quick]
         [--no-review-cards] [--checkouts /main/checkout,/this/checkout]
+        [--returning | --scenarios first,returning] [--py-spy /tmp/pyspy/bin/py-spy]
 
 ``--quick`` is a 30 s run over 20,000 seeded responses (each can still be set explicitly).
 
@@ -67,6 +76,7 @@ import json
 import os
 import random
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -82,9 +92,12 @@ sys.path.insert(0, str(ROOT))
 
 import httpx  # noqa: E402
 import psycopg  # noqa: E402
+from sqlmodel import col, select  # noqa: E402
 
+from bench._collapsed import Profile  # noqa: E402
 from bench._seed_responses import check_references, describe, seed_responses, student_name  # noqa: E402
 from storage import EngineOptions, mask_url, normalize_database_url, open_database  # noqa: E402
+from storage.models import PracticePlanRow, Respondent  # noqa: E402
 from storage.repo import count_responses  # noqa: E402
 from storage.sessions import load_session  # noqa: E402
 from tests.helpers.net import free_port, wait_for_http  # noqa: E402
@@ -164,6 +177,53 @@ def served(
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
+
+
+@contextlib.contextmanager
+def profiled(args: argparse.Namespace, pids: list[int], out: Path) -> Iterator[Profile | None]:
+    """With ``--py-spy``: sample each of ``pids`` (py-spy ``record``, raw format, idle threads
+    left out) while the body runs; the summary is filled in afterwards."""
+    if not args.py_spy:
+        yield None
+        return
+    out.mkdir(parents=True, exist_ok=True)
+    procs = [
+        subprocess.Popen(
+            [
+                args.py_spy,
+                "record",
+                "--pid",
+                str(pid),
+                "--format",
+                "raw",
+                "--nolineno",
+                "--gil",
+                "--nonblocking",
+                "--rate",
+                "200",
+                "-o",
+                str(out / f"{pid}.txt"),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        for pid in pids
+    ]
+    profile = Profile()
+    try:
+        yield profile
+    finally:
+        for proc in procs:
+            proc.send_signal(signal.SIGINT)  # py-spy writes its file on Ctrl-C
+        for proc, pid in zip(procs, pids, strict=True):
+            _, err = proc.communicate(timeout=60)
+            path = out / f"{pid}.txt"
+            if path.exists():
+                profile.add_file(path)
+                if args.keep:
+                    print(f"kept {path}")
+            else:
+                print(f"py-spy wrote nothing for {pid}: {err.decode(errors='replace')[-500:]}")
 
 
 def cpu_seconds(pid: int) -> float:
@@ -371,6 +431,8 @@ class Tally:
     answer: Timings = field(default_factory=Timings)  # answer -> next question
     last: Timings = field(default_factory=Timings)  # last answer of a session -> summary
     start: Timings = field(default_factory=Timings)  # start -> first question
+    first_start: Timings = field(default_factory=Timings)  # each student's first: the burst
+    first_sessions: dict[str, int] = field(default_factory=dict)  # student -> first session
     acknowledged: set[tuple[int, str]] = field(default_factory=set)  # (session, question id)
     # --as-browser: events sent after starts and answers; with one student, the server's CPU
     # (seconds) around each answer and what it set off, and around each start likewise
@@ -454,6 +516,9 @@ async def student_loop(
         tally.start.add(started)
         session_id = int(data["session"]["id"])
         tally.sessions.add(session_id)
+        if name not in tally.first_sessions:
+            tally.first_sessions[name] = session_id
+            tally.first_start.add(started)
         question = data.get("question")
         while question is not None and time.monotonic() < deadline:
             await think()
@@ -533,6 +598,98 @@ async def run_students(
             )
         )
         return time.monotonic() - started
+
+
+# --------------------------------------------------------------------------------------------
+# The returning class (--returning): last time's session, and the plans it left
+
+
+async def finish_one_session(student: Student, name: str, args: argparse.Namespace) -> str | None:
+    """Start a session with the measured phase's settings and answer it to the end without
+    pausing (the plan of the next session is made when it ends); an error, or ``None``."""
+    rng = random.Random(name)
+    started = await student.call(
+        "practice_start", [name, "clinical-core", "all", args.format, args.length, "", None]
+    )
+    data = started.outputs[0] if started.outputs else None
+    if not started.success or not isinstance(data, dict) or data.get("error"):
+        return f"warm-up start: {started.error or (data or {}).get('error') or 'no data'}"
+    question = data.get("question")
+    while question is not None:
+        result = await student.call("practice_answer", [_answer_for(question, rng)])
+        data = result.outputs[0] if result.outputs else None
+        if not result.success or not isinstance(data, dict) or data.get("error"):
+            return f"warm-up answer: {result.error or (data or {}).get('error') or 'no data'}"
+        question = data.get("question")
+    return None
+
+
+async def finish_sessions(
+    bases: list[str], args: argparse.Namespace, names: list[str]
+) -> list[str]:
+    """Every student (student ``i`` on replica ``i % len(bases)``, as in the measured phase)
+    finishes one session, all at once; the errors."""
+    limits = httpx.Limits(max_connections=4 * len(names), max_keepalive_connections=None)
+    async with httpx.AsyncClient(limits=limits, timeout=httpx.Timeout(CALL_TIMEOUT_S)) as client:
+        configs = [(await client.get(f"{b}/config")).json() for b in bases]
+        eps = [endpoints(c, ("practice_start", "practice_answer")) for c in configs]
+        found = await asyncio.gather(
+            *(
+                finish_one_session(
+                    Student(client, bases[i % len(bases)], eps[i % len(bases)]), name, args
+                )
+                for i, name in enumerate(names)
+            )
+        )
+    return [e for e in found if e is not None]
+
+
+def stored_plan_seeds(database_url: str, names: list[str]) -> dict[str, str]:
+    """The seed of the stored practice plan of each of ``names`` that has one (any KB: the
+    bench practises one)."""
+    db = open_database(database_url, ensure=False)
+    try:
+        query = (
+            select(Respondent.name, PracticePlanRow.config)
+            .join(Respondent, col(Respondent.id) == col(PracticePlanRow.respondent_id))
+            .where(col(Respondent.name).in_(names))
+        )
+        return db.read(lambda s: {str(n): str(c.get("seed")) for n, c in s.exec(query).all()})
+    finally:
+        db.dispose()
+
+
+def session_seeds(database_url: str, sessions: dict[str, int]) -> dict[str, str]:
+    """The seed of each student's session in ``sessions`` (student -> session id)."""
+    db = open_database(database_url, ensure=False)
+    try:
+        return {
+            name: str(load_session(db, sid).session.config.get("seed"))
+            for name, sid in sessions.items()
+        }
+    finally:
+        db.dispose()
+
+
+def returning_class(bases: list[str], args: argparse.Namespace, url: str) -> dict[str, str]:
+    """``--returning``: each student finishes a session in the running app, then the bench
+    waits (up to 5 minutes) for the plans of their next sessions; the stored plans' seeds."""
+    names = [student_name(args.first_student + i) for i in range(args.students)]
+    started = time.monotonic()
+    errors = asyncio.run(finish_sessions(bases, args, names))
+    took = time.monotonic() - started
+    for line in errors[:5]:
+        print(f"    {line}")
+    seeds = stored_plan_seeds(url, names)
+    while len(seeds) < len(names) and time.monotonic() - started < took + 300:
+        time.sleep(0.5)
+        seeds = stored_plan_seeds(url, names)
+    print(
+        f"returning class: {len(names) - len(errors)} of {len(names)} students finished a "
+        f"session in {took:.1f} s ({len(errors)} errors); {len(seeds)} next sessions planned "
+        f"and stored {time.monotonic() - started - took:.1f} s later"
+    )
+    return seeds
 
 
 # --------------------------------------------------------------------------------------------
@@ -616,6 +773,7 @@ def report(
         ("answer -> next question", tally.answer),
         ("last answer of a session -> its summary", tally.last),
         ("start a session -> first question (history, items)", tally.start),
+        ("each student's first start (the class's burst)", tally.first_start),
     ):
         print(f"{title}:")
         for line in timings.lines():
@@ -643,6 +801,28 @@ def report(
         f"{usage.load_before} before, {usage.load_after} after"
     )
     return not lost and n_errors == 0
+
+
+def print_summary(rows: list[tuple[str, Tally, str, str]]) -> None:
+    """One line per run (p95s in ms), and each run's ratio to the first run."""
+    if len(rows) < 2:
+        return
+    print("\nsummary (p95, ms; ratio to the first run):")
+    base = rows[0][1]
+
+    def cell(values: list[float], first: list[float]) -> str:
+        p95, p95_first = percentile(values, 95), percentile(first, 95)
+        return f"{p95:7.0f} ({p95 / p95_first:4.2f})" if p95_first else f"{p95:7.0f}"
+
+    for label, t, from_plan, load in rows:
+        first = base.first_start
+        print(
+            f"  {label}: first start handler {cell(t.first_start.handler, first.handler)}"
+            f" round trip {cell(t.first_start.round_trip, first.round_trip)}; answer "
+            f"handler {cell(t.answer.handler, base.answer.handler)} round trip "
+            f"{cell(t.answer.round_trip, base.answer.round_trip)}; from plan {from_plan}; "
+            f"load {load}"
+        )
 
 
 def _loadavg() -> str:
@@ -678,11 +858,22 @@ def run_once(args: argparse.Namespace, url: str, tmp: Path, seeded: Any, n_befor
                 else "no review cards (each first start backfills them: an upgraded deployment)"
             )
         )
+        print(
+            "scenario: "
+            + (
+                "returning class (each student finished a session in this app before: the "
+                "next one is planned and stored)"
+                if args.returning
+                else "first starts after a deployment (no stored plans)"
+            )
+        )
+        plans = returning_class(bases, args, url) if args.returning else {}
         server_cpu0 = sum(cpu_seconds(proc.pid) for _, proc, _ in servers)
         client_cpu0 = time.process_time()
         tally = Tally()
         pids = [proc.pid for _, proc, _ in servers]
-        wall = asyncio.run(run_students(bases, args, tally, pids))
+        with profiled(args, pids, tmp / f"profile-{args.first_student}") as profile:
+            wall = asyncio.run(run_students(bases, args, tally, pids))
         per_server = [cpu_seconds(proc.pid) for _, proc, _ in servers]
         usage = Usage(
             wall,
@@ -703,6 +894,25 @@ def run_once(args: argparse.Namespace, url: str, tmp: Path, seeded: Any, n_befor
     new_rows = count_responses(db) - n_before
     db.dispose()
     ok = report(args, tally, usage, stored, new_rows, server_errors)
+    if profile is not None:
+        print("py-spy, the server(s) during the measured phase (CPU samples, bench/_collapsed.py):")
+        for line in profile.lines():
+            print(line)
+    taken = session_seeds(url, tally.first_sessions)
+    from_plan = sum(1 for n, seed in taken.items() if plans.get(n) == seed)
+    print(
+        f"first starts that took the student's stored plan: {from_plan} of {len(taken)} "
+        f"({len(plans)} plans stored before the measured phase)"
+    )
+    args.summary.append(
+        (
+            f"{'returning' if args.returning else 'first'}, {args.replicas} replica(s), "
+            f"{args.students} students, {args.checkout or 'this environment'}",
+            tally,
+            f"{from_plan}/{len(taken)}",
+            f"{usage.load_before} -> {usage.load_after}",
+        )
+    )
     if tally.answer_cpu_s:
         per_answer = sum(tally.answer_cpu_s) * 1000 / len(tally.answer_cpu_s)
         per_start = sum(tally.start_cpu_s) * 1000 / max(1, len(tally.start_cpu_s))
@@ -757,6 +967,26 @@ def main() -> int:
         help="also send the events the page sends by itself after starts and answers; with "
         "--students 1, the server CPU per answer as a browser sends it",
     )
+    parser.add_argument(
+        "--returning",
+        action="store_true",
+        help="the returning class: each student first finishes a session in the running app "
+        "(its next session is planned and stored), then the measured phase (same as "
+        "--scenarios returning)",
+    )
+    parser.add_argument(
+        "--scenarios",
+        default=None,
+        help="first (starts after a deployment, the default), returning (see --returning), or "
+        "both (first,returning) in turn for each configuration",
+    )
+    parser.add_argument(
+        "--py-spy",
+        default=None,
+        metavar="PATH",
+        help="a py-spy executable: sample the servers during the measured phase and print "
+        "where their CPU went outside process_api (py-spy needs ptrace)",
+    )
     parser.add_argument("--quick", action="store_true", help="30 s over 20,000 responses")
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
     args = parser.parse_args()
@@ -771,6 +1001,9 @@ def main() -> int:
     checkouts: list[str | None] = (
         [str(Path(c).resolve()) for c in args.checkouts.split(",")] if args.checkouts else [None]
     )
+    scenario_names = (args.scenarios or ("returning" if args.returning else "first")).split(",")
+    if not set(scenario_names) <= {"first", "returning"}:
+        parser.error("--scenarios takes first, returning or first,returning")
     student_counts = [int(x) for x in str(args.students).split(",")]
     replica_counts = [int(x) for x in str(args.replicas).split(",")]
     if min(student_counts + replica_counts) < 1:
@@ -806,10 +1039,12 @@ def main() -> int:
             # already built by an earlier run.
             args.first_student = 1
             args.per_answer = []
-            for replicas, students, checkout in itertools.product(
-                replica_counts, student_counts, checkouts
+            args.summary = []
+            for replicas, students, checkout, scenario in itertools.product(
+                replica_counts, student_counts, checkouts, scenario_names
             ):
                 args.checkout, args.replicas, args.students = checkout, replicas, students
+                args.returning = scenario == "returning"
                 if args.first_student + students - 1 > seeded.n_students:
                     print(
                         f"note: only {seeded.n_students} seeded students; students above "
@@ -820,6 +1055,7 @@ def main() -> int:
                 db = open_database(url, ensure=False)
                 n_before = count_responses(db)
                 db.dispose()
+        print_summary(args.summary)
         if len(args.per_answer) == 2:
             (before, b_answer, b_start), (after, a_answer, a_start) = args.per_answer
             print(

@@ -66,6 +66,7 @@ from quizbot.ratelimit import RateLimitedError
 from quizbot.ui.app import build_app, launch_options
 from quizbot.ui.context import UiContext
 from quizbot.ui.event_stream import LastingEventStream, pending_in
+from quizbot.ui.gradio_tabs import cache_block_signatures
 from quizbot.ui.metrics import METRICS_PATH, MetricsEndpoint, RequestTimer
 from storage import Database, shared_state
 
@@ -817,6 +818,9 @@ def web_app(settings: Settings, db: Database) -> FastAPI:
     # than a practice answer's own SQL. Only Gradio's /monitoring page reads it; a summary at most
     # ANALYTICS_EVERY events old is fine there.
     blocks._queue.ANAYLTICS_CACHE_FREQUENCY = ANALYTICS_EVERY
+    # Every new tab builds the config of all the app's blocks: each asked inspect.signature
+    # of its class again, half of a new tab's cost (quizbot.ui.gradio_tabs).
+    cache_block_signatures()
     api = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
     api.include_router(_router(gate))
     # /metrics: a plain ASGI app with its own access check (quizbot.ui.metrics)
