@@ -5,7 +5,7 @@ compare the outputs byte for byte. It covers the *tune* part of the PretexEval d
 the held-back part), our probes (``bench/rephrase_probes.py``), the hand-written rewordings
 (``tests/generate/data/rewordings.jsonl``), every validator call the rephrasing tests make
 (``--tests``: runs them with :func:`~quizbot.generate.rephrase.validator.judge` recorded), and
-pairs of generated clinical-core statements of one triplet side and transform (alternative
+pairs of generated clinical-core statements of one triplet side and negation (alternative
 wordings of one claim, seed 0), plus the wording functions (stems, word forms, predicate readings,
 entity patterns) over every word and sentence seen. Usage:
 
@@ -75,10 +75,12 @@ def _generated() -> Iterator[Row]:
     plans = plan_generation(NegativeSampler(kb, "0"), facts)
     groups: dict[tuple[Any, ...], list[Any]] = defaultdict(list)
     for item in statements(kb, plans, prototypes, balanced=True):
-        groups[(item.side, item.transform)].append(item)
-    for (side, transform), items in groups.items():
-        for a, b in itertools.islice(itertools.permutations(items, 2), 6):
-            yield a.text, b.text, side.head, side.tail, transform.negated
+        side = item.side
+        key = (side.relation, side.head, side.tail, side.polarity, item.transform.negated)
+        groups[key].append(item)
+    for (_relation, head, tail, _polarity, negated), items in groups.items():
+        for a, b in itertools.islice(itertools.permutations(items, 2), 1):
+            yield a.text, b.text, head, tail, negated
 
 
 def _verdict(row: Row) -> str:
@@ -154,8 +156,9 @@ def main(argv: list[str] | None = None) -> int:
         lines.append(f"== {label}")
         for row in rows:
             lines.append(_verdict(row))
-            sentences |= {row[0], row[1]}
-            names |= {row[2], row[3]}
+            if label != "generated":  # their words are the KB's: the verdicts cover them
+                sentences |= {row[0], row[1]}
+                names |= {row[2], row[3]}
     lines.append("== rewordings")
     import bench_validator
 
