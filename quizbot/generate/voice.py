@@ -112,6 +112,9 @@ _VOICE: tuple[tuple[str, str, int], ...] = (
         "time",
         1,
     ),
+    # mapping: the disease (the thing mapped) first, in both voices ("[disease] is mapped to
+    # [gene]", "[disease] maps to [gene]"); "[gene] maps to [disease]" swaps the roles
+    (_BE + r"mapped\s+(?:on)?to\b|\bmap(?:s|ping)?\s+(?:on)?to\b", "map", 0),
     # encoding: the gene first
     (_BE + r"(?:encoded|coded\s+for)\s+by\b", "encode", 1),
     (r"\b(?:encod(?:e|es|ing)|codes?\s+for)\b", "encode", 0),

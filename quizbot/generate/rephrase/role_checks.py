@@ -15,6 +15,7 @@ from quizbot.generate.rephrase.claims import (
     NEGATION,
 )
 from quizbot.generate.rephrase.direction import direction_kept
+from quizbot.generate.rephrase.labels import unlabelled
 from quizbot.generate.rephrase.possession import names_a_place, possessor
 from quizbot.generate.rephrase.reading import (
     CLAUSE_BREAK,
@@ -56,24 +57,30 @@ def check_roles(orig: Reading, cand: Reading, context: Context) -> Verdict | Non
     voice did ("X treats Y" / "Y is treated with X"), or the family is symmetric ("associated
     with"). With the same order, a reading whose voice flipped swaps the roles ("X is treated
     with Y"). Otherwise the old rule holds: same order. Last, a candidate may not give one
-    entity the words the original used to introduce the other ("the gene [disease]").
+    entity the words the original used to introduce the other ("the gene [disease]"). Owner and
+    predicate are read on the sentences of :func:`~.labels.unlabelled` (kind labels left out,
+    possessives as of-phrases, a fronted phrase put back), the kinds with possessives only.
     """
     head, tail = context.keys
     if head == tail:
         return None
     place = names_a_place(orig.masked) or names_a_place(cand.masked)
-    owners = (_owner(orig, context.keys, place), _owner(cand, context.keys, place))
+    plain = unlabelled(orig), unlabelled(cand)  # "the gene product [X]" read as "[X]"
+    owners = (_owner(plain[0], context.keys, place), _owner(plain[1], context.keys, place))
     if None not in owners:
         if owners[0] != owners[1]:
             return reject("roles swapped", "the relation now belongs to the other entity")
         return None  # "[X] is the morphology of [Y]" / "The morphology of [Y] is [X]"
-    kind = role_swap(
-        (_kinds(orig, head), _kinds(orig, tail)), (_kinds(cand, head), _kinds(cand, tail))
+    ofs = unlabelled(orig, labels=False), unlabelled(cand, labels=False)  # "[B]'s N": "N of [B]"
+    kinds = (
+        (_kinds(ofs[0], head), _kinds(ofs[0], tail)),
+        (_kinds(ofs[1], head), _kinds(ofs[1], tail)),
     )
+    kind = role_swap(*kinds)
     if kind is not None:
         return reject("roles swapped", f"the candidate gives the other entity the {kind} role")
-    was, orig_first = _relation(orig, context.keys)
-    now, cand_first = _relation(cand, context.keys)
+    was, orig_first = _relation(plain[0], context.keys)
+    now, cand_first = _relation(plain[1], context.keys)
     swapped = orig_first != cand_first
     wholes = (player(was, _order(orig_first, context.keys), *owner_role(cand.masked)), owners[1])
     if None in wholes:
@@ -102,9 +109,7 @@ def check_roles(orig: Reading, cand: Reading, context: Context) -> Verdict | Non
         swapped
         and not _anchored_to_patient(orig, cand, context)
         and not direction_kept((orig.masked, orig.found), (cand.masked, cand.found))
-        and not role_kept(
-            (_kinds(orig, head), _kinds(orig, tail)), (_kinds(cand, head), _kinds(cand, tail))
-        )
+        and not role_kept(*kinds)
     ):
         return reject("order swapped", "head and tail appear in the opposite order")
     elif (

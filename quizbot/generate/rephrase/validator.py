@@ -39,7 +39,11 @@ type labels, conditions) in :mod:`~quizbot.generate.rephrase.role_checks`. In or
   gives the other entity the role (:mod:`~quizbot.generate.rephrase.relational`); a type
   label ("the disease", "molecular abnormality") moved to the other entity; or head and tail
   changed places with a predicate family read in both whose voice did not flip accordingly; or
-  changed places with no evidence at all that the roles were kept;
+  changed places with no evidence at all that the roles were kept. Owner and predicate are read
+  with the kind labels next to an entity left out and a possessive as its of-phrase
+  (:mod:`~quizbot.generate.rephrase.labels`: "[A] is [B]'s effect" = "[A] is the effect of
+  [B]", "the gene product [X]" = "[X]") and a fronted phrase put back after its clause ("In
+  [A], [B] plays a role" = "[B] plays a role in [A]");
 * ``roles swapped`` also when a risk's outcome ("the risk of [B]", "more likely to develop [B]")
   or an effect's target ("influences [B]", "[B] may be influenced") is the other entity
   (:mod:`~quizbot.generate.rephrase.direction`); "the result of" and a bare "caused by" read as
