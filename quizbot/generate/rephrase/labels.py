@@ -72,12 +72,13 @@ def _genitive(after: str) -> tuple[str, int] | None:
     return noun, after.index(noun) + len(noun)
 
 
-def unlabelled(reading: Reading, *, labels: bool = True) -> Reading:
+def unlabelled(reading: Reading, *, labels: bool = True, fronted: bool = True) -> Reading:
     """``reading`` with the kind labels right before and right after each entity mention left
     out of ``masked``, and a possessive written as an of-phrase ("[B]'s effect" -> "the effect
     of [B]"), the spans moved accordingly (``text`` and ``raw`` kept as they are). Without
     ``labels`` only the possessives are rewritten (the labels tell the roles of
-    :mod:`.roles`)."""
+    :mod:`.roles`); without ``fronted`` a fronted phrase stays where it is ("In [B], the [N] is
+    [A]" is a shape of :mod:`.possession` as it stands)."""
     spans = sorted((span, key) for key, group in reading.found.items() for span in group)
     pieces: list[str] = []
     found: dict[str, list[tuple[int, int]]] = {key: [] for key in reading.found}
@@ -102,15 +103,22 @@ def unlabelled(reading: Reading, *, labels: bool = True) -> Reading:
     rest = reading.masked[at:]
     pieces.append(_AFTER.sub("", rest, count=1) if mention and labels else rest)
     masked = "".join(pieces)
-    if labels:
+    if labels and fronted:
         masked, found = _unfronted(masked, found)
     return Reading(reading.raw, reading.text, masked, found)
 
 
+# a kind or relational label the subject of a fronted clause may carry ("the finding [B]")
+_LABEL = (
+    rf"(?:{_KIND}|findings?|molecular|abnormal(?:ity|ities)?|cells?|types?|anatomic(?:al)?"
+    r"|sites?|morpholog(?:y|ies)|structures?|process(?:es)?|phenotypes?|symptoms?|signs?)"
+)
 # "In [A], [B] may be present.": a prepositional phrase set before a clause without commas
+# whose subject is the other entity (not "For [A], the treatment options include [B]", where
+# the phrase goes with a noun)
 _FRONTED = re.compile(
     r"^\s*(?P<prep>in|within|for)\s+(?P<art>(?:the|an?)\s+)?(?P<entity>\x1a+)\s*,\s*"
-    r"(?P<clause>[^,;:()]*?\x1a[^,;:()]*?)\s*(?P<end>[.!]?)\s*$",
+    rf"(?P<clause>(?:(?:the|an?)\s+)?(?:{_LABEL}\s+){{0,3}}\x1a[^,;:()]*?)\s*(?P<end>[.!]?)\s*$",
     re.IGNORECASE,
 )
 
