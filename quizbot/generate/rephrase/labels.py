@@ -72,13 +72,12 @@ def _genitive(after: str) -> tuple[str, int] | None:
     return noun, after.index(noun) + len(noun)
 
 
-def unlabelled(reading: Reading, *, labels: bool = True, fronted: bool = True) -> Reading:
+def unlabelled(reading: Reading, *, labels: bool = True) -> Reading:
     """``reading`` with the kind labels right before and right after each entity mention left
     out of ``masked``, and a possessive written as an of-phrase ("[B]'s effect" -> "the effect
     of [B]"), the spans moved accordingly (``text`` and ``raw`` kept as they are). Without
     ``labels`` only the possessives are rewritten (the labels tell the roles of
-    :mod:`.roles`); without ``fronted`` a fronted phrase stays where it is ("In [B], the [N] is
-    [A]" is a shape of :mod:`.possession` as it stands)."""
+    :mod:`.roles`)."""
     spans = sorted((span, key) for key, group in reading.found.items() for span in group)
     pieces: list[str] = []
     found: dict[str, list[tuple[int, int]]] = {key: [] for key in reading.found}
@@ -103,7 +102,7 @@ def unlabelled(reading: Reading, *, labels: bool = True, fronted: bool = True) -
     rest = reading.masked[at:]
     pieces.append(_AFTER.sub("", rest, count=1) if mention and labels else rest)
     masked = "".join(pieces)
-    if labels and fronted:
+    if labels:
         masked, found = _unfronted(masked, found)
     return Reading(reading.raw, reading.text, masked, found)
 

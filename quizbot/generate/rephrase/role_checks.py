@@ -66,7 +66,7 @@ def check_roles(orig: Reading, cand: Reading, context: Context) -> Verdict | Non
         return None
     place = names_a_place(orig.masked) or names_a_place(cand.masked)
     plain = unlabelled(orig), unlabelled(cand)  # "the gene product [X]" read as "[X]"
-    owners = (_owner_of(orig, plain[0], context, place), _owner_of(cand, plain[1], context, place))
+    owners = (_owner(plain[0], context.keys, place), _owner(plain[1], context.keys, place))
     if None not in owners:
         if owners[0] != owners[1]:
             return reject("roles swapped", "the relation now belongs to the other entity")
@@ -249,13 +249,6 @@ def check_condition(orig: Reading, cand: Reading, context: Context) -> Verdict |
     if was is not None and now is not None and was != now:
         return reject("roles swapped", "the condition now names the other entity")
     return None
-
-
-def _owner_of(reading: Reading, plain: Reading, context: Context, place: bool) -> str | None:
-    """The owner read with the labels left out and possessives as of-phrases, the fronted
-    phrase in place ("In [B], the [N] is [A]") or else put back ("In [B], [A] is present")."""
-    kept = _owner(unlabelled(reading, fronted=False), context.keys, place)
-    return kept if kept is not None else _owner(plain, context.keys, place)
 
 
 def _owner(reading: Reading, keys: tuple[str, str], place: bool = False) -> str | None:
