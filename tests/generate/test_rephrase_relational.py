@@ -48,7 +48,8 @@ def test_read_relation_shapes(
 def test_read_relation_plain_and_symmetric() -> None:
     reading, reversed_ = read_relation(" is associated with ", ".")
     assert reading is not None and reading.symmetric and not reversed_
-    assert read_relation(" is mapped to ", ".") == (None, False)
+    mapped, reversed_ = read_relation(" is mapped to ", ".")  # the disease first (seventh round)
+    assert mapped is not None and mapped.family == "map" and mapped.flip == 0 and not reversed_
 
 
 def test_player_by_owner_role() -> None:
