@@ -14,9 +14,10 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Generator, Iterator
+import uuid
+from collections.abc import Generator, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -93,6 +94,7 @@ class Served:
     model: str = STUB_MODEL
     admin_password: str = ADMIN_PASSWORD
     clock_file: Path | None = None  # QUIZBOT_CLOCK_FILE: write a time to move the app's clock
+    log_file: Path | None = None  # the app's log (stdout and stderr)
 
 
 @pytest.fixture
@@ -131,7 +133,12 @@ def serve_app(database_url: str, folder: Path, stub_answer: str) -> Iterator[Ser
         _RUNNING[proc.pid] = (proc, folder / "server.log")
         try:
             wait_for_http(f"http://127.0.0.1:{port}/", timeout=SERVER_START, process=proc)
-            yield Served(f"http://127.0.0.1:{port}/", database_url, clock_file=clock)
+            yield Served(
+                f"http://127.0.0.1:{port}/",
+                database_url,
+                clock_file=clock,
+                log_file=folder / "server.log",
+            )
         finally:
             _RUNNING.pop(proc.pid, None)
             proc.terminate()
@@ -211,6 +218,98 @@ def served_shared(
         serve_app(url, folder, "true") as app,
     ):
         yield app
+
+
+# The accounts of accounts-mode tests: a key (the name they log in as on an app of their own),
+# its role, password and cohort.
+USERS = {
+    "stu": ("student", "student password 1", "year-1"),
+    "ins": ("instructor", "instructor password 1", "year-1"),
+    "adm": ("admin", "admin password 123", None),
+}
+
+
+@dataclass(frozen=True)
+class App:
+    """A served app in accounts mode; ``names`` maps a key of :data:`USERS` to the account's
+    name on this app (the key itself on an app of the test's own, a name of the test's own on
+    the shared one)."""
+
+    url: str
+    database_url: str
+    names: Mapping[str, str] = field(default_factory=dict)
+
+    def account(self, key: str) -> str:
+        """The name of the account ``key`` (a :data:`USERS` key) on this app."""
+        return self.names.get(key, key)
+
+
+class _OneHashPerPassword:
+    """argon2-cffi's default hasher (the product's parameters) that hashes each password once a
+    process: every test's accounts on the shared accounts app carry real hashes, checked by the
+    app as any other, without paying 1.2-1.4 s a hash three times a test. The salt is shared by
+    the accounts of one password, which only these tests make."""
+
+    def __init__(self) -> None:
+        from argon2 import PasswordHasher
+
+        self._hasher = PasswordHasher()
+        self._hashes: dict[str, str] = {}
+
+    def hash(self, password: str) -> str:
+        """The password's hash, made the first time it is asked for."""
+        if password not in self._hashes:
+            self._hashes[password] = self._hasher.hash(password)
+        return self._hashes[password]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._hasher, name)
+
+
+_ONE_HASH = _OneHashPerPassword()
+
+
+def add_accounts(database_url: str, names: Mapping[str, str]) -> None:
+    """Create the accounts of :data:`USERS` named ``names[key]`` in ``database_url``."""
+    from quizbot import accounts
+    from storage import open_database
+
+    db = open_database(database_url)
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(accounts, "_hasher", _ONE_HASH)
+            for key, name in names.items():
+                role, password, cohort = USERS[key]
+                accounts.create_user(db, name, role, password, cohort=cohort)
+    finally:
+        db.dispose()
+
+
+@pytest.fixture(scope="session", params=BACKENDS)
+def accounts_shared(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, _templates: Any
+) -> Iterator[App]:
+    """One app in accounts mode per database backend for a test process (no model configured,
+    as test_accounts.py's ``app``), shared by tests that use accounts of their own only
+    (``shared_app``); an admin of its own makes it start in accounts mode. A test that changes
+    settings, locks what others use or reads every account's or student's data has an app of
+    its own."""
+    folder = tmp_path_factory.mktemp(f"accounts-{request.param}")
+    with fresh_database(request.param, folder, _templates, migrated=True, kb=True) as url:
+        add_accounts(url, {"adm": "shared-admin"})
+        with serve_accounts(url, folder) as base:
+            yield App(base, url)
+
+
+@pytest.fixture
+def shared_app(accounts_shared: App) -> App:
+    """The shared accounts-mode app with a student, an instructor and an admin of this test's
+    own (:data:`USERS`' roles, passwords and cohorts under names no other test has):
+    ``app.account("stu")`` is the student's name."""
+    suffix = uuid.uuid4().hex[:10]
+    names = {key: f"{key}-{suffix}" for key in USERS}
+    add_accounts(accounts_shared.database_url, names)
+    return App(accounts_shared.url, accounts_shared.database_url, names)
 
 
 def _browser_or_skip() -> None:

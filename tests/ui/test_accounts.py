@@ -13,7 +13,6 @@ import urllib.parse
 import urllib.request
 import uuid
 from collections.abc import Generator, Iterator
-from dataclasses import dataclass
 from http.cookiejar import CookieJar
 from pathlib import Path
 from typing import Any, Protocol
@@ -26,7 +25,9 @@ from storage import open_database
 from storage.sessions import find_respondent
 from tests.helpers.stub import stub_server
 from tests.ui.conftest import (
+    USERS,
     WAIT_MS,
+    App,
     screenshot,
     serve_accounts,
 )
@@ -34,11 +35,6 @@ from tests.ui.events import wait_loaded, watch
 
 pytestmark = pytest.mark.slow
 
-USERS = {
-    "stu": ("student", "student password 1", "year-1"),
-    "ins": ("instructor", "instructor password 1", "year-1"),
-    "adm": ("admin", "admin password 123", None),
-}
 NEW_PASSWORD = "a new instructor password"
 RESTRICTED = ("Ask a model", "Humans vs models", "Monitor", "Assignments", "Admin")
 SEEN = {
@@ -51,14 +47,6 @@ SEEN = {
     ),
 }  # fmt: skip
 # What instructors may do with assignments (their cohort's only) is test_accounts_assignments.py
-
-
-@dataclass(frozen=True)
-class App:
-    """A served app in accounts mode."""
-
-    url: str
-    database_url: str
 
 
 @pytest.fixture
@@ -128,8 +116,9 @@ def _csrf(app: HasUrl, jar: CookieJar) -> str:
 
 
 def _login(app: App, name: str, password: str) -> tuple[int, CookieJar, str]:
+    """Log in by raw HTTP as ``name`` (a :data:`USERS` key stands for its account on ``app``)."""
     jar = CookieJar()
-    fields = {"username": name, "password": password, "csrf": _csrf(app, jar)}
+    fields = {"username": app.account(name), "password": password, "csrf": _csrf(app, jar)}
     status, _, body = _http(f"{app.url}/login", data=urllib.parse.urlencode(fields).encode(),
                             cookies=jar)  # fmt: skip
     return status, jar, body
@@ -174,16 +163,18 @@ def _call_handler(
 
 
 def _log_in_page(browser: Any, app: App, name: str) -> Any:
+    """A page of its own (a new browser context) logged in as the account ``name`` (a
+    :data:`USERS` key) of ``app``."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = context.new_page()
     page.set_default_timeout(WAIT_MS)
     watch(page)
     page.goto(f"{app.url}/")
     assert page.url.endswith("/login")  # sent to the login page
-    page.get_by_label("Username").fill(name)
+    page.get_by_label("Username").fill(app.account(name))
     page.get_by_label("Password").fill(USERS[name][1])
     page.get_by_role("button", name="Log in").click()
-    page.locator("#qb-who").get_by_text(f"Signed in as {name}").wait_for()
+    page.locator("#qb-who").get_by_text(f"Signed in as {app.account(name)}").wait_for()
     wait_loaded(page, app.url)  # the page load shows the tabs of the role, refuses the rest
     return page
 
@@ -201,7 +192,8 @@ def _visible_tabs(page: Any) -> list[str]:
 ASK = ["Insulin raises blood glucose.", "False", ["baseline/always-true"], False, True, "standard"]
 
 
-def test_each_role_sees_and_may_do_only_its_own(app: App, browser: Any) -> None:
+def test_each_role_sees_and_may_do_only_its_own(shared_app: App, browser: Any) -> None:
+    app = shared_app  # accounts of its own; "victim" is a name no test's page types
     # student: practice as themselves (no pseudonym field), no model, no results of others
     page = _log_in_page(browser, app, "stu")
     assert _visible_tabs(page) == list(SEEN["student"])
@@ -218,7 +210,7 @@ def test_each_role_sees_and_may_do_only_its_own(app: App, browser: Any) -> None:
     screenshot(page, "accounts-student")
     db = open_database(app.database_url)
     try:
-        respondent = find_respondent(db, RespondentKind.HUMAN, "stu")
+        respondent = find_respondent(db, RespondentKind.HUMAN, app.account("stu"))
         assert respondent is not None and respondent.cohort == "year-1"
     finally:
         db.dispose()
@@ -240,7 +232,7 @@ def test_each_role_sees_and_may_do_only_its_own(app: App, browser: Any) -> None:
     db = open_database(app.database_url)
     try:
         assert find_respondent(db, RespondentKind.HUMAN, "victim") is None
-        again = find_respondent(db, RespondentKind.HUMAN, "stu")
+        again = find_respondent(db, RespondentKind.HUMAN, app.account("stu"))
         assert again is not None and again.cohort == "year-1"
     finally:
         db.dispose()
@@ -290,8 +282,9 @@ def test_each_role_sees_and_may_do_only_its_own(app: App, browser: Any) -> None:
     assert not page.locator("#qb-admin-password").is_visible()
     reviewer = page.locator("#qb-admin-reviewer textarea, #qb-admin-reviewer input").first
     page.wait_for_function(
-        "() => document.querySelector('#qb-admin-reviewer textarea, #qb-admin-reviewer input')"
-        ".value === 'adm'"
+        "(name) => document.querySelector('#qb-admin-reviewer textarea, #qb-admin-reviewer input')"
+        ".value === name",
+        arg=app.account("adm"),
     )
     assert reviewer.is_disabled()  # decisions are recorded under the account, not a typed name
     page.locator("#qb-admin-runs-refresh").click()
@@ -301,15 +294,20 @@ def test_each_role_sees_and_may_do_only_its_own(app: App, browser: Any) -> None:
     # the instructor's and the student's attempts are in the audit log
     db = open_database(app.database_url)
     try:
-        log = accounts.audit_log(db, limit=500)
+        stu, ins, adm = (
+            accounts.audit_log(db, limit=500, actor=app.account(k)) for k in ("stu", "ins", "adm")
+        )
     finally:
         db.dispose()
-    assert any(e.actor == "stu" and e.action == "ui.ask" and not e.ok for e in log)
-    assert any(e.actor == "ins" and e.action == "ui.ask" and e.ok for e in log)
-    assert any(e.actor == "adm" and e.action == "login" and e.ok for e in log)
+    assert any(e.action == "ui.ask" and not e.ok for e in stu)
+    assert any(e.action == "ui.ask" and e.ok for e in ins)
+    assert any(e.action == "login" and e.ok for e in adm)
 
 
-def test_anonymous_requests_are_refused_and_no_page_can_be_framed(app: App, browser: Any) -> None:
+def test_anonymous_requests_are_refused_and_no_page_can_be_framed(
+    shared_app: App, browser: Any
+) -> None:
+    app = shared_app
     # a page of another site framing the app gets nothing
     page = browser.new_context().new_page()
     # "load" waits for the frame too, refused or not (the parent's load waits for its frames)
@@ -351,18 +349,20 @@ def test_anonymous_requests_are_refused_and_no_page_can_be_framed(app: App, brow
 
 
 def test_repeated_failures_lock_the_account_and_the_login_page_says_nothing_more(
-    app: App, browser: Any
+    shared_app: App, browser: Any
 ) -> None:
+    app = shared_app  # it locks its own instructor, from this address
+    ins = app.account("ins")
     page = browser.new_context().new_page()
     page.goto(f"{app.url}/login")
     for _ in range(accounts.MAX_FAILURES):
-        page.get_by_label("Username").fill("ins")
+        page.get_by_label("Username").fill(ins)
         page.get_by_label("Password").fill("not the password")
         page.get_by_role("button", name="Log in").click()
         page.get_by_role("alert").wait_for()
     message = page.get_by_role("alert").inner_text()
     # the right password now fails too, with the very same message as an unknown user
-    page.get_by_label("Username").fill("ins")
+    page.get_by_label("Username").fill(ins)
     page.get_by_label("Password").fill(USERS["ins"][1])
     page.get_by_role("button", name="Log in").click()
     page.get_by_role("alert").wait_for()
@@ -374,8 +374,8 @@ def test_repeated_failures_lock_the_account_and_the_login_page_says_nothing_more
     assert status == 401 and message in body
     db = open_database(app.database_url)
     try:
-        locked = accounts.user(db, "ins")
-        details = [e.detail for e in accounts.audit_log(db, actor="ins")]
+        locked = accounts.user(db, ins)
+        details = [e.detail for e in accounts.audit_log(db, actor=ins)]
     finally:
         db.dispose()
     assert locked is not None and locked.locked_until is not None

@@ -29,11 +29,12 @@ from storage import open_database
 from storage.assignments import list_assignments
 from tests.ui.conftest import (
     WAIT_MS,
+    App,
     screenshot,
     serve_accounts,
 )
 from tests.ui.events import wait_loaded, watch
-from tests.ui.test_accounts import App, _call_handler, _login
+from tests.ui.test_accounts import _call_handler, _login
 
 pytestmark = pytest.mark.slow
 

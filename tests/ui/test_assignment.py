@@ -5,6 +5,10 @@ read from that database, never from the app. An exam must show no verdict, key o
 anywhere on the page until the last answer, then the review of every answer with its key; a
 finished assignment entered again is not restarted (a message and the review once more, the
 choice documented in :mod:`quizbot.ui.practice`). A practice assignment gives feedback as usual.
+
+Every test makes an assignment of its own name that only its own student takes, and reads only
+that student's sessions: they run on the shared app (``served_shared``), each in a page of its
+own.
 """
 
 from __future__ import annotations
@@ -69,6 +73,12 @@ def sessions_of(db: Database, session_id: int) -> int:
     )
 
 
+def newest_session(db: Database) -> int:
+    """The id of the newest session in ``db`` (0 for none)."""
+    ids = db.read(lambda s: list(s.execute(select(col(QuizSession.id))).scalars()))
+    return max((i for i in ids if i is not None), default=0)
+
+
 def review_line(review: str, position: int, total: int) -> str:
     lines = [line for line in review.splitlines() if f"Answer {position} of {total}:" in line]
     assert len(lines) == 1, review
@@ -76,9 +86,9 @@ def review_line(review: str, position: int, total: int) -> str:
 
 
 def test_an_exam_assignment_reveals_nothing_until_the_end_and_is_not_retaken(
-    page: Any, served: Served
+    shared_page: Any, served_shared: Served
 ) -> None:
-    tab = page
+    tab, served = shared_page, served_shared
     student = "Ira Exam"
     with database(served.database_url) as db:
         make(db, "week-3-exam", AssignmentMode.EXAM)
@@ -153,11 +163,13 @@ def test_an_exam_assignment_reveals_nothing_until_the_end_and_is_not_retaken(
 
 
 def test_a_practice_assignment_gives_feedback_and_an_unknown_name_starts_nothing(
-    page: Any, served: Served
+    shared_page: Any, served_shared: Served
 ) -> None:
-    tab = page
+    tab, served = shared_page, served_shared
     student = "Jo Practice"
     chat = tab.locator("#qb-practice-chat")
+    with database(served.database_url) as db:
+        before = newest_session(db)
     start(tab, student, "no-such-assignment")
     chat.get_by_text("There is no assignment called").wait_for()
     assert "Traceback" not in chat.inner_text()
@@ -167,8 +179,9 @@ def test_a_practice_assignment_gives_feedback_and_an_unknown_name_starts_nothing
 
     with database(served.database_url) as db:
         make(db, "week-3-practice", AssignmentMode.PRACTICE)
-        # An unknown name started nothing: the student has no session yet.
-        assert db.read(lambda s: list(s.execute(select(QuizSession)).scalars())) == []
+        # An unknown name started nothing: no session since the test began (the shared app's
+        # other tests run before or after it, never beside it, in a test process).
+        assert newest_session(db) == before
         tab.locator("#qb-practice-assignment textarea, #qb-practice-assignment input").first.fill(
             "week-3-practice"
         )
@@ -191,10 +204,11 @@ def test_a_practice_assignment_gives_feedback_and_an_unknown_name_starts_nothing
             chat.get_by_text(f"Question 2 of {n}").first.wait_for()
 
 
-def test_the_api_takes_an_assignment_and_withholds_an_exams_keys(served: Served) -> None:
+def test_the_api_takes_an_assignment_and_withholds_an_exams_keys(served_shared: Served) -> None:
     """``/practice_start`` takes the assignment as its seventh argument (or by name)."""
     from gradio_client import Client
 
+    served = served_shared
     with database(served.database_url) as db:
         make(db, "api-exam", AssignmentMode.EXAM)
         client = Client(served.url, verbose=False)

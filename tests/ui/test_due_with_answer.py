@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 
 from quizbot.items import StatementItem
-from tests.ui.conftest import Served
+from tests.ui.conftest import App, Served
 from tests.ui.events import config_of, wait_settled
-from tests.ui.test_accounts import App, _log_in_page, _serve, app, browser
+from tests.ui.test_accounts import _log_in_page, _serve, app, browser
 from tests.ui.test_practice import database, session_items
 from tests.ui.test_practice_inputs import Joins
 

@@ -3,6 +3,8 @@
 The answer key is never taken from the app: each item's label / answer letters are read from the
 database the server writes to (the items of the session, in the session's order), and the outcome
 the chat shows, the outcome stored and the raw text stored are checked against what was clicked.
+Each test's student (or API client's pseudonym) is its own and it reads only that student's
+sessions: the tests run on the shared app (``served_shared``), each in a page of its own.
 """
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ import re
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import expect
@@ -108,8 +109,10 @@ def config_text(served: Served) -> str:
         return str(response.read().decode("utf-8"))
 
 
-def test_a_student_practises_in_the_chat_with_buttons_and_typing(page: Any, served: Served) -> None:
-    tab = page
+def test_a_student_practises_in_the_chat_with_buttons_and_typing(
+    shared_page: Any, served_shared: Served
+) -> None:
+    tab, served = shared_page, served_shared
     student = "Dana Test"
     tab.locator("#qb-practice-student textarea, #qb-practice-student input").first.fill(student)
     tab.locator("#qb-practice-cohort textarea, #qb-practice-cohort input").first.fill("Group 7")
@@ -239,9 +242,10 @@ def test_a_student_practises_in_the_chat_with_buttons_and_typing(page: Any, serv
     assert_fits(tab, 390)
 
 
-def test_the_api_endpoints_work_without_a_browser(served: Served) -> None:
+def test_the_api_endpoints_work_without_a_browser(served_shared: Served) -> None:
     from gradio_client import Client
 
+    served = served_shared
     first = Client(served.url, verbose=False)
     result = first.predict(
         "Eve", "clinical-core", "all", "statement", 3, api_name="/practice_start"
@@ -311,11 +315,13 @@ def test_the_api_endpoints_work_without_a_browser(served: Served) -> None:
 
 
 def test_letters_still_work_after_an_unreadable_typed_answer(
-    page: Any, served: Served, tmp_path: Path
+    shared_page: Any, served_shared: Served
 ) -> None:
     """The error path once returned one value too many, shifting every output: after "banana"
     the letter buttons no longer reached the server. Multiple choice only, so it always runs."""
-    tab = page
+    tab, served = shared_page, served_shared
+    assert served.log_file is not None
+    log_start = served.log_file.stat().st_size  # the shared app's log: this test's part of it
     student = "Lee Letters"
     tab.locator("#qb-practice-student textarea, #qb-practice-student input").first.fill(student)
     tab.locator("#qb-practice-format").get_by_text("Multiple choice").click()
@@ -349,16 +355,18 @@ def test_letters_still_work_after_an_unreadable_typed_answer(
         assert rows[0].outcome == expected_outcome(items[0], {"A"})
         assert rows[1].outcome == expected_outcome(items[1], {"B"})
     # The shifted outputs showed in the server's log as a TypeError with the whole payload.
-    log = (tmp_path / "server.log").read_text("utf-8")
+    with served.log_file.open("rb") as handle:
+        handle.seek(log_start)
+        log = handle.read().decode("utf-8", "replace")
     assert "TypeError" not in log and "Traceback" not in log, log[-2000:]
 
 
 def test_a_reload_offers_the_session_again_and_it_goes_on_where_it_was(
-    page: Any, served: Served
+    shared_page: Any, served_shared: Served
 ) -> None:
     """Start, answer 2, reload the page (the tab's state is gone), enter the pseudonym again:
     "Resume your session of <date> (2/4 answered)"; Resume asks question 3 of the same session."""
-    tab = page
+    tab, served = shared_page, served_shared
     student = "Rae Reload"
     name = tab.locator("#qb-practice-student textarea, #qb-practice-student input").first
     name.fill(student)

@@ -3,6 +3,9 @@
 A multiple-choice answer is chosen in the page: a letter click sends nothing to the server (no
 event is queued per click, so none can be lost or reordered), and Submit sends every letter
 chosen, however fast they were clicked. What is stored is read from the database.
+
+Every test writes only its own student's (or account's) sessions and reads only those: they run on
+the shared apps (``served_shared``, ``shared_app``), each in a page of its own.
 """
 
 from __future__ import annotations
@@ -14,12 +17,12 @@ from typing import Any
 from playwright.sync_api import expect
 
 from quizbot.items import ChoiceItem
-from tests.ui.conftest import Served
+from tests.ui.conftest import App, Served
 from tests.ui.events import page_events_held, wait_layout, wait_settled
-from tests.ui.test_accounts import App, _log_in_page, app, browser
+from tests.ui.test_accounts import _log_in_page, browser
 from tests.ui.test_practice import config_text, database, session_items, stored
 
-__all__ = ["app", "browser"]  # the accounts-mode fixtures, used by name
+__all__ = ["browser"]  # the accounts-mode tests' fixture, used by name
 
 JOIN = "/gradio_api/queue/join"  # every server event a page sends is one POST here
 
@@ -65,12 +68,12 @@ def shown_letters(tab: Any) -> list[str]:
 
 
 def test_four_letters_clicked_as_fast_as_possible_are_all_submitted_and_send_no_event(
-    page: Any, served: Served
+    shared_page: Any, served_shared: Served
 ) -> None:
     """Question 1: four Playwright clicks back to back, then Submit at once (no wait for the
     label). Question 2: four clicks in one JavaScript task, the harshest timing a page can see.
     Neither sends a server event before Submit, which sends exactly one; both store all four."""
-    tab = page
+    tab, served = shared_page, served_shared
     student = "Flo Fast"
     start_choice(tab, student, 2)
     chat = tab.locator("#qb-practice-chat")
@@ -118,11 +121,11 @@ def test_four_letters_clicked_as_fast_as_possible_are_all_submitted_and_send_no_
 
 
 def test_a_letter_clicked_twice_is_unselected_and_a_new_question_starts_with_none(
-    page: Any, served: Served
+    shared_page: Any, served_shared: Served
 ) -> None:
     """Toggling stays exact at full speed (A, B, A: only B), and the selection belongs to its
     question: the next one starts empty (Submit disabled, buttons back to plain)."""
-    tab = page
+    tab, served = shared_page, served_shared
     student = "Tog Gle"
     start_choice(tab, student, 2)
     chat = tab.locator("#qb-practice-chat")
@@ -186,19 +189,22 @@ def set_every_input_while_the_page_loads(tab: Any, base_url: str, *, named: bool
 
 
 def test_inputs_set_while_the_page_loads_hold_after_its_load_events(
-    page: Any, served: Served
+    shared_page: Any, served_shared: Served
 ) -> None:
     """No load event overwrites what the student set (local mode: every input)."""
-    set_every_input_while_the_page_loads(page, served.url, named=True)
-    with database(served.database_url) as db:
+    set_every_input_while_the_page_loads(shared_page, served_shared.url, named=True)
+    with database(served_shared.database_url) as db:
         _, items = session_items(db, "Ina Put")
     assert len(items) == 3 and all(isinstance(item, ChoiceItem) for item in items)
     assert {item.relation for item in items} == {"investigated_with"}
 
 
-def test_inputs_set_while_the_page_loads_hold_in_accounts_mode(app: App, browser: Any) -> None:
+def test_inputs_set_while_the_page_loads_hold_in_accounts_mode(
+    shared_app: App, browser: Any
+) -> None:
     """The same for a student account, whose page load also shows the tabs of its role and
     offers its active session (the recall length was once put back by a load here)."""
+    app = shared_app
     tab = _log_in_page(browser, app, "stu")
     try:
         set_every_input_while_the_page_loads(tab, f"{app.url}/", named=False)
@@ -207,7 +213,7 @@ def test_inputs_set_while_the_page_loads_hold_in_accounts_mode(app: App, browser
 
 
 def test_inputs_hold_while_the_load_offers_an_accounts_recall_session(
-    app: App, browser: Any
+    shared_app: App, browser: Any
 ) -> None:
     """With an active recall session, a student account's page load also offers it and opens
     the Recall section (one more load event with outputs in the section): every input set
@@ -215,9 +221,12 @@ def test_inputs_hold_while_the_load_offers_an_accounts_recall_session(
     from quizbot.practice.service import start_recall_session
     from storage import open_database
 
+    app = shared_app
     db = open_database(app.database_url)
     try:
-        start_recall_session(db, student="stu", kb="clinical-core", length=2, seed="held")
+        start_recall_session(
+            db, student=app.account("stu"), kb="clinical-core", length=2, seed="held"
+        )
     finally:
         db.dispose()
     tab = _log_in_page(browser, app, "stu")

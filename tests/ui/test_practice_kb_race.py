@@ -19,9 +19,9 @@ from playwright.sync_api import expect
 from quizbot.cli import cli
 from quizbot.practice import service as practice
 from quizbot.ui.practice import topic_choices
-from tests.ui.conftest import Served
+from tests.ui.conftest import App, Served
 from tests.ui.events import page_events_held
-from tests.ui.test_accounts import App, _log_in_page, app, browser
+from tests.ui.test_accounts import _log_in_page, app, browser
 from tests.ui.test_practice import database, session_items
 
 __all__ = ["app", "browser"]  # the accounts-mode fixtures, used by name

@@ -10,7 +10,8 @@ own scrolling box) with Next under it.
 
 Viewport screenshots of the chat mid-session go to tests/artifacts/ (``practice-keyboard-*``);
 docs/screenshots/practice-chat-1280.png and -390.png show the same moment (feedback on an answer
-given by keys, focus on Next) at 1280x1000 and 390x844.
+given by keys, focus on Next) at 1280x1000 and 390x844. Each test's student is its own: they
+run on the shared app (``served_shared``), each in a page of its own.
 """
 
 from __future__ import annotations
@@ -108,8 +109,8 @@ def wholly_shown(locator: Any) -> bool:
     return bool(locator.evaluate(_WHOLLY_SHOWN_JS))
 
 
-def test_a_whole_session_by_keyboard_alone(page: Any, served: Served) -> None:
-    tab = page
+def test_a_whole_session_by_keyboard_alone(shared_page: Any, served_shared: Served) -> None:
+    tab, served = shared_page, served_shared
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     student = "Kai Keys"
     start_by_keyboard(tab, student, 1280)
@@ -165,9 +166,9 @@ def test_a_whole_session_by_keyboard_alone(page: Any, served: Served) -> None:
 
 
 def test_the_verdict_is_on_screen_after_each_answer_at_phone_width(
-    page: Any, served: Served
+    shared_page: Any, served_shared: Served
 ) -> None:
-    tab = page
+    tab, served = shared_page, served_shared
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     student = "Pia Phone"
     start_by_keyboard(tab, student, 390)

@@ -33,12 +33,12 @@ from tests.practice.test_service import reply, session_rows
 from tests.ui.conftest import (
     ARTIFACTS,
     WAIT_MS,
+    App,
     Served,
     screenshot,
     serve_accounts,
 )
 from tests.ui.events import wait_layout, wait_loaded, watch
-from tests.ui.test_accounts import App
 
 pytestmark = pytest.mark.slow
 

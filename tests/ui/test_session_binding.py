@@ -20,7 +20,8 @@ import pytest
 
 from quizbot import accounts
 from storage import open_database
-from tests.ui.test_accounts import App, _http, _login, _serve
+from tests.ui.conftest import App
+from tests.ui.test_accounts import _http, _login, _serve
 
 pytestmark = pytest.mark.slow
 
