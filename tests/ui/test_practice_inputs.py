@@ -50,7 +50,9 @@ def handlers_of(served: Served, elem_id: str, *triggers: str) -> set[int]:
 
 
 def start_choice(tab: Any, student: str, n: int) -> None:
-    """A multiple-choice session of ``n`` questions, waiting for its first question."""
+    """A multiple-choice session of ``n`` questions, waiting for its first question and for
+    every step the start sets off (its ``.then`` steps come after the question is shown: a
+    test counting events from here must not see them)."""
     tab.locator("#qb-practice-student textarea, #qb-practice-student input").first.fill(student)
     tab.locator("#qb-practice-format").get_by_text("Multiple choice").click()
     length = tab.locator("#qb-practice-length input[type=number]")
@@ -58,6 +60,7 @@ def start_choice(tab: Any, student: str, n: int) -> None:
     length.press("Enter")
     tab.locator("#qb-practice-start").click()
     tab.locator("#qb-practice-chat").get_by_text(f"Question 1 of {n}").first.wait_for()
+    wait_settled(tab)
 
 
 def shown_letters(tab: Any) -> list[str]:
