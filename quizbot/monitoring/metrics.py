@@ -83,6 +83,10 @@ METRIC_NAMES = frozenset({
 })  # fmt: skip
 
 _ROUTES = (
+    # A page's event stream and heartbeat last as long as the page (quizbot.ui.event_stream):
+    # groups of their own, so that the groups of requests answered at once mean what they say.
+    ("/gradio_api/queue/data", "event_stream"),
+    ("/gradio_api/heartbeat", "heartbeat"),
     ("/gradio_api/queue", "gradio_queue"),
     ("/gradio_api/upload", "upload"),
     ("/gradio_api/", "gradio_api"),
