@@ -19,9 +19,10 @@ HOMES: dict[str, tuple[str, ...]] = {
     # the work queue (procrastinate) lives in the database: storage/jobs.py is its one home
     "procrastinate": ("storage/",),
     "gradio": ("quizbot/ui/",),
-    # the web server: FastAPI/Starlette only where Gradio is mounted, uvicorn only to run it
+    # the web server: FastAPI/Starlette only where Gradio is mounted (and the page event stream's
+    # middleware), uvicorn only to run it
     "fastapi": ("quizbot/ui/gate.py",),
-    "starlette": ("quizbot/ui/gate.py",),
+    "starlette": ("quizbot/ui/gate.py", "quizbot/ui/event_stream.py"),
     "uvicorn": ("quizbot/server.py",),
     # passwords are hashed in one place
     "argon2": ("quizbot/accounts.py",),
