@@ -320,8 +320,9 @@ def _browser_or_skip() -> None:
 
 
 @contextmanager
-def open_page(url: str) -> Iterator[Any]:
-    """A Chromium page on the app at ``url``, once the page's own load events have run."""
+def open_page(url: str, init_script: str | None = None) -> Iterator[Any]:
+    """A Chromium page on the app at ``url``, once the page's own load events have run
+    (``init_script``: JavaScript run in the page before the app's own scripts)."""
     _browser_or_skip()
     from playwright.sync_api import sync_playwright
 
@@ -331,6 +332,8 @@ def open_page(url: str) -> Iterator[Any]:
         tab = context.new_page()
         tab.set_default_timeout(WAIT_MS)
         watch(tab)
+        if init_script is not None:
+            tab.add_init_script(init_script)
         tab.goto(url)
         tab.get_by_text("quizbot", exact=False).first.wait_for()
         wait_loaded(tab, url)  # tests start once the page's own load events have run

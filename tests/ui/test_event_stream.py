@@ -22,8 +22,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from tests.ui.conftest import CHROMIUM, WAIT_MS, Served, _browser_or_skip
-from tests.ui.events import wait_layout, wait_loaded, wait_settled, watch
+from tests.ui.conftest import Served, open_page
+from tests.ui.events import wait_layout, wait_settled
 from tests.ui.test_recall_practice import start_recall
 from tests.ui.test_recall_review import _answer, _enter_name
 
@@ -80,24 +80,8 @@ _CLOSED_OR_DONE_JS = """() => window.qbClosesHeld > 0 || (window.qbQuiet.infligh
 @pytest.fixture
 def holding_page(served: Served) -> Iterator[Any]:
     """A Chromium page on ``served`` whose "close_stream" messages the test can hold."""
-    _browser_or_skip()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        context = browser.new_context(viewport={"width": 1400, "height": 1000})
-        tab = context.new_page()
-        tab.set_default_timeout(WAIT_MS)
-        watch(tab)
-        tab.add_init_script(_HOLD_CLOSE_JS)
-        tab.goto(served.url)
-        tab.get_by_text("quizbot", exact=False).first.wait_for()
-        wait_loaded(tab, served.url)
-        try:
-            yield tab
-        finally:
-            context.close()
-            browser.close()
+    with open_page(served.url, _HOLD_CLOSE_JS) as tab:
+        yield tab
 
 
 def _joined(tab: Any) -> int:
