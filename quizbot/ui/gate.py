@@ -91,6 +91,12 @@ SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 _DEFAULT_PORTS = {"http": "80", "https": "443", "ws": "80", "wss": "443"}
 REFUSED = "Wrong username or password, or the account is locked for a while."
 ANALYTICS_EVERY = 500  # events between two rebuilds of Gradio's monitoring summary (see web_app)
+# Gradio's queue looks for new events every 1 ms and for progress to send every 10 ms while it has
+# nothing to do: about 9 % of a core for a server nobody uses (measured, docs/performance.md). At
+# these periods an idle server costs about 3 %, and an event waits at most 10 ms (5 on average)
+# longer to start when the queue was empty; a busy queue takes the next event without sleeping.
+QUEUE_IDLE_POLL_S = 0.01
+PROGRESS_POLL_S = 0.1  # how often a running event's progress bar is sent (Gradio's Windows value)
 
 
 class Gate:
@@ -818,6 +824,8 @@ def web_app(settings: Settings, db: Database) -> FastAPI:
     # than a practice answer's own SQL. Only Gradio's /monitoring page reads it; a summary at most
     # ANALYTICS_EVERY events old is fine there.
     blocks._queue.ANAYLTICS_CACHE_FREQUENCY = ANALYTICS_EVERY
+    blocks._queue.sleep_when_free = QUEUE_IDLE_POLL_S  # see QUEUE_IDLE_POLL_S
+    blocks._queue.progress_update_sleep_when_free = PROGRESS_POLL_S
     # Every new tab builds the config of all the app's blocks: each asked inspect.signature
     # of its class again, half of a new tab's cost (quizbot.ui.gradio_tabs).
     cache_block_signatures()

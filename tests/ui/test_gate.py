@@ -318,6 +318,39 @@ def test_gradio_rebuilds_its_monitoring_summary_only_every_so_many_events(app: A
     assert queue.compute_analytics_summary(records)["functions"]["f"]["success_rate"] == 0.5
 
 
+def _idle_sleeps(loop: Any, monkeypatch: pytest.MonkeyPatch, queue: Any) -> list[float]:
+    """The sleeps a coroutine of Gradio's idle queue asks for, three of them, then it is stopped."""
+    import gradio.queueing
+
+    asked: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        asked.append(seconds)
+        if len(asked) >= 3:
+            queue.stopped = True
+
+    monkeypatch.setattr(gradio.queueing.asyncio, "sleep", sleep)
+    asyncio.run(loop())
+    monkeypatch.undo()
+    queue.stopped = False
+    return asked
+
+
+def test_an_idle_queue_polls_at_the_served_apps_periods(
+    app: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Gradio's queue polls every 1 ms (events) and 10 ms (progress) when it has nothing to do,
+    about 9 % of a core for an unused server; the served app's queue asks for its own periods."""
+    (mounted,) = (r.app for r in app.routes if hasattr(getattr(r, "app", None), "get_blocks"))
+    queue = mounted.get_blocks()._queue
+    assert len(queue) == 0 and not queue.stopped
+    events = _idle_sleeps(queue.start_processing, monkeypatch, queue)
+    assert events == [gate.QUEUE_IDLE_POLL_S] * 3
+    progress = _idle_sleeps(queue.start_progress_updates, monkeypatch, queue)
+    assert progress == [gate.PROGRESS_POLL_S] * 3
+    assert gate.QUEUE_IDLE_POLL_S <= 0.01  # the most an event may wait for an empty queue
+
+
 def test_an_account_uploads_at_most_its_hourly_volume(db: Database, tmp_path: Path) -> None:
     accounts.create_user(db, "boss", "admin", PASSWORD)
     settings = load_settings(home=str(tmp_path / "home"), database_url=db.url, upload_mb_per_hour=1)
