@@ -320,8 +320,6 @@ def test_gradio_rebuilds_its_monitoring_summary_only_every_so_many_events(app: A
 
 def _idle_sleeps(loop: Any, monkeypatch: pytest.MonkeyPatch, queue: Any) -> list[float]:
     """The sleeps a coroutine of Gradio's idle queue asks for, three of them, then it is stopped."""
-    import gradio.queueing
-
     asked: list[float] = []
 
     async def sleep(seconds: float) -> None:
@@ -329,7 +327,7 @@ def _idle_sleeps(loop: Any, monkeypatch: pytest.MonkeyPatch, queue: Any) -> list
         if len(asked) >= 3:
             queue.stopped = True
 
-    monkeypatch.setattr(gradio.queueing.asyncio, "sleep", sleep)
+    monkeypatch.setattr(asyncio, "sleep", sleep)  # gradio.queueing calls asyncio.sleep
     asyncio.run(loop())
     monkeypatch.undo()
     queue.stopped = False
