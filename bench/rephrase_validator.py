@@ -5,10 +5,11 @@ Reads ``../shared/data/pretexeval/rephrasings_{real,corrupt}_dev.jsonl`` (split 
 :func:`quizbot.generate.rephrase.validate_rephrasing` and prints, per part, the share of faithful
 rephrasings accepted and of corruptions and meaning changes rejected, per corruption kind, and the
 rejection categories of faithful ones. ``--held-back`` adds the held-back part (measure it once,
-at the end). ``--show`` lists the mistakes of the *tune* part only (the held-back part is for
-measuring, never for reading). Usage:
+at the end). ``--show`` lists the mistakes of the *tune* part. ``--show-held`` lists the held-back
+part's mistakes too: that part was measured seven times and was *spent in the eighth round* (it
+became tuning material then and is no longer a held-out measure; see docs/knowledge.md). Usage:
 
-    .venv/bin/python bench/rephrase_validator.py [--data DIR] [--show] [--held-back]
+    .venv/bin/python bench/rephrase_validator.py [--data DIR] [--show] [--held-back] [--show-held]
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ def _rate(hits: int, total: int) -> str:
     return f"{hits}/{total} = {100 * hits / total:.1f}%" if total else "0/0"
 
 
-def report(cases: list[DevCase], part: str, *, show: bool) -> None:
+def report(cases: list[DevCase], part: str, *, show: bool, show_held: bool = False) -> None:
     """Print the rates of one part (and, with ``show``, its mistakes)."""
     mine = [c for c in cases if c.part == part]
     accepted = {
@@ -58,7 +59,7 @@ def report(cases: list[DevCase], part: str, *, show: bool) -> None:
     why = Counter(accepted[id(c)].category for c in faithful if not accepted[id(c)].ok)
     if why:
         print("  faithful rejected by: " + ", ".join(f"{k} {n}" for k, n in why.most_common()))
-    if show and part == TUNE:
+    if (show and part == TUNE) or (show_held and part == HELD):
         for c in faithful:
             if not accepted[id(c)].ok:
                 print(
@@ -78,15 +79,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--held-back",
         action="store_true",
-        help="also measure the held-back part (once, at the end)",
+        help="also measure the held-back part",
+    )
+    parser.add_argument(
+        "--show-held",
+        action="store_true",
+        help="list the held-back part's mistakes (spent in the eighth round; implies --held-back)",
     )
     args = parser.parse_args(argv)
     if not (args.data / "rephrasings_real_dev.jsonl").exists():
         print(f"no data in {args.data}", file=sys.stderr)
         return 1
     cases = load_cases(args.data)
-    for part in (TUNE, HELD) if args.held_back else (TUNE,):
-        report(cases, part, show=args.show)
+    for part in (TUNE, HELD) if args.held_back or args.show_held else (TUNE,):
+        report(cases, part, show=args.show, show_held=args.show_held)
     return 0
 
 

@@ -162,9 +162,17 @@ HAVING = frozenset(
 )
 
 # Words that narrow a claim to a population, a time, a severity, a route or a subtype ("in the
-# elderly", "for six weeks", "acute gout", "pulmonary hypertension", "nebulised adrenaline").
+# elderly", "for six weeks", "acute gout", "pulmonary hypertension", "nebulised adrenaline"), or
+# move a site to its neighbourhood ("arises from the adjacent [site]": near the site, not in it).
 QUALIFIERS = frozenset(
     [
+        "adjacent",
+        "nearby",
+        "neighbouring",
+        "neighboring",
+        "surrounding",
+        "overlying",
+        "contiguous",
         "pregnant",
         "pregnancy",
         "elderly",

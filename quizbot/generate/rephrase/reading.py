@@ -26,6 +26,7 @@ from quizbot.generate.rephrase.lexicon import (
     HAVING,
     LAY_NAMES,
 )
+from quizbot.generate.rephrase.spelling import reworded_span
 from quizbot.generate.wording import (
     FUNCTION_WORDS,
     entity_regex,
@@ -118,7 +119,7 @@ def mask_entities(
         found[key] += spans
     for key, group in entities.items():
         if not found[key]:
-            span = loose_span(text, group[0])
+            span = loose_span(text, group[0]) or reworded_span(text, group[0])
             others = [o for k in entities if k != key for o in found[k]]
             if span is None and (over := loose_span_over(plain, text, group[0], others)):
                 span, taken = over  # the other entity's name inside this one's

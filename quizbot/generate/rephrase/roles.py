@@ -41,12 +41,17 @@ _BEFORE: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"suffer\w*\s+from|diagnos\w*\s+with|afflicted\s+with|prevent\w*|treat|treats|treating"
             r"|treatment\s+(?:of|for)|manag\w*|management\s+of|effect\s+on|impact\s+on"
             r"|(?:protection|protective|protect\w*)\s+against|against|risk\s+of|cases\s+of"
-            r"|develop\w*(?:\s+of)?|onset\s+of|symptoms?\s+of|disease|emergence\s+of",
+            r"|develop\w*(?:\s+of)?|onset\s+of|symptoms?\s+of|disease|emergence\s+of"
+            # "a genetic correlate of [X]": [X] is what has the gene, not the gene
+            r"|(?:genetic|hereditary|heritable)\s+(?:basis|bases|cause|causes|correlates?"
+            r"|determinants?|markers?|factors?|predispositions?|components?)\s+(?:of|for|to)",
         ),
         (
             "product",
             r"gene\s+product|the\s+gene|gene|protein|production\s+of|synthesis\s+of|function\s+of"
-            r"|expression\s+of|encoded\s+by|produced\s+by",
+            r"|expression\s+of|encoded\s+by|produced\s+by"
+            # only a gene has mutations, variants or alleles ("mutations in [X]")
+            r"|(?:mutations?|mutated|variants?|alleles?|polymorphisms?|loci|locus)\s+(?:in|of|at)",
         ),
         (
             "function",
@@ -57,6 +62,8 @@ _BEFORE: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             "site",
             r"site\s+of\s+origin\s+of|anatomy|anatomic(?:al)?\s+(?:site|structure|location)|lesions?\s+in|located\s+in",
         ),
+        # what is found in a place: "the presence of [X]" = "[X] is detected within ..."
+        ("content", r"presence\s+of"),
     )
 )
 _AFTER: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
@@ -66,6 +73,11 @@ _AFTER: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("condition", r"disease"),
         ("site", r"(?:['’]s\s+)?anatomic(?:al)?\s+(?:site|structure|location)"),
         ("product", r"gene|protein|production|expression|synthesis"),
+        (
+            "content",
+            r"(?:is|are)\s+(?:not\s+)?(?:\w+ly\s+)?(?:detected|found|present|seen|observed)"
+            r"\s+(?:with)?in",
+        ),
     )
 )
 _CLAUSE = re.compile(r"[,;:()\[\]]|\b(?:then|and|or|while|whereas|if|when)\b", re.IGNORECASE)

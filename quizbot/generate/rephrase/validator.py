@@ -127,6 +127,7 @@ from quizbot.generate.rephrase.reading import (
     RIGHT_WORD,
     WORD,
     Check,
+    MASK,
     Context,
     Reading,
     Synonyms,
@@ -273,7 +274,11 @@ def _check_extension(orig: Reading, cand: Reading, context: Context) -> Verdict 
     for role, key, entity in zip(("head", "tail"), context.keys, context.names, strict=True):
         for start, stop in cand.found[key]:
             left = _LEFT_WORD.search(cand.masked[:start])
-            if left is not None and not _joinable(left.group(1).lower(), allowed):
+            if (
+                left is not None
+                and not _joinable(left.group(1).lower(), allowed)
+                and not _verb_slot(cand.masked[: left.start(1)], left.group(1))
+            ):
                 return reject(
                     "entity extended", f"{left.group(1)!r} is joined to the {role} {entity!r}"
                 )
@@ -301,6 +306,27 @@ def _joinable(word: str, allowed: set[str]) -> bool:
         or stem(word) in TYPE_NOUNS
         or bool(families_of([word]))
     )
+
+
+# Where a word can only be a verb: after an auxiliary or modal ("does not confer [Y]", "can
+# combat [Y]") or after "to" that completes a verb of enabling ("enables patients to combat [Y]",
+# "is used to control [Y]"; not "leads to acute [Y]", where "to" is a preposition).
+_VERB_SLOT = re.compile(
+    r"(?:\b(?:do|does|did|can|could|may|might|will|would|shall|should|must)(?:\s+not|n[’']t)?"
+    r"|\b(?:enabl\w*|allow\w*|help\w*|permit\w*|able|unable|used|order|serves?|served|aims?)"
+    r"(?:\s+(?:patients?|individuals?|people|persons?|them|him|her|someone|one))?\s+to)\s+$",
+    re.IGNORECASE,
+)
+
+
+def _verb_slot(before: str, word: str) -> bool:
+    """Whether ``word``, written right before an entity, stands where only a verb can: in a
+    verb slot (``_VERB_SLOT``), or in -s right after the other entity's mention ("[X] confers
+    [Y]": a finite verb, since no modifier follows a name)."""
+    if _VERB_SLOT.search(before):
+        return True
+    lower = word.lower()
+    return bool(before.rstrip().endswith(MASK) and lower.endswith("s") and not lower.endswith("ss"))
 
 
 _COORDINATED = re.compile(

@@ -1,0 +1,85 @@
+"""Two ways English rewrites a name that no listed form covers, for the rephrasing validator.
+
+* An acronym in the name spelled out: "Von Hippel-Lindau gene" for "VHL Gene", "Chronic
+  Obstructive Pulmonary Disease" for "COPD". The words of the spelling must be capitalised and
+  their initials (hyphenated parts counted apart, "of"/"and"/"the" skipped) must spell the
+  acronym in order, so that ordinary words ("very high levels") never pass for one.
+* An adverb and its participle folded into an adjective or moved after the noun: "passive
+  immunity" or "immunity obtained through passive means" for "Passively Acquired Immunity",
+  "surgical menopause" for "Surgically Induced Menopause". The adverb's adjective must be there;
+  only the participle may be left out or reworded.
+
+:func:`reworded_span` finds either in a sentence; it is tried only when no name, listed form or
+loose reordering of the name is found.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+__all__ = ["reworded_span"]
+
+_ACRONYM = re.compile(r"[A-Z]{3,6}")
+_JOINER = r"(?:\s+(?:of|and|the|de|von|van)\b)?(?:\s+|-)"
+_PARTICIPLE = re.compile(r"[a-z]{3,}(?:ed|en)", re.IGNORECASE)
+# What the adjective of a moved adverb goes with: "through passive means", "in a passive way"
+_MANNER = (
+    r"(?:through|by|via|in)\s+(?:an?\s+)?{adj}\s+"
+    r"(?:means|manner|way|ways|route|routes|mechanisms?|process(?:es)?)"
+)
+
+
+def _word(word: str) -> str:
+    """A word of the name, case-insensitive, with an optional plural ending."""
+    return re.escape(word) + ("(?:s|es)?" if word[-1:].isalpha() else "")
+
+
+def _spelled(acronym: str) -> str:
+    """Capitalised words (or hyphenated parts) whose initials spell ``acronym``."""
+    return _JOINER.join(f"(?-i:{letter})[a-z]+" for letter in acronym)
+
+
+def _adjectives(adverb: str) -> str:
+    """The adjectives of an adverb in -ly: "passively" -> "passive", "surgically" ->
+    "surgical" / "surgic" is no word, "genetically" -> "genetical" / "genetic"."""
+    base = adverb[:-2]
+    forms = [base]
+    if base.endswith("ical"):
+        forms.append(base[:-2])
+    if base.endswith("i"):  # "heavily" -> "heavy"
+        forms.append(base[:-1] + "y")
+    return "(?:" + "|".join(map(re.escape, forms)) + ")"
+
+
+@lru_cache(maxsize=4096)
+def _patterns(name: str) -> tuple[re.Pattern[str], ...]:
+    words = [w.strip(",") for w in name.split() if w.strip(",")]
+    found: list[str] = []
+    if any(_ACRONYM.fullmatch(w) for w in words):
+        found.append(r"\s+".join(_spelled(w) if _ACRONYM.fullmatch(w) else _word(w) for w in words))
+    for i, (adverb, participle) in enumerate(zip(words, words[1:], strict=False)):
+        if not (
+            len(adverb) > 5
+            and adverb.lower().endswith("ly")
+            and _PARTICIPLE.fullmatch(participle)
+            and i + 2 < len(words)
+        ):
+            continue
+        before = [_word(w) for w in words[:i]]
+        after = [_word(w) for w in words[i + 2 :]]
+        adjective = _adjectives(adverb.lower())
+        found.append(r"\s+".join([*before, adjective, *after]))  # "passive immunity"
+        manner = _MANNER.format(adj=adjective)
+        found.append(r"\s+".join([*before, *after, r"[a-z]+(?:ed|en)", manner]))
+    return tuple(re.compile(r"(?<![\w-])" + p + r"(?![\w-])", re.IGNORECASE) for p in found)
+
+
+def reworded_span(text: str, name: str) -> tuple[int, int] | None:
+    """Where ``text`` names ``name`` with an acronym spelled out or an adverb and participle
+    reworded (see the module docstring); None if it does not."""
+    for pattern in _patterns(name):
+        match = pattern.search(text)
+        if match is not None:
+            return match.span()
+    return None
