@@ -84,7 +84,7 @@ _CAUSED = "Surgically Induced Menopause may be caused by Bilateral Oophorectomy.
         (_CAUSES, "Bilateral oophorectomy may cause surgical menopause.", "accepted"),
         (
             _CAUSED,
-            "Menopause induced through surgical means may be caused by bilateral oophorectomy.",
+            "Menopause produced through surgical means may be caused by bilateral oophorectomy.",
             "accepted",
         ),
         (_CAUSES, "Bilateral oophorectomy may cause menopause.", "entity missing"),
@@ -162,8 +162,8 @@ def test_genetic_relational_noun(candidate: str, expected: str) -> None:
 @pytest.mark.parametrize(
     ("candidate", "expected"),
     [
-        ("Hodgkin Lymphoma does not show the presence of Reed-Sternberg Cell.", "accepted"),
-        ("Reed-Sternberg Cell does not show the presence of Hodgkin Lymphoma.", "roles swapped"),
+        ("Hodgkin Lymphoma does not involve the presence of Reed-Sternberg Cell.", "accepted"),
+        ("Reed-Sternberg Cell does not involve the presence of Hodgkin Lymphoma.", "roles swapped"),
         (
             "The abnormal cell type Hodgkin Lymphoma is not found in Reed-Sternberg Cell.",
             "roles swapped",
@@ -188,3 +188,38 @@ def test_presence_in_a_place(candidate: str, expected: str) -> None:
 def test_site_moved_to_its_neighbourhood(candidate: str, expected: str) -> None:
     statement = "The disease Retinoblastoma is stem from the associated anatomic site Retina."
     assert _check(statement, candidate, "Retinoblastoma", "Retina") == expected
+
+
+_STAGED = (
+    "If a patient has Lymph Node Metastasis, then he/she may suffer from Colon Adenocarcinoma "
+    "by Dukes Stage."
+)
+
+
+@pytest.mark.parametrize(
+    ("candidate", "expected"),
+    [
+        (
+            "A patient with Lymph Node Metastasis may suffer from Colon Adenocarcinoma, which is "
+            "classified according to the Dukes staging system.",
+            "accepted",
+        ),
+        (
+            "A patient with Lymph Node Metastasis may suffer from Colon Adenocarcinoma, as "
+            "classified by the TNM staging system.",
+            "entity missing",
+        ),
+        (
+            "A patient with Lymph Node Metastasis may suffer from Colon Adenocarcinoma.",
+            "entity missing",
+        ),
+        (
+            "A patient with Lymph Node Metastasis does not suffer from Colon Adenocarcinoma, "
+            "which is classified according to the Dukes staging system.",
+            "negation flipped",
+        ),
+    ],
+)
+def test_name_classified_in_a_clause(candidate: str, expected: str) -> None:
+    tail = "Colon Adenocarcinoma by Dukes Stage"
+    assert _check(_STAGED, candidate, "Lymph Node Metastasis", tail) == expected

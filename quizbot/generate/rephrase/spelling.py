@@ -72,7 +72,33 @@ def _patterns(name: str) -> tuple[re.Pattern[str], ...]:
         found.append(r"\s+".join([*before, adjective, *after]))  # "passive immunity"
         manner = _MANNER.format(adj=adjective)
         found.append(r"\s+".join([*before, *after, r"[a-z]+(?:ed|en)", manner]))
+    found += _classified(words)
     return tuple(re.compile(r"(?<![\w-])" + p + r"(?![\w-])", re.IGNORECASE) for p in found)
+
+
+# A name qualified by the scheme that classifies it ("Lung Carcinoma by TNM Stage") may say so
+# in a clause: "lung carcinoma, as classified by the TNM staging system", "..., which is staged
+# according to TNM stage"; every word of both parts stays.
+_SCHEMES = frozenset(["stage", "grade", "classification", "criteria", "system", "score"])
+_CLASSIFIED = (
+    r",?\s+(?:(?:which|that)\s+(?:is|are|can\s+be|may\s+be)\s+|as\s+)?"
+    r"(?:classified|staged|graded|categori[sz]ed|defined)\s+"
+    r"(?:by|according\s+to|under|using|per)\s+(?:the\s+)?"
+)
+
+
+def _classified(words: list[str]) -> list[str]:
+    """The clause form of a name "<A> by <scheme>" (see ``_CLASSIFIED``), or nothing."""
+    lower = [w.lower() for w in words]
+    if "by" not in lower[1:-1] or lower[-1] not in _SCHEMES:
+        return []
+    cut = lower.index("by", 1)
+    scheme = [_word(w) for w in words[cut + 1 : -1]]
+    last = _word(words[-1])
+    if lower[-1] in ("stage", "grade"):  # "TNM stage" = "the TNM staging system"
+        root = re.escape(lower[-1][:-1])
+        last = rf"(?:{last}|{root}ing(?:\s+(?:system|scheme|criteria))?)"
+    return [r"\s+".join(_word(w) for w in words[:cut]) + _CLASSIFIED + r"\s+".join([*scheme, last])]
 
 
 def reworded_span(text: str, name: str) -> tuple[int, int] | None:
