@@ -106,12 +106,12 @@ def test_adverb_and_participle(statement: str, candidate: str, expected: str) ->
         ),
         (
             "Amoxicillin does not treat Otitis Media.",
-            "Amoxicillin does not combat Otitis Media.",
+            "Amoxicillin does not fight Otitis Media.",
             "accepted",
         ),
         (
             "Amoxicillin treats Otitis Media.",
-            "Amoxicillin combats Otitis Media.",
+            "Amoxicillin fights Otitis Media.",
             "accepted",
         ),
         # a modifier is still a modifier: after a preposition "to", after a verb in -s

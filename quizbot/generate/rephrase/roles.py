@@ -42,7 +42,7 @@ _BEFORE: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"|treatment\s+(?:of|for)|manag\w*|management\s+of|effect\s+on|impact\s+on"
             r"|(?:protection|protective|protect\w*)\s+against|against|risk\s+of|cases\s+of"
             r"|develop\w*(?:\s+of)?|onset\s+of|symptoms?\s+of|disease|emergence\s+of"
-            # "a genetic correlate of [X]": [X] is what has the gene, not the gene
+            # "a genetic basis of [X]": [X] is what the gene underlies, not the gene
             r"|(?:genetic|hereditary|heritable)\s+(?:basis|bases|cause|causes|correlates?"
             r"|determinants?|markers?|factors?|predispositions?|components?)\s+(?:of|for|to)",
         ),
@@ -62,7 +62,7 @@ _BEFORE: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             "site",
             r"site\s+of\s+origin\s+of|anatomy|anatomic(?:al)?\s+(?:site|structure|location)|lesions?\s+in|located\s+in",
         ),
-        # what is found in a place: "the presence of [X]" = "[X] is detected within ..."
+        # what is found in a place: "[Y] shows the presence of [X]" = "[X] is found in [Y]"
         ("content", r"presence\s+of"),
     )
 )

@@ -1,20 +1,23 @@
-"""Two ways English rewrites a name that no listed form covers, for the rephrasing validator.
+"""Three ways English rewrites a name that no listed form covers, for the rephrasing validator.
 
-* An acronym in the name spelled out: "Von Hippel-Lindau gene" for "VHL Gene", "Chronic
-  Obstructive Pulmonary Disease" for "COPD". The words of the spelling must be capitalised and
+* An acronym in the name spelled out: "Adenomatous Polyposis Coli gene" for "APC Gene",
+  "Chronic Obstructive Pulmonary Disease" for "COPD". The words of the spelling must be capitalised and
   their initials (hyphenated parts counted apart, "of"/"and"/"the" skipped) must spell the
   acronym in order, so that ordinary words ("very high levels") never pass for one.
-* An adverb and its participle folded into an adjective or moved after the noun: "passive
-  immunity" or "immunity obtained through passive means" for "Passively Acquired Immunity",
-  "surgical menopause" for "Surgically Induced Menopause". The adverb's adjective must be there;
+* An adverb and its participle folded into an adjective or moved after the noun: "surgical
+  menopause" or "menopause brought about through surgical means" for "Surgically Induced
+  Menopause", "a genetic trait" for "Genetically Determined Trait". The adverb's adjective must be there;
   only the participle may be left out or reworded.
+* A name qualified by the scheme that classifies it, said in a clause: "lung carcinoma, which is
+  classified according to the Dukes staging system" for "Colon Adenocarcinoma by Dukes Stage".
 
-:func:`reworded_span` finds either in a sentence; it is tried only when no name, listed form or
+:func:`reworded_span` finds any of them in a sentence; it is tried only when no name, listed form or
 loose reordering of the name is found.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from functools import lru_cache
 
@@ -23,7 +26,7 @@ __all__ = ["reworded_span"]
 _ACRONYM = re.compile(r"[A-Z]{3,6}")
 _JOINER = r"(?:\s+(?:of|and|the|de|von|van)\b)?(?:\s+|-)"
 _PARTICIPLE = re.compile(r"[a-z]{3,}(?:ed|en)", re.IGNORECASE)
-# What the adjective of a moved adverb goes with: "through passive means", "in a passive way"
+# What the adjective of a moved adverb goes with: "through surgical means", "in a surgical way"
 _MANNER = (
     r"(?:through|by|via|in)\s+(?:an?\s+)?{adj}\s+"
     r"(?:means|manner|way|ways|route|routes|mechanisms?|process(?:es)?)"
@@ -41,8 +44,8 @@ def _spelled(acronym: str) -> str:
 
 
 def _adjectives(adverb: str) -> str:
-    """The adjectives of an adverb in -ly: "passively" -> "passive", "surgically" ->
-    "surgical" / "surgic" is no word, "genetically" -> "genetical" / "genetic"."""
+    """The adjectives of an adverb in -ly: "actively" -> "active", "surgically" ->
+    "surgical", "genetically" -> "genetical" or "genetic", "heavily" -> "heavy"."""
     base = adverb[:-2]
     forms = [base]
     if base.endswith("ical"):
@@ -58,7 +61,7 @@ def _patterns(name: str) -> tuple[re.Pattern[str], ...]:
     found: list[str] = []
     if any(_ACRONYM.fullmatch(w) for w in words):
         found.append(r"\s+".join(_spelled(w) if _ACRONYM.fullmatch(w) else _word(w) for w in words))
-    for i, (adverb, participle) in enumerate(zip(words, words[1:], strict=False)):
+    for i, (adverb, participle) in enumerate(itertools.pairwise(words)):
         if not (
             len(adverb) > 5
             and adverb.lower().endswith("ly")
@@ -69,16 +72,16 @@ def _patterns(name: str) -> tuple[re.Pattern[str], ...]:
         before = [_word(w) for w in words[:i]]
         after = [_word(w) for w in words[i + 2 :]]
         adjective = _adjectives(adverb.lower())
-        found.append(r"\s+".join([*before, adjective, *after]))  # "passive immunity"
+        found.append(r"\s+".join([*before, adjective, *after]))  # "surgical menopause"
         manner = _MANNER.format(adj=adjective)
         found.append(r"\s+".join([*before, *after, r"[a-z]+(?:ed|en)", manner]))
     found += _classified(words)
     return tuple(re.compile(r"(?<![\w-])" + p + r"(?![\w-])", re.IGNORECASE) for p in found)
 
 
-# A name qualified by the scheme that classifies it ("Lung Carcinoma by TNM Stage") may say so
-# in a clause: "lung carcinoma, as classified by the TNM staging system", "..., which is staged
-# according to TNM stage"; every word of both parts stays.
+# A name qualified by the scheme that classifies it ("Colon Adenocarcinoma by Dukes Stage") may
+# say so in a clause: "colon adenocarcinoma, as classified by the Dukes staging system", "...,
+# which is staged according to Dukes stage"; every word of both parts stays.
 _SCHEMES = frozenset(["stage", "grade", "classification", "criteria", "system", "score"])
 _CLASSIFIED = (
     r",?\s+(?:(?:which|that)\s+(?:is|are|can\s+be|may\s+be)\s+|as\s+)?"
@@ -95,7 +98,7 @@ def _classified(words: list[str]) -> list[str]:
     cut = lower.index("by", 1)
     scheme = [_word(w) for w in words[cut + 1 : -1]]
     last = _word(words[-1])
-    if lower[-1] in ("stage", "grade"):  # "TNM stage" = "the TNM staging system"
+    if lower[-1] in ("stage", "grade"):  # "Dukes stage" = "the Dukes staging system"
         root = re.escape(lower[-1][:-1])
         last = rf"(?:{last}|{root}ing(?:\s+(?:system|scheme|criteria))?)"
     return [r"\s+".join(_word(w) for w in words[:cut]) + _CLASSIFIED + r"\s+".join([*scheme, last])]

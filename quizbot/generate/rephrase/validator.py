@@ -124,10 +124,10 @@ from quizbot.generate.rephrase.lexicon import (
 from quizbot.generate.rephrase.names import DESCRIPTORS
 from quizbot.generate.rephrase.reading import (
     ACCEPTED,
+    MASK,
     RIGHT_WORD,
     WORD,
     Check,
-    MASK,
     Context,
     Reading,
     Synonyms,
@@ -308,8 +308,8 @@ def _joinable(word: str, allowed: set[str]) -> bool:
     )
 
 
-# Where a word can only be a verb: after an auxiliary or modal ("does not confer [Y]", "can
-# combat [Y]") or after "to" that completes a verb of enabling ("enables patients to combat [Y]",
+# Where a word can only be a verb: after an auxiliary or modal ("does not relieve [Y]", "can
+# fight [Y]") or after "to" that completes a verb of enabling ("enables patients to fight [Y]",
 # "is used to control [Y]"; not "leads to acute [Y]", where "to" is a preposition).
 _VERB_SLOT = re.compile(
     r"(?:\b(?:do|does|did|can|could|may|might|will|would|shall|should|must)(?:\s+not|n[’']t)?"
@@ -321,7 +321,7 @@ _VERB_SLOT = re.compile(
 
 def _verb_slot(before: str, word: str) -> bool:
     """Whether ``word``, written right before an entity, stands where only a verb can: in a
-    verb slot (``_VERB_SLOT``), or in -s right after the other entity's mention ("[X] confers
+    verb slot (``_VERB_SLOT``), or in -s right after the other entity's mention ("[X] relieves
     [Y]": a finite verb, since no modifier follows a name)."""
     if _VERB_SLOT.search(before):
         return True
