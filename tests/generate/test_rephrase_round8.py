@@ -136,7 +136,9 @@ def test_verb_before_entity(statement: str, candidate: str, expected: str) -> No
     [
         ("Mutations in COL1A1 are linked to Osteogenesis Imperfecta.", "accepted"),
         ("COL1A1 is linked to mutations in Osteogenesis Imperfecta.", "roles swapped"),
-        ("The COL1A1 gene has been tied to variants of Osteogenesis Imperfecta.", "roles swapped"),
+        ("The COL1A1 gene has been tied to variants in Osteogenesis Imperfecta.", "roles swapped"),
+        # a gene is mutated in a disease: the disease is not made the gene
+        ("COL1A1 is mutated in Osteogenesis Imperfecta.", "accepted"),
     ],
 )
 def test_only_a_gene_has_mutations(candidate: str, expected: str) -> None:

@@ -50,8 +50,9 @@ _BEFORE: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             "product",
             r"gene\s+product|the\s+gene|gene|protein|production\s+of|synthesis\s+of|function\s+of"
             r"|expression\s+of|encoded\s+by|produced\s+by"
-            # only a gene has mutations, variants or alleles ("mutations in [X]")
-            r"|(?:mutations?|mutated|variants?|alleles?|polymorphisms?|loci|locus)\s+(?:in|of|at)",
+            # only a gene has mutations, variants or alleles ("mutations in [X]"; not "[X] is
+            # mutated in [disease]", nor "variants of [disease]", its subtypes)
+            r"|(?:mutations?|alleles?|polymorphisms?)\s+(?:in|of)|variants?\s+in",
         ),
         (
             "function",
