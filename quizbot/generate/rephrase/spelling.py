@@ -1,18 +1,19 @@
 """Three ways English rewrites a name that no listed form covers, for the rephrasing validator.
 
 * An acronym in the name spelled out: "Adenomatous Polyposis Coli gene" for "APC Gene",
-  "Chronic Obstructive Pulmonary Disease" for "COPD". The words of the spelling must be capitalised and
-  their initials (hyphenated parts counted apart, "of"/"and"/"the" skipped) must spell the
-  acronym in order, so that ordinary words ("very high levels") never pass for one.
+  "Chronic Obstructive Pulmonary Disease" for "COPD". The words of the spelling must be
+  capitalised and their initials (hyphenated parts counted apart, "of"/"and"/"the" skipped)
+  must spell the acronym in order, so that ordinary words ("very high levels") never pass.
 * An adverb and its participle folded into an adjective or moved after the noun: "surgical
-  menopause" or "menopause brought about through surgical means" for "Surgically Induced
-  Menopause", "a genetic trait" for "Genetically Determined Trait". The adverb's adjective must be there;
-  only the participle may be left out or reworded.
-* A name qualified by the scheme that classifies it, said in a clause: "lung carcinoma, which is
-  classified according to the Dukes staging system" for "Colon Adenocarcinoma by Dukes Stage".
+  menopause" or "menopause produced through surgical means" for "Surgically Induced
+  Menopause", "a genetic trait" for "Genetically Determined Trait". The adverb's adjective must
+  be there; only the participle may be left out or reworded.
+* A name qualified by the scheme that classifies it, said in a clause: "colon adenocarcinoma,
+  which is classified according to the Dukes staging system" for "Colon Adenocarcinoma by Dukes
+  Stage".
 
-:func:`reworded_span` finds any of them in a sentence; it is tried only when no name, listed form or
-loose reordering of the name is found.
+:func:`reworded_span` finds any of them in a sentence; it is tried only when no name, listed
+form or loose reordering of the name is found.
 """
 
 from __future__ import annotations
@@ -105,8 +106,8 @@ def _classified(words: list[str]) -> list[str]:
 
 
 def reworded_span(text: str, name: str) -> tuple[int, int] | None:
-    """Where ``text`` names ``name`` with an acronym spelled out or an adverb and participle
-    reworded (see the module docstring); None if it does not."""
+    """Where ``text`` names ``name`` with an acronym spelled out, an adverb and participle
+    reworded or its classifying scheme in a clause (see the module docstring); None if not."""
     for pattern in _patterns(name):
         match = pattern.search(text)
         if match is not None:

@@ -22,7 +22,8 @@ type labels, conditions) in :mod:`~quizbot.generate.rephrase.role_checks`. In or
   medical-looking word stands among them, or in a thesaurus name's prose form
   (:mod:`~quizbot.generate.rephrase.names`: "Acute myeloid leukaemia" for "Leukemia, Myeloid,
   Acute", "dental diseases" for "Tooth Diseases", "phosphorylation" for "Phosphorylation
-  Process");
+  Process"), or with an acronym spelled out, an adverb and participle reworded or a classifying
+  scheme said in a clause (:mod:`~quizbot.generate.rephrase.spelling`);
 * ``foreign entity``: a medical term (organ, disease noun, medical ending, or a capitalised word
   inside the sentence) the statement does not have: a swapped tail;
 * ``negation flipped`` / ``negation unclear``: the parity of negation cues (:func:`negation_cues`,
@@ -69,7 +70,8 @@ type labels, conditions) in :mod:`~quizbot.generate.rephrase.role_checks`. In or
   "used to treat");
 * ``extra qualifier``: a population, time, severity, route or subtype word ("in the elderly");
 * ``entity extended``: a new modifier joined to an entity ("acute gout") or the entity made the
-  modifier of another noun ("insulin receptor");
+  modifier of another noun ("insulin receptor"); a word in a verb slot ("does not fight [Y]",
+  "[X] fights [Y]") is no modifier;
 * ``extra claim``: a new item joined to an entity by "and"/"or"/"but", or a clause set off after
   it ("Wilson disease, a disorder of ...").
 
