@@ -8,12 +8,13 @@ it say what kind of thing the sentence takes it for:
 * ``agent``: something taken or given (a drug, a treatment): "taking", "administration of", "treated
   with", "prevented by", "[X] treatment";
 * ``condition``: something suffered, treated or prevented: "suffers from", "diagnosed with",
-  "prevent", "treatment of", "effect on", "risk of", "[X] disease";
+  "prevent", "treatment of", "effect on", "risk of", "[X] disease", "a genetic basis of";
 * ``product``: a gene or what it makes: "gene product", "the gene", "production of", "encoded by",
-  "[X] gene", "[X] protein";
+  "mutations in", "[X] gene", "[X] protein";
 * ``function``: what a product does: "functions as", "has biochemical function";
 * ``site``: a place: "anatomy", "anatomical site", "lesions in", "located in", "[X] lesions"
-  (whatever stands before: "develop skin lesions" does not make the skin a condition).
+  (whatever stands before: "develop skin lesions" does not make the skin a condition);
+* ``content``: what is found in a place: "the presence of", "[X] is (not) detected within".
 
 :func:`role_swap` compares the kinds the candidate gives each entity with those the statement gives
 it: a kind the statement gives only the *other* entity is a role swap. When the statement names
