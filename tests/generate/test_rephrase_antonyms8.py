@@ -189,6 +189,13 @@ READINGS: list[Case] = [
         "MB",
         "accepted",
     ),
+    (
+        "The gene product myoglobin is encoded by the gene MB.",
+        "Myoglobin is responsible for encoding the MB gene.",
+        "myoglobin",
+        "MB",
+        "roles swapped",
+    ),
     # "the cause may be [X]": the cause last
     (
         "If the level of cortisol falls, it may be caused by a lesion of the adrenal cortex.",
