@@ -70,6 +70,35 @@ PRIVATIVE: list[Case] = [
         "ibuprofen",
         "accepted",
     ),
+    # "refrain / abstain from", "exempt from", "missing" deny what follows
+    (
+        "A patient that suffers from migraine has no need to take ibuprofen.",
+        "Patients with migraine can refrain from taking ibuprofen.",
+        "migraine",
+        "ibuprofen",
+        "accepted",
+    ),
+    (
+        "A patient that suffers from migraine should take ibuprofen.",
+        "Patients with migraine should abstain from taking ibuprofen.",
+        "migraine",
+        "ibuprofen",
+        "negation flipped",
+    ),
+    (
+        "A patient that suffers from anemia does not have the finding pallor.",
+        "In patients with anemia, pallor is missing.",
+        "anemia",
+        "pallor",
+        "accepted",
+    ),
+    (
+        "A patient that suffers from anemia has the finding pallor.",
+        "In patients with anemia, pallor is missing.",
+        "anemia",
+        "pallor",
+        "negation flipped",
+    ),
 ]
 
 # A claim of having, arising or taking part made one of removing, destroying or obstructing
@@ -97,6 +126,13 @@ REMOVAL: list[Case] = [
         "antonym",
     ),
     (
+        "A patient with vitiligo has the abnormal cell melanocyte.",
+        "A patient with vitiligo is losing the abnormal melanocytes.",
+        "vitiligo",
+        "melanocyte",
+        "antonym",
+    ),
+    (
         "The drug rifampicin may treat the disease tuberculosis.",
         "Rifampicin may help in the eradication of tuberculosis.",
         "rifampicin",
@@ -121,6 +157,13 @@ SEQUENCE: list[Case] = [
         "hypovolemia",
         "antonym",
     ),
+    (
+        "A patient with sepsis will develop shock after that.",
+        "A patient with sepsis will have developed shock ahead of that.",
+        "sepsis",
+        "shock",
+        "antonym",
+    ),
 ]
 
 # A verb of evidence after the first entity makes it the condition (role_checks._condition):
@@ -139,6 +182,20 @@ EVIDENCE: list[Case] = [
         "neurofibromatosis",
         "NF1 gene",
         "roles swapped",
+    ),
+    (
+        "If a patient has lesions in RET gene, then he/she may suffer from thyroid cancer.",
+        "Thyroid cancer in a patient may be a marker of lesions in the RET gene.",
+        "RET gene",
+        "thyroid cancer",
+        "roles swapped",
+    ),
+    (
+        "If a patient has lesions in RET gene, then he/she may suffer from thyroid cancer.",
+        "Lesions in the RET gene may be a marker of thyroid cancer.",
+        "RET gene",
+        "thyroid cancer",
+        "accepted",
     ),
     (
         "If a patient has lesions in APC gene, then he/she may suffer from colorectal cancer.",

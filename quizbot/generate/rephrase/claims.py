@@ -61,7 +61,9 @@ NEGATION = re.compile(
       # words that deny the relation in their meaning: "spares [Y]" (does not affect it),
       # "immune to [Y]" (cannot get it), "mutually exclusive" (never occur together)
       | (?<!-)spar(?:e|es|ed|ing) | immun(?:e|ity)\s+(?:to|against|from)
-      | mutually\s+exclusive | incompatible\s+with
+      | mutually\s+exclusive | incompatible\s+with | missing
+      | (?:refrain|refrains|refrained|refraining|abstain|abstains|abstained|abstaining
+        |exempt)\s+from
       | independent(?:ly)?\s+of
       | rarely | seldom | hardly | barely | scarcely
       | non-\w+

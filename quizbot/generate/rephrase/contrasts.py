@@ -300,7 +300,7 @@ _REMOVAL = (
     *("clear", "eliminat", "eradicat", "remov", "abolish", "abolition", "wipe"),
     *("destroy", "destruct", "kill", "obstruct", "hinder", "imped", "hamper", "thwart"),
 )
-_REMOVAL_WORDS = frozenset(["rid"])
+_REMOVAL_WORDS = frozenset(["rid", "lose", "loses", "losing", "shed", "sheds", "shedding"])
 _NOT_REMOVAL = frozenset(["clearly", "clearer", "clearest"])  # "clearly linked": no removal
 # Words of the statement that make a removal fair: a remedy, or damage it already speaks of
 _DAMAGE = ("lesion", "damag", "injur", "harm", "toxic", "necro", "death", "degrad", "loss")

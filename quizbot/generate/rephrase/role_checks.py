@@ -174,11 +174,12 @@ _CONDITION_LEAD = re.compile(
 
 
 _LATE_IF = re.compile(r"\b(?:if|when|whenever|once|provided)\b", re.IGNORECASE)
-# A verb of evidence after the first entity makes it the condition: "[A] may indicate that a
-# patient has [B]" says "if [A], then [B]"
+# A word of evidence after the first entity makes it the condition: "[A] may indicate that a
+# patient has [B]", "[A] is a marker of [B]" say "if [A], then [B]"
 _EVIDENCE = re.compile(
     r"^[^,;:]*?\b(?:indicat(?:e|es|ing)|suggest(?:s|ing)?|signal(?:s|ling|ing)?|predict(?:s|ing)?"
-    r"|impl(?:y|ies|ying)|signif(?:y|ies|ying)|point(?:s|ing)?\s+to|herald(?:s|ing)?)\b",
+    r"|impl(?:y|ies|ying)|signif(?:y|ies|ying)|point(?:s|ing)?\s+to|herald(?:s|ing)?"
+    r"|(?:sign|marker|indicator|predictor)s?\s+of|(?:indicative|suggestive|predictive)\s+of)\b",
     re.IGNORECASE,
 )
 
