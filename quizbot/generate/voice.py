@@ -70,6 +70,15 @@ _VOICE: tuple[tuple[str, str, int], ...] = (
         0,
     ),
     (r"\b(?:cause|trigger|reason|explanation)s?\s+(?:of|for|behind)\b", "cause", 0),
+    # "[X] is responsible for [Y]": the cause first ("responsible for encoding [Y]" is read by its
+    # verb); "[Y]: the cause may be [X]": the cause last
+    (r"\b(?:responsible|accountable)\s+for\b(?!\s+\w+ing\b)", "cause", 0),
+    (
+        r"\b(?:the|a|an|its|their|one)\s+(?:\w+\s+)?(?:cause|reason|explanation|trigger)s?\s+"
+        r"(?:(?:may|might|can|could|would|will)\s+(?:also\s+)?be|is|are|was|were)\b",
+        "cause",
+        1,
+    ),
     (r"\b(?:has|have|having)\s+(?:the|an?)\s+(?:\w+\s+)?effects?\b", "cause", 0),
     # presentation: the disease first
     (_BE + r"(?:characteri[sz]ed|marked|accompanied)\s+" + _ADVERB + r"by\b", "feature", 0),
@@ -94,6 +103,8 @@ _VOICE: tuple[tuple[str, str, int], ...] = (
     ),
     # sites and processes: the disease / process first
     (_BE + r"(?:affected|involved)\s+(?:by|in|with)\b", "affect", 1),
+    # "[B] remains unaffected when / by [A]" = "[A] does not affect [B]"
+    (r"\bunaffected\s+(?:by|when|if|as|with)\b", "affect", 1),
     (
         r"\b(?:plays?|playing|has|have)\s+(?:a|an|the|no)?\s*(?:\w+\s+)?role\s+in\b"
         r"|\b(?:participat(?:e|es|ing)|tak(?:e|es|ing)\s+part)\s+in\b"
@@ -102,6 +113,13 @@ _VOICE: tuple[tuple[str, str, int], ...] = (
         1,
     ),
     (r"\b(?:affect(?:s|ing)?|involv(?:e|es|ing))\b|\b(?:is|are)\s+where\b", "affect", 0),
+    # "[A] is the site of [B]'s function" = "[A] is where [B] functions"
+    (
+        r"\b(?:is|are)\s+(?:not\s+)?(?:the|a|an)\s+(?:\w+\s+)?(?:site|place|location)s?\s+"
+        r"(?:of|for)\b(?!\s+origin)",
+        "affect",
+        0,
+    ),
     # time order: the earlier event first
     (r"\b(?:preced(?:e|es|ing)|(?:come|comes|occur|occurs|happen|happens)\s+before)\b", "time", 0),
     (_BE + r"followed\s+by\b", "time", 0),
@@ -118,6 +136,8 @@ _VOICE: tuple[tuple[str, str, int], ...] = (
     # encoding: the gene first
     (_BE + r"(?:encoded|coded\s+for)\s+by\b", "encode", 1),
     (r"\b(?:encod(?:e|es|ing)|codes?\s+for)\b", "encode", 0),
+    # "[gene] serves as the (genetic) blueprint for [product]"
+    (r"\b(?:blueprint|template|instructions)s?\s+(?:for|of)\b", "encode", 0),
     # inheritance: the disease first
     (
         r"\b(?:mode|pattern|form|type)s?\s+of\s+inheritance\s+(?:for|of|in)\b"

@@ -50,12 +50,20 @@ NEGATION = re.compile(
       | rul(?:e|es|ed|ing)\s+out
       | contraindicat\w* | unsuitab\w* | inappropriat\w*
       | avoid(?:s|ed|ing)?\s+(?:taking|using|the\s+need)
-      | (?:should|must|shall|ought\s+to|(?:advised|told|need|needs|have|has)\s+to)\s+avoid
-        (?=\s+(?:(?:the|a|an)\s+)?\x1a)   # "should avoid [drug]", not "to avoid [disease]"
+      | (?:should|must|shall|ought\s+to|(?:advised|told|need|needs|have|has)
+          (?:\s+for(?:\s+(?:[^\W\d_][\w'’-]*|\x1a+)){1,6}?)?\s+to)\s+avoid
+        (?=\s+(?:(?:the|a|an)\s+)?\x1a)   # "should avoid [drug]", not "to avoid [disease]";
+                                          # "no need for patients with [Y] to avoid [X]"
       | for(?:e)?go(?:es|ing|ne)? | dispens(?:e|es|ed|ing)\s+with
       | (?:stop|stops|stopped|stopping|ceas(?:e|es|ed|ing)|quit(?:s|ting)?)\s+(?:taking|using)
       | discontinu\w*
       | unrelated | unassociated | unaffected | unlikely | uninvolved | unconnected
+      # words that deny the relation in their meaning: "spares [Y]" (does not affect it),
+      # "immune to [Y]" (cannot get it), "mutually exclusive" (never occur together)
+      | (?<!-)spar(?:e|es|ed|ing) | immun(?:e|ity)\s+(?:to|against|from)
+      | mutually\s+exclusive | incompatible\s+with | missing
+      | (?:refrain|refrains|refrained|refraining|abstain|abstains|abstained|abstaining
+        |exempt)\s+from
       | independent(?:ly)?\s+of
       | rarely | seldom | hardly | barely | scarcely
       | non-\w+

@@ -16,7 +16,11 @@ validator (each a pure function of the masked texts or their lower-cased words, 
   :func:`kept_qualifiers` are the words that only reword a qualifier ("healthy" for "normal");
 * :func:`remedy_to_onset`: a remedy made the way to get the disease ("can prevent [Y]" / "can help
   a patient develop [Y]"): the statement prevents or treats, the candidate keeps no word of a
-  remedy and brings in a verb of getting a disease.
+  remedy and brings in a verb of getting a disease;
+* :func:`removal_added`: the converse, a claim of having, arising or taking part made one of
+  removing, destroying or obstructing ("does not have [Y]" / "does not clear [Y]", "stems from
+  [Y]" / "destroys [Y]", "plays a role in [Y]" / "obstructs [Y]") where the statement speaks of
+  no remedy, removal or damage.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ __all__ = [
     "non_implication",
     "opposite_qualifier",
     "remedy_to_onset",
+    "removal_added",
     "risk_dropped",
 ]
 
@@ -39,7 +44,7 @@ Finding = tuple[str, str]
 
 _NON_IMPLICATION = re.compile(
     r"\b(?:(?:does|do|did|will|would)\s+not|doesn['’]t|don['’]t|didn['’]t|won['’]t)\s+"
-    r"(?:\w+ly\s+)?(?:mean|imply|implies|entail|guarantee|prove)s?\b"
+    r"(?:\w+ly\s+)?(?:mean|imply|implies|entail|guarantee|prove|indicate|signify|suggest)s?\b"
     r"|\b(?:is|are)\s+(?:not|no)\s+(?:a\s+)?(?:guarantee|proof)\b"
     r"|\bit\s+does\s+not\s+follow\b"
     # what is known in place of what is: "is not known to cause", "no evidence that"
@@ -76,8 +81,12 @@ _DEGREE = frozenset(
         "completely",
         "entirely",
         "clinically",
+        "pathognomonic",
     ]
 )
+# A defining trait, stronger than a link, when said of something: "is characteristic of", "a
+# hallmark of" (not "the characteristic morphology")
+_DEGREE_OF = frozenset(["characteristic", "hallmark", "typical"])
 
 # (side, opposite side): word prefixes, lower case
 _QUALIFIER_PAIRS: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
@@ -213,14 +222,17 @@ def non_implication(orig: str, cand: str) -> Finding | None:
 
 def degree_added(had: Sequence[str], words: Sequence[str]) -> Finding | None:
     """``claim strength changed`` when the candidate brings in a word of degree or directness
-    (``_DEGREE``: "directly", "significantly", "a major cause") the statement does not have.
+    (``_DEGREE``: "directly", "significantly", "a major cause"; ``_DEGREE_OF`` before "of": "is
+    characteristic of") the statement does not have.
     One that intensifies a negation cue ("completely ineffective", "entirely unrelated") keeps
     the claim."""
     following = [*words[1:], ""]
     added = [
         w
         for w, after in zip(words, following, strict=True)
-        if w in _DEGREE and w not in had and not NEGATION.fullmatch(after)
+        if (w in _DEGREE or (w in _DEGREE_OF and after == "of"))
+        and w not in had
+        and not NEGATION.fullmatch(after)
     ]
     if added:
         return ("claim strength changed", f"{added[0]!r} narrows the claim")
@@ -279,4 +291,33 @@ def remedy_to_onset(had: Sequence[str], words: Sequence[str]) -> Finding | None:
     onset = [w for w in words if w in _ONSET and w not in had]
     if onset and not any(w in _ONSET for w in had):
         return ("antonym", f"{onset[0]!r} makes a remedy the way to get the disease")
+    return None
+
+
+# Verbs and nouns of removing, destroying or obstructing a thing: the opposite of having it,
+# arising from it or taking part in it ("clears", "eradicates", "destroys", "obstructs")
+_REMOVAL = (
+    *("clear", "eliminat", "eradicat", "remov", "abolish", "abolition", "wipe"),
+    *("destroy", "destruct", "kill", "obstruct", "hinder", "imped", "hamper", "thwart"),
+)
+_REMOVAL_WORDS = frozenset(["rid", "lose", "loses", "losing", "shed", "sheds", "shedding"])
+_NOT_REMOVAL = frozenset(["clearly", "clearer", "clearest"])  # "clearly linked": no removal
+# Words of the statement that make a removal fair: a remedy, or damage it already speaks of
+_DAMAGE = ("lesion", "damag", "injur", "harm", "toxic", "necro", "death", "degrad", "loss")
+
+
+def _removal(word: str) -> bool:
+    return word not in _NOT_REMOVAL and (word in _REMOVAL_WORDS or word.startswith(_REMOVAL))
+
+
+def removal_added(had: Sequence[str], words: Sequence[str]) -> Finding | None:
+    """``antonym`` when the candidate brings in a word of removing, destroying or obstructing
+    (``_REMOVAL``: "clear", "eradicate", "destroy", "obstruct") while the statement has none and
+    no word of a remedy (``_REMEDY``) or of damage (``_DAMAGE``): what a thing has, arises from or
+    takes part in, it does not remove or block."""
+    if any(_removal(w) or w.startswith(_REMEDY + _DAMAGE) for w in had):
+        return None
+    brought = [w for w in words if _removal(w)]
+    if brought:
+        return ("antonym", f"{brought[0]!r} makes the relation a removal")
     return None

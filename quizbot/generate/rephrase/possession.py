@@ -17,7 +17,8 @@ whose relation it is, and a role swap changes exactly that:
   [B]");
 * ``[B] has / possesses / exhibits / shows (the [N] (of)) [A]``, with any auxiliary, modal or
   negation before the verb ("[B] does not exhibit [A] as its morphology", "[B] does not possess
-  the biochemical function of a [A]"): B, the subject of a verb of having.
+  the biochemical function of a [A]"): B, the subject of a verb of having;
+* ``[B] functions / acts / serves as [A]``: B, whose function [A] is.
 
 :func:`possessor` reads one of these shapes off the text around the two entities (blanked out
 as ``mask`` characters) and returns which entity owns the relation, or None when the sentence
@@ -63,11 +64,12 @@ _KIND_ONLY = re.compile(
 _PASSIVE = re.compile(
     rf"^\s*{_BE}(?:\w+ly\s+)?[^\W\d_]+(?:ed|en)\s+(?:in|within|of|to)\s+{_ART}$", re.IGNORECASE
 )
-# "[A] is (an abnormal cell) found in [B]": B has A
+# "[A] is (an abnormal cell) found in [B]", "[A] is present as a finding in [B]": B has A
 _FOUND_IN = re.compile(
     rf"^\s*{_BE}(?:{_ART}{_NOUNS})?(?:(?:mainly|mostly|primarily|chiefly|largely)\s+)?"
     r"(?:(?:found|present|seen|observed|detected|encountered|located|locali[sz]ed|situated"
-    r"|expressed)\s+(?:in|within)|locali[sz]ed\s+to)"
+    r"|expressed)\s+(?:as\s+(?:a|an)\s+(?:[^\W\d_][\w'’-]*\s+){1,3}?)?(?:in|within)"
+    r"|locali[sz]ed\s+to)"
     rf"\s+{_ART}$",
     re.IGNORECASE,
 )
@@ -82,6 +84,12 @@ _HAVE = re.compile(
     r"|contain(?:s|ing)?|harbou?r(?:s|ing)?|carr(?:y|ies|ying)"
     r"|displaying)\s+"
     rf"(?:{_ART}{_NOUNS0}(?:of\s+{_ART})?)?$",
+    re.IGNORECASE,
+)
+# "[B] functions (biochemically) as [A]": B has A as its function
+_ACTS_AS = re.compile(
+    r"^\s*(?:(?:does|do|did|may|might|can|could|also|often|not|never|\w+n['’]t)\s+)*"
+    rf"(?:functions?|functioning|acts?|acting|serves?|serving)\s+(?:\w+ly\s+)?as\s+{_ART}$",
     re.IGNORECASE,
 )
 # "[A] may occur in [B]": B has A
@@ -147,6 +155,8 @@ def possessor(
     if _FORWARD.match(between) and _plain(between):
         return 1
     if _HAVE.match(between) and _plain(between):
+        return 0
+    if _ACTS_AS.match(between):
         return 0
     if _INVERTED_LEAD.match(lead) and _plain(lead) and _INVERTED_BE.match(between):
         return 0

@@ -174,16 +174,26 @@ _CONDITION_LEAD = re.compile(
 
 
 _LATE_IF = re.compile(r"\b(?:if|when|whenever|once|provided)\b", re.IGNORECASE)
+# A word of evidence after the first entity makes it the condition: "[A] may indicate that a
+# patient has [B]", "[A] is a marker of [B]" say "if [A], then [B]"
+_EVIDENCE = re.compile(
+    r"^[^,;:]*?\b(?:indicat(?:e|es|ing)|suggest(?:s|ing)?|signal(?:s|ling|ing)?|predict(?:s|ing)?"
+    r"|impl(?:y|ies|ying)|signif(?:y|ies|ying)|point(?:s|ing)?\s+to|herald(?:s|ing)?"
+    r"|(?:sign|marker|indicator|predictor)s?\s+of|(?:indicative|suggestive|predictive)\s+of)\b",
+    re.IGNORECASE,
+)
 
 
 def _condition(reading: Reading, keys: tuple[str, str]) -> str | None:
     """The entity of a conditional sentence's condition: the first one, when the sentence opens
-    with "If"/"When"/"Having" or a person ("A patient that has [Y] ...", "Patients with [Y]");
-    else None."""
+    with "If"/"When"/"Having" or a person ("A patient that has [Y] ...", "Patients with [Y]"),
+    or says the first is evidence of the second ("[Y] may indicate [X]"); else None."""
     first = min(keys, key=lambda key: reading.found[key][0])
     lead = CLAUSE_BREAK.split(reading.masked[: reading.found[first][0][0]])[0]
     if _LATE_IF.search(reading.masked[reading.found[first][0][1] :]):
         return None  # "Patients may have [X] if they take [Y]": the condition comes last
+    if _EVIDENCE.match(reading.between(*keys)):
+        return first  # "Lesions in [A] may indicate [B]": "if [A], then [B]"
     return first if _CONDITION_LEAD.search(lead) else None
 
 

@@ -110,6 +110,7 @@ from quizbot.generate.rephrase.contrasts import (
     non_implication,
     opposite_qualifier,
     remedy_to_onset,
+    removal_added,
     risk_dropped,
 )
 from quizbot.generate.rephrase.direction import direction_change
@@ -406,6 +407,7 @@ def _check_antonyms(orig: Reading, cand: Reading, context: Context) -> Verdict |
         )
         or opposite_qualifier(orig.words, words)
         or remedy_to_onset(orig.words, words)
+        or removal_added(orig.words, words)
     )
 
 
