@@ -125,6 +125,7 @@ def upgrade(db: Database, revision: str = "head") -> tuple[str | None, str | Non
         EngineOptions(
             sqlite_synchronous=db.options.sqlite_synchronous,
             busy_timeout_ms=db.options.busy_timeout_ms,
+            lock_timeout_ms=db.options.lock_timeout_ms,
             pool_size=1,
             sqlite_foreign_keys=False,
         ),
