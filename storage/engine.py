@@ -387,7 +387,12 @@ class Database:
 
     def _unavailable(self, exc: OperationalError) -> StorageError:
         first_line = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
-        if self.backend == "postgresql":
+        if getattr(exc.orig, "sqlstate", None) == "55P03":  # lock_timeout, retries used up
+            hint = (
+                "another transaction held a lock longer than QUIZBOT_PG_LOCK_TIMEOUT_MS allows; "
+                "try again, and look for a long-running transaction (pg_stat_activity)"
+            )
+        elif self.backend == "postgresql":
             hint = "check that PostgreSQL is running and that DATABASE_URL is right"
         else:
             hint = "check that the SQLite file is readable and writable and the disk is not full"

@@ -115,6 +115,22 @@ def test_a_postgresql_lock_wait_is_bounded_and_retried(
             db.dispose()
 
 
+def test_a_lock_timeout_that_outlasts_the_retries_names_its_cause() -> None:
+    """When the retries are used up on "lock not available", the error says a lock was held
+    too long (and which setting bounds it), not that the server may be down."""
+    import psycopg
+    from sqlalchemy.exc import OperationalError
+
+    db = Database("postgresql+psycopg://alice:s3cret@127.0.0.1:1/quiz")
+    cause = psycopg.errors.LockNotAvailable("canceling statement due to lock timeout")
+    error = db._unavailable(OperationalError("UPDATE t SET x = 2", {}, cause))
+    assert "lock timeout" in str(error) and "s3cret" not in str(error)
+    assert "QUIZBOT_PG_LOCK_TIMEOUT_MS" in (error.hint or "")
+    down = db._unavailable(OperationalError("SELECT 1", {}, psycopg.OperationalError("refused")))
+    assert "is running" in (down.hint or "")
+    db.dispose()
+
+
 def test_timestamps_come_back_timezone_aware_utc(db: Database) -> None:
     plus_two = timezone(timedelta(hours=2))
     created = datetime(2026, 3, 1, 14, 30, 15, 123456, tzinfo=plus_two)
