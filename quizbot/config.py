@@ -66,6 +66,8 @@ _HINTS: dict[str, str] = {
     "the default) or NORMAL (faster; may lose the last commits on power loss, not on a crash)",
     "sqlite_busy_timeout_ms": "set QUIZBOT_SQLITE_BUSY_TIMEOUT_MS to a whole number of "
     "milliseconds between 100 and 600000",
+    "pg_lock_timeout_ms": "set QUIZBOT_PG_LOCK_TIMEOUT_MS to a whole number of "
+    "milliseconds between 100 and 600000",
     "db_pool_size": "set QUIZBOT_DB_POOL_SIZE to a whole number between 1 and 100",
     "max_upload_mb": "set QUIZBOT_MAX_UPLOAD_MB to a whole number of megabytes from 1 to 2048",
     "admin_password": "set QUIZBOT_ADMIN_PASSWORD to a password of at least 10 characters "
@@ -169,6 +171,7 @@ class Settings(BaseSettings):
     debug: bool = Field(default=False, description="Show tracebacks for unexpected errors.")
     sqlite_synchronous: Literal["FULL", "NORMAL"] = "FULL"
     sqlite_busy_timeout_ms: int = Field(default=30_000, ge=100, le=600_000)
+    pg_lock_timeout_ms: int = Field(default=30_000, ge=100, le=600_000)
     db_pool_size: int = Field(default=10, ge=1, le=100)
     admin_password: SecretStr | None = None
     max_upload_mb: int = Field(
@@ -446,6 +449,7 @@ class Settings(BaseSettings):
         return EngineOptions(
             sqlite_synchronous=self.sqlite_synchronous,
             busy_timeout_ms=self.sqlite_busy_timeout_ms,
+            lock_timeout_ms=self.pg_lock_timeout_ms,
             pool_size=self.db_pool_size,
         )
 

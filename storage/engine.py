@@ -112,7 +112,11 @@ class EngineOptions:
     """Tuning that is not part of the URL."""
 
     sqlite_synchronous: Literal["FULL", "NORMAL"] = "FULL"
-    busy_timeout_ms: int = 30_000
+    busy_timeout_ms: int = 30_000  # SQLite: how long a statement waits for the write lock
+    # PostgreSQL: how long a statement waits for a lock another transaction holds (its
+    # lock_timeout); past it the statement fails as "lock not available" and the whole
+    # transaction is retried like SQLite's busy errors, so no wait is ever unbounded.
+    lock_timeout_ms: int = 30_000
     pool_size: int = 10
     sqlite_foreign_keys: bool = True  # migrations turn this off, as SQLite's ALTER recipe asks
     echo: bool = False
@@ -273,7 +277,10 @@ class Database:
                 pool_size=self.options.pool_size,
                 max_overflow=self.options.pool_size,
                 pool_pre_ping=True,
-                connect_args={"connect_timeout": 10},
+                connect_args={
+                    "connect_timeout": 10,
+                    "options": f"-c lock_timeout={int(self.options.lock_timeout_ms)}",
+                },
             )
         event.listen(self.engine, "before_cursor_execute", _refuse_nul)
         self._write_engine = self.engine.execution_options(quizbot_write=True)
@@ -305,10 +312,15 @@ class Database:
         return mask_url(self.url)
 
     def _retrying(self) -> Retrying:
+        waits_ms = (
+            self.options.busy_timeout_ms
+            if self.backend == "sqlite"
+            else self.options.lock_timeout_ms
+        )
         return Retrying(
             retry=retry_if_exception(_is_transient),
             wait=wait_random_exponential(multiplier=0.005, max=0.5),
-            stop=stop_after_delay(max(60.0, 2 * self.options.busy_timeout_ms / 1000)),
+            stop=stop_after_delay(max(60.0, 2 * waits_ms / 1000)),
             reraise=True,
             before_sleep=lambda rs: log.debug(
                 "transient database contention, retrying (attempt %d)", rs.attempt_number
@@ -375,7 +387,12 @@ class Database:
 
     def _unavailable(self, exc: OperationalError) -> StorageError:
         first_line = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
-        if self.backend == "postgresql":
+        if getattr(exc.orig, "sqlstate", None) == "55P03":  # lock_timeout, retries used up
+            hint = (
+                "another transaction held a lock longer than QUIZBOT_PG_LOCK_TIMEOUT_MS allows; "
+                "try again, and look for a long-running transaction (pg_stat_activity)"
+            )
+        elif self.backend == "postgresql":
             hint = "check that PostgreSQL is running and that DATABASE_URL is right"
         else:
             hint = "check that the SQLite file is readable and writable and the disk is not full"

@@ -125,6 +125,7 @@ def upgrade(db: Database, revision: str = "head") -> tuple[str | None, str | Non
         EngineOptions(
             sqlite_synchronous=db.options.sqlite_synchronous,
             busy_timeout_ms=db.options.busy_timeout_ms,
+            lock_timeout_ms=db.options.lock_timeout_ms,
             pool_size=1,
             sqlite_foreign_keys=False,
         ),
@@ -134,7 +135,12 @@ def upgrade(db: Database, revision: str = "head") -> tuple[str | None, str | Non
             conn = raw.execution_options(quizbot_write=True)
             with conn.begin():
                 if db.backend == "postgresql":
+                    # Another quizbot migrating (replicas starting together) is waited for as
+                    # long as it takes; the tables' locks then wait lock_timeout_ms at most.
+                    conn.exec_driver_sql("SET LOCAL lock_timeout = 0")
                     conn.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": _LOCK_KEY})
+                    timeout = int(migration_db.options.lock_timeout_ms)
+                    conn.exec_driver_sql(f"SET LOCAL lock_timeout = {timeout}")
                 before = _current(conn)
                 if not _known(before):
                     raise SchemaError(

@@ -56,6 +56,14 @@ def test_case_of_enumerated_values_does_not_matter(monkeypatch: pytest.MonkeyPat
     assert settings.engine_options().sqlite_synchronous == "NORMAL"
 
 
+def test_the_database_waits_come_from_their_settings(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert load_settings().engine_options().lock_timeout_ms == 30_000
+    monkeypatch.setenv("QUIZBOT_PG_LOCK_TIMEOUT_MS", "5000")
+    monkeypatch.setenv("QUIZBOT_SQLITE_BUSY_TIMEOUT_MS", "7000")
+    options = load_settings().engine_options()
+    assert (options.lock_timeout_ms, options.busy_timeout_ms) == (5000, 7000)
+
+
 @pytest.mark.parametrize(
     ("env", "value", "named", "fix"),
     [
@@ -68,6 +76,7 @@ def test_case_of_enumerated_values_does_not_matter(monkeypatch: pytest.MonkeyPat
         ("QUIZBOT_MODELS", "a,a", "listed twice", "comma-separated"),
         ("QUIZBOT_SCHEDULES_FILE", "/nope/monitors.toml", "no such file", "existing TOML"),
         ("QUIZBOT_SQLITE_SYNCHRONOUS", "OFF", "QUIZBOT_SQLITE_SYNCHRONOUS", "FULL"),
+        ("QUIZBOT_PG_LOCK_TIMEOUT_MS", "10", "QUIZBOT_PG_LOCK_TIMEOUT_MS", "between 100 and"),
         ("QUIZBOT_HOME", "  ", "QUIZBOT_HOME", "writable directory"),
         ("QUIZBOT_DEBUG", "perhaps", "QUIZBOT_DEBUG", "1 or 0"),
         ("QUIZBOT_PRACTICE_IDLE_HOURS", "0", "QUIZBOT_PRACTICE_IDLE_HOURS='0'", "number of hours"),

@@ -16,6 +16,7 @@ from quizbot.errors import ConfigError, StorageError
 from storage import Database, EngineOptions, mask_url, normalize_database_url
 from storage.models import KnowledgeBase
 from storage.repo import create_knowledge_base, get_knowledge_base
+from tests.conftest import _Templates, fresh_database
 
 
 def test_sqlite_connections_use_wal_foreign_keys_and_busy_timeout(tmp_path: Path) -> None:
@@ -78,6 +79,55 @@ def test_write_waits_out_a_lock_held_longer_than_the_busy_timeout(tmp_path: Path
     timer.join()
     assert db.read(lambda s: s.execute(text("SELECT count(*) FROM t")).scalar_one()) == 2
     blocker.close()
+    db.dispose()
+
+
+def test_a_postgresql_lock_wait_is_bounded_and_retried(
+    tmp_path: Path, _templates: _Templates, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A row lock held by another transaction past ``lock_timeout_ms`` fails the statement
+    ("lock not available") and the write is retried until the lock is free, as a SQLite busy
+    error is: a wait is never unbounded, and the caller still sees a plain success."""
+    import psycopg
+
+    with fresh_database("postgresql", tmp_path, _templates, migrated=False) as url:
+        db = Database(url, EngineOptions(lock_timeout_ms=200))
+        try:
+            with db.engine.connect() as conn:
+                assert conn.exec_driver_sql("SHOW lock_timeout").scalar() == "200ms"
+            table = "CREATE TABLE t (id INTEGER PRIMARY KEY, x INTEGER)"
+            db.write(lambda s: s.execute(text(table)))
+            db.write(lambda s: s.execute(text("INSERT INTO t VALUES (1, 0)")))
+            holder = psycopg.connect(url.replace("postgresql+psycopg", "postgresql"))
+            holder.execute("SELECT x FROM t WHERE id = 1 FOR UPDATE")  # the lock, held
+            timer = threading.Timer(1.0, holder.commit)
+            timer.start()
+            caplog.set_level("DEBUG", logger="storage.engine")
+            started = time.monotonic()
+            db.write(lambda s: s.execute(text("UPDATE t SET x = 2 WHERE id = 1")))
+            assert time.monotonic() - started >= 0.9  # it had to wait for the holder
+            timer.join()
+            holder.close()
+            retried = [r for r in caplog.records if "retrying" in r.getMessage()]
+            assert retried, "the wait ran past lock_timeout without failing: no bound"
+            assert db.read(lambda s: s.execute(text("SELECT x FROM t")).scalar_one()) == 2
+        finally:
+            db.dispose()
+
+
+def test_a_lock_timeout_that_outlasts_the_retries_names_its_cause() -> None:
+    """When the retries are used up on "lock not available", the error says a lock was held
+    too long (and which setting bounds it), not that the server may be down."""
+    import psycopg
+    from sqlalchemy.exc import OperationalError
+
+    db = Database("postgresql+psycopg://alice:s3cret@127.0.0.1:1/quiz")
+    cause = psycopg.errors.LockNotAvailable("canceling statement due to lock timeout")
+    error = db._unavailable(OperationalError("UPDATE t SET x = 2", {}, cause))
+    assert "lock timeout" in str(error) and "s3cret" not in str(error)
+    assert "QUIZBOT_PG_LOCK_TIMEOUT_MS" in (error.hint or "")
+    down = db._unavailable(OperationalError("SELECT 1", {}, psycopg.OperationalError("refused")))
+    assert "is running" in (down.hint or "")
     db.dispose()
 
 

@@ -20,6 +20,7 @@ from storage import Database, ensure_schema, head_revision, open_database, schem
 from storage.migrate import include_name
 from storage.monitoring import list_nights
 from storage.repo import count_responses, get_run, list_responses, table_counts
+from tests.conftest import _Templates, fresh_database
 
 EXPECTED_TABLES = {
     "alert",
@@ -421,3 +422,31 @@ def test_0020_adds_the_secret_seed_and_held_sessions_and_keeps_what_was_stored(
     assert (pending.watermark, pending.held) == (7, ())  # nothing held before 0020
     assert save_cards(empty_db, 1, [], expected_watermark=7, new_watermark=7, held=[3, 3])
     assert pending_answers(empty_db, 1).held == (3,)
+
+
+def test_an_upgrade_waits_out_another_upgrade_past_the_lock_timeout(
+    tmp_path: Path, _templates: _Templates
+) -> None:
+    """Replicas starting together migrate one after the other: the second waits for the
+    first's migration lock however long it takes (the tables' own locks stay bounded by
+    ``lock_timeout_ms``), instead of failing as "lock not available"."""
+    import threading
+
+    import psycopg
+
+    from storage import EngineOptions
+    from storage.migrate import _LOCK_KEY
+
+    with fresh_database("postgresql", tmp_path, _templates, migrated=False) as url:
+        db = Database(url, EngineOptions(lock_timeout_ms=200))
+        other = psycopg.connect(url.replace("postgresql+psycopg", "postgresql"), autocommit=True)
+        try:
+            other.execute("SELECT pg_advisory_lock(%s)", (_LOCK_KEY,))  # "another upgrade"
+            timer = threading.Timer(1.0, other.execute, ("SELECT pg_advisory_unlock_all()",))
+            timer.start()
+            before, after = upgrade(db)
+            timer.join()
+            assert (before, after) == (None, head_revision())
+        finally:
+            other.close()
+            db.dispose()
