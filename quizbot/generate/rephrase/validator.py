@@ -96,6 +96,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from quizbot.generate.opposites import lexicon_clash
+from quizbot.generate.rephrase import closed_world
 from quizbot.generate.rephrase.claims import (
     ABSOLUTE,
     NEGATION,
@@ -236,6 +237,7 @@ def judge(
         _check_qualifiers,
         _check_extension,
         _check_coordination,
+        _check_closed_world,
     )
     for check in checks:
         verdict = check(orig, cand, context)
@@ -426,6 +428,18 @@ def _check_direction(orig: Reading, cand: Reading, _c: Context) -> Verdict | Non
 def _check_predicate(orig: Reading, cand: Reading, context: Context) -> Verdict | None:
     inherits = any(map(is_inheritance_mode, context.names))
     return verdict_of(predicate_change(orig.masked, orig.words, cand.words, inherits=inherits))
+
+
+def _check_closed_world(orig: Reading, cand: Reading, context: Context) -> Verdict | None:
+    """With :data:`~quizbot.generate.rephrase.closed_world.CLOSED_WORLD`, a candidate word no
+    rule knows as a rewording of the statement's relation is ``predicate changed`` (the last
+    check: every other rule has had its say)."""
+    if not closed_world.CLOSED_WORLD:
+        return None
+    word = closed_world.unlisted_predicate(orig.text, orig.words, cand.masked, context.names)
+    if word is None:
+        return None
+    return reject("predicate changed", f"{word!r} is no listed wording of the statement's relation")
 
 
 def _check_foreign(orig: Reading, cand: Reading, context: Context) -> Verdict | None:
