@@ -281,7 +281,8 @@ def unlisted_predicate(
     bases = {_base(w) for w in known}
     prefixes = _prefixes(statement, statement_words)
     cue_words = {w for cue in cues_in(masked) for w in cue.split()}
-    for written in WORD.findall(masked):
+    written_words: list[str] = WORD.findall(masked)
+    for written in written_words:
         word = written.lower()
         if word in known or word in FUNCTION_WORDS or word in cue_words or len(word) < 2:
             continue
