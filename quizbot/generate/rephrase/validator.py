@@ -74,6 +74,10 @@ type labels, conditions) in :mod:`~quizbot.generate.rephrase.role_checks`. In or
   "[X] fights [Y]") is no modifier;
 * ``extra claim``: a new item joined to an entity by "and"/"or"/"but", or a clause set off after
   it ("Wilson disease, a disorder of ...").
+* ``predicate changed`` last, with :data:`~quizbot.generate.rephrase.closed_world.CLOSED_WORLD`
+  (on): a word outside the entities that is no rewording of the statement's relation (its own
+  words inflected, neutral words, its families, the listed paraphrases of its senses;
+  :mod:`~quizbot.generate.rephrase.closed_world`): an opposite said by a verb no list has.
 
 Measured (2026-11-29) on the PretexEval authors' rephrasings (``bench/rephrase_validator.py``,
 split by head): tune part 72/74 faithful accepted (97.3%), 333/333 corruptions rejected (100%);
@@ -85,8 +89,8 @@ written by independent agents (an LLM rephraser, a separate judge and corruption
 the hand-written rewordings (``bench/bench_validator.py``): 99.2% / 99.2% (tuned file),
 97.2% / 92.3% (held out, before the fourth round).
 
-Residual risks: a claim added in words the lists do not know ("a lower mortality after",
-"regulated by") passes; a role swap with no telling words around the entities and the same order
+Residual risks: a claim added in words the lists know as neutral ("can be detected by" for "can
+be caused by") passes; a role swap with no telling words around the entities and the same order
 passes; the entity's loose match may take a near name for the entity.
 """
 
@@ -96,6 +100,7 @@ import re
 from collections.abc import Mapping, Sequence
 
 from quizbot.generate.opposites import lexicon_clash
+from quizbot.generate.rephrase import closed_world
 from quizbot.generate.rephrase.claims import (
     ABSOLUTE,
     NEGATION,
@@ -236,6 +241,7 @@ def judge(
         _check_qualifiers,
         _check_extension,
         _check_coordination,
+        _check_closed_world,
     )
     for check in checks:
         verdict = check(orig, cand, context)
@@ -426,6 +432,18 @@ def _check_direction(orig: Reading, cand: Reading, _c: Context) -> Verdict | Non
 def _check_predicate(orig: Reading, cand: Reading, context: Context) -> Verdict | None:
     inherits = any(map(is_inheritance_mode, context.names))
     return verdict_of(predicate_change(orig.masked, orig.words, cand.words, inherits=inherits))
+
+
+def _check_closed_world(orig: Reading, cand: Reading, context: Context) -> Verdict | None:
+    """With :data:`~quizbot.generate.rephrase.closed_world.CLOSED_WORLD`, a candidate word no
+    rule knows as a rewording of the statement's relation is ``predicate changed`` (the last
+    check: every other rule has had its say)."""
+    if not closed_world.CLOSED_WORLD:
+        return None
+    word = closed_world.unlisted_predicate(orig.text, orig.words, cand.masked, context.names)
+    if word is None:
+        return None
+    return reject("predicate changed", f"{word!r} is no listed wording of the statement's relation")
 
 
 def _check_foreign(orig: Reading, cand: Reading, context: Context) -> Verdict | None:
