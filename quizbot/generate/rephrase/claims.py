@@ -24,6 +24,7 @@ from quizbot.generate.wording import antonym_clash
 
 __all__ = [
     "ABSOLUTE",
+    "HEDGE",
     "NEGATION",
     "Finding",
     "cues_in",
@@ -79,7 +80,7 @@ ABSOLUTE = re.compile(
     re.IGNORECASE,
 )
 
-_HEDGE = re.compile(
+HEDGE = re.compile(
     r"\b(?:can|cannot|can['’]t|could|couldn['’]t|may|might|possibl[ey]|potential(?:ly)?|perhaps|probabl[ey]|likely"
     r"|sometimes|occasional(?:ly)?|some|several|often|usually|typically|commonly|frequently"
     r"|generally|rarely|seldom|likelihood|chance|unlikely|improbabl[ey])\b",
@@ -197,15 +198,10 @@ def strength_change(orig: str, cand: str, negated: bool) -> Finding | None:
         hedged = _CANNOT.sub(" ", hedged)  # "cannot treat" for "is not able to treat"
     if _RISK.search(orig):
         hedged = _RISK.sub(" ", hedged)  # "raises the likelihood of" for "increases the risk of"
-    hedge = _HEDGE.search(hedged)
-    if hedge is not None and _HEDGE.search(orig) is None:
+    hedge = HEDGE.search(hedged)
+    if hedge is not None and HEDGE.search(orig) is None:
         return ("claim strength changed", f"hedges a categorical claim ({hedge.group(0)!r})")
-    if (
-        not negated
-        and _MODAL.search(orig)
-        and not _HEDGE.search(cand)
-        and not _ABILITY.search(cand)
-    ):
+    if not negated and _MODAL.search(orig) and not HEDGE.search(cand) and not _ABILITY.search(cand):
         return ("claim strength changed", "drops the statement's 'can'/'may'")
     return None
 

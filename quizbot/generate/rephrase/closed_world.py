@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 
-from quizbot.generate.rephrase.claims import ABSOLUTE, cues_in
+from quizbot.generate.rephrase.claims import ABSOLUTE, HEDGE, cues_in
 from quizbot.generate.rephrase.entities import TOKEN, acronym_of, same_root
 from quizbot.generate.rephrase.reading import WORD
 from quizbot.generate.wording import (
@@ -235,13 +235,6 @@ CONNECTIVE = frozenset(
     ]
 )
 
-_HEDGE = re.compile(
-    r"(?:can|could|may|might|possibl[ey]|potential(?:ly)?|perhaps|probabl[ey]|likely"
-    r"|sometimes|occasional(?:ly)?|some|several|often|usually|typically|commonly|frequently"
-    r"|generally|rarely|seldom|likelihood|chance)",
-    re.IGNORECASE,
-)
-
 
 # A conditional statement ("If [A], then [B]") may be said as "[A] indicates / suggests [B]".
 _CONDITIONAL = re.compile(r"^\W*(?:if|when|whenever|once|should)\b", re.IGNORECASE)
@@ -291,7 +284,7 @@ def unlisted_predicate(
             continue
         if root in NEUTRAL_WORDS or root in TYPE_NOUNS or root in CONNECTIVE:
             continue
-        if word.startswith(prefixes) or ABSOLUTE.fullmatch(word) or _HEDGE.fullmatch(word):
+        if word.startswith(prefixes) or ABSOLUTE.fullmatch(word) or HEDGE.fullmatch(word):
             continue
         if any(same_root(word, w) for w in known if len(w) >= 5):
             continue
