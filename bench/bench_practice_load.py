@@ -358,7 +358,6 @@ class Student:
         ) as stream:
             if stream.status_code != 200:
                 return _failed(started, f"data HTTP {stream.status_code}")
-            result: CallResult | None = None
             processing_from: float | None = None
             async for line in stream.aiter_lines():
                 if not line.startswith("data:"):
@@ -370,7 +369,9 @@ class Student:
                 elif kind == "process_completed" and msg.get("event_id") == event_id:
                     output = msg.get("output") or {}
                     duration = output.get("duration")
-                    result = CallResult(
+                    # the page's stream outlasts its events (quizbot/ui/event_stream.py): the
+                    # result is the end of this call, no "close_stream" follows it
+                    return CallResult(
                         list(output.get("data") or []),
                         bool(msg.get("success")),
                         duration * 1000 if isinstance(duration, int | float) else None,
@@ -382,9 +383,7 @@ class Student:
                     return _failed(started, str(msg.get("message")))
                 elif kind == "close_stream":
                     break
-        if result is None:
-            return _failed(started, "stream ended without a result")
-        return result
+        return _failed(started, "stream ended without a result")
 
 
 def _ms(started: float) -> float:
