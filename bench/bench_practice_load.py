@@ -100,6 +100,7 @@ from storage import EngineOptions, mask_url, normalize_database_url, open_databa
 from storage.models import PracticePlanRow, Respondent  # noqa: E402
 from storage.repo import count_responses  # noqa: E402
 from storage.sessions import load_session  # noqa: E402
+from tests.helpers.gradio_tab import EventTab, JoinRefusedError  # noqa: E402
 from tests.helpers.net import free_port, wait_for_http  # noqa: E402
 
 QUIZBOT = str(Path(sys.executable).with_name("quizbot"))
@@ -327,19 +328,12 @@ class CallResult:
 
 
 class Student:
-    """One browser tab: a Gradio session (its state lives on the server), its calls and, as a
-    page has, one event stream that carries the results of all of them. The stream is opened
-    after the first join and stays open between events (the server never ends it while the page
-    is there: quizbot/ui/event_stream.py); a stream per call would race the server's end of the
-    last one, which can take the next event's messages for a connection already gone."""
+    """One browser tab: a Gradio session (its state lives on the server) and its calls, whose
+    results come on the tab's one event stream, as a page's do (tests/helpers/gradio_tab.py)."""
 
     def __init__(self, client: httpx.AsyncClient, base: str, eps: dict[str, Endpoint]) -> None:
-        self.client, self.base, self.eps = client, base, eps
-        self.session_hash = uuid.uuid4().hex[:11]
-        self._waiting: dict[str, asyncio.Future[dict[str, Any]]] = {}
-        self._early: dict[str, dict[str, Any]] = {}  # messages read before the join's reply
-        self._starts: dict[str, float] = {}  # event id -> when "process_starts" was read
-        self._reader: asyncio.Task[None] | None = None
+        self.tab = EventTab(client, base)
+        self.eps = eps
 
     async def call(self, name: str, values: list[Any]) -> CallResult:
         """Call endpoint ``name`` with the values of its non-state inputs, in order."""
@@ -349,86 +343,27 @@ class Student:
         """Call ``ep`` with the values of its non-state inputs, in order."""
         given = iter(values)
         data = [None if state else next(given) for state in ep.state_inputs]
-        body = {
-            "data": data,
-            "fn_index": ep.fn_index,
-            "session_hash": self.session_hash,
-            "event_data": None,
-            "trigger_id": None,
-        }
         started = time.perf_counter()
-        joined = await self.client.post(f"{self.base}/gradio_api/queue/join", json=body)
-        if joined.status_code != 200:
-            return _failed(started, f"join HTTP {joined.status_code}")
-        event_id = str(joined.json()["event_id"])
-        done: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
-        if event_id in self._early:
-            done.set_result(self._early.pop(event_id))
-        else:
-            self._waiting[event_id] = done
-        if self._reader is None or self._reader.done():
-            self._reader = asyncio.create_task(self._read())
         try:
-            msg = await asyncio.wait_for(done, CALL_TIMEOUT_S)
-        except TimeoutError:
-            self._waiting.pop(event_id, None)
-            return _failed(started, f"no result within {CALL_TIMEOUT_S:.0f} s")
-        processing_from = self._starts.pop(event_id, None)
-        if msg.get("msg") != "process_completed":
-            return _failed(started, str(msg.get("message") or msg.get("msg")))
-        output = msg.get("output") or {}
+            done = await self.tab.call(ep.fn_index, data, CALL_TIMEOUT_S)
+        except JoinRefusedError as exc:
+            return _failed(started, str(exc))
+        if not done.completed:
+            return _failed(started, str(done.message.get("message") or done.message.get("msg")))
+        output = done.message.get("output") or {}
         duration = output.get("duration")
         return CallResult(
             list(output.get("data") or []),
-            bool(msg.get("success")),
+            bool(done.message.get("success")),
             duration * 1000 if isinstance(duration, int | float) else None,
-            None if processing_from is None else _ms(processing_from),
+            None if done.processing_from is None else _ms(done.processing_from),
             _ms(started),
-            None if msg.get("success") else str(output.get("error"))[:200],
+            None if done.message.get("success") else str(output.get("error"))[:200],
         )
-
-    async def _read(self) -> None:
-        """Read the tab's event stream until it ends, handing each event its result."""
-        why = "the event stream ended without a result"
-        try:
-            async with self.client.stream(
-                "GET",
-                f"{self.base}/gradio_api/queue/data",
-                params={"session_hash": self.session_hash},
-                timeout=httpx.Timeout(CALL_TIMEOUT_S, read=None),
-            ) as stream:
-                if stream.status_code != 200:
-                    why = f"data HTTP {stream.status_code}"
-                    return
-                async for line in stream.aiter_lines():
-                    if not line.startswith("data:"):
-                        continue
-                    msg = json.loads(line[5:])
-                    kind, event_id = msg.get("msg"), str(msg.get("event_id"))
-                    if kind == "close_stream":
-                        return
-                    if kind == "process_starts":
-                        self._starts[event_id] = time.perf_counter()
-                    elif kind in ("process_completed", "unexpected_error"):
-                        waiting = self._waiting.pop(event_id, None)
-                        if waiting is None:
-                            self._early[event_id] = msg
-                        elif not waiting.done():
-                            waiting.set_result(msg)
-        except (httpx.HTTPError, json.JSONDecodeError) as exc:
-            why = f"event stream: {type(exc).__name__}"
-        finally:
-            for event_id, waiting in list(self._waiting.items()):
-                if not waiting.done():
-                    waiting.set_result({"msg": "stream_ended", "message": why})
-                self._waiting.pop(event_id, None)
 
     async def close(self) -> None:
         """Close the tab: its event stream ends."""
-        if self._reader is not None:
-            self._reader.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._reader
+        await self.tab.close()
 
 
 def _ms(started: float) -> float:

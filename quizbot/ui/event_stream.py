@@ -19,6 +19,12 @@ the session, and when the server stops (:func:`quizbot.ui.gate.heartbeat_stops`)
 the session has no event running, else once that event's result is sent. An open page costs
 one idle connection more (Gradio's heartbeat keeps one already), with a heartbeat message
 every 15 s.
+
+A client must therefore read every event of a session from one stream, as the page and
+``gradio_client`` do. One that opens a stream per call and drops it after its result leaves
+Gradio's side of that stream waiting for the session's next message (it looks for a gone
+connection only when a message or its 10-second wait wakes it): the next event's result is read
+by the dropped stream and lost (``tests/helpers/gradio_tab.py`` is such a client done right).
 """
 
 from __future__ import annotations

@@ -22,7 +22,6 @@ import signal
 import subprocess
 import sys
 import time
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -36,6 +35,7 @@ from quizbot import accounts
 from quizbot.config import load_settings
 from storage import Database
 from storage.sessions import load_session
+from tests.helpers.gradio_tab import EventTab, JoinRefusedError
 from tests.helpers.net import free_port, wait_for_http
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -47,6 +47,7 @@ ANSWERS_EACH = 6  # acknowledged answers each student gives (sessions are longer
 KILL_AFTER = 40  # acknowledged answers in all before one replica is killed
 PASSWORD = "practice password 2026"
 SERVER_OPTIONS = "max_fails=1 fail_timeout=10s"
+CALL_TIMEOUT_S = 60.0  # a call with no result by then failed (the client's old read timeout)
 
 # CI (QUIZBOT_REQUIRE_NGINX=1, set by .ci/run) must run it: there a missing nginx fails it.
 REQUIRE_NGINX = os.environ.get("QUIZBOT_REQUIRE_NGINX", "") in {"1", "true", "yes"}
@@ -189,48 +190,32 @@ class CallFailedError(Exception):
     """A call that got no result: the replica died under it, or the proxy refused it."""
 
 
-@dataclass
 class Tab:
-    """One browser tab: a Gradio session hash on whichever replica the proxy picks."""
+    """One browser tab: a Gradio session hash on whichever replica the proxy picks, its results
+    read from one event stream as a page reads them (tests/helpers/gradio_tab.py)."""
 
-    client: httpx.AsyncClient
-    base: str
-    session_hash: str = field(default_factory=lambda: uuid.uuid4().hex[:11])
+    def __init__(self, client: httpx.AsyncClient, base: str) -> None:
+        self.events = EventTab(client, base)
 
     async def call(self, ep: tuple[int, list[bool]], values: list[Any]) -> list[Any]:
         fn_index, states = ep
         given = iter(values)
-        body = {
-            "data": [None if state else next(given) for state in states],
-            "fn_index": fn_index,
-            "session_hash": self.session_hash,
-            "event_data": None,
-            "trigger_id": None,
-        }
+        data = [None if state else next(given) for state in states]
         try:
-            joined = await self.client.post(f"{self.base}/gradio_api/queue/join", json=body)
-            if joined.status_code != 200:
-                raise CallFailedError(f"join HTTP {joined.status_code}")
-            event_id = joined.json()["event_id"]
-            params = {"session_hash": self.session_hash}
-            async with self.client.stream(
-                "GET", f"{self.base}/gradio_api/queue/data", params=params
-            ) as stream:
-                if stream.status_code != 200:
-                    raise CallFailedError(f"data HTTP {stream.status_code}")
-                async for line in stream.aiter_lines():
-                    if not line.startswith("data:"):
-                        continue
-                    msg = json.loads(line[5:])
-                    if msg.get("msg") == "process_completed" and msg.get("event_id") == event_id:
-                        if not msg.get("success"):
-                            raise CallFailedError(f"failed: {str(msg.get('output'))[:200]}")
-                        return list((msg.get("output") or {}).get("data") or [])
-                    if msg.get("msg") in ("unexpected_error", "close_stream"):
-                        break
+            done = await self.events.call(fn_index, data, CALL_TIMEOUT_S)
+        except JoinRefusedError as exc:
+            raise CallFailedError(str(exc)) from exc
         except (httpx.HTTPError, json.JSONDecodeError) as exc:
             raise CallFailedError(f"{type(exc).__name__}: {exc}") from exc
-        raise CallFailedError("the event stream ended without a result")
+        if not done.completed:
+            raise CallFailedError(str(done.message.get("message") or done.message.get("msg")))
+        if not done.message.get("success"):
+            raise CallFailedError(f"failed: {str(done.message.get('output'))[:200]}")
+        return list((done.message.get("output") or {}).get("data") or [])
+
+    async def close(self) -> None:
+        """The page goes: its event stream ends."""
+        await self.events.close()
 
 
 @dataclass
@@ -247,10 +232,22 @@ class Run:
 
 
 async def _student(client: httpx.AsyncClient, base: str, name: str, run: Run) -> None:
+    """One student's tabs: every one is closed at the end, as the browser's would be."""
+    tabs: list[Tab] = []
+    try:
+        await _practise(client, base, name, run, tabs)
+    finally:
+        await asyncio.gather(*(tab.close() for tab in tabs))
+
+
+async def _practise(
+    client: httpx.AsyncClient, base: str, name: str, run: Run, tabs: list[Tab]
+) -> None:
     rng = random.Random(name)
     eps = run.endpoints
     assert await _login(client, base, name, PASSWORD) == 303, name
     tab = Tab(client, base)
+    tabs.append(tab)
     out = await tab.call(eps.start, [name, "clinical-core", "all", "statement", 10.0, "", None])
     data = out[0]
     assert data.get("error") is None, data
@@ -273,6 +270,7 @@ async def _student(client: httpx.AsyncClient, base: str, name: str, run: Run) ->
                 return
             # the page reloads (a new tab on whichever replica is alive) and offers the session
             tab = Tab(client, base)
+            tabs.append(tab)
             offer = await tab.call(eps.offer, [])  # the offered id stays server-side (a state)
             if "Resume your session" not in str(offer[1]):
                 run.errors.append(f"{name}: offered {offer!r}, not session {session_id}")
