@@ -63,6 +63,9 @@ _VOICE: tuple[tuple[str, str, int], ...] = (
     # causation: the cause first
     (_BE + r"(?:caused|produced|induced|triggered)\s+" + _ADVERB + r"(?:by|with)\b", "cause", 1),
     (r"\b(?:result(?:s|ed)?\s+from|due\s+to|aris(?:e|es|ing)\s+from)\b", "cause", 1),
+    # "[B] comes from [A]": the cause last; "[A] is / lies behind [B]": the cause first
+    (r"\b(?:come|comes|came|coming)\s+(?:\w+ly\s+)?from\b", "cause", 1),
+    (_BE + r"behind\b|\b(?:lie|lies|lay|lying)\s+behind\b", "cause", 0),
     (
         r"\b(?:caus(?:e|es|ing)|produc(?:e|es|ing)|induc(?:e|es|ing)|trigger(?:s|ing)?"
         r"|lead(?:s|ing)?\s+to|result(?:s|ed)?\s+in)\b",
@@ -166,7 +169,8 @@ _VOICE: tuple[tuple[str, str, int], ...] = (
     # association: symmetric
     (
         r"\b(?:associated|linked|related|connected|correlated|tied)\s+(?:with|to)\b"
-        r"|\b(?:together|alongside)\b",
+        r"|\b(?:together|alongside)\b"
+        r"|\b(?:association|link|relation|relationship|connection|correlation)s?\s+(?:with|to)\b",
         "assoc",
         0,
     ),

@@ -106,7 +106,9 @@ _PERMISSION = re.compile(
 )
 # Negated ability: "is not able to" / "is unable to" says what "cannot" says, no hedge
 _UNABLE = re.compile(r"\b(?:(?:not|never)\s+(?:be\s+)?able|unable|incapable)\b", re.IGNORECASE)
-_CANNOT = re.compile(r"\b(?:cannot|can\s+not|can['’]t|could\s+not|couldn['’]t)\b", re.IGNORECASE)
+_CANNOT = re.compile(
+    r"\b(?:cannot|can\s+(?:not|never)|can['’]t|could\s+(?:not|never)|couldn['’]t)\b", re.IGNORECASE
+)
 # Words of risk: a statement of risk is no categorical claim, and another word of risk no hedge
 _RISK = re.compile(
     r"\b(?:risks?|likelihood|chances?|probabilit(?:y|ies)|odds|(?:more|less)\s+likely)\b",
@@ -133,6 +135,12 @@ def _absolutes(masked: str, *, generic: bool = False) -> set[str]:
         word = match.group(0).lower()
         if word == "any" and NEGATION.search(masked[: match.start()]):
             continue
+        if (
+            word == "all"
+            and masked[: match.start()].lower().rstrip().endswith(" at")
+            and NEGATION.search(masked[: match.start()])
+        ):
+            continue  # "does not help at all": the negation stressed, no universal
         if word == "any" and generic and not masked[: match.start()].strip():
             continue
         if word == "should" and not masked[: match.start()].strip(" ,;:"):
@@ -186,7 +194,10 @@ def strength_change(orig: str, cand: str, negated: bool) -> Finding | None:
     where it says something is not able to, "cannot" is the same inability, no hedge; where it
     speaks of a risk, another word of risk ("likelihood", "more likely") is none; where it
     is a conditional, a candidate opening with "Any" restates the condition."""
-    added = sorted(_absolutes(cand, generic=bool(_CONDITIONAL.match(orig))) - _absolutes(orig))
+    added_words = _absolutes(cand, generic=bool(_CONDITIONAL.match(orig))) - _absolutes(orig)
+    if _CANNOT.search(orig) or _UNABLE.search(orig):
+        added_words.discard("never")  # "can never" says no more than "cannot"
+    added = sorted(added_words)
     if added:
         return ("claim strength changed", f"adds {', '.join(map(repr, added))}")
     often = _FREQUENCY.search(cand)

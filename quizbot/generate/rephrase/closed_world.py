@@ -56,6 +56,7 @@ PARAPHRASES: dict[str, tuple[str, ...]] = {
         *("suffer", "experienc", "afflict", "affected", "have", "has", "had", "having", "occur"),
         *("happen", "emerg", "onset", "manifest", "come", "incur", "undergo", "underwent"),
         *("develop", "contract", "sustain", "diagnos", "living", "lives", "present", "show"),
+        *("get", "gets", "getting", "got", "catch", "caught"),
     ),
     # showing a finding or a property
     "exhibit": (
@@ -78,7 +79,7 @@ PARAPHRASES: dict[str, tuple[str, ...]] = {
     "effect": (
         *("affect", "influenc", "impact", "alter", "chang", "modif", "disrupt", "effect"),
         *("disturb", "consequen", "bearing", "remain", "unaffect", "unchang", "unalter"),
-        *("exert", "outcome", "repercussion", "implicat", "result"),
+        *("exert", "outcome", "repercussion", "implicat", "result", "stay"),
     ),
     "wish": (
         *("wish", "want", "seek", "desir", "hop", "aim", "intend", "goal", "try", "trying"),
@@ -89,14 +90,14 @@ PARAPHRASES: dict[str, tuple[str, ...]] = {
         *("stop", "keep", "defen", "safeguard", "development", "onset", "occurr", "help"),
         *("inhibit", "hinder", "halt", "block", "risk", "reduc", "lower", "decreas"),
         *("chance", "likel", "incidence"),
-        *("preclu", "forestall", "themselves", "himself", "herself"),
+        *("preclu", "forestall", "themselves", "himself", "herself", "get", "getting"),
     ),
     "treat": (
         *("treat", "manag", "cure", "therap", "control", "remed", "heal", "combat"),
         *("fight", "tackl", "address", "help", "benefi", "effective", "serv", "option"),
         *("administ", "prescri", "recommend", "indicat", "medicat", "regimen", "handl"),
         *("alleviat", "reliev", "improv", "resolv", "counter", "target", "employ", "effica"),
-        *("eradicat", "eliminat", "clear"),
+        *("eradicat", "eliminat", "clear", "work"),
     ),
     # ability, possibility, permission (hedges of a modal statement)
     "able": (
@@ -120,7 +121,7 @@ PARAPHRASES: dict[str, tuple[str, ...]] = {
         *("involv", "concomitant", "co-occur", "together", "accompan", "mapp", "map"),
         *("assign", "correspond", "corresponds", "implicat", "comorbid", "coexist"),
         *("co-exist", "concurren", "alongside", "simultaneous", "locus", "loci", "basis"),
-        *("mutat",),
+        *("mutat", "show"),
     ),
     "found": (
         *("detect", "found", "seen", "observ", "present", "identif", "locat"),
@@ -215,7 +216,8 @@ CONNECTIVE = frozenset(
         *("term", "termed", "referred", "designated", "identified", "labelled", "labeled"),
         *("classified", "categorized", "categorised", "defined", "category", "group"),
         *("human", "humans", "themselves", "himself", "herself", "they", "he", "she"),
-        *("one", "ones", "someone"),
+        *("one", "ones", "someone", "anyone", "anybody", "whoever", "you", "your"),
+        *("doctor", "doctors", "physician", "physicians", "clinician", "clinicians"),
         *("whether", "whose", "whom", "who", "which", "what", "where", "when", "while"),
         *("instead", "rather", "otherwise", "actually", "indeed", "truly", "really"),
         *("associated", "corresponding", "related", "relevant", "respective", "given"),

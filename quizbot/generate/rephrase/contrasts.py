@@ -226,7 +226,7 @@ def degree_added(had: Sequence[str], words: Sequence[str]) -> Finding | None:
     characteristic of") the statement does not have.
     One that intensifies a negation cue ("completely ineffective", "entirely unrelated") keeps
     the claim."""
-    following = [*words[1:], ""]
+    following = [*words[1:], ""][: len(words)]  # an all-entity candidate has no words
     added = [
         w
         for w, after in zip(words, following, strict=True)

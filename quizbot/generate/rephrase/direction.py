@@ -32,7 +32,7 @@ Spans = Mapping[str, Sequence[tuple[int, int]]]
 # the words that lead to a risk's outcome
 _RISK = re.compile(
     r"\b(?:risks?|likelihood|chances?|probabilit(?:y|ies)|odds|incidence)\s+(?:factors?\s+)?"
-    r"(?:of|for)\b"
+    r"(?:of|for|that)\b"
     r"|\b(?:likely|prone|predispos\w*|susceptib\w*|vulnerab\w*|liable)\b"
     r"(?:\s+[^\W\d_][\w'’/-]*){0,3}?\s+to\b",
     re.IGNORECASE,

@@ -63,7 +63,12 @@ def _same_word_root(one: str, two: str) -> bool:
     short, long = sorted((one, two), key=len)
     if len(short) >= 4 and long.startswith(short) and long[len(short) :] in _ADJECTIVAL:
         return True
+    if _NUMBER.findall(one) != _NUMBER.findall(two):
+        return False  # "TP53BP1" is not "TP53BP2", "type 1" not "type 2"
     return len(one) >= 6 and len(two) >= 6 and one[:6] == two[:6] and not one[:1].isdigit()
+
+
+_NUMBER = re.compile(r"\d+")
 
 
 # A one-word name's adjective: "fibrosis" -> "fibrotic", "apoptosis" -> "apoptotic",

@@ -20,6 +20,8 @@ a dropped or swapped entity pass:
 * a causal link inside the name in other words: "Dermatitis due to radiation" / "dermatitis
   caused by (the) radiation", "resulting from", "secondary to", "induced by", "owing to", or a
   short cause set before the effect ("radiation-induced dermatitis", "radiation-related");
+* a change named by its direction in another word of the same direction: "Decreased
+  Acetylcholine Activity" / "reduced" or "lowered acetylcholine activity" (never "increased");
 * a binding protein named for what it does, where the name is a function: "DNA Binding
   Protein" / "DNA binding", "DNA-binding function" or "activity".
 
@@ -229,9 +231,27 @@ def _relinked(name: str) -> list[str]:
     return found
 
 
+# A change named by its direction ("Decreased Acetylcholine Activity"): other participles of
+# the same direction only, never of the other ("increased" stays an antonym)
+_DIRECTIONS = (
+    ("decreased", "reduced", "lowered", "diminished", "dropped", "declined", "impaired"),
+    ("increased", "elevated", "raised", "enhanced", "heightened", "boosted", "augmented"),
+)
+
+
+def _redirected(name: str) -> list[str]:
+    """``name`` with its first word, a participle of direction, said by another of the same
+    direction ("Decreased Acetylcholine Activity" -> "Reduced Acetylcholine Activity")."""
+    first, _, rest = name.partition(" ")
+    for group in _DIRECTIONS:
+        if first.lower() in group and rest:
+            return [f"{other} {rest}" for other in group if other != first.lower()]
+    return []
+
+
 def name_variants(name: str) -> tuple[str, ...]:
     """Other ways to write ``name`` (see the module docstring), ``name`` itself left out."""
-    bases = [name, *_reworded(name), *_relinked(name)]
+    bases = [name, *_reworded(name), *_relinked(name), *_redirected(name)]
     plain = _QUALIFIER.sub("", name).strip()
     if plain and plain != name:
         bases.append(plain)

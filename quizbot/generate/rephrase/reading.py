@@ -119,7 +119,11 @@ def mask_entities(
         found[key] += spans
     for key, group in entities.items():
         if not found[key]:
-            span = loose_span(text, group[0]) or reworded_span(text, group[0])
+            # the name's words reordered or inflected, or those of one of its variants
+            # ("lowers acetylcholine activity" for "Decreased Acetylcholine Activity")
+            span = next(
+                (s for name in group if (s := loose_span(text, name)) is not None), None
+            ) or reworded_span(text, group[0])
             others = [o for k in entities if k != key for o in found[k]]
             if span is None and (over := loose_span_over(plain, text, group[0], others)):
                 span, taken = over  # the other entity's name inside this one's
