@@ -9,6 +9,8 @@ like when the two runs hold different tests.
 
     # two checkouts, e.g. before = git worktree add /work/wt-before f813fb6
     .venv/bin/python bench/suite_time.py run /work/wt-before /work/main --out /work/suite
+    # or one after the other, each alone on a quiet machine (here the after suite runs first)
+    .venv/bin/python bench/suite_time.py run /work/wt-before /work/main --in-turn --after-first
     # or compare two JUnit files made earlier
     .venv/bin/python bench/suite_time.py compare before.xml after.xml
 
@@ -108,40 +110,55 @@ def _load() -> str:
     return Path("/proc/loadavg").read_text(encoding="ascii").split()[0]
 
 
-def run(checkouts: list[Path], venv: Path, out: Path, workers: str) -> int:
-    """Run each checkout's suite at the same time; print the wall times and the comparison."""
+def run(
+    checkouts: list[Path],
+    venv: Path,
+    out: Path,
+    workers: str,
+    in_turn: bool = False,
+    after_first: bool = False,
+) -> int:
+    """Run each checkout's suite at the same time (or, ``in_turn``, one after the other, each
+    alone on the machine, the last one first with ``after_first``); print the wall times and
+    the comparison of the first checkout (before) with the last (after)."""
     out.mkdir(parents=True, exist_ok=True)
     env = {**os.environ, **REQUIRED, "CI": "true"}
-    started = time.monotonic()
-    procs = []
-    for index, checkout in enumerate(checkouts):
-        junit = out / f"run{index}.xml"
+    junits = [out / f"run{index}.xml" for index in range(len(checkouts))]
+
+    def start(index: int) -> tuple[subprocess.Popen[bytes], float]:
         log = (out / f"run{index}.log").open("w", encoding="utf-8")
         cmd = [str(venv / "bin" / "python"), "-m", "pytest", "-p", "no:cacheprovider", "-q"]
-        cmd += ["-n", workers, f"--junitxml={junit}"]
-        procs.append(
-            (
-                checkout,
-                junit,
-                log,
-                subprocess.Popen(
-                    cmd,
-                    cwd=checkout,
-                    env={**env, "PYTHONPATH": str(checkout)},  # the checkout's code, not the venv's
-                    stdout=log,
-                    stderr=subprocess.STDOUT,
-                ),
-            )
+        cmd += ["-n", workers, f"--junitxml={junits[index]}"]
+        proc = subprocess.Popen(
+            cmd,
+            cwd=checkouts[index],
+            env={**env, "PYTHONPATH": str(checkouts[index])},  # the checkout's code, not the venv's
+            stdout=log,
+            stderr=subprocess.STDOUT,
         )
-    print(f"started {len(procs)} suites, load average {_load()}", flush=True)
-    for checkout, _, log, proc in procs:
+        log.close()  # the child holds its own copy
+        return proc, time.monotonic()
+
+    def finish(index: int, proc: subprocess.Popen[bytes], since: float) -> None:
         code = proc.wait()
-        log.close()
-        minutes = (time.monotonic() - started) / 60
+        minutes = (time.monotonic() - since) / 60
         print(
-            f"{checkout}: exit {code} after {minutes:.1f} min, load average {_load()}", flush=True
+            f"{checkouts[index]}: exit {code} after {minutes:.1f} min"
+            f"{' alone' if in_turn else ''}, load average {_load()}",
+            flush=True,
         )
-    reports = [read_junit(junit) for _, junit, _, _ in procs]
+
+    if in_turn:
+        order = range(len(checkouts))
+        for index in reversed(order) if after_first else order:
+            print(f"starting {checkouts[index]}, load average {_load()}", flush=True)
+            finish(index, *start(index))
+    else:
+        started = [start(index) for index in range(len(checkouts))]
+        print(f"started {len(started)} suites, load average {_load()}", flush=True)
+        for index, (proc, since) in enumerate(started):
+            finish(index, proc, since)
+    reports = [read_junit(junit) for junit in junits]
     print(compare(reports[0], reports[-1]))
     return 0
 
@@ -156,6 +173,14 @@ def main(argv: list[str] | None = None) -> int:
     run_p.add_argument("--venv", type=Path, default=ROOT / ".venv")
     run_p.add_argument("--out", type=Path, default=Path("suite-time"))
     run_p.add_argument("--workers", default="auto", help="pytest -n for each suite")
+    run_p.add_argument(
+        "--in-turn",
+        action="store_true",
+        help="one suite after the other, each alone on the machine (a quiet machine's figures)",
+    )
+    run_p.add_argument(
+        "--after-first", action="store_true", help="with --in-turn, run the after suite first"
+    )
     cmp_p = sub.add_parser("compare", help="compare two JUnit files")
     cmp_p.add_argument("before", type=Path)
     cmp_p.add_argument("after", type=Path)
@@ -171,7 +196,14 @@ def main(argv: list[str] | None = None) -> int:
         if not (path / "pyproject.toml").is_file():
             print(f"error: {path}: not a quizbot checkout (no pyproject.toml)", file=sys.stderr)
             return 2
-    return run([args.before, args.after], args.venv, args.out, args.workers)
+    return run(
+        [args.before, args.after],
+        args.venv,
+        args.out,
+        args.workers,
+        args.in_turn,
+        args.after_first,
+    )
 
 
 if __name__ == "__main__":
