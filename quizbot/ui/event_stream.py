@@ -21,10 +21,11 @@ one idle connection more (Gradio's heartbeat keeps one already), with a heartbea
 every 15 s.
 
 A client must therefore read every event of a session from one stream, as the page and
-``gradio_client`` do. One that opens a stream per call and drops it after its result leaves
-Gradio's side of that stream waiting for the session's next message (it looks for a gone
-connection only when a message or its 10-second wait wakes it): the next event's result is read
-by the dropped stream and lost (``tests/helpers/gradio_tab.py`` is such a client done right).
+``gradio_client`` do. One that opens a stream per call and drops it after its result can lose
+the next event's result when it joins at once: the load bench's students, answering back to
+back that way, waited for ever on some answer whose result never came on their new stream (the
+dropped one, still open on the server for a moment, is the likely reader; not pinned down).
+``tests/helpers/gradio_tab.py`` is such a client done right.
 """
 
 from __future__ import annotations

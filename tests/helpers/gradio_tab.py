@@ -3,10 +3,10 @@
 A page joins each event (``POST /gradio_api/queue/join``) and reads every result from one event
 stream (``GET /gradio_api/queue/data``) that quizbot's server keeps open between events
 (:mod:`quizbot.ui.event_stream`). A client that opens a stream per call and drops it after its
-result loses the next one: Gradio's side of the dropped stream waits for the session's next
-message and looks for a gone connection only when a message (or its 10-second wait) wakes it,
-so it reads the next event's result and sends it nowhere. :class:`EventTab` holds one stream per
-tab, like the page, and hands each event the messages of its own id.
+result can lose the next event's result when it joins at once (the load bench's students did,
+answering back to back: the dropped stream, still open on the server for a moment, is the likely
+reader). :class:`EventTab` holds one stream per tab, like the page, and hands each event the
+messages of its own id.
 """
 
 from __future__ import annotations
