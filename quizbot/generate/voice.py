@@ -63,6 +63,15 @@ _VOICE: tuple[tuple[str, str, int], ...] = (
     # causation: the cause first
     (_BE + r"(?:caused|produced|induced|triggered)\s+" + _ADVERB + r"(?:by|with)\b", "cause", 1),
     (r"\b(?:result(?:s|ed)?\s+from|due\s+to|aris(?:e|es|ing)\s+from)\b", "cause", 1),
+    # a bare passive participle ("[B], caused by [A]"; the prototypes' "it may caused by"),
+    # "attributed to", "because (of)": the cause last
+    (r"\b(?:caused|induced|triggered|provoked)\s+(?:\w+ly\s+)?by\b", "cause", 1),
+    (
+        r"\b(?:attribut(?:ed|able)|ascribed|owing|secondary)\s+to\b|\bbecause(?:\s+of)?\b",
+        "cause",
+        1,
+    ),
+    (r"\b(?:bring|brings|brought|bringing)\s+about\b", "cause", 0),
     # "[B] comes from [A]": the cause last; "[A] is / lies behind [B]": the cause first
     (r"\b(?:come|comes|came|coming)\s+(?:\w+ly\s+)?from\b", "cause", 1),
     (_BE + r"behind\b|\b(?:lie|lies|lay|lying)\s+behind\b", "cause", 0),

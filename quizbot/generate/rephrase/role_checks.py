@@ -174,6 +174,13 @@ _CONDITION_LEAD = re.compile(
 
 
 _LATE_IF = re.compile(r"\b(?:if|when|whenever|once|provided)\b", re.IGNORECASE)
+# a person qualified by the second entity, after the first: "... in patients with [Y]",
+# "... for someone who takes [Y]"
+_LATE_PERSON = re.compile(
+    r"\b(?:patients?|individuals?|persons?|people|someone|somebody|anyone|those|subjects?)\s+"
+    r"(?:who|that|with|taking|having|receiving|on)\b[^,;:.]*$",
+    re.IGNORECASE,
+)
 # A word of evidence after the first entity makes it the condition: "[A] may indicate that a
 # patient has [B]", "[A] is a marker of [B]" say "if [A], then [B]"
 _EVIDENCE = re.compile(
@@ -194,7 +201,12 @@ def _condition(reading: Reading, keys: tuple[str, str]) -> str | None:
         return None  # "Patients may have [X] if they take [Y]": the condition comes last
     if _EVIDENCE.match(reading.between(*keys)):
         return first  # "Lesions in [A] may indicate [B]": "if [A], then [B]"
-    return first if _CONDITION_LEAD.search(lead) else None
+    if _CONDITION_LEAD.search(lead):
+        return first
+    second = max(keys, key=lambda key: reading.found[key][0])
+    between = reading.masked[reading.found[first][0][1] : reading.found[second][0][0]]
+    # "There is no need to [X] for someone who takes [Y]": the person qualified comes last
+    return second if _LATE_PERSON.search(between) else None
 
 
 # Nouns that label an entity's kind when written right next to it ("the disease [X]", "[Y]
@@ -248,6 +260,29 @@ def check_types(orig: Reading, cand: Reading, context: Context) -> Verdict | Non
         moved = (_near_types(cand, this) & _near_types(orig, other)) - _type_nouns(orig, this)
         if moved:
             return reject("roles swapped", f"{sorted(moved)[0]!r} now names the other entity")
+    return None
+
+
+def _cause(reading: Reading, keys: tuple[str, str], *, implied: bool) -> str | None:
+    """The entity a sentence makes the cause: the cause of its causal predicate ("[A] leads to
+    [B]", "[B] is attributed to [A]", "[B] ... because [A]"); with ``implied``, when it states
+    no predicate, the condition of a conditional ("If [A] decreases, [B] may decrease": [A]'s
+    change brings [B]'s). None when it says neither."""
+    found, head_first = _relation(reading, keys)
+    if found is not None and found.family == "cause":
+        first, second = _order(head_first, keys)
+        return first if found.flip == 0 else second
+    return _condition(reading, keys) if implied and found is None else None
+
+
+def check_cause(orig: Reading, cand: Reading, context: Context) -> Verdict | None:
+    """A candidate that names a cause in words names the statement's: "Reduced [B] may lead to
+    less [A]" is the converse of "If [A] decreases, [B] may decrease", and "[A] may be
+    attributed to [B]" of "[B] may be caused by [A]"."""
+    now = _cause(cand, context.keys, implied=False)
+    was = _cause(orig, context.keys, implied=True)
+    if was is not None and now is not None and was != now:
+        return reject("roles swapped", "the cause is now the other entity")
     return None
 
 

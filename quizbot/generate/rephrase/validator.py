@@ -146,7 +146,12 @@ from quizbot.generate.rephrase.reading import (
     reject,
     verdict_of,
 )
-from quizbot.generate.rephrase.role_checks import check_condition, check_roles, check_types
+from quizbot.generate.rephrase.role_checks import (
+    check_cause,
+    check_condition,
+    check_roles,
+    check_types,
+)
 from quizbot.generate.rephrase.shape import (
     MAX_LENGTH_RATIO,
     MIN_LENGTH_RATIO,
@@ -233,6 +238,7 @@ def judge(
         check_roles,
         _check_direction,
         check_condition,
+        check_cause,
         check_types,
         _check_absolutes,
         _check_implication,
