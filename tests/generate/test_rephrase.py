@@ -496,6 +496,23 @@ def test_invalid_output_falls_back_with_reason_and_caches_nothing() -> None:
     assert rephraser.stats.summary() == "rephrased 0 of 1 (cache 0); rejected: negation flipped 2"
 
 
+def test_a_validator_that_fails_rejects_the_candidate_and_the_generation_goes_on(
+    monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    def broken(*args: object, **kwargs: object) -> object:
+        raise ValueError("zip() argument 2 is longer than argument 1")
+
+    monkeypatch.setattr("quizbot.generate.rephrase.driver.judge", broken)
+    completer = ScriptedCompleter({BASE.original: BASE.paraphrase})
+    rephraser = Rephraser(completer, MemoryRephraseCache())
+    with caplog.at_level(logging.ERROR, logger="quizbot.generate.rephrase.driver"):
+        result = _rephrase(rephraser)
+    assert (result.text, result.rephrased) == (BASE.original, False)  # the prototype stays
+    assert result.reason == "validator error: ValueError"
+    assert rephraser.stats.rejected == Counter({"validator error": 2})
+    assert BASE.paraphrase in caplog.text  # the sentence that broke it is in the log
+
+
 def test_retry_succeeds_on_second_attempt_with_the_same_prompt() -> None:
     answers: Iterator[str] = iter(["Sure! Here you go.", BASE.paraphrase])
     completer = ScriptedCompleter(lambda _statement: next(answers))

@@ -390,10 +390,16 @@ class Rephraser:
         self, statement: str, candidate: str, *, head: str, tail: str, negated: bool
     ) -> Verdict:
         """The validator's verdict, or the judge's confirmation of a candidate the rules reject
-        for a reason in :data:`JUDGEABLE` (a judge that fails leaves the rejection standing)."""
-        verdict = judge(
-            statement, candidate, head=head, tail=tail, negated=negated, synonyms=self.synonyms
-        )
+        for a reason in :data:`JUDGEABLE` (a judge that fails leaves the rejection standing).
+        A validator that fails on a candidate rejects it ("validator error", logged with the
+        candidate): one odd sentence never stops a generation."""
+        try:
+            verdict = judge(
+                statement, candidate, head=head, tail=tail, negated=negated, synonyms=self.synonyms
+            )
+        except Exception as exc:
+            log.exception("the rephrasing validator failed on %r; rejected", candidate)
+            return Verdict(False, f"validator error: {type(exc).__name__}")
         if verdict.ok or self.judge is None or verdict.category not in JUDGEABLE:
             return verdict
         self.stats.judge_asked += 1
