@@ -9,14 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from quizbot.generate.rephrase import negation_cues, validate_rephrasing
-
-
-def _check(statement: str, candidate: str, head: str, tail: str) -> str:
-    negated = len(negation_cues(statement, mask=(head, tail))) % 2 == 1
-    verdict = validate_rephrasing(statement, candidate, head=head, tail=tail, negated=negated)
-    return verdict.category if not verdict.ok else "accepted"
-
+from tests.helpers.rephrase import verdict_of
 
 # the prototypes' conditionals: the change of the first entity brings the change of the second
 EFFECT_IF = (
@@ -119,4 +112,4 @@ HEX, GP = "Hexokinase 2", "Glucose Phosphorylation"
 def test_the_named_cause_is_the_statements(
     statement: str, candidate: str, head: str, tail: str, expected: str
 ) -> None:
-    assert _check(statement, candidate, head, tail) == expected
+    assert verdict_of(statement, candidate, head, tail) == expected

@@ -8,14 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from quizbot.generate.rephrase import negation_cues, validate_rephrasing
-
-
-def _check(statement: str, candidate: str, head: str, tail: str) -> str:
-    negated = len(negation_cues(statement, mask=(head, tail))) % 2 == 1
-    verdict = validate_rephrasing(statement, candidate, head=head, tail=tail, negated=negated)
-    return verdict.category if not verdict.ok else "accepted"
-
+from tests.helpers.rephrase import verdict_of
 
 EFFECT = "aspirin has physiologic effect of Decreased Platelet Aggregation ."
 RISK = (
@@ -253,4 +246,4 @@ CAUSED = "A change of Glycolysis is not caused by the reduction in the productio
     ],
 )
 def test_tenth_round(statement: str, candidate: str, head: str, tail: str, expected: str) -> None:
-    assert _check(statement, candidate, head, tail) == expected
+    assert verdict_of(statement, candidate, head, tail) == expected
