@@ -15,9 +15,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cache
 from typing import Any, NamedTuple
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import BindParameter, Select, bindparam, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col
 
@@ -137,6 +138,35 @@ def _source(row: Any) -> AnswerSource:
     )
 
 
+@cache
+def _pending_statements() -> tuple[Select[Any], Select[Any]]:
+    """:func:`pending_answers`' two statements, built once with the respondent as a bound
+    parameter: building them (and their cache keys) cost about as much as running them, on
+    every answer."""
+    respondent: BindParameter[int] = bindparam("respondent")
+    sync_row = select(ReviewSyncRow).where(col(ReviewSyncRow.respondent_id) == respondent)
+    mark = (
+        select(col(ReviewSyncRow.last_response_id))
+        .where(col(ReviewSyncRow.respondent_id) == respondent)
+        .scalar_subquery()
+    )
+    held_of = (
+        select(col(ReviewSyncRow.held_sessions))
+        .where(col(ReviewSyncRow.respondent_id) == respondent)
+        .scalar_subquery()
+    )
+    stmt = (
+        select(*_answer_columns(), func.coalesce(mark, 0), held_of)
+        .join(QuizSession, col(QuizSession.id) == col(Response.quiz_session_id))
+        .where(
+            col(Response.respondent_id) == respondent,
+            col(Response.id) > func.coalesce(mark, 0),
+        )
+        .order_by(col(Response.id))
+    )
+    return stmt, sync_row
+
+
 def pending_answers(db: Database, respondent_id: int) -> Pending:
     """The watermark, the student's practice answers above it (oldest first), and the held
     sessions with their answers (:attr:`ReviewSyncRow.held_sessions`).
@@ -144,33 +174,15 @@ def pending_answers(db: Database, respondent_id: int) -> Pending:
     The usual case (nothing held) is one statement: the answer hook runs inside the answer's
     write transaction, where every statement counts.
     """
-    sync_row = select(ReviewSyncRow).where(col(ReviewSyncRow.respondent_id) == respondent_id)
-    mark = (
-        select(col(ReviewSyncRow.last_response_id))
-        .where(col(ReviewSyncRow.respondent_id) == respondent_id)
-        .scalar_subquery()
-    )
-    held_of = (
-        select(col(ReviewSyncRow.held_sessions))
-        .where(col(ReviewSyncRow.respondent_id) == respondent_id)
-        .scalar_subquery()
-    )
-    stmt = (
-        select(*_answer_columns(), func.coalesce(mark, 0), held_of)
-        .join(QuizSession, col(QuizSession.id) == col(Response.quiz_session_id))
-        .where(
-            col(Response.respondent_id) == respondent_id,
-            col(Response.id) > func.coalesce(mark, 0),
-        )
-        .order_by(col(Response.id))
-    )
+    stmt, sync_row = _pending_statements()
+    who = {"respondent": respondent_id}
 
     def _do(session: Session) -> Pending:
-        rows = session.execute(stmt).all()
+        rows = session.execute(stmt, who).all()
         if rows:
             watermark, held_raw = int(rows[0][9]), rows[0][10]
         else:
-            stored = session.execute(sync_row).scalars().first()
+            stored = session.execute(sync_row, who).scalars().first()
             watermark = stored.last_response_id if stored is not None else 0
             held_raw = stored.held_sessions if stored is not None else []
         held = tuple(sorted({int(i) for i in (held_raw or [])}))
@@ -244,18 +256,26 @@ def item_facts(db: Database, ids: Sequence[str]) -> list[ItemFacts]:
     return [found[i] for i in ids]
 
 
+@cache
+def _cards_statement() -> Select[Any]:
+    """:func:`get_cards`' statement, built once (respondent and facts bound per call)."""
+    return select(ReviewCardRow).where(
+        col(ReviewCardRow.respondent_id) == bindparam("respondent"),
+        col(ReviewCardRow.fact).in_(bindparam("facts", expanding=True)),
+    )
+
+
 def get_cards(db: Database, respondent_id: int, facts: Sequence[str]) -> dict[str, ReviewCard]:
     """The student's cards for ``facts`` (those that exist), by fact."""
     wanted = list(dict.fromkeys(facts))
 
+    stmt = _cards_statement()
+
     def _do(session: Session) -> dict[str, ReviewCard]:
         found: dict[str, ReviewCard] = {}
         for start in range(0, len(wanted), _BATCH):
-            stmt = select(ReviewCardRow).where(
-                col(ReviewCardRow.respondent_id) == respondent_id,
-                col(ReviewCardRow.fact).in_(wanted[start : start + _BATCH]),
-            )
-            for row in session.execute(stmt).scalars():
+            chunk = {"respondent": respondent_id, "facts": wanted[start : start + _BATCH]}
+            for row in session.execute(stmt, chunk).scalars():
                 found[row.fact] = _card(row)
         return found
 

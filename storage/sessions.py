@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from sqlalchemy import func, select, update
+from sqlalchemy import bindparam, func, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col
 
@@ -93,15 +93,33 @@ _ANSWER_COLUMNS = (
 )
 
 
+# Statements run on every answer, built once with bound parameters: building one (and its cache
+# key) cost about as much as running it on SQLite (0.2-0.4 ms each, bench notes in
+# docs/performance.md).
+_ANSWERS_OF_SESSIONS = (
+    select(*_ANSWER_COLUMNS)
+    .where(col(Response.quiz_session_id).in_(bindparam("sessions", expanding=True)))
+    .order_by(col(Response.id))
+)
+_SESSION_LOCKED = (
+    select(QuizSession).where(col(QuizSession.id) == bindparam("session")).with_for_update()
+)
+_ANSWER_OF_ITEM = select(col(Response.id)).where(
+    col(Response.quiz_session_id) == bindparam("session"),
+    col(Response.item_id) == bindparam("item"),
+)
+_ANSWERS_COUNTED = (
+    select(func.count())
+    .select_from(Response)
+    .where(col(Response.quiz_session_id) == bindparam("session"))
+)
+
+
 def _answers(session: Session, session_ids: Sequence[int]) -> list[AnswerRow]:
     rows: list[AnswerRow] = []
     for start in range(0, len(session_ids), _BATCH):
-        stmt = (
-            select(*_ANSWER_COLUMNS)
-            .where(col(Response.quiz_session_id).in_(session_ids[start : start + _BATCH]))
-            .order_by(col(Response.id))
-        )
-        rows.extend(AnswerRow(*row) for row in session.execute(stmt).all())
+        chunk = {"sessions": list(session_ids[start : start + _BATCH])}
+        rows.extend(AnswerRow(*row) for row in session.execute(_ANSWERS_OF_SESSIONS, chunk).all())
     rows.sort(key=lambda r: r.id)
     return rows
 
@@ -245,18 +263,13 @@ def record_session_answer(db: Database, response: NewResponse, *, n_items: int) 
     values = response.row()
 
     def _do(session: Session) -> RecordedAnswer:
-        row = session.execute(
-            select(QuizSession).where(col(QuizSession.id) == session_id).with_for_update()
-        ).scalar_one_or_none()
+        row = session.execute(_SESSION_LOCKED, {"session": session_id}).scalar_one_or_none()
         if row is None:
             raise _not_found(session_id)
         if row.respondent_id != response.respondent_id:
             raise InputError(f"practice session {session_id} belongs to another student")
         existing = session.execute(
-            select(col(Response.id)).where(
-                col(Response.quiz_session_id) == session_id,
-                col(Response.item_id) == response.item_id,
-            )
+            _ANSWER_OF_ITEM, {"session": session_id, "item": response.item_id}
         ).first()
         if existing is not None:
             raise DuplicateError(
@@ -270,11 +283,7 @@ def record_session_answer(db: Database, response: NewResponse, *, n_items: int) 
             )
         table = Response.__table__  # type: ignore[attr-defined]
         response_id = session.execute(table.insert().returning(table.c.id), values).scalar_one()
-        n_answered = session.execute(
-            select(func.count())
-            .select_from(Response)
-            .where(col(Response.quiz_session_id) == session_id)
-        ).scalar_one()
+        n_answered = session.execute(_ANSWERS_COUNTED, {"session": session_id}).scalar_one()
         finished = int(n_answered) >= n_items
         if finished:
             row.status = SessionStatus.FINISHED.value
