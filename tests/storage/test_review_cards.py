@@ -70,3 +70,18 @@ def test_due_cards_are_the_ones_due_most_overdue_first(db: Database) -> None:
     assert count_due(db, rid, at, kb_name="clinical-core") == 2
     assert count_due(db, rid, at) == 3
     assert count_due(db, rid, T0 - timedelta(seconds=1)) == 0
+
+
+def test_a_students_cards_are_theirs_alone_and_read_past_one_batch(db: Database) -> None:
+    ana = get_or_create_respondent(db, RespondentKind.HUMAN, "dee").id
+    bo = get_or_create_respondent(db, RespondentKind.HUMAN, "eli").id
+    assert ana is not None and bo is not None
+    # 600 facts: more than one IN (...) batch of 500.
+    facts = [f"kp{k}:t" for k in range(600)]
+    mine = [_card(ana, fact, T0 + timedelta(days=1 + k % 7)) for k, fact in enumerate(facts)]
+    theirs = _card(bo, facts[0], T0 + timedelta(days=30))  # the same fact, another student
+    assert save_cards(db, ana, mine, expected_watermark=0, new_watermark=5)
+    assert save_cards(db, bo, [theirs], expected_watermark=0, new_watermark=5)
+    read = get_cards(db, ana, [*facts, "kp-none:t"])
+    assert read == {card.fact: card for card in mine}  # none of bo's, nothing for a missing fact
+    assert get_cards(db, bo, facts) == {facts[0]: theirs}
