@@ -227,7 +227,10 @@ def cluster_difference(
         model.fit(cov_type="cluster", cov_kwds={"groups": g}, use_t=True)
         for g in (groups, groups[:, 0], groups[:, 1])  # both; by respondent; by item
     ]
-    usable = [f for f in fits if math.isfinite(float(f.bse[1])) and float(f.bse[1]) > 0]
+    # The two-way variance (respondent + item - both) can come out negative with few clusters:
+    # its standard error is then NaN, and such a fit is left out here, not an error to warn of.
+    with np.errstate(invalid="ignore"):
+        usable = [f for f in fits if math.isfinite(float(f.bse[1])) and float(f.bse[1]) > 0]
     if not usable:
         return _untested("the clustered variance is not positive with so few clusters")
     fit = max(usable, key=lambda f: float(f.bse[1]))

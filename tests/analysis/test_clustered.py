@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 import statsmodels.api as sm
@@ -45,12 +47,37 @@ def test_the_widest_of_the_clustered_variances_is_used_as_statsmodels_gives_it(
         name: ols.fit(cov_type="cluster", cov_kwds={"groups": g}, use_t=True)
         for name, g in (("both", np.column_stack([who, what])), ("respondent", who), ("item", what))
     }
-    usable = {k: f for k, f in fits.items() if np.isfinite(f.bse[1]) and f.bse[1] > 0}
+    with np.errstate(invalid="ignore"):  # a negative two-way variance: a NaN error, left out
+        usable = {k: f for k, f in fits.items() if np.isfinite(f.bse[1]) and f.bse[1] > 0}
     chosen = max(usable, key=lambda k: usable[k].bse[1])
     assert chosen == widest  # the example exercises the rule
     fit = usable[chosen]
     found = cluster_difference(rows, min_per_side=1)
     assert found.difference == pytest.approx(fit.params[1])
+    assert found.p_value == pytest.approx(fit.pvalues[1])
+    assert found.df == int(fit.df_resid_inference)
+    assert list(found.interval or ()) == pytest.approx(list(fit.conf_int(alpha=0.05)[1]))
+
+
+@pytest.mark.parametrize(("seed", "students", "items"), [(0, 3, 12), (1, 8, 10)])
+def test_a_negative_two_way_variance_falls_back_to_the_wider_one_way_fit_without_a_warning(
+    seed: int, students: int, items: int
+) -> None:
+    rows = _table(seed, students, items)
+    y = np.array([float(r[2]) for r in rows])
+    x = sm.add_constant(np.array([float(r[3]) for r in rows]))
+    names = sorted({r[0] for r in rows})
+    who = np.array([names.index(r[0]) for r in rows])
+    what = np.array([int(r[1][1:]) for r in rows])
+    ols = sm.OLS(y, x)
+    with np.errstate(invalid="ignore"):
+        both = ols.fit(cov_type="cluster", cov_kwds={"groups": np.column_stack([who, what])})
+        assert not np.isfinite(both.bse[1])  # the example exercises the fallback
+    one_way = [ols.fit(cov_type="cluster", cov_kwds={"groups": g}, use_t=True) for g in (who, what)]
+    fit = max(one_way, key=lambda f: f.bse[1])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a NaN standard error is expected here, not warned of
+        found = cluster_difference(rows, min_per_side=1)
     assert found.p_value == pytest.approx(fit.pvalues[1])
     assert found.df == int(fit.df_resid_inference)
     assert list(found.interval or ()) == pytest.approx(list(fit.conf_int(alpha=0.05)[1]))
