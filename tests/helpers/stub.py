@@ -50,3 +50,6 @@ def stub_server(*args: str, server: Path = SERVER) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(timeout=10)
+        for stream in (proc.stdout, proc.stderr):  # else each start leaks two pipes
+            if stream is not None:
+                stream.close()
