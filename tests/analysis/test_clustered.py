@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 import numpy as np
 import pytest
@@ -29,6 +30,17 @@ def _table(seed: int = 7, students: int = 12, items: int = 20) -> list[tuple[str
     return rows
 
 
+def _ols(rows: list[tuple[str, str, bool, bool]]) -> tuple[Any, Any, Any]:
+    """The regression of right on group b, built directly with statsmodels, and each answer's
+    respondent and item index (the cluster groups)."""
+    y = np.array([float(r[2]) for r in rows])
+    x = sm.add_constant(np.array([float(r[3]) for r in rows]))
+    names = sorted({r[0] for r in rows})
+    who = np.array([names.index(r[0]) for r in rows])
+    what = np.array([int(r[1][1:]) for r in rows])
+    return sm.OLS(y, x), who, what
+
+
 @pytest.mark.parametrize(
     ("seed", "students", "items", "widest"),
     [(4, 5, 25, "respondent"), (7, 12, 20, "item")],  # data where each clustering is the widest
@@ -37,12 +49,7 @@ def test_the_widest_of_the_clustered_variances_is_used_as_statsmodels_gives_it(
     seed: int, students: int, items: int, widest: str
 ) -> None:
     rows = _table(seed, students, items)
-    y = np.array([float(r[2]) for r in rows])
-    x = sm.add_constant(np.array([float(r[3]) for r in rows]))
-    names = sorted({r[0] for r in rows})
-    who = np.array([names.index(r[0]) for r in rows])
-    what = np.array([int(r[1][1:]) for r in rows])
-    ols = sm.OLS(y, x)
+    ols, who, what = _ols(rows)
     fits = {
         name: ols.fit(cov_type="cluster", cov_kwds={"groups": g}, use_t=True)
         for name, g in (("both", np.column_stack([who, what])), ("respondent", who), ("item", what))
@@ -64,12 +71,7 @@ def test_a_negative_two_way_variance_falls_back_to_the_wider_one_way_fit_without
     seed: int, students: int, items: int
 ) -> None:
     rows = _table(seed, students, items)
-    y = np.array([float(r[2]) for r in rows])
-    x = sm.add_constant(np.array([float(r[3]) for r in rows]))
-    names = sorted({r[0] for r in rows})
-    who = np.array([names.index(r[0]) for r in rows])
-    what = np.array([int(r[1][1:]) for r in rows])
-    ols = sm.OLS(y, x)
+    ols, who, what = _ols(rows)
     with np.errstate(invalid="ignore"):
         both = ols.fit(cov_type="cluster", cov_kwds={"groups": np.column_stack([who, what])})
         assert not np.isfinite(both.bse[1])  # the example exercises the fallback
