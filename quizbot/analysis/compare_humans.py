@@ -14,8 +14,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time, timedelta
 
-from scipy import stats
-
 from quizbot.analysis.clustered import (
     MIN_ANSWERS_PER_SIDE,
     ClusteredTest,
@@ -293,6 +291,8 @@ def to_comparison(test: ClusteredTest) -> Comparison:
 
 
 def model_percentile(m: ModelRun, students: Sequence[Student], min_items: int) -> PercentileRow:
+    from scipy import stats  # noqa: PLC0415 - heavy to import; only results need it
+
     model = {r.item_id: r for r in m.records}
     differences: list[int] = []
     shares: list[float] = []  # the same differences as accuracies (student − model)

@@ -82,8 +82,6 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any
 
-from scipy import stats
-
 from quizbot.domain import Outcome
 from quizbot.evaluation.parse import partial_credit
 from quizbot.items import ChoiceItem, StatementItem
@@ -107,7 +105,9 @@ __all__ = [
 ]
 
 CONFIDENCE = 0.95
-Z = float(stats.norm.ppf(1 - (1 - CONFIDENCE) / 2))  # 1.959963984540054
+# z of the two-sided 95% interval, scipy.stats.norm.ppf(0.975) (tests/analysis/test_metrics.py
+# checks it against scipy): a literal, so importing the metrics does not import scipy.
+Z = 1.959963984540054
 MIN_SHARED_FOR_MCNEMAR = 10
 CHANCE = 0.5  # accuracy of guessing on a true/false statement
 
@@ -499,6 +499,8 @@ def _independent_newcombe(k_a: int, n_a: int, k_b: int, n_b: int) -> tuple[float
 
 def compare_runs(a: Sequence[Scored], b: Sequence[Scored]) -> Comparison:
     """Test whether run b's accuracy differs from run a's (ValueError on a repeated item id)."""
+    from scipy import stats  # noqa: PLC0415 - heavy to import; only results need it
+
     _check_unique(a, "run a")
     _check_unique(b, "run b")
     valid_a = {r.item_id: r for r in a if r.outcome is not Outcome.ERROR}
@@ -551,6 +553,8 @@ def two_proportion_z(
     ``dispersion`` (quasi-binomial phi >= 1) widens the variance when answers cluster. Both
     samples all right or all wrong give z = 0, p = 1.
     """
+    from scipy import stats  # noqa: PLC0415 - heavy to import; only results need it
+
     pooled = (k_a + k_b) / (n_a + n_b)
     se = math.sqrt(dispersion * pooled * (1 - pooled) * (1 / n_a + 1 / n_b))
     z = 0.0 if se == 0 else (k_b / n_b - k_a / n_a) / se

@@ -24,8 +24,6 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from scipy import stats
-
 from quizbot.analysis.metrics import CONFIDENCE, benjamini_hochberg, wilson_interval
 from quizbot.domain import Outcome
 from quizbot.evaluation.recall import (
@@ -69,6 +67,8 @@ class RecallRecord:
 
 def mean_interval(values: Sequence[float]) -> dict[str, Any]:
     """Mean, 95% t interval clipped to [0, 1] (None below n = 2) and n of ``values`` (in [0, 1])."""
+    from scipy import stats  # noqa: PLC0415 - heavy to import; only results need it
+
     n = len(values)
     if n == 0:
         return {"mean": None, "interval": None, "n": 0}
@@ -169,6 +169,8 @@ def welch(a: Sequence[float], b: Sequence[float]) -> tuple[float | None, float |
 
     Both samples constant: (None, None) when equal, else t = ±inf and p = 0.
     """
+    from scipy import stats  # noqa: PLC0415 - heavy to import; only results need it
+
     # Scores equal but for float noise (4/7 computed two ways) count as equal.
     a, b = [round(x, 12) for x in a], [round(x, 12) for x in b]
     if len(a) < 2 or len(b) < 2:
@@ -185,6 +187,8 @@ def welch(a: Sequence[float], b: Sequence[float]) -> tuple[float | None, float |
 def welch_interval(a: Sequence[float], b: Sequence[float]) -> tuple[float, float] | None:
     """95% Welch interval of mean(A) − mean(B) (Welch–Satterthwaite degrees of freedom); None
     below two values on a side or when both samples are constant."""
+    from scipy import stats  # noqa: PLC0415 - heavy to import; only results need it
+
     if len(a) < 2 or len(b) < 2:
         return None
     mean_a, mean_b = sum(a) / len(a), sum(b) / len(b)

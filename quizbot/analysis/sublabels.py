@@ -53,8 +53,6 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from scipy import stats
-
 from quizbot.analysis.metrics import Proportion, is_multi_answer
 from quizbot.domain import Outcome
 from quizbot.evaluation.runner import majority_answer
@@ -155,6 +153,8 @@ def _group(answers: Sequence[Answer], majority: str) -> dict[str, Any]:
 
 
 def _spearman(groups: Mapping[str, Mapping[str, Any]]) -> dict[str, Any] | None:
+    from scipy import stats  # noqa: PLC0415 - heavy to import; only results need it
+
     pairs = [
         (g["answer_rate"], g["accuracy_answered"])
         for g in groups.values()

@@ -36,15 +36,8 @@ import json
 import string
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
-
-from langchain_core.messages import BaseMessage
-from langchain_core.prompts import (
-    ChatPromptTemplate,
-    FewShotChatMessagePromptTemplate,
-    FewShotPromptTemplate,
-    PromptTemplate,
-)
+from functools import cache
+from typing import TYPE_CHECKING, Any, Literal
 
 from quizbot.generate.protocol import (
     CHOICE_REQUEST,
@@ -53,6 +46,10 @@ from quizbot.generate.protocol import (
     statement_template,
 )
 from quizbot.items import ChoiceItem, RecallItem, StatementItem
+
+if TYPE_CHECKING:
+    from langchain_core.messages import BaseMessage
+    from langchain_core.prompts import ChatPromptTemplate, PromptTemplate
 
 __all__ = [
     "ANSWER_CUE",
@@ -126,22 +123,52 @@ EXAMPLE_SEPARATOR = "\n\n"
 # Bump when the key's payload layout changes (cached model calls then miss, as they must).
 PROMPT_KEY_VERSION = 1
 
-_SDAK_PROMPT = PromptTemplate.from_template(SDAK_TEMPLATE)
-_CHOICE_PROMPT = PromptTemplate.from_template(CHOICE_TEMPLATE)
-_RECALL_PROMPT = PromptTemplate.from_template(RECALL_TEMPLATE)
-_OPTION_PROMPT = PromptTemplate.from_template(OPTION_TEMPLATE)
-_EXAMPLE_PROMPT = PromptTemplate.from_template(EXAMPLE_TEMPLATE)
-_CHAT_EXAMPLE_PROMPT = ChatPromptTemplate.from_messages(
-    [("human", "{question}"), ("ai", "{answer}")]
-)
 _ROLES = {"system": "system", "human": "user", "ai": "assistant"}
-# Zero-shot prompts need no few-shot machinery: these give the same text and messages as the
-# few-shot templates with no examples, built once instead of per item (most of a run's CPU).
-_ZERO_SHOT_TEXT = {
-    "completion": PromptTemplate.from_template(COMPLETION_SUFFIX),
-    "chat": PromptTemplate.from_template(CHAT_TEXT_SUFFIX),
-}
-_ZERO_SHOT_CHAT = ChatPromptTemplate.from_messages([("human", "{question}")])
+
+
+@dataclass(frozen=True)
+class _Templates:
+    """The langchain-core templates every prompt is rendered with, built once (:func:`_templates`).
+
+    Zero-shot prompts need no few-shot machinery: ``zero_shot_text`` and ``zero_shot_chat`` give
+    the same text and messages as the few-shot templates with no examples, built once instead of
+    per item (most of a run's CPU).
+    """
+
+    sdak: PromptTemplate
+    choice: PromptTemplate
+    recall: PromptTemplate
+    option: PromptTemplate
+    example: PromptTemplate
+    chat_example: ChatPromptTemplate
+    zero_shot_text: Mapping[str, PromptTemplate]
+    zero_shot_chat: ChatPromptTemplate
+
+
+@cache
+def _templates() -> _Templates:
+    """The templates, made on the first prompt: langchain-core takes about a second to import,
+    which the web app's start and the CLI commands that build no prompt do not pay."""
+    from langchain_core.prompts import (  # noqa: PLC0415 - heavy; only prompts need it
+        ChatPromptTemplate,
+        PromptTemplate,
+    )
+
+    return _Templates(
+        sdak=PromptTemplate.from_template(SDAK_TEMPLATE),
+        choice=PromptTemplate.from_template(CHOICE_TEMPLATE),
+        recall=PromptTemplate.from_template(RECALL_TEMPLATE),
+        option=PromptTemplate.from_template(OPTION_TEMPLATE),
+        example=PromptTemplate.from_template(EXAMPLE_TEMPLATE),
+        chat_example=ChatPromptTemplate.from_messages(
+            [("human", "{question}"), ("ai", "{answer}")]
+        ),
+        zero_shot_text={
+            "completion": PromptTemplate.from_template(COMPLETION_SUFFIX),
+            "chat": PromptTemplate.from_template(CHAT_TEXT_SUFFIX),
+        },
+        zero_shot_chat=ChatPromptTemplate.from_messages([("human", "{question}")]),
+    )
 
 
 @dataclass(frozen=True)
@@ -255,10 +282,10 @@ def _choice_question(item: ChoiceItem, *, idk: bool) -> str:
     if len(options) > len(OPTION_LETTERS):
         raise ValueError(f"choice item {item.id}: more than {len(OPTION_LETTERS)} options")
     lines = "\n".join(
-        _OPTION_PROMPT.format(letter=letter, option=option)
+        _templates().option.format(letter=letter, option=option)
         for letter, option in zip(OPTION_LETTERS, options, strict=False)
     )
-    return _CHOICE_PROMPT.format(question=item.question, options=lines)
+    return _templates().choice.format(question=item.question, options=lines)
 
 
 def statement_question(text: str, *, idk: bool) -> str:
@@ -281,11 +308,11 @@ def _question(item: Item, *, idk: bool, forced: bool = False, sdak: bool = False
     if sdak:
         if not isinstance(item, StatementItem):
             raise ValueError(f"the SDAK prompt asks statements only; {item.id} is a {item.kind}")
-        return _SDAK_PROMPT.format(statement=item.text)
+        return _templates().sdak.format(statement=item.text)
     if isinstance(item, ChoiceItem):
         asked = _choice_question(item, idk=idk and not forced)
     elif isinstance(item, RecallItem):
-        asked = _RECALL_PROMPT.format(question=item.question)
+        asked = _templates().recall.format(question=item.question)
     else:
         asked = statement_question(item.text, idk=idk and not forced)
     return f"{asked} {FORCED_INSTRUCTION}" if forced else asked
@@ -310,9 +337,11 @@ def _escape(value: str) -> str:
 
 
 def _blocks(examples: Sequence[Mapping[str, str]], question: str, suffix: str) -> str:
+    from langchain_core.prompts import FewShotPromptTemplate  # noqa: PLC0415 - see _templates
+
     template = FewShotPromptTemplate(
         examples=[{k: _escape(v) for k, v in example.items()} for example in examples],
-        example_prompt=_EXAMPLE_PROMPT,
+        example_prompt=_templates().example,
         suffix=suffix,
         example_separator=EXAMPLE_SEPARATOR,
     )
@@ -361,19 +390,24 @@ def build_prompt(
         raise ValueError("the SDAK prompt is zero-shot: no demonstrations")
     question = _question(item, idk=idk, forced=forced, sdak=sdak)
     if not demonstrations:
-        text = _ZERO_SHOT_TEXT[style].format(question=question)
+        text = _templates().zero_shot_text[style].format(question=question)
         if style == "completion":
             return Prompt(text=text, messages=({"role": "user", "content": text},))
-        chat_messages = _ZERO_SHOT_CHAT.format_messages(question=question)
+        chat_messages = _templates().zero_shot_chat.format_messages(question=question)
         return Prompt(text=text, messages=tuple(_message(m) for m in chat_messages))
     examples = [{"question": _question(d, idk=False), "answer": _answer(d)} for d in demonstrations]
     if style == "completion":
         text = _blocks(examples, question, COMPLETION_SUFFIX)
         return Prompt(text=text, messages=({"role": "user", "content": text},))
+    from langchain_core.prompts import (  # noqa: PLC0415 - see _templates
+        ChatPromptTemplate,
+        FewShotChatMessagePromptTemplate,
+    )
+
     chat = ChatPromptTemplate.from_messages(
         [
             FewShotChatMessagePromptTemplate(
-                examples=examples, example_prompt=_CHAT_EXAMPLE_PROMPT
+                examples=examples, example_prompt=_templates().chat_example
             ),
             ("human", "{question}"),
         ]

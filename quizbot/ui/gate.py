@@ -815,6 +815,10 @@ def _logout_routes(router: APIRouter, gate: Gate) -> None:
 
 def web_app(settings: Settings, db: Database) -> FastAPI:
     """The whole web app: login routes, the gate, CORS, and the Gradio UI mounted at ``/``."""
+    # Every config Gradio builds (for each new tab, and four times while the app is built and
+    # mounted) asks inspect.signature of every block's class: half of a new tab's cost, and a
+    # second of a start (quizbot.ui.gradio_tabs). Set before the build, so the build gains too.
+    cache_block_signatures()
     ctx = UiContext(settings, db)
     gate = Gate(ctx)
     blocks = build_app(settings, db, ctx)
@@ -826,9 +830,6 @@ def web_app(settings: Settings, db: Database) -> FastAPI:
     blocks._queue.ANAYLTICS_CACHE_FREQUENCY = ANALYTICS_EVERY
     blocks._queue.sleep_when_free = QUEUE_IDLE_POLL_S  # see QUEUE_IDLE_POLL_S
     blocks._queue.progress_update_sleep_when_free = PROGRESS_POLL_S
-    # Every new tab builds the config of all the app's blocks: each asked inspect.signature
-    # of its class again, half of a new tab's cost (quizbot.ui.gradio_tabs).
-    cache_block_signatures()
     api = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
     api.include_router(_router(gate))
     # /metrics: a plain ASGI app with its own access check (quizbot.ui.metrics)

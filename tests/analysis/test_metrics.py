@@ -9,6 +9,7 @@ import pytest
 from scipy import stats
 
 from quizbot.analysis.metrics import (
+    CONFIDENCE,
     Proportion,
     Scored,
     benjamini_hochberg,
@@ -196,6 +197,13 @@ def test_report_json_shape() -> None:
     assert out["joint_curve"] == [1.0, 1.0, 0.5, 0.5, 0.5, 0.0, 0.0, 0.0]
     assert out["by_relation"]["causes"]["metrics"]["answer_rate"] == pytest.approx(7 / 8)
     assert out["by_transform"]["ins"]["n"] == 2
+
+
+def test_the_interval_z_is_scipys_normal_quantile() -> None:
+    # a literal in the module (no scipy import at start); exactly the value scipy computes
+    from quizbot.analysis import metrics
+
+    assert float(stats.norm.ppf(1 - (1 - CONFIDENCE) / 2)) == metrics.Z
 
 
 def test_wilson_eight_of_ten_by_hand() -> None:

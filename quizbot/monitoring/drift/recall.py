@@ -30,8 +30,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from scipy import stats
-
 from quizbot.analysis.recall import RecallRecord, welch
 from quizbot.evaluation.recall import TIER_NAMES
 from quizbot.monitoring.drift.base import Context, Family, Finding, Test
@@ -71,6 +69,8 @@ def _recall_f1_vs_window(window: Sequence[Night], current: Night) -> Test | None
 
 
 def _recall_tiers_vs_window(window: Sequence[Night], current: Night) -> Test | None:
+    from scipy import stats  # noqa: PLC0415 - heavy to import; only results need it
+
     now = Counter(r.score.tier for r in current.recall)
     base = Counter(r.score.tier for r in _recall_window(window))
     tiers = [t for t in TIER_NAMES if now[t] + base[t] > 0]
