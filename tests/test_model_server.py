@@ -121,3 +121,30 @@ def test_a_bad_body_is_a_400(body: bytes) -> None:
         with pytest.raises(urllib.error.HTTPError) as caught:
             urllib.request.urlopen(request, timeout=10)
     assert caught.value.code == 400
+
+
+def test_a_server_that_writes_much_to_stderr_is_not_blocked(tmp_path: Path) -> None:
+    # 1 MiB on stderr before the first line: a helper that left stderr unread until the server
+    # stopped would see it block on a full pipe (64 KiB) and never start
+    noisy = tmp_path / "noisy_server.py"
+    noisy.write_text(
+        "import sys, time\n"
+        "for _ in range(1024):\n"
+        "    sys.stderr.write('x' * 1023 + '\\n')\n"
+        "sys.stderr.flush()\n"
+        "print('listening on 127.0.0.1:9', flush=True)\n"
+        "time.sleep(60)\n",
+        encoding="utf-8",
+    )
+    with stub_server(server=noisy) as base:
+        assert base == "http://127.0.0.1:9/v1"
+
+
+def test_a_server_that_does_not_start_says_why(tmp_path: Path) -> None:
+    broken = tmp_path / "broken_server.py"
+    broken.write_text("import sys\nsys.exit('no model file here')\n", encoding="utf-8")
+    with (
+        pytest.raises(RuntimeError, match=r"did not start.*no model file here"),
+        stub_server(server=broken),
+    ):
+        pass

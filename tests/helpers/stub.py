@@ -9,12 +9,14 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
+from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 SERVER = Path(__file__).resolve().with_name("model_server.py")
 START_TIMEOUT = 15.0
+STDERR_LINES_KEPT = 200  # the end of the server's stderr, for the message of a failed start
 
 
 @contextmanager
@@ -30,6 +32,13 @@ def stub_server(*args: str, server: Path = SERVER) -> Iterator[str]:
         stderr=subprocess.PIPE,
         text=True,
     )
+    # stderr is read for as long as the server runs: a server that writes more than a pipe
+    # holds (64 KiB: tracebacks of failed requests) would otherwise block mid-test
+    errors: deque[str] = deque(maxlen=STDERR_LINES_KEPT)
+    err_stream = proc.stderr
+    assert err_stream is not None
+    drain = threading.Thread(target=lambda: errors.extend(err_stream), daemon=True)
+    drain.start()
     try:
         out = proc.stdout
         assert out is not None
@@ -40,7 +49,8 @@ def stub_server(*args: str, server: Path = SERVER) -> Iterator[str]:
         line = first[0].strip() if first else ""
         if not line.startswith("listening on "):
             proc.kill()
-            err = proc.stderr.read() if proc.stderr else ""
+            drain.join(5)
+            err = "".join(errors)
             raise RuntimeError(f"test model server did not start: {line!r} {err}")
         yield f"http://{line.removeprefix('listening on ')}/v1"
     finally:
@@ -50,6 +60,7 @@ def stub_server(*args: str, server: Path = SERVER) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait(timeout=10)
+        drain.join(5)
         for stream in (proc.stdout, proc.stderr):  # else each start leaks two pipes
             if stream is not None:
                 stream.close()
