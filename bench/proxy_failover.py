@@ -1,7 +1,8 @@
 """What clients see through the proxy when a replica dies: deploy/nginx.conf against another config.
 
-Two replicas (a minimal ASGI app under uvicorn, each POST answered after ``--handler-ms``, so
-that requests are in flight at any moment, as a Gradio event's join is) behind nginx with the
+Two replicas (tests/helpers/tiny_replica.py under uvicorn, each POST answered after
+``--handler-ms``, so that requests are in flight at any moment, as a Gradio event's join is)
+behind nginx with the
 configuration scripts/cluster.sh writes from ``--config`` (default deploy/nginx.conf; the same
 templating as tests/scale/test_replicas.py). ``--clients`` clients, each with its own sticky
 cookie and kept-alive connections, POST a small JSON body in a loop; after ``--kill-after``
@@ -34,32 +35,12 @@ from tests.scale.test_replicas import nginx_config
 
 ROOT = Path(__file__).resolve().parents[1]
 
-APP = """
-import asyncio, os
 
-DELAY = float(os.environ["HANDLER_S"])
-
-
-async def app(scope, receive, send):
-    if scope["type"] != "http":
-        return
-    more = True
-    while more:
-        message = await receive()
-        more = message.get("more_body", False)
-    if scope["path"] != "/healthz":
-        await asyncio.sleep(DELAY)
-    await send({"type": "http.response.start", "status": 200,
-                "headers": [(b"content-type", b"application/json")]})
-    await send({"type": "http.response.body", "body": b'{"status": "ok"}'})
-"""
-
-
-def _replica(folder: Path, port: int, handler_s: float) -> subprocess.Popen[bytes]:
+def _replica(port: int, handler_s: float) -> subprocess.Popen[bytes]:
     env = {**os.environ, "HANDLER_S": str(handler_s)}
-    command = [sys.executable, "-m", "uvicorn", "replica_app:app", "--port", str(port)]
-    command += ["--log-level", "error", "--timeout-keep-alive", "75"]
-    return subprocess.Popen(command, cwd=folder, env=env)
+    command = [sys.executable, "-m", "uvicorn", "tests.helpers.tiny_replica:app"]
+    command += ["--port", str(port), "--log-level", "error", "--timeout-keep-alive", "75"]
+    return subprocess.Popen(command, cwd=ROOT, env=env)
 
 
 async def _clients(
@@ -99,14 +80,13 @@ async def _clients(
 def run_once(config: Path, args: argparse.Namespace, work: Path) -> tuple[int, int, int]:
     """One run with ``config``: (requests, requests after the kill, 502s after the kill)."""
     folder = Path(tempfile.mkdtemp(dir=work))
-    (folder / "replica_app.py").write_text(APP, encoding="utf-8")
     (folder / "logs").mkdir()
     (folder / "tmp").mkdir()
     ports = [free_port(), free_port()]
     listen = free_port()
     conf = folder / "nginx.conf"
     conf.write_text(nginx_config(config.read_text(encoding="utf-8"), ports, listen), "utf-8")
-    replicas = [_replica(folder, port, args.handler_ms / 1000) for port in ports]
+    replicas = [_replica(port, args.handler_ms / 1000) for port in ports]
     nginx = None
     try:
         for proc, port in zip(replicas, ports, strict=True):
