@@ -37,6 +37,7 @@ from storage import open_database
 from storage.assignments import assignment_sessions, get_assignment
 from tests.helpers.net import free_port, wait_for_http
 from tests.ui.conftest import QUIZBOT, ROOT, screenshot
+from tests.ui.events import wait_loaded, wait_settled, watch
 from tests.ui.test_accounts import _csrf
 from tests.ui.test_practice import database, session_items
 
@@ -145,13 +146,14 @@ def proxied(database_url: str, tmp_path: Path) -> Iterator[Served]:
 def _log_in(browser: Any, app: Served, name: str) -> Any:
     page = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
     page.set_default_timeout(30_000)
+    watch(page)  # the app's page, after the login page, records its server events
     page.goto(f"{app.url}/")
     page.get_by_label("Username").fill(name)
     page.get_by_label("Password").fill(USERS[name][1])
     page.get_by_role("button", name="Log in").click()
     page.locator("#qb-who").get_by_text(f"Signed in as {name}").wait_for()
     page.get_by_role("tab", name="Practice").first.wait_for()
-    page.wait_for_timeout(500)
+    wait_loaded(page, app.url)  # the page's own load events have run (not a fixed pause)
     return page
 
 
@@ -180,7 +182,7 @@ def _show_progress(page: Any, expect: str) -> str:
         " && !el.innerText.includes('processing')",
         arg=[text.element_handle(), expect],
     )
-    page.wait_for_timeout(500)  # the sessions table follows in the same update
+    wait_settled(page)  # the sessions table follows in the same update
     shown: str = (
         text.inner_text() + "\n" + page.locator("#qb-practice-progress-sessions").inner_text()
     )
