@@ -104,15 +104,9 @@ _ANSWERS_OF_SESSIONS = (
 _SESSION_LOCKED = (
     select(QuizSession).where(col(QuizSession.id) == bindparam("session")).with_for_update()
 )
-_ANSWER_OF_ITEM = select(col(Response.id)).where(
-    col(Response.quiz_session_id) == bindparam("session"),
-    col(Response.item_id) == bindparam("item"),
-)
-_ANSWERS_COUNTED = (
-    select(func.count())
-    .select_from(Response)
-    .where(col(Response.quiz_session_id) == bindparam("session"))
-)
+# the stored answer's columns as the database gives them back (what _ANSWERS_OF_SESSIONS reads)
+_RESPONSES = Response.__table__  # type: ignore[attr-defined]
+_INSERT_ANSWER = _RESPONSES.insert().returning(*_ANSWER_COLUMNS)
 
 
 def _answers(session: Session, session_ids: Sequence[int]) -> list[AnswerRow]:
@@ -240,11 +234,14 @@ def load_session(db: Database, session_id: int) -> LoadedSession:
 
 @dataclass(frozen=True)
 class RecordedAnswer:
-    """What storing an answer did."""
+    """What storing an answer did, and the session as it stands after it (read under the
+    session's lock in the same transaction, so a caller needs no second load)."""
 
     response_id: int
     n_answered: int
     finished: bool
+    session: domain.PracticeSessionRecord
+    answers: tuple[AnswerRow, ...]  # the session's answers after this one, oldest first
 
 
 def record_session_answer(db: Database, response: NewResponse, *, n_items: int) -> RecordedAnswer:
@@ -268,10 +265,10 @@ def record_session_answer(db: Database, response: NewResponse, *, n_items: int) 
             raise _not_found(session_id)
         if row.respondent_id != response.respondent_id:
             raise InputError(f"practice session {session_id} belongs to another student")
-        existing = session.execute(
-            _ANSWER_OF_ITEM, {"session": session_id, "item": response.item_id}
-        ).first()
-        if existing is not None:
+        # the session's answers, read under its lock: the duplicate check, the count and
+        # the session after this answer all come from them (one statement, not three)
+        earlier = _answers(session, [session_id])
+        if any(a.item_id == response.item_id for a in earlier):
             raise DuplicateError(
                 "this question was already answered in this session; the first answer stands",
                 hint="go on to the next question",
@@ -281,15 +278,21 @@ def record_session_answer(db: Database, response: NewResponse, *, n_items: int) 
                 f"practice session {session_id} is {row.status}; it takes no more answers",
                 hint="start a new session",
             )
-        table = Response.__table__  # type: ignore[attr-defined]
-        response_id = session.execute(table.insert().returning(table.c.id), values).scalar_one()
-        n_answered = session.execute(_ANSWERS_COUNTED, {"session": session_id}).scalar_one()
-        finished = int(n_answered) >= n_items
+        stored = AnswerRow(*session.execute(_INSERT_ANSWER, values).one())
+        answers = (*earlier, stored)
+        finished = len(answers) >= n_items
         if finished:
             row.status = SessionStatus.FINISHED.value
             row.finished_at = utcnow()
             session.add(row)
-        return RecordedAnswer(int(response_id), int(n_answered), finished)
+            session.flush()
+        return RecordedAnswer(
+            stored.id,
+            len(answers),
+            finished,
+            to_record(domain.PracticeSessionRecord, row),
+            answers,
+        )
 
     try:
         return db.write(_do)

@@ -358,6 +358,23 @@ def answer(
 ) -> Feedback:
     """Score what the student typed (or the button they pressed) and store it.
 
+    See :func:`answer_loaded`, which also gives the session as it stands after the answer.
+    """
+    return answer_loaded(db, session_id, item_id, text, shown_at=shown_at)[0]
+
+
+def answer_loaded(
+    db: Database,
+    session_id: int,
+    item_id: str,
+    text: str,
+    *,
+    shown_at: datetime | None = None,
+) -> tuple[Feedback, LoadedSession]:
+    """Score what the student typed (or the button they pressed) and store it; the feedback
+    and the session after the answer (its answers read under the session's lock as the answer
+    was stored, so the caller needs no second load: :func:`quizbot.practice.step.answer_and_next`).
+
     ``shown_at`` is the :attr:`Question.shown_at` of the question answered: the time taken
     (now minus it) is stored as the response's ``latency_ms``; without it none is stored.
     In a session on an assignment the assignment's window is checked first
@@ -431,6 +448,7 @@ def answer(
         n_items=len(_entries(row.config)),
     )
     review_queue.record(db, respondent_id, recorded.response_id, item)  # FSRS cards
+    after = LoadedSession(recorded.session, loaded.respondent, list(recorded.answers))
     second_pass_due = (
         row.config.get("two_pass")
         and answer_pass(row.config) == 1
@@ -441,7 +459,7 @@ def answer(
         return withheld_feedback(
             row.id, _question_id(row.id, position), position, len(_entries(row.config)),
             _words(item, stored_answer), recorded.n_answered,
-        )  # fmt: skip
+        ), after  # fmt: skip
     return Feedback(
         session_id=row.id,
         question_id=_question_id(row.id, position),
@@ -453,7 +471,7 @@ def answer(
         explanation=_explain(db, loaded, item),
         answered=recorded.n_answered,
         finished=recorded.finished,
-    )
+    ), after
 
 
 WITHHELD = "withheld"  # the outcome shown for an exam answer before the exam is complete

@@ -17,7 +17,7 @@ from quizbot.errors import InputError
 from quizbot.practice import review_queue
 from quizbot.practice.assignments import second_pass_session
 from quizbot.practice.facts import _view
-from quizbot.practice.feedback import answer, first_unanswered
+from quizbot.practice.feedback import answer_loaded, first_unanswered
 from quizbot.practice.topics import normalise_student
 from quizbot.practice.views import Feedback, Question, SessionView
 from storage import Database
@@ -82,8 +82,7 @@ def answer_and_next(
     """
 
     def _step() -> AnswerStep:
-        feedback = answer(db, session_id, item_id, text, shown_at=shown_at)
-        loaded = load_session(db, session_id)
+        feedback, loaded = answer_loaded(db, session_id, item_id, text, shown_at=shown_at)
         question = first_unanswered(db, loaded)
         second = second_question = None
         if question is None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -14,10 +16,15 @@ from quizbot.errors import DuplicateError
 from quizbot.generate.assignments import AssignmentRequest, make_assignment
 from quizbot.practice import review_queue
 from quizbot.practice.assignments import start_assignment_session
+from quizbot.practice.feedback import answer_loaded
 from quizbot.practice.service import answer_and_next, next_question, start_session
 from storage import Database
 from storage.sessions import load_session
 from tests.practice.test_service import session_rows, truth
+
+# Statements of a middle answer with its next question, as SQLAlchemy runs them: 19 on SQLite,
+# 18 on PostgreSQL (23 and 22 while the session was loaded again after the answer was stored).
+MAX_STATEMENTS_PER_ANSWER = 19
 
 
 def _commits(db: Database) -> list[int]:
@@ -146,3 +153,49 @@ def test_an_exam_still_sealed_is_left_out_of_the_due_count_its_answers_return(
 def _wrong(rows: Any, question: Any) -> str:
     """The wrong answer to a statement of the session (its key from the KB file)."""
     return "false" if truth(rows[question.position - 1]) else "true"
+
+
+@contextmanager
+def _statements(db: Database) -> Iterator[list[str]]:
+    seen: list[str] = []
+
+    def count(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        seen.append(statement)
+
+    event.listen(db.engine, "before_cursor_execute", count)
+    try:
+        yield seen
+    finally:
+        event.remove(db.engine, "before_cursor_execute", count)
+
+
+def test_the_session_after_an_answer_is_what_a_fresh_load_gives(db: Database) -> None:
+    # answer_and_next builds the next screen from the session as the answer left it (read
+    # under the session's lock while the answer was stored), not from a second load: it must
+    # be exactly what a load gives, the last answer's "finished" included
+    view = start_session(db, student="wes", length=3, seed="w1")
+    question = next_question(db, view.id)
+    answers = iter(["true", "I don't know", "false"])
+    while question is not None:
+        feedback, after = answer_loaded(db, view.id, question.id, next(answers))
+        assert after == load_session(db, view.id)
+        assert feedback.answered == len(after.answers)
+        question = next_question(db, view.id)
+    assert after.session.status == "finished" and after.session.finished_at is not None
+
+
+def test_an_answer_and_its_next_question_are_a_fixed_number_of_statements(db: Database) -> None:
+    # each statement is a round trip to PostgreSQL for the thread that waits for it
+    # (docs/performance.md, Part 13); none may be added per answer already given
+    view = start_session(db, student="xia", length=6, seed="x1")
+    question = next_question(db, view.id)
+    counts = []
+    while question is not None:
+        with _statements(db) as seen:
+            step = answer_and_next(db, view.id, question.id, "true")
+        counts.append(len(seen))
+        question = step.question
+    assert len(counts) == 6
+    middle = counts[1:-1]  # the first answer and the last (it finishes the session) aside
+    assert len(set(middle)) == 1, counts  # the same for the 2nd answer as for the 5th
+    assert middle[0] <= MAX_STATEMENTS_PER_ANSWER, counts
