@@ -17,6 +17,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
 _WATCH_JS = """
 (() => {
   const joined = (window.qbJoined = {});  // event_id -> fn_index
@@ -95,11 +97,50 @@ def watch(tab: Any) -> None:
     tab.add_init_script(_WATCH_JS)
 
 
+_STATE_JS = """() => ({
+  joined: window.qbJoined ?? null,
+  done: window.qbDone ? [...window.qbDone] : null,
+  quiet: window.qbQuiet ?? null,
+  now: performance.now(),
+})"""
+
+
+def page_events(tab: Any) -> dict[str, Any]:
+    """What the page has recorded of its server events (needs :func:`watch`): ``joined``
+    (event id -> handler id), ``done`` (event ids completed), ``quiet`` (joins in flight, the
+    last frame and time anything moved) and ``now``."""
+    state = tab.evaluate(_STATE_JS)
+    assert isinstance(state, dict)
+    return state
+
+
+def unsettled(state: dict[str, Any], fns: set[int] | frozenset[int]) -> str:
+    """Why a page is not settled, from :func:`page_events`' state, in words."""
+    joined: dict[str, Any] = state.get("joined") or {}
+    done = set(state.get("done") or [])
+    quiet: dict[str, Any] = state.get("quiet") or {}
+    ran = {fn for event, fn in joined.items() if event in done}
+    open_events = {event: fn for event, fn in joined.items() if event not in done}
+    return (
+        f"handlers that never ran: {sorted(set(fns) - ran)}; events joined but not completed "
+        f"(event id: handler): {open_events}; joins in flight: {quiet.get('inflight')}; "
+        f"{len(joined)} joined, {len(done)} completed"
+    )
+
+
 def wait_settled(
     tab: Any, fns: set[int] | frozenset[int] = frozenset(), timeout: float = 60_000
 ) -> None:
-    """Wait until each handler in ``fns`` has run and every event the page started is done."""
-    tab.wait_for_function(_SETTLED_JS, arg=sorted(fns), timeout=timeout)
+    """Wait until each handler in ``fns`` has run and every event the page started is done.
+    On a timeout the error says which handlers and events were still open."""
+    try:
+        tab.wait_for_function(_SETTLED_JS, arg=sorted(fns), timeout=timeout)
+    except PlaywrightTimeout as error:
+        try:
+            why = unsettled(page_events(tab), fns)
+        except Exception as inner:  # the page may be gone: say so, keep the timeout
+            why = f"the page's events could not be read ({inner})"
+        raise AssertionError(f"the page did not settle in {timeout / 1000:.0f} s: {why}") from error
 
 
 def load_handlers(config: dict[str, Any]) -> set[int]:
