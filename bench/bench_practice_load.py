@@ -101,7 +101,7 @@ from storage.models import PracticePlanRow, Respondent  # noqa: E402
 from storage.repo import count_responses  # noqa: E402
 from storage.sessions import load_session  # noqa: E402
 from tests.helpers.gradio_tab import EventTab, JoinRefusedError  # noqa: E402
-from tests.helpers.net import free_port, wait_for_http  # noqa: E402
+from tests.helpers.net import free_port, stop_process, wait_for_http  # noqa: E402
 
 QUIZBOT = str(Path(sys.executable).with_name("quizbot"))
 GOAL_P95_MS = 50.0
@@ -172,12 +172,7 @@ def served(
                 raise
             yield f"http://127.0.0.1:{port}", proc, log_path
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            stop_process(proc, 30)
 
 
 @contextlib.contextmanager

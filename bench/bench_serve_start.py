@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -28,15 +27,12 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.helpers.net import free_port, stop_process  # noqa: E402
+
 START_BOUND_S = 300.0  # a start that has not answered by then is reported as failed
 TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def _cpu_seconds(pid: int) -> float:
@@ -75,7 +71,7 @@ def prepare(root: Path, home: Path) -> None:
 
 def start_once(root: Path, home: Path, log: Path) -> tuple[float, float]:
     """Start ``root``'s `quizbot serve`; wall and CPU seconds until ``GET /`` answered."""
-    port = _free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}/"
     with log.open("w") as out:
         began = time.perf_counter()
@@ -102,12 +98,7 @@ def start_once(root: Path, home: Path, log: Path) -> tuple[float, float]:
             wall = time.perf_counter() - began
             cpu = _cpu_seconds(proc.pid)
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            stop_process(proc, 30)
     return wall, cpu
 
 

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import httpx
 
-from tests.helpers.net import free_port, wait_for_http
+from tests.helpers.net import free_port, stop_process, wait_for_http
 from tests.scale.test_replicas import nginx_config
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -107,12 +107,9 @@ def run_once(config: Path, args: argparse.Namespace, work: Path) -> tuple[int, i
         )
     finally:
         if nginx is not None:
-            nginx.terminate()
-            nginx.wait(timeout=20)
+            stop_process(nginx)
         for proc in replicas:
-            if proc.poll() is None:
-                proc.terminate()
-            proc.wait(timeout=20)
+            stop_process(proc)
     return sum(everything.values()), sum(after.values()), after["502"]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import socket
+import subprocess
 import time
 import urllib.error
 import urllib.request
@@ -35,3 +36,15 @@ def wait_for_http(url: str, timeout: float = 90.0, process: Any = None) -> str:
             last = exc
         time.sleep(0.3)
     raise TimeoutError(f"{url} did not answer within {timeout}s (last error: {last})")
+
+
+def stop_process(proc: subprocess.Popen[Any], timeout: float = 20.0) -> int:
+    """Stop a server this test started: SIGTERM, up to ``timeout`` seconds for it to exit, then
+    SIGKILL and wait again. A process already gone is only reaped. Returns its exit status."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            return proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+    return proc.wait(timeout=timeout)

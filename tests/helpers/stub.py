@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from tests.helpers.net import stop_process
+
 SERVER = Path(__file__).resolve().with_name("model_server.py")
 START_TIMEOUT = 15.0
 STDERR_LINES_KEPT = 200  # the end of the server's stderr, for the message of a failed start
@@ -54,12 +56,7 @@ def stub_server(*args: str, server: Path = SERVER) -> Iterator[str]:
             raise RuntimeError(f"test model server did not start: {line!r} {err}")
         yield f"http://{line.removeprefix('listening on ')}/v1"
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
+        stop_process(proc, 10)
         drain.join(5)
         for stream in (proc.stdout, proc.stderr):  # else each start leaks two pipes
             if stream is not None:

@@ -21,7 +21,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.helpers.net import free_port, wait_for_http
+from tests.helpers.net import free_port, stop_process, wait_for_http
 from tests.scale.test_replicas import NGINX, REQUIRE_NGINX, ROOT, nginx_config
 
 pytestmark = pytest.mark.skipif(
@@ -85,9 +85,6 @@ def test_a_post_in_flight_at_a_replicas_death_is_answered_by_the_live_replica(
         assert answer["body"] == f'{{"pid": {live}}}'
     finally:
         if nginx is not None:
-            nginx.terminate()
-            nginx.wait(timeout=20)
+            stop_process(nginx)
         for proc in replicas:
-            if proc.poll() is None:
-                proc.terminate()
-            proc.wait(timeout=20)
+            stop_process(proc)

@@ -38,7 +38,7 @@ from quizbot.config import load_settings
 from storage import Database
 from storage.sessions import load_session
 from tests.helpers.gradio_tab import EventTab, JoinRefusedError
-from tests.helpers.net import free_port, wait_for_http
+from tests.helpers.net import free_port, stop_process, wait_for_http
 
 ROOT = Path(__file__).resolve().parents[2]
 QUIZBOT = [sys.executable, "-c", "from quizbot.cli import main; main()"]
@@ -125,8 +125,7 @@ def _nginx(ports: list[int], listen: int, prefix: Path) -> Iterator[str]:
         wait_for_http(f"http://127.0.0.1:{listen}/healthz", timeout=20, process=proc)
         yield f"http://127.0.0.1:{listen}"
     finally:
-        proc.terminate()
-        proc.wait(timeout=20)
+        stop_process(proc)
 
 
 def _nginx_logs(prefix: Path, lines: int = 60) -> str:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.net import free_port, wait_for_http
+from tests.helpers.net import free_port, stop_process, wait_for_http
 from tests.helpers.stub import stub_server
 from tests.security.test_key_echo import KEY, database_text
 from tests.ui.conftest import CHROMIUM, QUIZBOT, ROOT, screenshot
@@ -44,11 +44,7 @@ def echo_app(database_url: str, tmp_path: Path) -> Iterator[str]:
                 wait_for_http(f"http://127.0.0.1:{port}/")
                 yield f"http://127.0.0.1:{port}/"
             finally:
-                proc.terminate()
-                try:
-                    proc.wait(timeout=20)
-                except subprocess.TimeoutExpired:
-                    proc.kill()
+                stop_process(proc)
         assert KEY not in log_path.read_text()  # nor in the server's log
 
 

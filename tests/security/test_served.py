@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.net import free_port, wait_for_http
+from tests.helpers.net import free_port, stop_process, wait_for_http
 
 ROOT = Path(__file__).resolve().parents[2]
 QUIZBOT = str(Path(sys.executable).with_name("quizbot"))
@@ -52,11 +52,7 @@ def app(database_url: str, tmp_path: Path) -> Iterator[App]:
         wait_for_http(f"http://127.0.0.1:{port}/")
         yield App(f"http://127.0.0.1:{port}", database_url, uploads)
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop_process(proc)
         log.close()
 
 

@@ -26,7 +26,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.conftest import BACKENDS, fresh_database
-from tests.helpers.net import free_port, wait_for_http
+from tests.helpers.net import free_port, stop_process, wait_for_http
 from tests.helpers.stub import stub_server
 from tests.ui.events import wait_loaded, watch
 
@@ -141,11 +141,7 @@ def serve_app(database_url: str, folder: Path, stub_answer: str) -> Iterator[Ser
             )
         finally:
             _RUNNING.pop(proc.pid, None)
-            proc.terminate()
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+            stop_process(proc)
             log.close()
 
 
@@ -171,11 +167,7 @@ def serve_accounts(
         yield f"http://127.0.0.1:{port}"
     finally:
         _RUNNING.pop(proc.pid, None)
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop_process(proc)
         log.close()
 
 

@@ -35,7 +35,7 @@ from quizbot.items import StatementItem
 from quizbot.ui.practice import SEALED_ACCURACY
 from storage import open_database
 from storage.assignments import assignment_sessions, get_assignment
-from tests.helpers.net import free_port, wait_for_http
+from tests.helpers.net import free_port, stop_process, wait_for_http
 from tests.ui.conftest import QUIZBOT, ROOT, screenshot
 from tests.ui.events import wait_loaded, wait_settled, watch
 from tests.ui.test_accounts import _csrf
@@ -119,11 +119,7 @@ def _serve(database_url: str, tmp_path: Path, extra: dict[str, str]) -> Iterator
             wait_for_http(f"http://127.0.0.1:{port}/login", timeout=120)
         yield Served(f"http://127.0.0.1:{port}", database_url, clock)
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        stop_process(proc)
         log.close()
 
 

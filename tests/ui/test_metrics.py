@@ -34,7 +34,7 @@ from quizbot.ui import gate
 from schedules.config import MonitorSpec
 from storage import Database, open_database
 from storage.repo import list_responses
-from tests.helpers.net import free_port, wait_for_http
+from tests.helpers.net import free_port, stop_process, wait_for_http
 from tests.ui.conftest import ADMIN_PASSWORD, QUIZBOT, ROOT
 
 DASHBOARD = ROOT / "deploy" / "grafana" / "quizbot.json"
@@ -80,11 +80,7 @@ def serving(database_url: str, tmp_path: Path, **settings: str) -> Iterator[str]
             wait_for_http(f"http://127.0.0.1:{port}/", timeout=300)
             yield f"http://127.0.0.1:{port}/"
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+            stop_process(proc)
 
 
 @pytest.mark.slow
