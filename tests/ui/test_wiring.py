@@ -223,3 +223,35 @@ def test_views_of_the_database_run_again_when_triggered_meanwhile(app: gr.Blocks
             assert block_fn.trigger_mode == "always_last", (name, sorted(events))
             seen[name] += 1
     assert set(seen) == set(REFRESHING)  # every one of them is wired on events somewhere
+
+
+# The practice handlers that read and write a session, by name: at most PRACTICE_CONCURRENCY
+# calls of each at once in a replica (quizbot.ui.practice.layout, docs/performance.md Part 15).
+SESSION_STEPS = {
+    "practice.sessions:start",
+    "practice.sessions:start_due",
+    "practice.sessions:resume",
+    "practice.sessions:submit",
+    "practice.sessions:submit_selection",
+    "practice.sessions:_fixed_answer.handler",
+    "practice.sessions:end",
+    "practice.sessions:show_next",
+}
+
+
+def test_session_steps_run_a_few_at_once_and_model_calls_keep_the_default(app: gr.Blocks) -> None:
+    from quizbot.ui.practice.layout import PRACTICE_CONCURRENCY
+
+    assert PRACTICE_CONCURRENCY < 16  # Gradio's default here (quizbot.ui.gate.web_app)
+    wiring = wiring_of(app)
+    assert wiring is not None
+    seen: Counter[str] = Counter()
+    for key, block_fn in app.fns.items():
+        name = handler_name(block_fn.fn)
+        area = wiring.area_of(key)
+        if name in SESSION_STEPS and area is not None and area.name == "practice":
+            assert block_fn.concurrency_limit == PRACTICE_CONCURRENCY, name
+            seen[name] += 1
+        elif area is not None and area.name in ("ask", "compare"):
+            assert block_fn.concurrency_limit == "default", name  # the queue's 16
+    assert set(seen) == SESSION_STEPS

@@ -81,6 +81,16 @@ REFRESHING = (
 )
 
 
+# How many calls of one practice handler that reads and writes a session (start, answer, end,
+# next) a replica runs at once. Gradio's default for every handler is 16 (quizbot.ui.gate); a
+# practice call is a few milliseconds of Python between database round trips, and 16 threads
+# taking turns at the GIL keep their transactions open while they wait for it (PostgreSQL saw
+# connections "idle in transaction", docs/performance.md Part 13). The handlers that ask models
+# keep 16: their calls wait seconds on the network, not on the GIL.
+PRACTICE_CONCURRENCY = 4
+_PRACTICE_CALL: dict[str, Any] = {"concurrency_limit": PRACTICE_CONCURRENCY}
+
+
 def _kb_names(ctx: UiContext) -> list[str]:
     names = list(BUILTINS)
     try:
@@ -600,6 +610,7 @@ def _wire_starts(
         screen,
         api_name="practice_start",
         show_progress="minimal",
+        **_PRACTICE_CALL,
     ).then(**settled).then(**to_chat)
     s.review_btn.click(
         as_account(partial(start, ctx, review=True, tab_known=True)),
@@ -607,6 +618,7 @@ def _wire_starts(
         screen,
         api_visibility="private",
         show_progress="minimal",
+        **_PRACTICE_CALL,
     ).then(**settled).then(**to_chat)
     s.fresh_btn.click(
         as_account(partial(start, ctx, tab_known=True)),
@@ -614,6 +626,7 @@ def _wire_starts(
         screen,
         api_visibility="private",
         show_progress="minimal",
+        **_PRACTICE_CALL,
     ).then(**settled).then(**to_chat)
     s.resume_btn.click(
         identity.own_sessions(ctx, partial(resume, ctx), 3, sessions=(0, 1)),
@@ -621,6 +634,7 @@ def _wire_starts(
         screen,
         api_visibility="private",
         show_progress="minimal",
+        **_PRACTICE_CALL,
     ).then(**settled).then(**to_chat).then(**refresh)
     return settled
 
@@ -639,6 +653,7 @@ def _wire_answers(ctx: UiContext, c: _Chat, states: _States, screen: list[Any]) 
         screen,
         api_name="practice_answer",
         show_progress="minimal",
+        **_PRACTICE_CALL,
     )
     fixed: list[tuple[Any, str]] = [(c.true_btn, "True"), (c.false_btn, "False"), (c.idk_btn, IDK)]
     for button, text in fixed:
@@ -648,6 +663,7 @@ def _wire_answers(ctx: UiContext, c: _Chat, states: _States, screen: list[Any]) 
             screen,
             api_visibility="private",
             show_progress="minimal",
+            **_PRACTICE_CALL,
         )
     for letter, button in zip(LETTER_BUTTONS, c.letter_btns, strict=True):
         button.click(  # in the browser only: no server event per letter
@@ -664,6 +680,7 @@ def _wire_answers(ctx: UiContext, c: _Chat, states: _States, screen: list[Any]) 
         js=SUBMIT_JS,
         api_visibility="private",
         show_progress="minimal",
+        **_PRACTICE_CALL,
     )
     c.end_btn.click(
         identity.own_sessions(ctx, partial(end, ctx), 3, sessions=(0,)),
@@ -671,6 +688,7 @@ def _wire_answers(ctx: UiContext, c: _Chat, states: _States, screen: list[Any]) 
         screen,
         api_visibility="private",
         show_progress="minimal",
+        **_PRACTICE_CALL,
     )
     c.next_btn.click(
         identity.own_sessions(ctx, partial(show_next, ctx), 3, sessions=(0,)),
@@ -678,6 +696,7 @@ def _wire_answers(ctx: UiContext, c: _Chat, states: _States, screen: list[Any]) 
         screen,
         api_visibility="private",
         show_progress="minimal",
+        **_PRACTICE_CALL,
     )
     # In the page only: the shortcut keys (installed on load), and after every change of the
     # chat the newest message in view and the focus on what comes next.
@@ -739,6 +758,7 @@ def _wire_due_panel(
         screen,
         api_visibility="private",
         show_progress="minimal",
+        **_PRACTICE_CALL,
     )
     refresh: dict[str, Any] = {
         "fn": identity.as_student(ctx, partial(refresh_due, ctx), len(who), student=0),
