@@ -188,6 +188,9 @@ def serve(settings: Settings, *, host: str | None = None, port: int | None = Non
     # uploads in a folder of this process, where the next start finds them if it is killed
     os.environ["GRADIO_TEMP_DIR"] = str(upload_folder(settings.home))
     app = web_app(settings, db)
+    from quizbot.practice.next_plan import schedule_refresh  # noqa: PLC0415 - serve only
+
+    schedule_refresh(db)  # the plans a release made stale, made again before the class is back
     scheduler = None
     if settings.scheduler:
         from quizbot.monitoring.scheduler import start  # noqa: PLC0415 - only when asked for

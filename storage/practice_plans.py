@@ -37,11 +37,13 @@ from storage.sessions import SessionHistory, _history_rows
 __all__ = [
     "HistoryMark",
     "PlanInputs",
+    "PlanKey",
     "StartProbe",
     "StoredPlan",
     "create_session_from_plan",
     "delete_plan",
     "plan_inputs",
+    "plan_keys",
     "start_probe",
     "store_plan",
 ]
@@ -55,6 +57,16 @@ class HistoryMark(NamedTuple):
     n_answers: int
     last_answer: int
     exams: str
+
+
+class PlanKey(NamedTuple):
+    """A stored plan without its session config: whose, on which KB, what it asks for and
+    the basis it was made on (:func:`plan_keys`)."""
+
+    respondent_id: int
+    kb_name: str
+    params: Any
+    basis: str
 
 
 class StoredPlan(NamedTuple):
@@ -150,6 +162,23 @@ def plan_inputs(db: Database, respondent_id: int, kb_name: str) -> PlanInputs:
         mark = _mark(session, respondent_id, kb_name)
         retired = _retired(session)
         return PlanInputs(mark, retired, _history_rows(session, respondent_id, kb_name))
+
+    return db.read(_do)
+
+
+def plan_keys(db: Database) -> list[PlanKey]:
+    """Every stored plan, by student and KB, without its session config (one read)."""
+
+    def _do(session: Session) -> list[PlanKey]:
+        rows = session.execute(
+            select(
+                col(PracticePlanRow.respondent_id),
+                col(PracticePlanRow.kb_name),
+                col(PracticePlanRow.params),
+                col(PracticePlanRow.basis),
+            ).order_by(col(PracticePlanRow.respondent_id), col(PracticePlanRow.kb_name))
+        ).all()
+        return [PlanKey(int(r[0]), str(r[1]), r[2], str(r[3])) for r in rows]
 
     return db.read(_do)
 

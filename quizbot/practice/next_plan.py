@@ -7,14 +7,27 @@ length; a seed drawn now, as a start draws one) and stores it with the basis it 
 from (:mod:`quizbot.practice.stored_plans`); the start that finds it still valid records it.
 A plan made for nothing costs only CPU off the request path: :func:`schedule_next` runs it on
 one background thread, and every failure there is logged and dropped (the start then plans).
+
+A stored plan is stale after any release (:func:`quizbot.practice.stored_plans.code_digest`
+covers the source), so the first start of every returning student after a deployment would
+plan at the start, the whole class at once. :func:`refresh_stale`, which ``quizbot serve``
+schedules on the same thread when it starts (:func:`schedule_refresh`), plans those again
+with what each asked for, so the class finds fresh plans. Replicas starting together each
+walk the plans in an order of their own and skip one another's fresh ones, so they mostly
+share the work.
 """
 
 from __future__ import annotations
 
 import logging
+import random
 import secrets
 import threading
+import time
+from collections.abc import Callable, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from quizbot.domain import SessionStatus
 from quizbot.errors import QuizbotError
@@ -23,10 +36,17 @@ from quizbot.practice.planning import _chosen_topics, _plan_session
 from quizbot.practice.stored_plans import basis, plan_params
 from quizbot.practice.topics import _load_kb
 from storage import Database
-from storage.practice_plans import plan_inputs, store_plan
+from storage.practice_plans import PlanKey, plan_inputs, plan_keys, store_plan
 from storage.sessions import load_session
 
-__all__ = ["plan_next", "schedule_next", "wait_planned"]
+__all__ = [
+    "Refreshed",
+    "plan_next",
+    "refresh_stale",
+    "schedule_next",
+    "schedule_refresh",
+    "wait_planned",
+]
 
 log = logging.getLogger(__name__)
 
@@ -60,9 +80,28 @@ def plan_next(db: Database, session_id: int) -> bool:
     length, format = config.get("length"), str(config["format"])
     if not isinstance(length, int):
         return False
-    kb_data, kb_id = _load_kb(db, row.kb_name)
+    return _plan_and_store(db, respondent_id, row.kb_name, keys, format, length) == "stored"
+
+
+def _plan_and_store(
+    db: Database,
+    respondent_id: int,
+    kb_name: str,
+    keys: list[str],
+    format: str,
+    length: int,
+    *,
+    stale: str | None = None,
+) -> Literal["stored", "fresh", "nothing to ask"]:
+    """Plan the student's next free-practice session on ``kb_name`` with a fresh seed and
+    store it; with ``stale`` (the basis of a stored plan), only when the plan's basis is still
+    not the current one ("fresh": nothing done)."""
+    kb_data, kb_id = _load_kb(db, kb_name)
     chosen = _chosen_topics(kb_data, None, keys)
     inputs = plan_inputs(db, respondent_id, kb_data.name)
+    now = basis(kb_data, inputs.retired, inputs.mark)
+    if stale is not None and now == stale:
+        return "fresh"  # made by this release already (another replica, or nothing changed)
     history = _history_of(inputs.history)
     history.retired = inputs.retired
     try:
@@ -77,16 +116,92 @@ def plan_next(db: Database, session_id: int) -> bool:
             cohort=None,
         )
     except QuizbotError:  # nothing left to ask: the start will say so
-        return False
+        return "nothing to ask"
     _store_planned_items(db, kb_data, kb_id, planned)
     store_plan(
         db,
         respondent_id,
         kb_data.name,
         params=plan_params(kb_data.name, chosen, format, length),
-        basis=basis(kb_data, inputs.retired, inputs.mark),
+        basis=now,
         config=_session_config(kb_data, planned, plan),
     )
+    return "stored"
+
+
+@dataclass(frozen=True)
+class Refreshed:
+    """What :func:`refresh_stale` did: plans stored again, found fresh, left (a failure or
+    nothing left to ask: the start plans), and the seconds it took."""
+
+    planned: int
+    fresh: int
+    left: int
+    seconds: float
+
+
+def _asked(params: Any) -> tuple[list[str], str, int] | None:
+    """The topics, format and length a stored plan's ``params`` ask for; None if unreadable."""
+    if not isinstance(params, Mapping):
+        return None
+    topics, format, length = params.get("topics"), params.get("format"), params.get("length")
+    if not isinstance(topics, list) or format not in _FREE_FORMATS or not isinstance(length, int):
+        return None
+    return [str(t) for t in topics], str(format), length
+
+
+def refresh_stale(
+    db: Database, *, order: Callable[[list[PlanKey]], None] | None = None
+) -> Refreshed:
+    """Plan again every stored plan whose basis is not the current one (a release, an edited
+    KB, a retired item), with the topics, format and length it asked for and a fresh seed.
+
+    A plan found fresh (this release made it, or another replica just did) is left as it is.
+    ``order`` shuffles the plans in place (default: at random, so replicas starting together
+    mostly take different plans first). One plan's failure is logged and the rest go on.
+    """
+    began = time.perf_counter()
+    keys = plan_keys(db)
+    (order or random.SystemRandom().shuffle)(keys)
+    planned = fresh = left = 0
+    for key in keys:
+        asked = _asked(key.params)
+        if asked is None:
+            left += 1
+            continue
+        try:
+            done = _plan_and_store(db, key.respondent_id, key.kb_name, *asked, stale=key.basis)
+        except QuizbotError as exc:  # a KB or topic that is gone
+            log.info(
+                "practice: stored plan of respondent %s not renewed: %s", key.respondent_id, exc
+            )
+            left += 1
+            continue
+        except Exception:  # off the request path: the student's start plans instead
+            log.exception("practice: stored plan of respondent %s not renewed", key.respondent_id)
+            left += 1
+            continue
+        if done == "stored":
+            planned += 1
+        elif done == "fresh":
+            fresh += 1
+        else:
+            left += 1
+    return Refreshed(planned, fresh, left, time.perf_counter() - began)
+
+
+def _refresh(db: Database) -> bool:
+    try:
+        done = refresh_stale(db)
+    except Exception:  # e.g. the database went away: the starts plan
+        log.exception("practice: stale plans not renewed")
+        return False
+    if done.planned or done.left:
+        log.info(
+            "practice: %d stale stored plans made again in %.1f s "
+            "(%d already fresh, %d left to their starts)",
+            done.planned, done.seconds, done.fresh, done.left,
+        )  # fmt: skip
     return True
 
 
@@ -101,11 +216,21 @@ def _run(db: Database, session_id: int) -> bool:
 def schedule_next(db: Database, session_id: int) -> None:
     """Run :func:`plan_next` for ``session_id`` on the background thread (one for the
     process: planning is CPU bound, and the GIL gives more threads nothing)."""
+    _submit(_run, db, session_id)
+
+
+def _submit(fn: Callable[..., bool], *args: Any) -> None:
     with _lock:
         if not _pools:
             _pools.append(ThreadPoolExecutor(max_workers=1, thread_name_prefix="practice-plan"))
         _pending[:] = [f for f in _pending if not f.done()]
-        _pending.append(_pools[0].submit(_run, db, session_id))
+        _pending.append(_pools[0].submit(fn, *args))
+
+
+def schedule_refresh(db: Database) -> None:
+    """Run :func:`refresh_stale` on the background planner thread (``quizbot serve`` at its
+    start; a session's own next plan queues behind it)."""
+    _submit(_refresh, db)
 
 
 def wait_planned(timeout: float | None = None) -> None:

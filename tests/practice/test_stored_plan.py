@@ -349,3 +349,67 @@ def test_editing_any_planning_module_changes_the_code_digest(
         assert stored_plans.code_digest() != before
     finally:
         stored_plans.code_digest.cache_clear()
+
+
+def _make_stale(db: Database, student: str) -> str:
+    """Give the student's stored plan the basis an older release would have left: its seed."""
+    who = find_respondent(db, RespondentKind.HUMAN, student)
+    assert who is not None and who.id is not None
+    db.write(
+        lambda s: s.execute(
+            update(PracticePlanRow)
+            .where(PracticePlanRow.respondent_id == who.id)  # type: ignore[arg-type]
+            .values(basis="0" * 64)
+        )
+    )
+    stored = _plan(db, student)
+    assert stored is not None
+    return str(stored.config["seed"])
+
+
+def test_a_plan_a_release_made_stale_is_made_again_and_the_start_takes_it(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    start: dict[str, Any] = {"format": "choice", "length": 6, "topic": "relation:has_symptom"}
+    last = _history(db, "ada", 2, **start)
+    assert next_plan.plan_next(db, last)
+    old_seed = _make_stale(db, "ada")
+    planning_calls = _Planning(monkeypatch)
+    assert start_session(db, student="bo", kb=KB, seed="x").id  # a student without a plan
+    assert planning_calls.calls == 1
+
+    done = next_plan.refresh_stale(db)
+
+    assert (done.planned, done.fresh, done.left) == (1, 0, 0)  # bo has no plan to renew
+    renewed = _plan(db, "ada")
+    assert renewed is not None and renewed.basis != "0" * 64
+    assert renewed.config["seed"] != old_seed  # a fresh seed, as a start would draw
+    assert renewed.params["format"] == "choice" and renewed.params["length"] == 6
+    view = start_session(db, student="ada", kb=KB, **start)
+    assert planning_calls.calls == 1, "the start planned although the renewed plan was valid"
+    assert view.seed == renewed.config["seed"]
+
+
+def test_fresh_plans_are_left_and_unreadable_ones_go_to_their_starts(db: Database) -> None:
+    assert next_plan.plan_next(db, _history(db, "ada", 1))
+    assert next_plan.plan_next(db, _history(db, "bo", 1))
+    fresh = _plan(db, "ada")
+    assert fresh is not None
+    _make_stale(db, "bo")
+    who = find_respondent(db, RespondentKind.HUMAN, "bo")
+    assert who is not None
+    db.write(
+        lambda s: s.execute(
+            update(PracticePlanRow)
+            .where(PracticePlanRow.respondent_id == who.id)  # type: ignore[arg-type]
+            .values(params={"format": "recall"})  # no free-practice plan
+        )
+    )
+    seen: list[list[str]] = []
+
+    done = next_plan.refresh_stale(db, order=lambda keys: seen.append([k.kb_name for k in keys]))
+
+    assert seen == [[KB, KB]]
+    assert (done.planned, done.fresh, done.left) == (0, 1, 1)
+    again = _plan(db, "ada")
+    assert again is not None and again.config == fresh.config  # untouched

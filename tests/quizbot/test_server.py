@@ -136,6 +136,54 @@ def test_an_outdated_database_is_not_served(tmp_path: Path) -> None:
     assert "quizbot db upgrade" in result.stderr
 
 
+def test_serve_renews_the_plans_a_release_made_stale(tmp_path: Path, served_home: Path) -> None:
+    """A student's stored plan whose basis an older release left is planned again by the
+    starting server, off the request path, before the student comes back."""
+    from sqlalchemy import update
+
+    from quizbot.practice import next_plan
+    from quizbot.practice.service import answer, next_question, start_session
+    from storage import open_database
+    from storage.models import PracticePlanRow
+
+    db = open_database(f"sqlite:///{served_home / 'quizbot.db'}")
+    try:
+        view = start_session(db, student="ada", kb="clinical-core", seed="s", length=3)
+        while (question := next_question(db, view.id)) is not None:
+            answer(db, view.id, question.id, "True")
+        assert next_plan.plan_next(db, view.id)
+        db.write(lambda s: s.execute(update(PracticePlanRow).values(basis="0" * 64)))
+    finally:
+        db.dispose()
+    port = free_port()
+    proc = subprocess.Popen(
+        [QUIZBOT, "serve", "--port", str(port)],
+        cwd=ROOT,
+        env=_env(tmp_path),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    basis = "0" * 64
+    try:
+        wait_for_http(f"http://127.0.0.1:{port}/", process=proc, timeout=300)
+        deadline = time.monotonic() + 120  # a bound for a loaded machine, not a speed check
+        while basis == "0" * 64 and time.monotonic() < deadline:
+            with sqlite3.connect(served_home / "quizbot.db") as conn:
+                (basis,) = conn.execute("SELECT basis FROM practice_plans").fetchone()
+            time.sleep(0.2)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            _out, err = proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            _out, err = proc.communicate()
+    assert basis != "0" * 64, "the served app did not renew the stale plan"
+    assert "1 stale stored plans made again" in err
+    assert "Traceback" not in err
+
+
 def test_serve_runs_the_scheduler_in_process_when_asked(tmp_path: Path, served_home: Path) -> None:
     # a home served before (its database migrated, the default KB in it): the scheduler is
     # what this start adds; a first start on an empty database is the first test's
