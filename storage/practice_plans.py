@@ -44,6 +44,7 @@ __all__ = [
     "delete_plan",
     "plan_inputs",
     "plan_keys",
+    "plan_mark",
     "start_probe",
     "store_plan",
 ]
@@ -164,6 +165,12 @@ def plan_inputs(db: Database, respondent_id: int, kb_name: str) -> PlanInputs:
         return PlanInputs(mark, retired, _history_rows(session, respondent_id, kb_name))
 
     return db.read(_do)
+
+
+def plan_mark(db: Database, respondent_id: int, kb_name: str) -> tuple[HistoryMark, set[str]]:
+    """The mark of the respondent's history in ``kb_name`` and the retired items, without the
+    history itself: whether a stored plan is still fresh, in two small queries."""
+    return db.read(lambda session: (_mark(session, respondent_id, kb_name), _retired(session)))
 
 
 def plan_keys(db: Database) -> list[PlanKey]:

@@ -36,7 +36,7 @@ from quizbot.practice.planning import _chosen_topics, _plan_session
 from quizbot.practice.stored_plans import basis, plan_params
 from quizbot.practice.topics import _load_kb
 from storage import Database
-from storage.practice_plans import PlanKey, plan_inputs, plan_keys, store_plan
+from storage.practice_plans import PlanKey, plan_inputs, plan_keys, plan_mark, store_plan
 from storage.sessions import load_session
 
 __all__ = [
@@ -150,6 +150,12 @@ def _asked(params: Any) -> tuple[list[str], str, int] | None:
     return [str(t) for t in topics], str(format), length
 
 
+def _still_fresh(db: Database, key: PlanKey) -> bool:
+    kb_data, _kb_id = _load_kb(db, key.kb_name)
+    mark, retired = plan_mark(db, key.respondent_id, key.kb_name)
+    return basis(kb_data, retired, mark) == key.basis
+
+
 def refresh_stale(
     db: Database, *, order: Callable[[list[PlanKey]], None] | None = None
 ) -> Refreshed:
@@ -170,6 +176,9 @@ def refresh_stale(
             left += 1
             continue
         try:
+            if _still_fresh(db, key):  # the usual case on a restart: no history read
+                fresh += 1
+                continue
             done = _plan_and_store(db, key.respondent_id, key.kb_name, *asked, stale=key.basis)
         except QuizbotError as exc:  # a KB or topic that is gone
             log.info(

@@ -390,7 +390,9 @@ def test_a_plan_a_release_made_stale_is_made_again_and_the_start_takes_it(
     assert view.seed == renewed.config["seed"]
 
 
-def test_fresh_plans_are_left_and_unreadable_ones_go_to_their_starts(db: Database) -> None:
+def test_fresh_plans_are_left_and_unreadable_ones_go_to_their_starts(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
     assert next_plan.plan_next(db, _history(db, "ada", 1))
     assert next_plan.plan_next(db, _history(db, "bo", 1))
     fresh = _plan(db, "ada")
@@ -407,6 +409,10 @@ def test_fresh_plans_are_left_and_unreadable_ones_go_to_their_starts(db: Databas
     )
     seen: list[list[str]] = []
 
+    def no_history(*args: Any) -> Any:
+        raise AssertionError("a fresh plan's student history was read")
+
+    monkeypatch.setattr(next_plan, "plan_inputs", no_history)  # a restart reads marks only
     done = next_plan.refresh_stale(db, order=lambda keys: seen.append([k.kb_name for k in keys]))
 
     assert seen == [[KB, KB]]
