@@ -28,6 +28,11 @@ Every figure comes from this one run. Steps:
    starts are the first after a deployment: no student has a stored plan. Either way the
    bench counts how many of the students' first measured starts took their stored plan (the
    session's seed is the stored plan's, and a start that plans draws a seed of its own).
+   ``--scenarios release`` is the returning class after a release: once the plans are stored,
+   the bench makes every one stale (the basis an older release's code would leave), stops the
+   servers and starts new ones (the deployment), times how long the new servers take to plan
+   them again (``quizbot serve`` renews stale plans on its planner thread at its start), and
+   the class arrives when that is done.
 4. Afterwards every answer a student received feedback for is looked up in the database by its
    session and question; lost answers (acknowledged, not stored) and errors are counted.
 
@@ -92,6 +97,7 @@ sys.path.insert(0, str(ROOT))
 
 import httpx  # noqa: E402
 import psycopg  # noqa: E402
+from sqlalchemy import func, update  # noqa: E402
 from sqlmodel import col, select  # noqa: E402
 
 from bench._collapsed import Profile  # noqa: E402
@@ -674,6 +680,42 @@ def returning_class(bases: list[str], args: argparse.Namespace, url: str) -> dic
     return seeds
 
 
+STALE_BASIS = "0" * 64  # no basis the planner computes: what a release's new code sees
+
+
+def make_plans_stale(database_url: str) -> int:
+    """Give every stored plan a basis no current code computes (as after a release); how many."""
+    db = open_database(database_url, ensure=False)
+    try:
+        return int(
+            db.write(
+                lambda s: s.execute(update(PracticePlanRow).values(basis=STALE_BASIS)).rowcount
+            )
+        )
+    finally:
+        db.dispose()
+
+
+def stale_plans(database_url: str) -> int:
+    """How many stored plans still have :data:`STALE_BASIS`."""
+    db = open_database(database_url, ensure=False)
+    try:
+        query = select(func.count()).where(col(PracticePlanRow.basis) == STALE_BASIS)
+        return int(db.read(lambda s: s.exec(query).one()))
+    finally:
+        db.dispose()
+
+
+def wait_renewed(database_url: str, bound_s: float = 600.0) -> tuple[float, int]:
+    """Wait until no stored plan is stale (or ``bound_s``): (seconds waited, still stale)."""
+    began = time.monotonic()
+    left = stale_plans(database_url)
+    while left and time.monotonic() - began < bound_s:
+        time.sleep(0.25)
+        left = stale_plans(database_url)
+    return time.monotonic() - began, left
+
+
 # --------------------------------------------------------------------------------------------
 # Checking and reporting
 
@@ -843,13 +885,35 @@ def run_once(args: argparse.Namespace, url: str, tmp: Path, seeded: Any, n_befor
         print(
             "scenario: "
             + (
-                "returning class (each student finished a session in this app before: the "
+                "returning class after a release (their stored plans made stale, the servers "
+                "restarted, the plans renewed before the class arrives)"
+                if args.release
+                else "returning class (each student finished a session in this app before: the "
                 "next one is planned and stored)"
                 if args.returning
                 else "first starts after a deployment (no stored plans)"
             )
         )
         plans = returning_class(bases, args, url) if args.returning else {}
+        if args.release:  # a release: the plans go stale, new servers start and renew them
+            n_stale = make_plans_stale(url)
+            stack.close()
+            deployed = time.monotonic()
+            servers = [
+                stack.enter_context(
+                    served(url, tmp / f"home-{args.first_student}-{k}-new", args.checkout)
+                )
+                for k in range(args.replicas)
+            ]
+            bases = [base for base, _, _ in servers]
+            up = time.monotonic() - deployed
+            waited, left = wait_renewed(url)
+            print(
+                f"release: {n_stale} stored plans made stale; the new server(s) answered in "
+                f"{up:.1f} s and renewed them {waited:.1f} s later ({left} still stale)"
+            )
+            names = [student_name(args.first_student + i) for i in range(args.students)]
+            plans = stored_plan_seeds(url, names)
         server_cpu0 = sum(cpu_seconds(proc.pid) for _, proc, _ in servers)
         client_cpu0 = time.process_time()
         tally = Tally()
@@ -888,7 +952,7 @@ def run_once(args: argparse.Namespace, url: str, tmp: Path, seeded: Any, n_befor
     )
     args.summary.append(
         (
-            f"{'returning' if args.returning else 'first'}, {args.replicas} replica(s), "
+            f"{args.scenario}, {args.replicas} replica(s), "
             f"{args.students} students, {args.checkout or 'this environment'}",
             tally,
             f"{from_plan}/{len(taken)}",
@@ -959,8 +1023,9 @@ def main() -> int:
     parser.add_argument(
         "--scenarios",
         default=None,
-        help="first (starts after a deployment, the default), returning (see --returning), or "
-        "both (first,returning) in turn for each configuration",
+        help="first (starts after a deployment, the default), returning (see --returning), "
+        "release (the returning class after a release: stale plans renewed by the new "
+        "servers), or several (e.g. first,returning) in turn for each configuration",
     )
     parser.add_argument(
         "--py-spy",
@@ -984,8 +1049,8 @@ def main() -> int:
         [str(Path(c).resolve()) for c in args.checkouts.split(",")] if args.checkouts else [None]
     )
     scenario_names = (args.scenarios or ("returning" if args.returning else "first")).split(",")
-    if not set(scenario_names) <= {"first", "returning"}:
-        parser.error("--scenarios takes first, returning or first,returning")
+    if not set(scenario_names) <= {"first", "returning", "release"}:
+        parser.error("--scenarios takes first, returning, release or several of them")
     student_counts = [int(x) for x in str(args.students).split(",")]
     replica_counts = [int(x) for x in str(args.replicas).split(",")]
     if min(student_counts + replica_counts) < 1:
@@ -1026,7 +1091,9 @@ def main() -> int:
                 replica_counts, student_counts, checkouts, scenario_names
             ):
                 args.checkout, args.replicas, args.students = checkout, replicas, students
-                args.returning = scenario == "returning"
+                args.scenario = scenario
+                args.returning = scenario in ("returning", "release")
+                args.release = scenario == "release"
                 if args.first_student + students - 1 > seeded.n_students:
                     print(
                         f"note: only {seeded.n_students} seeded students; students above "
