@@ -35,6 +35,29 @@ def _env(tmp_path: Path, **extra: str) -> dict[str, str]:
     return env
 
 
+def _serve(tmp_path: Path, port: int, **extra: str) -> subprocess.Popen[str]:
+    """`quizbot serve` on ``port`` with the test's home and ``extra`` settings (output piped)."""
+    return subprocess.Popen(
+        [QUIZBOT, "serve", "--port", str(port)],
+        cwd=ROOT,
+        env=_env(tmp_path, **extra),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _interrupt(proc: subprocess.Popen[str]) -> str:
+    """Ctrl-C the server, as a person would; its stderr (killed if not gone in 30 s)."""
+    proc.send_signal(signal.SIGINT)
+    try:
+        _out, err = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        _out, err = proc.communicate()
+    return err
+
+
 def _predict(port: int, api_name: str) -> str:
     """Call the app's endpoint ``api_name`` (no inputs) through Gradio's HTTP API and return its
     one output. Not gradio_client's ``Client``: its heartbeat stream stays open after the
@@ -85,12 +108,7 @@ def test_server_starts_migrates_and_reports_the_database(tmp_path: Path, how: st
         assert "| `hpo` | - | loads on first use |" in kbs
         assert (tmp_path / "home" / "quizbot.db").exists()
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            _out, err = proc.communicate(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            _out, err = proc.communicate()
+        err = _interrupt(proc)
     assert "Traceback" not in err
     assert f"on http://127.0.0.1:{port}" in err
     assert proc.returncode == 0, "not stopped by SIGINT (killed after 30 s)"
@@ -156,14 +174,7 @@ def test_serve_renews_the_plans_a_release_made_stale(tmp_path: Path, served_home
     finally:
         db.dispose()
     port = free_port()
-    proc = subprocess.Popen(
-        [QUIZBOT, "serve", "--port", str(port)],
-        cwd=ROOT,
-        env=_env(tmp_path),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc = _serve(tmp_path, port)
     basis = "0" * 64
     try:
         wait_for_http(f"http://127.0.0.1:{port}/", process=proc, timeout=300)
@@ -173,12 +184,7 @@ def test_serve_renews_the_plans_a_release_made_stale(tmp_path: Path, served_home
                 (basis,) = conn.execute("SELECT basis FROM practice_plans").fetchone()
             time.sleep(0.2)
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            _out, err = proc.communicate(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            _out, err = proc.communicate()
+        err = _interrupt(proc)
     assert basis != "0" * 64, "the served app did not renew the stale plan"
     assert "1 stale stored plans made again" in err
     assert "Traceback" not in err
@@ -188,15 +194,7 @@ def test_serve_runs_the_scheduler_in_process_when_asked(tmp_path: Path, served_h
     # a home served before (its database migrated, the default KB in it): the scheduler is
     # what this start adds; a first start on an empty database is the first test's
     port = free_port()
-    env = _env(tmp_path, QUIZBOT_SCHEDULER="1")
-    proc = subprocess.Popen(
-        [QUIZBOT, "serve", "--port", str(port)],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc = _serve(tmp_path, port, QUIZBOT_SCHEDULER="1")
     try:
         wait_for_http(f"http://127.0.0.1:{port}/")
         # The shipped monitor's job is now stored in the application database.
@@ -204,12 +202,7 @@ def test_serve_runs_the_scheduler_in_process_when_asked(tmp_path: Path, served_h
             jobs = [row[0] for row in conn.execute("SELECT id FROM apscheduler_jobs")]
         assert jobs == ["monitor:baselines"]
     finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            _out, err = proc.communicate(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            _out, err = proc.communicate()
+        err = _interrupt(proc)
     assert "Traceback" not in err
     assert "scheduler: 1 monitor job(s): monitor:baselines" in err
     assert proc.returncode == 0, "not stopped by SIGINT (killed after 30 s)"
@@ -250,14 +243,7 @@ def test_serve_stops_on_a_signal_while_a_browser_tab_is_open(
     server must still stop on SIGTERM (a replica taken down, systemd) or Ctrl-C, within its
     grace period, not when the last student closes the page."""
     port = free_port()
-    proc = subprocess.Popen(
-        [QUIZBOT, "serve", "--port", str(port)],
-        cwd=ROOT,
-        env=_env(tmp_path),
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    proc = _serve(tmp_path, port)
     tab = socket.socket()
     try:
         wait_for_http(f"http://127.0.0.1:{port}/")
