@@ -167,10 +167,19 @@ def plan_inputs(db: Database, respondent_id: int, kb_name: str) -> PlanInputs:
     return db.read(_do)
 
 
-def plan_mark(db: Database, respondent_id: int, kb_name: str) -> tuple[HistoryMark, set[str]]:
-    """The mark of the respondent's history in ``kb_name`` and the retired items, without the
-    history itself: whether a stored plan is still fresh, in two small queries."""
-    return db.read(lambda session: (_mark(session, respondent_id, kb_name), _retired(session)))
+def plan_mark(
+    db: Database, respondent_id: int, kb_name: str
+) -> tuple[HistoryMark, set[str], str | None]:
+    """The mark of the respondent's history in ``kb_name``, the retired items and the basis of
+    their stored plan as it is now (None: taken or gone), without the history itself: whether
+    a stored plan is still fresh, in a few small queries."""
+
+    def _do(session: Session) -> tuple[HistoryMark, set[str], str | None]:
+        row = session.get(PracticePlanRow, (respondent_id, kb_name))
+        stored = None if row is None else row.basis
+        return _mark(session, respondent_id, kb_name), _retired(session), stored
+
+    return db.read(_do)
 
 
 def plan_keys(db: Database) -> list[PlanKey]:

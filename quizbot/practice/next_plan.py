@@ -90,18 +90,13 @@ def _plan_and_store(
     keys: list[str],
     format: str,
     length: int,
-    *,
-    stale: str | None = None,
-) -> Literal["stored", "fresh", "nothing to ask"]:
+) -> Literal["stored", "nothing to ask"]:
     """Plan the student's next free-practice session on ``kb_name`` with a fresh seed and
-    store it; with ``stale`` (the basis of a stored plan), only when the plan's basis is still
-    not the current one ("fresh": nothing done)."""
+    store it."""
     kb_data, kb_id = _load_kb(db, kb_name)
     chosen = _chosen_topics(kb_data, None, keys)
     inputs = plan_inputs(db, respondent_id, kb_data.name)
     now = basis(kb_data, inputs.retired, inputs.mark)
-    if stale is not None and now == stale:
-        return "fresh"  # made by this release already (another replica, or nothing changed)
     history = _history_of(inputs.history)
     history.retired = inputs.retired
     try:
@@ -151,9 +146,11 @@ def _asked(params: Any) -> tuple[list[str], str, int] | None:
 
 
 def _still_fresh(db: Database, key: PlanKey) -> bool:
+    """Whether the plan needs nothing: its basis, read now (another replica may have renewed
+    it since :func:`plan_keys`), is the current one, or a start has taken it."""
     kb_data, _kb_id = _load_kb(db, key.kb_name)
-    mark, retired = plan_mark(db, key.respondent_id, key.kb_name)
-    return basis(kb_data, retired, mark) == key.basis
+    mark, retired, stored = plan_mark(db, key.respondent_id, key.kb_name)
+    return stored is None or basis(kb_data, retired, mark) == stored
 
 
 def refresh_stale(
@@ -179,7 +176,7 @@ def refresh_stale(
             if _still_fresh(db, key):  # the usual case on a restart: no history read
                 fresh += 1
                 continue
-            done = _plan_and_store(db, key.respondent_id, key.kb_name, *asked, stale=key.basis)
+            done = _plan_and_store(db, key.respondent_id, key.kb_name, *asked)
         except QuizbotError as exc:  # a KB or topic that is gone
             log.info(
                 "practice: stored plan of respondent %s not renewed: %s", key.respondent_id, exc
@@ -192,8 +189,6 @@ def refresh_stale(
             continue
         if done == "stored":
             planned += 1
-        elif done == "fresh":
-            fresh += 1
         else:
             left += 1
     return Refreshed(planned, fresh, left, time.perf_counter() - began)

@@ -419,3 +419,21 @@ def test_fresh_plans_are_left_and_unreadable_ones_go_to_their_starts(
     assert (done.planned, done.fresh, done.left) == (0, 1, 1)
     again = _plan(db, "ada")
     assert again is not None and again.config == fresh.config  # untouched
+
+
+def test_a_plan_another_replica_renewed_meanwhile_is_left(db: Database) -> None:
+    """Two replicas start together: both list the stale plans, one renews a plan first; the
+    other reads the plan's basis again before planning and leaves it."""
+    assert next_plan.plan_next(db, _history(db, "ada", 1))
+    _make_stale(db, "ada")
+    other: list[next_plan.Refreshed] = []
+
+    def the_other_replica_first(keys: list[Any]) -> None:
+        other.append(next_plan.refresh_stale(db))  # after this one listed the plans
+
+    done = next_plan.refresh_stale(db, order=the_other_replica_first)
+    renewed_by_other = _plan(db, "ada")
+
+    assert other[0].planned == 1
+    assert (done.planned, done.fresh, done.left) == (0, 1, 0)
+    assert renewed_by_other is not None and renewed_by_other.basis != "0" * 64
