@@ -295,7 +295,9 @@ def record_session_answer(db: Database, response: NewResponse, *, n_items: int) 
         )
 
     try:
-        return db.write(_do)
+        # No savepoint of its own inside a unit (answer_and_next): nothing there catches its
+        # failure, which rolls the whole unit back (docs/performance.md, Part 16).
+        return db.write(_do, savepoint=False)
     except IntegrityError as exc:  # a concurrent duplicate that got past the check above
         raise _integrity(exc, "an answer to this item in this session") from None
 

@@ -7,9 +7,11 @@ from typing import Any
 
 import pytest
 from sqlalchemy import event, text
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session
 
 from storage import Database
+from storage.engine import UnitBrokenError
 
 
 def _table(db: Database) -> None:
@@ -89,6 +91,77 @@ def test_a_caught_failure_inside_a_unit_undoes_only_its_own_write(db: Database) 
 
     db.unit(work)
     assert _values(db) == [1, 2]
+
+
+def _savepoints(db: Database) -> list[str]:
+    seen: list[str] = []
+
+    @event.listens_for(db.engine, "before_cursor_execute")
+    def _on_statement(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        if "SAVEPOINT" in statement.upper():
+            seen.append(statement)
+
+    return seen
+
+
+def test_a_write_without_savepoint_runs_in_the_units_transaction(db: Database) -> None:
+    _table(db)
+    savepoints = _savepoints(db)
+
+    def work() -> None:
+        db.write(lambda s: s.execute(text("INSERT INTO uow (x) VALUES (1)")), savepoint=False)
+        assert savepoints == []  # the round trips it exists to save
+        _insert(db, 2)
+        assert savepoints  # the contrast: a default write takes one
+
+    db.unit(work)
+    assert _values(db) == [1, 2]
+
+
+def test_a_caught_failure_of_a_write_without_savepoint_commits_nothing(db: Database) -> None:
+    """What the savepoint would have undone cannot be: the unit's later statements and the
+    unit itself refuse, so neither its earlier writes nor half of the failed one commit
+    (on SQLite the failed write's first insert would otherwise stay in the transaction)."""
+    _table(db)
+
+    def bad(session: Session) -> None:
+        session.execute(text("INSERT INTO uow (x) VALUES (99)"))
+        session.execute(text("INSERT INTO uow (x) VALUES (NULL)"))  # NOT NULL: fails
+
+    def caught_then_goes_on() -> None:
+        _insert(db, 1)
+        with contextlib.suppress(Exception):  # the misuse the guard is for
+            db.write(bad, savepoint=False)
+        _insert(db, 2)
+
+    with pytest.raises(UnitBrokenError, match="without a savepoint failed"):
+        db.unit(caught_then_goes_on)
+    assert _values(db) == []
+
+    def caught_then_returns() -> None:
+        _insert(db, 1)
+        with contextlib.suppress(Exception):
+            db.write(bad, savepoint=False)
+
+    with pytest.raises(UnitBrokenError):
+        db.unit(caught_then_returns)
+    assert _values(db) == []
+
+
+def test_a_failure_of_a_write_without_savepoint_ends_the_unit_with_its_error(
+    db: Database,
+) -> None:
+    _table(db)
+
+    def work() -> None:
+        _insert(db, 1)
+        db.write(lambda s: s.execute(text("INSERT INTO uow (x) VALUES (NULL)")), savepoint=False)
+
+    with pytest.raises(IntegrityError):
+        db.unit(work)
+    assert _values(db) == []
+    _insert(db, 3)  # the database is usable afterwards
+    assert _values(db) == [3]
 
 
 def test_a_unit_inside_a_unit_joins_it(db: Database) -> None:
