@@ -32,7 +32,9 @@ Every figure comes from this one run. Steps:
    the bench makes every one stale (the basis an older release's code would leave), stops the
    servers and starts new ones (the deployment), times how long the new servers take to plan
    them again (``quizbot serve`` renews stale plans on its planner thread at its start), and
-   the class arrives when that is done.
+   the class arrives when that is done. ``--scenarios rush`` is the same release with the class
+   arriving as soon as the new servers answer, while they still renew: what the renewal costs
+   the starts it races, and how many starts still find their plan renewed in time.
 4. Afterwards every answer a student received feedback for is looked up in the database by its
    session and question; lost answers (acknowledged, not stored) and errors are counted.
 
@@ -85,9 +87,11 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections import defaultdict
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -647,6 +651,50 @@ def stored_plan_seeds(database_url: str, names: list[str]) -> dict[str, str]:
         db.dispose()
 
 
+class PlanWatch:
+    """``--scenarios rush``: every stored plan seed each student had while the class arrived
+    (read every 0.2 s on a thread of its own), and when the last stale plan was renewed."""
+
+    def __init__(self, database_url: str, names: list[str]) -> None:
+        self.url, self.names = database_url, names
+        self.seeds: dict[str, set[str]] = defaultdict(set)
+        self.stale_at_arrival = stale_plans(database_url)
+        self.stale_now = self.stale_at_arrival
+        self.renewed_after_s: float | None = 0.0 if not self.stale_at_arrival else None
+        self._began = time.monotonic()
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._watch, name="plan-watch", daemon=True)
+
+    def __enter__(self) -> PlanWatch:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def _watch(self) -> None:
+        while not self._done.wait(0.2):
+            for name, seed in stored_plan_seeds(self.url, self.names).items():
+                self.seeds[name].add(seed)
+            self.stale_now = stale_plans(self.url)
+            if not self.stale_now and self.renewed_after_s is None:
+                self.renewed_after_s = time.monotonic() - self._began
+
+    def stop(self) -> dict[str, set[str]]:
+        """Stop watching; every seed seen per student (a stale plan's seed included: a start
+        never takes a stale plan, so it cannot match a start's seed)."""
+        self._done.set()
+        if self._thread.is_alive():
+            self._thread.join()
+        return dict(self.seeds)
+
+
+def _seeds(found: str | set[str] | None) -> set[str]:
+    if found is None:
+        return set()
+    return {found} if isinstance(found, str) else found
+
+
 def session_seeds(database_url: str, sessions: dict[str, int]) -> dict[str, str]:
     """The seed of each student's session in ``sessions`` (student -> session id)."""
     db = open_database(database_url, ensure=False)
@@ -885,8 +933,11 @@ def run_once(args: argparse.Namespace, url: str, tmp: Path, seeded: Any, n_befor
         print(
             "scenario: "
             + (
-                "returning class after a release (their stored plans made stale, the servers "
-                "restarted, the plans renewed before the class arrives)"
+                "returning class after a release, arriving at once (their stored plans made "
+                "stale, the servers restarted, the class arriving while they renew the plans)"
+                if args.rush
+                else "returning class after a release (their stored plans made stale, the "
+                "servers restarted, the plans renewed before the class arrives)"
                 if args.release
                 else "returning class (each student finished a session in this app before: the "
                 "next one is planned and stored)"
@@ -894,7 +945,10 @@ def run_once(args: argparse.Namespace, url: str, tmp: Path, seeded: Any, n_befor
                 else "first starts after a deployment (no stored plans)"
             )
         )
-        plans = returning_class(bases, args, url) if args.returning else {}
+        plans: Mapping[str, str | set[str]] = (
+            returning_class(bases, args, url) if args.returning else {}
+        )
+        watcher: PlanWatch | None = None
         if args.release:  # a release: the plans go stale, new servers start and renew them
             n_stale = make_plans_stale(url)
             stack.close()
@@ -907,13 +961,21 @@ def run_once(args: argparse.Namespace, url: str, tmp: Path, seeded: Any, n_befor
             ]
             bases = [base for base, _, _ in servers]
             up = time.monotonic() - deployed
-            waited, left = wait_renewed(url)
-            print(
-                f"release: {n_stale} stored plans made stale; the new server(s) answered in "
-                f"{up:.1f} s and renewed them {waited:.1f} s later ({left} still stale)"
-            )
             names = [student_name(args.first_student + i) for i in range(args.students)]
-            plans = stored_plan_seeds(url, names)
+            if args.rush:  # the class arrives now; plans renewed meanwhile are watched
+                watcher = stack.enter_context(PlanWatch(url, names))
+                print(
+                    f"release, the class arriving at once: {n_stale} stored plans made stale; "
+                    f"the new server(s) answered in {up:.1f} s; {watcher.stale_at_arrival} "
+                    "still stale as the class arrives"
+                )
+            else:
+                waited, left = wait_renewed(url)
+                print(
+                    f"release: {n_stale} stored plans made stale; the new server(s) answered "
+                    f"in {up:.1f} s and renewed them {waited:.1f} s later ({left} still stale)"
+                )
+                plans = stored_plan_seeds(url, names)
         server_cpu0 = sum(cpu_seconds(proc.pid) for _, proc, _ in servers)
         client_cpu0 = time.process_time()
         tally = Tally()
@@ -921,6 +983,14 @@ def run_once(args: argparse.Namespace, url: str, tmp: Path, seeded: Any, n_befor
         with profiled(args, pids, tmp / f"profile-{args.first_student}") as profile:
             wall = asyncio.run(run_students(bases, args, tally, pids))
         per_server = [cpu_seconds(proc.pid) for _, proc, _ in servers]
+        if watcher is not None:
+            plans = watcher.stop()
+            print(
+                f"rush: the last stale plan renewed {watcher.renewed_after_s:.1f} s after the "
+                f"class arrived ({watcher.stale_now} still stale at the end)"
+                if watcher.renewed_after_s is not None
+                else f"rush: {watcher.stale_now} plans still stale at the end of the run"
+            )
         usage = Usage(
             wall,
             sum(per_server) - server_cpu0,
@@ -945,7 +1015,7 @@ def run_once(args: argparse.Namespace, url: str, tmp: Path, seeded: Any, n_befor
         for line in profile.lines():
             print(line)
     taken = session_seeds(url, tally.first_sessions)
-    from_plan = sum(1 for n, seed in taken.items() if plans.get(n) == seed)
+    from_plan = sum(1 for n, seed in taken.items() if seed in _seeds(plans.get(n)))
     print(
         f"first starts that took the student's stored plan: {from_plan} of {len(taken)} "
         f"({len(plans)} plans stored before the measured phase)"
@@ -1025,7 +1095,8 @@ def main() -> int:
         default=None,
         help="first (starts after a deployment, the default), returning (see --returning), "
         "release (the returning class after a release: stale plans renewed by the new "
-        "servers), or several (e.g. first,returning) in turn for each configuration",
+        "servers), rush (the same release, the class arriving as soon as the servers answer), "
+        "or several (e.g. first,returning) in turn for each configuration",
     )
     parser.add_argument(
         "--py-spy",
@@ -1049,8 +1120,8 @@ def main() -> int:
         [str(Path(c).resolve()) for c in args.checkouts.split(",")] if args.checkouts else [None]
     )
     scenario_names = (args.scenarios or ("returning" if args.returning else "first")).split(",")
-    if not set(scenario_names) <= {"first", "returning", "release"}:
-        parser.error("--scenarios takes first, returning, release or several of them")
+    if not set(scenario_names) <= {"first", "returning", "release", "rush"}:
+        parser.error("--scenarios takes first, returning, release, rush or several of them")
     student_counts = [int(x) for x in str(args.students).split(",")]
     replica_counts = [int(x) for x in str(args.replicas).split(",")]
     if min(student_counts + replica_counts) < 1:
@@ -1092,8 +1163,9 @@ def main() -> int:
             ):
                 args.checkout, args.replicas, args.students = checkout, replicas, students
                 args.scenario = scenario
-                args.returning = scenario in ("returning", "release")
-                args.release = scenario == "release"
+                args.returning = scenario in ("returning", "release", "rush")
+                args.release = scenario in ("release", "rush")
+                args.rush = scenario == "rush"
                 if args.first_student + students - 1 > seeded.n_students:
                     print(
                         f"note: only {seeded.n_students} seeded students; students above "
