@@ -32,7 +32,9 @@ from storage.models import (
 )
 from storage.practice_queries import ActiveSession, _active
 from storage.records import to_record, to_record_or_none
+from storage.repo import _insert
 from storage.sessions import SessionHistory, _history_rows
+from storage.types import utcnow
 
 __all__ = [
     "HistoryMark",
@@ -208,18 +210,33 @@ def store_plan(
     basis: str,
     config: dict[str, Any],
 ) -> None:
-    """Store (or replace) the respondent's next plan on ``kb_name``."""
+    """Store (or replace) the respondent's next plan on ``kb_name``.
+
+    One upsert, so two replicas storing the same student's plan at once (each renewing it after
+    a release) both succeed, the later replacing the earlier; a delete and an insert failed
+    there on PostgreSQL (the second delete found the row already gone, then its insert met the
+    row the first had inserted).
+    """
+    row = {
+        "respondent_id": respondent_id,
+        "kb_name": kb_name,
+        "params": params,
+        "basis": basis,
+        "config": config,
+        "created_at": utcnow(),
+    }
 
     def _do(session: Session) -> None:
-        session.execute(_delete(respondent_id, kb_name))
-        session.add(
-            PracticePlanRow(
-                respondent_id=respondent_id,
-                kb_name=kb_name,
-                params=params,
-                basis=basis,
-                config=config,
-            )
+        stmt = _insert(session, PracticePlanRow.__table__)  # type: ignore[attr-defined]
+        session.execute(
+            stmt.on_conflict_do_update(
+                index_elements=["respondent_id", "kb_name"],
+                set_={
+                    name: getattr(stmt.excluded, name)
+                    for name in ("params", "basis", "config", "created_at")
+                },
+            ),
+            row,
         )
 
     db.write(_do)
@@ -232,9 +249,15 @@ def _delete(respondent_id: int, kb_name: str) -> Any:
     )
 
 
-def delete_plan(db: Database, respondent_id: int, kb_name: str) -> None:
-    """Forget the respondent's stored plan on ``kb_name`` (if any)."""
-    db.write(lambda s: s.execute(_delete(respondent_id, kb_name)))
+def delete_plan(
+    db: Database, respondent_id: int, kb_name: str, *, basis: str | None = None
+) -> bool:
+    """Forget the respondent's stored plan on ``kb_name`` (if any; with ``basis``, only while
+    its basis is still that one: a plan stored again since is kept); whether one was."""
+    stmt = _delete(respondent_id, kb_name)
+    if basis is not None:
+        stmt = stmt.where(col(PracticePlanRow.basis) == basis)
+    return bool(db.write(lambda s: getattr(s.execute(stmt), "rowcount", 0)))
 
 
 def create_session_from_plan(
