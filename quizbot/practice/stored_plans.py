@@ -13,6 +13,7 @@ HistoryMark`), and a start (:func:`use_stored_plan`) takes a stored plan only wh
 its params and (if the start names one) its seed all match; anything else, or a row that
 cannot be read as a plan, and the start plans as it always did. A plan is taken once: the
 start deletes it in the transaction that records the session, so two starts never share a seed.
+A start that finds its plan stale deletes it too (unless stored again meanwhile).
 """
 
 from __future__ import annotations
@@ -30,7 +31,12 @@ from quizbot.kb.model import KnowledgeBaseData
 from quizbot.practice.facts import _kb_cache
 from quizbot.practice.views import CONFIG_VERSION, Topic
 from storage import Database
-from storage.practice_plans import HistoryMark, StartProbe, create_session_from_plan
+from storage.practice_plans import (
+    HistoryMark,
+    StartProbe,
+    create_session_from_plan,
+    delete_plan,
+)
 from storage.sessions import LoadedSession
 
 __all__ = ["PLAN_VERSION", "basis", "code_digest", "plan_params", "use_stored_plan", "valid_config"]
@@ -128,6 +134,10 @@ def use_stored_plan(
     if seed is not None and config["seed"] != seed:
         return None
     if plan.basis != basis(kb, probe.retired, mark):
+        # Stale (a release, an edited KB, an answer since): this start plans. Dropping the
+        # plan keeps a replica renewing stale plans (next_plan.refresh_stale) from planning
+        # it again for a student already practising, in the CPU a class's starts need.
+        delete_plan(db, respondent.id, kb.name, basis=plan.basis)
         return None
     row = create_session_from_plan(
         db, respondent.id, kb.name, plan.basis, {**config, "cohort": cohort}

@@ -28,6 +28,7 @@ from quizbot.practice.service import (
 from quizbot.practice.views import Format
 from storage import Database
 from storage.models import PracticePlanRow, RetiredItemRow
+from storage.practice_plans import delete_plan
 from storage.review import NewOverride, add_overrides
 from storage.sessions import find_respondent, load_session
 from storage.types import utcnow
@@ -166,6 +167,7 @@ def test_a_stale_plan_is_never_used(
     view = start_session(db, student="ada", kb=KB, seed=stored.config["seed"])
 
     assert planning_calls.calls == 1, "a stale plan stood in for planning"
+    assert _plan(db, "ada") is None  # dropped: no replica renews it for nothing now
     # Planned from what changed, not the stored plan: planned again with the same seed now,
     # the session is the same as this one.
     again = start_session(db, student="ada", kb=KB, seed=stored.config["seed"])
@@ -419,6 +421,30 @@ def test_fresh_plans_are_left_and_unreadable_ones_go_to_their_starts(
     assert (done.planned, done.fresh, done.left) == (0, 1, 1)
     again = _plan(db, "ada")
     assert again is not None and again.config == fresh.config  # untouched
+
+
+def test_a_start_drops_its_stale_plan_so_the_renewal_skips_it(
+    db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A class arriving while a new replica still renews: a student who started (planning at
+    the start) costs the renewal nothing; one whose plan was renewed meanwhile keeps it."""
+    assert next_plan.plan_next(db, _history(db, "ada", 1))
+    assert next_plan.plan_next(db, _history(db, "bo", 1))
+    _make_stale(db, "ada")
+    _make_stale(db, "bo")
+    planning_calls = _Planning(monkeypatch)
+    start_session(db, student="ada", kb=KB)
+    assert planning_calls.calls == 1 and _plan(db, "ada") is None
+
+    done = next_plan.refresh_stale(db)
+
+    assert (done.planned, done.fresh, done.left) == (1, 0, 0)  # bo's; ada's was not listed
+    assert _plan(db, "ada") is None
+    who = find_respondent(db, RespondentKind.HUMAN, "bo")
+    stored = _plan(db, "bo")
+    assert who is not None and who.id is not None and stored is not None
+    assert not delete_plan(db, who.id, KB, basis="0" * 64)  # renewed: a stale start keeps it
+    assert _plan(db, "bo") == stored
 
 
 def test_a_plan_another_replica_renewed_meanwhile_is_left(db: Database) -> None:
