@@ -101,7 +101,7 @@ sys.path.insert(0, str(ROOT))
 
 import httpx  # noqa: E402
 import psycopg  # noqa: E402
-from sqlalchemy import func, update  # noqa: E402
+from sqlalchemy import delete, func, update  # noqa: E402
 from sqlmodel import col, select  # noqa: E402
 
 from bench._collapsed import Profile  # noqa: E402
@@ -731,15 +731,22 @@ def returning_class(bases: list[str], args: argparse.Namespace, url: str) -> dic
 STALE_BASIS = "0" * 64  # no basis the planner computes: what a release's new code sees
 
 
-def make_plans_stale(database_url: str) -> int:
-    """Give every stored plan a basis no current code computes (as after a release); how many."""
+def make_plans_stale(database_url: str, names: list[str]) -> int:
+    """Give the stored plans of ``names`` a basis no current code computes (as after a
+    release); how many. Plans of other students (an earlier run's class) are deleted, so that
+    every run's new servers renew the same number of plans and runs compare."""
     db = open_database(database_url, ensure=False)
-    try:
-        return int(
-            db.write(
-                lambda s: s.execute(update(PracticePlanRow).values(basis=STALE_BASIS)).rowcount
-            )
+    ours = select(Respondent.id).where(col(Respondent.name).in_(names))
+
+    def _do(session: Any) -> int:
+        session.execute(
+            delete(PracticePlanRow).where(col(PracticePlanRow.respondent_id).not_in(ours))
         )
+        stale = update(PracticePlanRow).values(basis=STALE_BASIS)
+        return int(session.execute(stale).rowcount)
+
+    try:
+        return db.write(_do)
     finally:
         db.dispose()
 
@@ -950,7 +957,9 @@ def run_once(args: argparse.Namespace, url: str, tmp: Path, seeded: Any, n_befor
         )
         watcher: PlanWatch | None = None
         if args.release:  # a release: the plans go stale, new servers start and renew them
-            n_stale = make_plans_stale(url)
+            n_stale = make_plans_stale(
+                url, [student_name(args.first_student + i) for i in range(args.students)]
+            )
             stack.close()
             deployed = time.monotonic()
             servers = [
