@@ -26,6 +26,12 @@ def _values(db: Database) -> list[int]:
     return db.read(lambda s: [r[0] for r in s.execute(text("SELECT x FROM uow ORDER BY x"))])
 
 
+def _half_then_fails(session: Session) -> None:
+    """A write whose first insert succeeds and whose second fails (NOT NULL)."""
+    session.execute(text("INSERT INTO uow (x) VALUES (99)"))
+    session.execute(text("INSERT INTO uow (x) VALUES (NULL)"))
+
+
 def _count_commits(db: Database) -> list[int]:
     commits = [0]
 
@@ -79,14 +85,10 @@ def test_a_caught_failure_inside_a_unit_undoes_only_its_own_write(db: Database) 
     savepoint; the unit's other writes commit, on PostgreSQL too (no aborted transaction)."""
     _table(db)
 
-    def bad(session: Session) -> None:
-        session.execute(text("INSERT INTO uow (x) VALUES (99)"))
-        session.execute(text("INSERT INTO uow (x) VALUES (NULL)"))  # NOT NULL: fails
-
     def work() -> None:
         _insert(db, 1)
         with contextlib.suppress(Exception):  # the point of the test
-            db.write(bad)
+            db.write(_half_then_fails)
         _insert(db, 2)
 
     db.unit(work)
@@ -124,14 +126,10 @@ def test_a_caught_failure_of_a_write_without_savepoint_commits_nothing(db: Datab
     (on SQLite the failed write's first insert would otherwise stay in the transaction)."""
     _table(db)
 
-    def bad(session: Session) -> None:
-        session.execute(text("INSERT INTO uow (x) VALUES (99)"))
-        session.execute(text("INSERT INTO uow (x) VALUES (NULL)"))  # NOT NULL: fails
-
     def caught_then_goes_on() -> None:
         _insert(db, 1)
         with contextlib.suppress(Exception):  # the misuse the guard is for
-            db.write(bad, savepoint=False)
+            db.write(_half_then_fails, savepoint=False)
         _insert(db, 2)
 
     with pytest.raises(UnitBrokenError, match="without a savepoint failed"):
@@ -141,7 +139,7 @@ def test_a_caught_failure_of_a_write_without_savepoint_commits_nothing(db: Datab
     def caught_then_returns() -> None:
         _insert(db, 1)
         with contextlib.suppress(Exception):
-            db.write(bad, savepoint=False)
+            db.write(_half_then_fails, savepoint=False)
 
     with pytest.raises(UnitBrokenError):
         db.unit(caught_then_returns)
