@@ -16,7 +16,8 @@ import threading
 from pathlib import Path
 
 import pytest
-from sqlalchemy import text
+from sqlalchemy import create_engine, text
+from sqlalchemy.pool import NullPool
 
 from quizbot.domain import Outcome
 from storage import Database, open_database
@@ -120,8 +121,36 @@ def _kill_mid_batch(
     threading.Event().wait(random.uniform(0, 0.02))
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait(timeout=30)
-    assert proc.returncode == -signal.SIGKILL
+    assert proc.stderr is not None
+    assert proc.returncode == -signal.SIGKILL, proc.stderr.read()[-2000:]
+    _wait_for_the_killed_writers_backend(url)
     return acked
+
+
+def _wait_for_the_killed_writers_backend(url: str) -> None:
+    """Wait until no other session is connected to the test's PostgreSQL database.
+
+    A writer killed just after sending COMMIT leaves a server process that still carries the
+    commit out. Reading the stored rows before it ends can miss that batch, so the next writer
+    would start inside it and hit the unique key (seen once in CI). SQLite has no server side:
+    the killed process's file state is final when it has exited.
+    """
+    if not url.startswith("postgresql"):
+        return
+    probe = create_engine(url, poolclass=NullPool)  # exactly one session: this one
+    others = text(
+        "SELECT count(*) FROM pg_stat_activity"
+        " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+    )
+    try:
+        for _ in range(300):
+            with probe.connect() as conn:
+                if conn.execute(others).scalar() == 0:
+                    return
+            threading.Event().wait(0.1)
+        pytest.fail("the killed writer's PostgreSQL session was still there after 30 s")
+    finally:
+        probe.dispose()
 
 
 def test_sigkill_mid_batch_keeps_every_acknowledged_write(db: Database, database_url: str) -> None:
