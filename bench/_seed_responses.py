@@ -476,6 +476,21 @@ def check_references(db: Database) -> int:
     return db.read(_do)
 
 
+def analyze_seeded(db: Database) -> bool:
+    """Give PostgreSQL's planner statistics of the seeded tables (``ANALYZE``), as autovacuum
+    does in a deployment a minute after a bulk load; return whether it ran (not on SQLite,
+    whose deployments have no statistics either).
+
+    A server with autovacuum off (the test server here) would otherwise plan every query over
+    1 M answers without statistics: a start's ``quiz_session_id IN (...)`` then reads the whole
+    table in parallel (docs/performance.md, Part 17)."""
+    if db.backend != "postgresql":
+        return False
+    with db.engine.connect() as conn:
+        conn.execution_options(isolation_level="AUTOCOMMIT").exec_driver_sql("ANALYZE")
+    return True
+
+
 def describe(report: SeedReport) -> str:
     """One paragraph on the seeding, for the bench's output."""
     rate = report.n_responses / report.total_seconds if report.total_seconds else 0.0

@@ -105,7 +105,13 @@ from sqlalchemy import delete, func, update  # noqa: E402
 from sqlmodel import col, select  # noqa: E402
 
 from bench._collapsed import Profile  # noqa: E402
-from bench._seed_responses import check_references, describe, seed_responses, student_name  # noqa: E402
+from bench._seed_responses import (  # noqa: E402
+    analyze_seeded,
+    check_references,
+    describe,
+    seed_responses,
+    student_name,
+)
 from storage import EngineOptions, mask_url, normalize_database_url, open_database  # noqa: E402
 from storage.models import PracticePlanRow, Respondent  # noqa: E402
 from storage.repo import count_responses  # noqa: E402
@@ -1114,6 +1120,12 @@ def main() -> int:
         help="a py-spy executable: sample the servers during the measured phase and print "
         "where their CPU went outside process_api (py-spy needs ptrace)",
     )
+    parser.add_argument(
+        "--no-analyze",
+        action="store_true",
+        help="PostgreSQL: leave the seeded tables without statistics (a server with autovacuum "
+        "off, before anyone runs ANALYZE); by default the bench runs ANALYZE after seeding",
+    )
     parser.add_argument("--quick", action="store_true", help="30 s over 20,000 responses")
     parser.add_argument("--keep", action="store_true", help="keep the database afterwards")
     args = parser.parse_args()
@@ -1156,6 +1168,11 @@ def main() -> int:
                 print(f"  foreign keys of every row checked in {took:.1f} s")
             else:
                 print("  foreign keys were enforced while inserting")
+            if not args.no_analyze:
+                started = time.perf_counter()
+                if analyze_seeded(db):
+                    took = time.perf_counter() - started
+                    print(f"  ANALYZE (the planner's statistics) in {took:.1f} s")
             n_before = count_responses(db)
             db.dispose()
             assert n_before == seeded.n_responses, f"{n_before:,} rows, {seeded.n_responses:,}"
