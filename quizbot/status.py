@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from storage import Database, schema_status
-from storage.repo import table_counts
+from storage.repo import planner_warnings, table_counts
 
 __all__ = ["DatabaseReport", "database_report", "may_see_database_details"]
 
@@ -15,8 +15,8 @@ __all__ = ["DatabaseReport", "database_report", "may_see_database_details"]
 class DatabaseReport:
     """Where the data lives, which schema it has, and how much of it there is.
 
-    A report without details (``detailed=False``) has neither the location nor the row counts:
-    what the app shows to anyone who is not an administrator.
+    A report without details (``detailed=False``) has neither the location, nor the row counts,
+    nor the warnings: what the app shows to anyone who is not an administrator.
     """
 
     url: str | None
@@ -24,6 +24,7 @@ class DatabaseReport:
     schema_version: str | None
     schema_head: str
     counts: dict[str, int] | None
+    warnings: tuple[str, ...] = ()  # what an operator should fix (planner statistics)
 
     @property
     def up_to_date(self) -> bool:
@@ -33,6 +34,7 @@ class DatabaseReport:
     def as_json(self) -> dict[str, Any]:
         """The report as the JSON object ``quizbot db info --json`` prints."""
         data = asdict(self)
+        data["warnings"] = list(self.warnings)
         data["up_to_date"] = self.up_to_date
         return data
 
@@ -48,8 +50,8 @@ def may_see_database_details(is_admin: bool) -> bool:
 def database_report(db: Database, *, detailed: bool = True) -> DatabaseReport:
     """Read the report; works on an empty or outdated database without changing it.
 
-    ``detailed=False`` leaves out the database's location and its row counts (and does not
-    count them).
+    ``detailed=False`` leaves out the database's location, its row counts and the warnings
+    (and does not read them).
     """
     status = schema_status(db)
     return DatabaseReport(
@@ -58,4 +60,5 @@ def database_report(db: Database, *, detailed: bool = True) -> DatabaseReport:
         schema_version=status.current,
         schema_head=status.head,
         counts=table_counts(db) if detailed else None,
+        warnings=tuple(planner_warnings(db)) if detailed else (),
     )

@@ -14,7 +14,7 @@ from datetime import datetime
 from functools import cache
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
-from sqlalchemy import Select, bindparam, delete, func, inspect, select, tuple_
+from sqlalchemy import Select, bindparam, delete, func, inspect, select, text, tuple_
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
@@ -76,6 +76,7 @@ __all__ = [
     "list_responses",
     "list_runs",
     "load_knowledge_points",
+    "planner_warnings",
     "put_cached_call",
     "put_rephrasing",
     "record_response",
@@ -903,6 +904,44 @@ def list_responses(db: Database, *, run_id: int) -> list[domain.ResponseRecord]:
 
 # --------------------------------------------------------------------------------------------
 # Whole-database facts
+
+
+UNANALYZED_ROWS = 10_000  # a table this big, planned without statistics, may be read whole
+
+
+def planner_warnings(db: Database, *, min_rows: int = UNANALYZED_ROWS) -> list[str]:
+    """What leaves PostgreSQL's query planner without statistics, for the operator: autovacuum
+    turned off, and quizbot tables of more than ``min_rows`` rows never analyzed. Empty on
+    SQLite, whose deployments plan without statistics by design.
+
+    Without statistics the planner guesses, and at a million answers it guessed a start's
+    ``quiz_session_id IN (...)`` to match a sixth of the table and read all of it in parallel,
+    on every start (docs/performance.md, Part 17)."""
+    if db.backend != "postgresql":
+        return []
+    ours = {table.name for table in SQLModel.metadata.sorted_tables}
+    never = text(
+        "SELECT relname, n_live_tup FROM pg_stat_user_tables"
+        " WHERE schemaname = current_schema() AND n_live_tup > :rows"
+        " AND last_analyze IS NULL AND last_autoanalyze IS NULL ORDER BY relname"
+    )
+
+    def _do(session: Session) -> list[str]:
+        warnings = []
+        if session.execute(text("SHOW autovacuum")).scalar_one() != "on":
+            warnings.append(
+                "PostgreSQL's autovacuum is off: nothing keeps the query planner's statistics "
+                "up to date; turn it on, or run ANALYZE after large imports and regularly"
+            )
+        for name, rows in session.execute(never, {"rows": min_rows}).all():
+            if name in ours:
+                warnings.append(
+                    f"table {name} ({rows:,} rows) has never been analyzed: its queries are "
+                    f"planned without statistics; run ANALYZE {name}"
+                )
+        return warnings
+
+    return db.read(_do)
 
 
 def table_counts(db: Database) -> dict[str, int]:

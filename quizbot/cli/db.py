@@ -76,6 +76,8 @@ def db_info(app: App, as_json: bool) -> None:
         click.echo("rows:")
         for table, n in report.counts.items():
             click.echo(f"  {table:<{width}}  {n:>10,}")
+    for warning in report.warnings:
+        click.echo(f"warning: {warning}")
 
 
 @db.command("scrub-secrets")

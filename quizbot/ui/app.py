@@ -106,9 +106,13 @@ def render_status(report: DatabaseReport) -> str:
             "(log in on the Admin tab, then open this tab again).*\n"
         )
     rows = "\n".join(f"| `{table}` | {n:,} |" for table, n in report.counts.items())
+    warnings = "".join(f"- **Warning:** {w}\n" for w in report.warnings)
+    if warnings:
+        warnings += "\n"
     return (
         f"**Database:** `{report.url}` ({report.backend})  \n"
         f"**Schema version:** `{schema}`, {state}\n\n"
+        f"{warnings}"
         f"| table | rows |\n|---|---:|\n{rows}\n"
     )
 
