@@ -482,8 +482,8 @@ def analyze_seeded(db: Database) -> bool:
     whose deployments have no statistics either).
 
     A server with autovacuum off (the test server here) would otherwise plan every query over
-    1 M answers without statistics: a start's ``quiz_session_id IN (...)`` then reads the whole
-    table in parallel (docs/performance.md, Part 17)."""
+    1 M answers without statistics: a start's ``quiz_session_id IN (...)`` then looks like a
+    sixth of the table and is read in parallel (docs/performance.md, Part 17)."""
     if db.backend != "postgresql":
         return False
     with db.engine.connect() as conn:

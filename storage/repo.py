@@ -915,8 +915,8 @@ def planner_warnings(db: Database, *, min_rows: int = UNANALYZED_ROWS) -> list[s
     SQLite, whose deployments plan without statistics by design.
 
     Without statistics the planner guesses, and at a million answers it guessed a start's
-    ``quiz_session_id IN (...)`` to match a sixth of the table and read all of it in parallel,
-    on every start (docs/performance.md, Part 17)."""
+    ``quiz_session_id IN (...)`` to match a sixth of the table and read it in parallel, on
+    every start (docs/performance.md, Part 17)."""
     if db.backend != "postgresql":
         return []
     ours = {table.name for table in SQLModel.metadata.sorted_tables}
