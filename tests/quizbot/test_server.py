@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from quizbot.kb.clinical import load_clinical_core
-from quizbot.server import SHUTDOWN_GRACE_S
+from quizbot.server import GIL_SWITCH_INTERVAL_S, SHUTDOWN_GRACE_S, share_the_gil_quickly
 from storage import head_revision
 from tests.helpers.net import free_port, wait_for_http
 
@@ -76,6 +76,16 @@ def _predict(port: int, api_name: str) -> str:
     return str(output)
 
 
+def test_serving_hands_the_gil_over_within_a_millisecond() -> None:
+    default = sys.getswitchinterval()
+    try:
+        share_the_gil_quickly()
+        assert sys.getswitchinterval() == pytest.approx(GIL_SWITCH_INTERVAL_S)
+        assert default > GIL_SWITCH_INTERVAL_S  # shorter than Python's own
+    finally:
+        sys.setswitchinterval(default)
+
+
 @pytest.mark.parametrize("how", ["quizbot serve", "python app.py"])
 def test_server_starts_migrates_and_reports_the_database(tmp_path: Path, how: str) -> None:
     port = free_port()
@@ -111,6 +121,7 @@ def test_server_starts_migrates_and_reports_the_database(tmp_path: Path, how: st
         err = _interrupt(proc)
     assert "Traceback" not in err
     assert f"on http://127.0.0.1:{port}" in err
+    assert f"GIL switch interval {1000 * GIL_SWITCH_INTERVAL_S:.1f} ms" in err
     assert proc.returncode == 0, "not stopped by SIGINT (killed after 30 s)"
 
 
