@@ -48,6 +48,7 @@ sys.path.insert(0, str(ROOT))
 
 from storage import open_database  # noqa: E402
 from storage.repo import get_run  # noqa: E402
+from tests.helpers.net import free_port  # noqa: E402
 from tests.helpers.stub import SERVER, stub_server  # noqa: E402
 
 QUIZBOT = [sys.executable, "-c", "from quizbot.cli import main; main()"]
@@ -161,12 +162,6 @@ class CpuSampler:
         return {name: (last[1][name] - first[1][name]) * scale for name in self.groups}
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 ANSWER = json.dumps(
     {
         "id": "chatcmpl-bench",
@@ -191,7 +186,7 @@ def nginx_model(folder: Path) -> Iterator[tuple[str, int]]:
     completion ("true"); yields its base URL and its worker's pid."""
     nginx = shutil.which("nginx") or "/usr/sbin/nginx"
     folder.mkdir(parents=True, exist_ok=True)
-    port = _free_port()
+    port = free_port()
     temp = {k: folder / k for k in ("body", "proxy", "fastcgi", "uwsgi", "scgi")}
     conf = folder / "nginx.conf"
     conf.write_text(
